@@ -1,0 +1,42 @@
+#!/bin/sh
+# fetch-debian.sh META CACHEDIR
+# Packaging glue: resolve a Debian kernel meta package to the newest concrete
+# linux-image package, download it once (sha256 checked against the archive
+# index), unpack it, and print "release vmlinuz-path modules-dir" on stdout.
+set -eu
+meta=$1
+cache=$2
+log() { echo "hugebench: $*" >&2; }
+
+pkg=$(apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1)
+if [ -z "$pkg" ]; then
+    log "cannot resolve $meta to a linux-image package; run: apt-get update"
+    exit 3
+fi
+ver=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
+want_sha=$(apt-cache show "$pkg=$ver" | sed -n 's/^SHA256: //p' | head -n 1)
+dir="$cache/$pkg"
+deb_dir="$cache/debs"
+mkdir -p "$deb_dir"
+if [ ! -f "$dir/.unpacked" ]; then
+    log "downloading $pkg ($ver)"
+    (cd "$deb_dir" && apt-get download -q "$pkg=$ver" >&2)
+    deb=$(ls "$deb_dir"/"${pkg}"_*.deb | head -n 1)
+    got_sha=$(sha256sum "$deb" | cut -d' ' -f1)
+    if [ -n "$want_sha" ] && [ "$got_sha" != "$want_sha" ]; then
+        log "checksum mismatch for $deb: archive says $want_sha, file is $got_sha; delete it and retry"
+        rm -f "$deb"
+        exit 3
+    fi
+    rm -rf "$dir.tmp"
+    mkdir -p "$dir.tmp"
+    dpkg-deb -x "$deb" "$dir.tmp"
+    printf '%s\n' "$got_sha" > "$dir.tmp/.deb.sha256"
+    printf '%s\n' "$ver" > "$dir.tmp/.version"
+    touch "$dir.tmp/.unpacked"
+    rm -rf "$dir"
+    mv "$dir.tmp" "$dir"
+fi
+vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n 1)
+release=${vmlinuz##*/vmlinuz-}
+printf '%s %s %s\n' "$release" "$vmlinuz" "$dir/lib/modules/$release"

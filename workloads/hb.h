@@ -1,0 +1,130 @@
+/* hb.h - the guest-side workload API of hugebench.
+ *
+ * A workload is one C file exporting one `const struct hb_workload`, listed
+ * once in registry.h. The runner forks a child per workload repetition, calls
+ * run() there, and turns what run() emitted into JSON lines on the result
+ * channel (see docs/protocol.md). A workload never prints to stdout: it
+ * reports through the hb_* emitters below.
+ *
+ * Outcome rules: hb_skip() -> skip (reason required); any failed hb_check*()
+ * -> fail; hb_error() -> error (the harness or the environment broke, not the
+ * kernel's behaviour); otherwise pass. THP/shmem knobs under
+ * /sys/kernel/mm/transparent_hugepage are saved by the runner before a
+ * workload and restored after it, even when the workload crashes.
+ */
+#ifndef HB_H
+#define HB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#define HB_MB (1024UL * 1024UL)
+#define HB_HPAGE (2UL * HB_MB)
+#define HB_PAGE 4096UL
+
+enum hb_better { HB_LOWER, HB_HIGHER, HB_INFO };
+enum hb_status { HB_PASS, HB_FAIL, HB_SKIP, HB_ERROR };
+
+struct hb_ctx;
+
+struct hb_workload {
+	const char *name;
+	const char *help;
+	/* NULL when the workload can run on this kernel; otherwise the reason it
+	 * cannot (missing feature, knob, syscall), which becomes a skip. May be
+	 * NULL itself when the workload always runs. */
+	const char *(*unsupported)(struct hb_ctx *ctx);
+	void (*run)(struct hb_ctx *ctx);
+};
+
+/* ---- parameters (from the suite line, "key=value"; defaults recorded) ---- */
+long hb_param_long(struct hb_ctx *ctx, const char *key, long def);
+const char *hb_param_str(struct hb_ctx *ctx, const char *key, const char *def);
+
+/* ---- metrics -------------------------------------------------------- */
+/* Raw samples; the host computes the summary. */
+void hb_metric(struct hb_ctx *ctx, const char *name, const char *unit, enum hb_better better,
+	       const double *samples, size_t n);
+void hb_metric1(struct hb_ctx *ctx, const char *name, const char *unit, enum hb_better better,
+		double value);
+/* A metric that cannot be measured here (no PMU, ...): recorded with the
+ * reason, never as zero. */
+void hb_metric_unavailable(struct hb_ctx *ctx, const char *name, const char *unit,
+			   enum hb_better better, const char *reason);
+
+/* ---- checks: each returns `pass` so callers can branch on it ---------- */
+bool hb_check(struct hb_ctx *ctx, const char *name, bool pass, const char *expected,
+	      const char *observed_fmt, ...) __attribute__((format(printf, 5, 6)));
+bool hb_check_eq(struct hb_ctx *ctx, const char *name, long long expected, long long observed);
+bool hb_check_ge(struct hb_ctx *ctx, const char *name, long long min, long long observed);
+bool hb_check_le(struct hb_ctx *ctx, const char *name, long long max, long long observed);
+
+/* ---- outcome -------------------------------------------------------- */
+void hb_skip(struct hb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Environment/harness failure; appends strerror(errno) when errno != 0. */
+void hb_error(struct hb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A free-form note kept with the workload result (e.g. what a fallback did). */
+void hb_note(struct hb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool hb_failed(const struct hb_ctx *ctx); /* error or skip already recorded */
+
+/* ---- /proc/meminfo + /proc/vmstat snapshots --------------------------- */
+#define HB_SNAP_MAX 320
+struct hb_kv {
+	char key[48];
+	long long val;
+};
+struct hb_snap {
+	struct hb_kv meminfo[96]; /* values in kB as the kernel prints them */
+	size_t n_meminfo;
+	struct hb_kv vmstat[HB_SNAP_MAX];
+	size_t n_vmstat;
+};
+int hb_snap_take(struct hb_snap *s); /* 0 or -errno */
+/* Value lookups; missing keys read as 0 and *found (if given) is false. */
+long long hb_meminfo_kb(const struct hb_snap *s, const char *key, bool *found);
+long long hb_vmstat(const struct hb_snap *s, const char *key, bool *found);
+long long hb_meminfo_delta_kb(const struct hb_snap *a, const struct hb_snap *b, const char *key);
+long long hb_vmstat_delta(const struct hb_snap *a, const struct hb_snap *b, const char *key);
+/* Emit the non-zero meminfo and vmstat deltas between a and b under a label. */
+void hb_emit_snapshot(struct hb_ctx *ctx, const char *label, const struct hb_snap *a,
+		      const struct hb_snap *b);
+
+/* ---- raw events (for kvm stats and other structured data) -------------- */
+/* Adds "ev", "workload" and "rep", writes one line, and steals the reference. */
+void hb_emit_event(struct hb_ctx *ctx, const char *ev, json_t *obj);
+
+/* ---- helpers ---------------------------------------------------------- */
+uint64_t hb_now_ns(void); /* CLOCK_MONOTONIC */
+/* Kernel version as major*1000+minor, e.g. 6012 for 6.12. */
+int hb_kver(void);
+/* mkdir -p dir and mount tmpfs with opts (e.g. "huge=always,size=256m").
+ * Returns 0, or -errno after recording hb_error(). */
+int hb_mount_tmpfs(struct hb_ctx *ctx, const char *dir, const char *opts);
+void hb_umount(const char *dir);
+/* Write a sysfs/procfs knob; returns 0 or -errno (no error recorded). */
+int hb_write_file(const char *path, const char *value);
+/* Read the first line of a file (newline stripped); returns 0 or -errno. */
+int hb_read_file(const char *path, char *buf, size_t len);
+/* The active value of a "[bracketed]" sysfs choice knob, or "" if absent. */
+void hb_knob_active(const char *path, char *buf, size_t len);
+/* 64-bit FNV-1a over a buffer; used to verify data survives splits/swap. */
+uint64_t hb_hash(const void *buf, size_t len);
+/* Fill buf with a pattern derived from (seed, offset) so that any extent can
+ * be verified independently later. */
+void hb_pattern_fill(void *buf, size_t len, uint64_t seed, size_t offset);
+/* Returns the first byte offset that differs from the pattern, or len. */
+size_t hb_pattern_verify(const void *buf, size_t len, uint64_t seed, size_t offset);
+/* Load a module from /lib/modules/hb (the initramfs); 0, -EEXIST or -errno. */
+int hb_load_module(const char *name, const char *params);
+
+/* The runner's view of a context (used by runner.c and tests only). */
+struct hb_ctx *hb_ctx_new(const struct hb_workload *w, int rep, int out_fd);
+void hb_ctx_set_param(struct hb_ctx *ctx, const char *key, const char *value);
+enum hb_status hb_ctx_status(const struct hb_ctx *ctx);
+void hb_ctx_finish(struct hb_ctx *ctx); /* emits workload_end */
+void hb_ctx_free(struct hb_ctx *ctx);
+void hb_emit_raw(int fd, json_t *obj); /* one line, steals obj */
+
+#endif

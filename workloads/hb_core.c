@@ -1,0 +1,269 @@
+/* hb_core.c - implementation of the workload API in hb.h: context, emitters,
+ * checks and outcome bookkeeping. Every event is one JSON line written with a
+ * single write() so a crash never leaves half a line from this process. */
+#define _GNU_SOURCE
+#include "hb.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct hb_ctx {
+	const struct hb_workload *w;
+	int rep;
+	int fd;
+	enum hb_status status;
+	char reason[512];
+	json_t *params;	     /* effective parameters (defaults included) */
+	json_t *given;	     /* parameters from the suite line */
+	int n_checks, n_failed;
+};
+
+struct hb_ctx *hb_ctx_new(const struct hb_workload *w, int rep, int out_fd)
+{
+	struct hb_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		abort();
+	c->w = w;
+	c->rep = rep;
+	c->fd = out_fd;
+	c->status = HB_PASS;
+	c->params = json_object();
+	c->given = json_object();
+	return c;
+}
+
+void hb_ctx_set_param(struct hb_ctx *ctx, const char *key, const char *value)
+{
+	json_object_set_new(ctx->given, key, json_string(value));
+}
+
+void hb_ctx_free(struct hb_ctx *ctx)
+{
+	json_decref(ctx->params);
+	json_decref(ctx->given);
+	free(ctx);
+}
+
+enum hb_status hb_ctx_status(const struct hb_ctx *ctx)
+{
+	return ctx->status;
+}
+
+bool hb_failed(const struct hb_ctx *ctx)
+{
+	return ctx->status == HB_SKIP || ctx->status == HB_ERROR;
+}
+
+void hb_emit_raw(int fd, json_t *obj)
+{
+	char *s = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+	size_t len, off = 0;
+
+	json_decref(obj);
+	if (!s)
+		return;
+	len = strlen(s);
+	s = realloc(s, len + 2);
+	if (!s)
+		return;
+	s[len++] = '\n';
+	while (off < len) {
+		ssize_t n = write(fd, s + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	free(s);
+}
+
+void hb_emit_event(struct hb_ctx *ctx, const char *ev, json_t *obj)
+{
+	json_object_set_new(obj, "ev", json_string(ev));
+	json_object_set_new(obj, "workload", json_string(ctx->w->name));
+	json_object_set_new(obj, "rep", json_integer(ctx->rep));
+	hb_emit_raw(ctx->fd, obj);
+}
+
+long hb_param_long(struct hb_ctx *ctx, const char *key, long def)
+{
+	json_t *v = json_object_get(ctx->given, key);
+	long r = def;
+
+	if (v) {
+		char *end;
+		const char *s = json_string_value(v);
+
+		errno = 0;
+		r = strtol(s, &end, 0);
+		if (errno || *end || end == s) {
+			hb_error(ctx, "parameter %s=%s is not an integer", key, s);
+			r = def;
+		}
+	}
+	json_object_set_new(ctx->params, key, json_integer(r));
+	return r;
+}
+
+const char *hb_param_str(struct hb_ctx *ctx, const char *key, const char *def)
+{
+	json_t *v = json_object_get(ctx->given, key);
+	const char *r = v ? json_string_value(v) : def;
+
+	json_object_set_new(ctx->params, key, json_string(r));
+	return json_string_value(json_object_get(ctx->params, key));
+}
+
+static const char *better_str(enum hb_better b)
+{
+	return b == HB_LOWER ? "lower" : b == HB_HIGHER ? "higher" : "info";
+}
+
+static json_t *metric_obj(const char *name, const char *unit, enum hb_better better)
+{
+	return json_pack("{s:s, s:s, s:s}", "name", name, "unit", unit, "better",
+			 better_str(better));
+}
+
+void hb_metric(struct hb_ctx *ctx, const char *name, const char *unit, enum hb_better better,
+	       const double *samples, size_t n)
+{
+	json_t *m = metric_obj(name, unit, better);
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_real(samples[i]));
+	json_object_set_new(m, "samples", arr);
+	hb_emit_event(ctx, "metric", m);
+}
+
+void hb_metric1(struct hb_ctx *ctx, const char *name, const char *unit, enum hb_better better,
+		double value)
+{
+	hb_metric(ctx, name, unit, better, &value, 1);
+}
+
+void hb_metric_unavailable(struct hb_ctx *ctx, const char *name, const char *unit,
+			   enum hb_better better, const char *reason)
+{
+	json_t *m = metric_obj(name, unit, better);
+
+	json_object_set_new(m, "unavailable", json_string(reason));
+	hb_emit_event(ctx, "metric", m);
+}
+
+bool hb_check(struct hb_ctx *ctx, const char *name, bool pass, const char *expected,
+	      const char *observed_fmt, ...)
+{
+	char obs[512];
+	va_list ap;
+
+	va_start(ap, observed_fmt);
+	vsnprintf(obs, sizeof(obs), observed_fmt, ap);
+	va_end(ap);
+	ctx->n_checks++;
+	if (!pass) {
+		ctx->n_failed++;
+		if (ctx->status == HB_PASS) {
+			ctx->status = HB_FAIL;
+			snprintf(ctx->reason, sizeof(ctx->reason), "check %s: expected %s, observed %s",
+				 name, expected, obs);
+		}
+	}
+	hb_emit_event(ctx, "check",
+		      json_pack("{s:s, s:s, s:s, s:b}", "name", name, "expected", expected,
+				"observed", obs, "pass", pass));
+	return pass;
+}
+
+bool hb_check_eq(struct hb_ctx *ctx, const char *name, long long expected, long long observed)
+{
+	char e[64];
+
+	snprintf(e, sizeof(e), "== %lld", expected);
+	return hb_check(ctx, name, expected == observed, e, "%lld", observed);
+}
+
+bool hb_check_ge(struct hb_ctx *ctx, const char *name, long long min, long long observed)
+{
+	char e[64];
+
+	snprintf(e, sizeof(e), ">= %lld", min);
+	return hb_check(ctx, name, observed >= min, e, "%lld", observed);
+}
+
+bool hb_check_le(struct hb_ctx *ctx, const char *name, long long max, long long observed)
+{
+	char e[64];
+
+	snprintf(e, sizeof(e), "<= %lld", max);
+	return hb_check(ctx, name, observed <= max, e, "%lld", observed);
+}
+
+static void set_outcome(struct hb_ctx *ctx, enum hb_status st, const char *fmt, va_list ap,
+			int err)
+{
+	char msg[448];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* The first skip or error wins: later ones are usually consequences. */
+	if (ctx->status == HB_SKIP || ctx->status == HB_ERROR)
+		return;
+	ctx->status = st;
+	if (err)
+		snprintf(ctx->reason, sizeof(ctx->reason), "%s: %s", msg, strerror(err));
+	else
+		snprintf(ctx->reason, sizeof(ctx->reason), "%s", msg);
+}
+
+void hb_skip(struct hb_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_outcome(ctx, HB_SKIP, fmt, ap, 0);
+	va_end(ap);
+}
+
+void hb_error(struct hb_ctx *ctx, const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_outcome(ctx, HB_ERROR, fmt, ap, err);
+	va_end(ap);
+}
+
+void hb_note(struct hb_ctx *ctx, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	hb_emit_event(ctx, "note", json_pack("{s:s}", "text", msg));
+}
+
+static const char *status_str(enum hb_status s)
+{
+	static const char *const names[] = { "pass", "fail", "skip", "error" };
+
+	return names[s];
+}
+
+void hb_ctx_finish(struct hb_ctx *ctx)
+{
+	hb_emit_event(ctx, "workload_end",
+		      json_pack("{s:s, s:s, s:O, s:i, s:i}", "status", status_str(ctx->status),
+				"reason", ctx->reason, "params", ctx->params, "checks",
+				ctx->n_checks, "failed_checks", ctx->n_failed));
+}

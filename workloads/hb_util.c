@@ -1,0 +1,260 @@
+/* hb_util.c - guest-side helpers: /proc snapshots, time, mounts, knobs,
+ * data patterns and module loading. The /proc parsers live in procstat.c so
+ * the host's unit tests exercise exactly the same code. */
+#define _GNU_SOURCE
+#include "hb.h"
+#include "procstat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+static int slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t off = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off + 1 < len) {
+		ssize_t n = read(fd, buf + off, len - off - 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = 0;
+	close(fd);
+	return 0;
+}
+
+int hb_snap_take(struct hb_snap *s)
+{
+	static char buf[64 * 1024];
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	r = slurp("/proc/meminfo", buf, sizeof(buf));
+	if (r)
+		return r;
+	s->n_meminfo = procstat_parse(buf, PROCSTAT_MEMINFO, s->meminfo,
+				      sizeof(s->meminfo) / sizeof(s->meminfo[0]));
+	r = slurp("/proc/vmstat", buf, sizeof(buf));
+	if (r)
+		return r;
+	s->n_vmstat = procstat_parse(buf, PROCSTAT_VMSTAT, s->vmstat, HB_SNAP_MAX);
+	return 0;
+}
+
+long long hb_meminfo_kb(const struct hb_snap *s, const char *key, bool *found)
+{
+	return procstat_get(s->meminfo, s->n_meminfo, key, found);
+}
+
+long long hb_vmstat(const struct hb_snap *s, const char *key, bool *found)
+{
+	return procstat_get(s->vmstat, s->n_vmstat, key, found);
+}
+
+long long hb_meminfo_delta_kb(const struct hb_snap *a, const struct hb_snap *b, const char *key)
+{
+	return hb_meminfo_kb(b, key, NULL) - hb_meminfo_kb(a, key, NULL);
+}
+
+long long hb_vmstat_delta(const struct hb_snap *a, const struct hb_snap *b, const char *key)
+{
+	return hb_vmstat(b, key, NULL) - hb_vmstat(a, key, NULL);
+}
+
+void hb_emit_snapshot(struct hb_ctx *ctx, const char *label, const struct hb_snap *a,
+		      const struct hb_snap *b)
+{
+	json_t *mi = json_object(), *vm = json_object();
+
+	for (size_t i = 0; i < b->n_meminfo; i++) {
+		long long d = b->meminfo[i].val - hb_meminfo_kb(a, b->meminfo[i].key, NULL);
+
+		if (d)
+			json_object_set_new(mi, b->meminfo[i].key, json_integer(d));
+	}
+	for (size_t i = 0; i < b->n_vmstat; i++) {
+		long long d = b->vmstat[i].val - hb_vmstat(a, b->vmstat[i].key, NULL);
+
+		if (d)
+			json_object_set_new(vm, b->vmstat[i].key, json_integer(d));
+	}
+	hb_emit_event(ctx, "snapshot",
+		      json_pack("{s:s, s:o, s:o}", "label", label, "meminfo_kb", mi, "vmstat", vm));
+}
+
+uint64_t hb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int hb_kver(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	if (uname(&u) == 0)
+		sscanf(u.release, "%d.%d", &maj, &min);
+	return maj * 1000 + min;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[256];
+
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(tmp, 0755) && errno != EEXIST)
+				return -errno;
+			*p = '/';
+		}
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int hb_mount_tmpfs(struct hb_ctx *ctx, const char *dir, const char *opts)
+{
+	int r = mkdir_p(dir);
+
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "mkdir %s", dir);
+		return r;
+	}
+	umount2(dir, MNT_DETACH); /* a leftover from a crashed repetition */
+	if (mount("tmpfs", dir, "tmpfs", 0, opts)) {
+		r = -errno;
+		hb_error(ctx, "mount tmpfs on %s with %s", dir, opts);
+		return r;
+	}
+	return 0;
+}
+
+void hb_umount(const char *dir)
+{
+	umount2(dir, MNT_DETACH);
+}
+
+int hb_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int hb_read_file(const char *path, char *buf, size_t len)
+{
+	int r = slurp(path, buf, len);
+
+	if (r) {
+		if (len)
+			buf[0] = 0;
+		return r;
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+void hb_knob_active(const char *path, char *buf, size_t len)
+{
+	char raw[256];
+	char *a, *b;
+
+	buf[0] = 0;
+	if (hb_read_file(path, raw, sizeof(raw)))
+		return;
+	a = strchr(raw, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (a && b) {
+		*b = 0;
+		snprintf(buf, len, "%s", a + 1);
+	} else {
+		snprintf(buf, len, "%s", raw);
+	}
+}
+
+uint64_t hb_hash(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* One 64-bit word per 8 bytes, a mix of seed and absolute word index, so
+ * zero pages and shifted pages never verify by accident. */
+static uint64_t pattern_word(uint64_t seed, size_t word)
+{
+	uint64_t x = seed ^ (word * 0x9e3779b97f4a7c15ULL);
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	return x | 1; /* never zero */
+}
+
+void hb_pattern_fill(void *buf, size_t len, uint64_t seed, size_t offset)
+{
+	uint64_t *w = buf;
+
+	for (size_t i = 0; i < len / 8; i++)
+		w[i] = pattern_word(seed, offset / 8 + i);
+}
+
+size_t hb_pattern_verify(const void *buf, size_t len, uint64_t seed, size_t offset)
+{
+	const uint64_t *w = buf;
+
+	for (size_t i = 0; i < len / 8; i++)
+		if (w[i] != pattern_word(seed, offset / 8 + i))
+			return i * 8;
+	return len;
+}
+
+int hb_load_module(const char *name, const char *params)
+{
+	char path[256];
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "/lib/modules/hb/%s.ko", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, params ? params : "", 0))
+		r = -errno;
+	close(fd);
+	return r;
+}

@@ -1,0 +1,411 @@
+/* runner.c - the guest binary's entry point: PID 1 init of the hugebench
+ * guest and the suite runner (also usable directly on a host).
+ *
+ * As PID 1 it mounts proc/sys/dev/cgroup2, loads the modules listed in
+ * /etc/hb/modules, runs /etc/hb/suite with results on /dev/ttyS1, and always
+ * ends the VM with reboot(): QEMU runs with -no-reboot, so this is a way out
+ * that does not depend on ACPI. If PID 1 itself dies, the kernel panics and
+ * panic=-1 reboots, which ends QEMU as well.
+ *
+ * Outside PID 1:  hb-guest --list
+ *                 hb-guest [--out FILE] --suite FILE
+ *                 hb-guest [--out FILE] --run WORKLOAD [key=value ...]
+ */
+#define _GNU_SOURCE
+#include "hb.h"
+#include "registry.h"
+#include "runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define X_DECL(n) extern const struct hb_workload hb_wl_##n;
+HB_WORKLOADS(X_DECL)
+#define X_PTR(n) &hb_wl_##n,
+static const struct hb_workload *const registry[] = { HB_WORKLOADS(X_PTR) };
+#define N_REGISTRY (sizeof(registry) / sizeof(registry[0]))
+
+const struct hb_workload *hb_workload_find(const char *name)
+{
+	for (size_t i = 0; i < N_REGISTRY; i++) {
+		/* "kvm-map" on the command line, kvm_map as a C identifier */
+		const char *a = registry[i]->name, *b = name;
+
+		while (*a && *b && (*a == *b || (*a == '_' && *b == '-') || (*a == '-' && *b == '_')))
+			a++, b++;
+		if (!*a && !*b)
+			return registry[i];
+	}
+	return NULL;
+}
+
+/* ---- knob save/restore ------------------------------------------------- */
+
+struct knob {
+	char path[160];
+	char value[96];
+};
+static struct knob saved[96];
+static size_t n_saved;
+
+static const char *const extra_knobs[] = {
+	"/proc/sys/vm/swappiness", "/proc/sys/vm/min_free_kbytes", "/proc/sys/vm/overcommit_memory",
+	"/proc/sys/vm/compaction_proactiveness",
+};
+
+static void save_one(const char *path)
+{
+	struct knob *k;
+
+	if (n_saved >= sizeof(saved) / sizeof(saved[0]) || access(path, W_OK))
+		return;
+	k = &saved[n_saved];
+	hb_knob_active(path, k->value, sizeof(k->value));
+	if (!k->value[0])
+		return;
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	n_saved++;
+}
+
+static void save_dir(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char p[160];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (stat(p, &st))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 1)
+			save_dir(p, depth + 1);
+		else if (S_ISREG(st.st_mode) && (st.st_mode & S_IWUSR))
+			save_one(p);
+	}
+	closedir(d);
+}
+
+static void knobs_save(void)
+{
+	n_saved = 0;
+	save_dir("/sys/kernel/mm/transparent_hugepage", 0);
+	for (size_t i = 0; i < sizeof(extra_knobs) / sizeof(extra_knobs[0]); i++)
+		save_one(extra_knobs[i]);
+}
+
+/* Returns how many knobs had to be put back. */
+static int knobs_restore(void)
+{
+	int changed = 0;
+
+	for (size_t i = 0; i < n_saved; i++) {
+		char now[96];
+
+		hb_knob_active(saved[i].path, now, sizeof(now));
+		if (strcmp(now, saved[i].value)) {
+			hb_write_file(saved[i].path, saved[i].value);
+			changed++;
+		}
+	}
+	return changed;
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	/* stderr is the console in the guest: a person reading console.log sees
+	 * where the suite was when something happened. */
+	va_start(ap, fmt);
+	fputs("hugebench-guest: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void run_child(const struct hb_workload *w, const struct hb_suite_entry *e, int rep, int fd)
+{
+	struct hb_ctx *ctx = hb_ctx_new(w, rep, fd);
+	const char *why;
+
+	for (int i = 0; i < e->n_params; i++)
+		hb_ctx_set_param(ctx, e->params[i].key, e->params[i].value);
+	why = w->unsupported ? w->unsupported(ctx) : NULL;
+	if (why)
+		hb_skip(ctx, "%s", why);
+	else if (!hb_failed(ctx))
+		w->run(ctx);
+	hb_ctx_finish(ctx);
+	exit(hb_ctx_status(ctx) == HB_ERROR ? 3 : 0);
+}
+
+static volatile sig_atomic_t alarm_fired;
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_fired = 1;
+}
+
+static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, int fd)
+{
+	const struct hb_workload *w = hb_workload_find(e->name);
+	long timeout_s = 600;
+	struct sigaction sa = { .sa_handler = on_alarm };
+	pid_t pid;
+	int st = 0, restored;
+	char reason[160] = "";
+
+	for (int i = 0; i < e->n_params; i++)
+		if (strcmp(e->params[i].key, "timeout_s") == 0)
+			timeout_s = atol(e->params[i].value);
+	hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i, s:i}", "ev", "workload_start", "workload",
+				  e->name, "rep", rep, "i", idx, "n", total));
+	progress("workload %d/%d %s rep %d", idx, total, e->name, rep);
+	knobs_save();
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGALRM, SIG_DFL);
+		run_child(w, e, rep, fd);
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	alarm_fired = 0;
+	alarm((unsigned)timeout_s);
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			break;
+		if (alarm_fired) {
+			kill(pid, SIGKILL);
+			snprintf(reason, sizeof(reason), "timed out after %ld s (param timeout_s)",
+				 timeout_s);
+		}
+	}
+	alarm(0);
+	restored = knobs_restore();
+	if (WIFSIGNALED(st) && !reason[0])
+		snprintf(reason, sizeof(reason), "workload process killed by signal %d (%s)",
+			 WTERMSIG(st), strsignal(WTERMSIG(st)));
+	if (reason[0])
+		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:s, s:s}", "ev", "workload_end",
+					  "workload", e->name, "rep", rep, "status", "error",
+					  "reason", reason));
+	if (restored)
+		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i}", "ev", "knobs_restored",
+					  "workload", e->name, "rep", rep, "count", restored));
+	return 0;
+}
+
+int hb_run_suite(const char *suite_name, const char *text, int fd)
+{
+	static struct hb_suite_entry entries[64];
+	char err[160];
+	int n = hb_suite_parse(text, entries, 64, err, sizeof(err));
+	int total = 0, idx = 0;
+	struct utsname u;
+	json_t *names = json_array();
+
+	uname(&u);
+	if (n < 0) {
+		hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", err));
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!hb_workload_find(entries[i].name)) {
+			snprintf(err, sizeof(err), "unknown workload '%s'", entries[i].name);
+			hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", err));
+			json_decref(names);
+			return 2;
+		}
+		total += entries[i].repeat;
+		json_array_append_new(names, json_string(entries[i].name));
+	}
+	hb_emit_raw(fd, json_pack("{s:s, s:s, s:s, s:o, s:i}", "ev", "suite_start", "suite",
+				  suite_name, "kernel_release", u.release, "workloads", names,
+				  "runs", total));
+	for (int i = 0; i < n; i++)
+		for (int r = 0; r < entries[i].repeat; r++)
+			run_one(&entries[i], r, ++idx, total, fd);
+	hb_emit_raw(fd, json_pack("{s:s}", "ev", "suite_end"));
+	return 0;
+}
+
+/* ---- PID 1 ------------------------------------------------------------ */
+
+static void power_off(void)
+{
+	sync();
+	/* -no-reboot turns a reboot into QEMU exiting; this needs no ACPI. */
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	buf = malloc(1 << 20);
+	if (buf) {
+		len = fread(buf, 1, (1 << 20) - 1, f);
+		buf[len] = 0;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void load_modules(int fd)
+{
+	char *list = read_all("/etc/hb/modules");
+	char *save = NULL, *line;
+
+	if (!list)
+		return;
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+		int r;
+
+		if (sp)
+			*sp++ = 0;
+		r = hb_load_module(line, sp);
+		hb_emit_raw(fd, json_pack("{s:s, s:s, s:s, s:s}", "ev", "module", "name", line,
+					  "params", sp ? sp : "", "result",
+					  r == 0 ? "loaded" : r == -EEXIST ? "already loaded" : strerror(-r)));
+	}
+	free(list);
+}
+
+static int open_channel(void)
+{
+	int fd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	struct termios t;
+
+	if (fd < 0)
+		return -1;
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		cfsetospeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	return fd;
+}
+
+static int pid1_main(void)
+{
+	char *cmdline, *suite, *name;
+	int fd;
+
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	mkdir("/tmp", 01777);
+	mount("tmpfs", "/tmp", "tmpfs", 0, "huge=never");
+	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin", 1);
+
+	fd = open_channel();
+	if (fd < 0) {
+		progress("cannot open /dev/ttyS1 (%s); results go to the console", strerror(errno));
+		fd = 2;
+	}
+	cmdline = read_all("/proc/cmdline");
+	hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "boot", "cmdline", cmdline ? cmdline : ""));
+	/* Test-only: a guest that never finishes, to exercise the host's timeout. */
+	if (cmdline && strstr(cmdline, "hb.hang=1")) {
+		progress("hb.hang=1: sleeping forever (test of the host timeout)");
+		for (;;)
+			pause();
+	}
+	free(cmdline);
+	load_modules(fd);
+	suite = read_all("/etc/hb/suite");
+	name = read_all("/etc/hb/suite-name");
+	if (name)
+		name[strcspn(name, "\n")] = 0;
+	if (!suite)
+		hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason",
+					  "/etc/hb/suite missing from the initramfs"));
+	else
+		hb_run_suite(name ? name : "unnamed", suite, fd);
+	if (fd != 2)
+		tcdrain(fd);
+	progress("suite finished, powering off");
+	power_off();
+	return 0;
+}
+
+/* ---- command line ----------------------------------------------------- */
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: hb-guest --list | [--out FILE] --suite FILE | "
+			"[--out FILE] --run WORKLOAD [key=value ...]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int fd = 1;
+
+	if (getpid() == 1)
+		return pid1_main();
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--list") == 0) {
+			for (size_t k = 0; k < N_REGISTRY; k++)
+				printf("%-10s %s\n", registry[k]->name, registry[k]->help);
+			return 0;
+		} else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+			fd = open(argv[++i], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+			if (fd < 0) {
+				fprintf(stderr, "hb-guest: cannot open %s: %s\n", argv[i], strerror(errno));
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc) {
+			char *text = read_all(argv[i + 1]);
+
+			if (!text) {
+				fprintf(stderr, "hb-guest: cannot read suite %s: %s\n", argv[i + 1],
+					strerror(errno));
+				return 2;
+			}
+			return hb_run_suite(argv[i + 1], text, fd);
+		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
+			char line[1024] = "";
+
+			for (int k = i + 1; k < argc; k++) {
+				strncat(line, argv[k], sizeof(line) - strlen(line) - 2);
+				strcat(line, " ");
+			}
+			return hb_run_suite("adhoc", line, fd);
+		} else {
+			return usage();
+		}
+	}
+	return usage();
+}

@@ -1,0 +1,28 @@
+/* runner.h - suite parsing and running, shared by the guest binary and the
+ * host's unit tests. */
+#ifndef HB_RUNNER_H
+#define HB_RUNNER_H
+
+#include <stddef.h>
+
+#define HB_MAX_PARAMS 16
+
+struct hb_suite_entry {
+	char name[32];
+	int repeat;
+	int n_params;
+	struct {
+		char key[32];
+		char value[96];
+	} params[HB_MAX_PARAMS];
+};
+
+/* Parse suite text ("workload [repeat=N] [key=value ...]" per line, '#'
+ * comments). Returns the number of entries, or -1 with err filled. */
+int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *err, size_t errlen);
+int hb_run_suite(const char *suite_name, const char *text, int fd);
+
+struct hb_workload;
+const struct hb_workload *hb_workload_find(const char *name);
+
+#endif

@@ -1,0 +1,162 @@
+/* wl_fault.c - first-touch fault cost on huge tmpfs versus small-page tmpfs.
+ *
+ * For each mount mode (huge=always, huge=never) a file of size_mb is created
+ * and mapped MAP_SHARED, then every extent is touched once while timing the
+ * touch: per 2 MiB extent on the huge mount (one fault installs a PMD), per
+ * 4 KiB page on the small one. A MAP_PRIVATE read pass over the populated file
+ * measures read faults the same way. Checks follow the huge tmpfs design: the
+ * huge mapping's address is 2 MiB aligned and ShmemHugePages/ShmemPmdMapped
+ * grow by exactly the mapped size; on huge=never neither moves.
+ */
+#define _GNU_SOURCE
+#include "hb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct fault_mode {
+	const char *tag;   /* metric/check name part */
+	const char *opts;  /* tmpfs mount options */
+	size_t step;	   /* bytes per timed touch */
+	bool huge;
+};
+
+static const struct fault_mode modes[] = {
+	{ "huge", "huge=always", HB_HPAGE, true },
+	{ "small", "huge=never", HB_PAGE, false },
+};
+
+/* Touch one byte per step and time each touch; returns samples in ns. */
+static double *touch_timed(volatile char *p, size_t size, size_t step, bool write, size_t *n)
+{
+	size_t count = size / step;
+	double *s = malloc(count * sizeof(*s));
+	char sink = 0;
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t t0 = hb_now_ns();
+
+		if (write)
+			p[i * step] = (char)i;
+		else
+			sink ^= p[i * step];
+		s[i] = (double)(hb_now_ns() - t0);
+	}
+	(void)sink;
+	*n = count;
+	return s;
+}
+
+static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size)
+{
+	char dir[64], path[96], name[96];
+	struct hb_snap a, b, c;
+	double *s;
+	size_t n;
+	char *p;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "/mnt/hb-fault-%s", m->tag);
+	snprintf(path, sizeof(path), "%s/data", dir);
+	if (hb_mount_tmpfs(ctx, dir, m->opts))
+		return;
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		hb_error(ctx, "create %s of %zu bytes", path, size);
+		goto out;
+	}
+	hb_snap_take(&a);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		hb_error(ctx, "mmap %s", path);
+		goto out;
+	}
+	s = touch_timed(p, size, m->step, true, &n);
+	hb_snap_take(&b);
+	snprintf(name, sizeof(name), "write_fault_%s", m->tag);
+	hb_metric(ctx, name, "ns", HB_LOWER, s, n);
+	free(s);
+	hb_emit_snapshot(ctx, m->tag, &a, &b);
+
+	if (m->huge) {
+		long long kb = (long long)(size / 1024);
+
+		hb_check(ctx, "huge_mmap_addr_2m_aligned", ((uintptr_t)p & (HB_HPAGE - 1)) == 0,
+			 "address % 2 MiB == 0", "%p", (void *)p);
+		hb_check_eq(ctx, "huge_ShmemHugePages_delta_kb", kb,
+			    hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"));
+		hb_check_eq(ctx, "huge_ShmemPmdMapped_delta_kb", kb,
+			    hb_meminfo_delta_kb(&a, &b, "ShmemPmdMapped"));
+		hb_check_ge(ctx, "huge_thp_file_alloc_delta", (long long)(size / HB_HPAGE),
+			    hb_vmstat_delta(&a, &b, "thp_file_alloc"));
+	} else {
+		hb_check_eq(ctx, "small_ShmemHugePages_delta_kb", 0,
+			    hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"));
+		hb_check_eq(ctx, "small_ShmemPmdMapped_delta_kb", 0,
+			    hb_meminfo_delta_kb(&a, &b, "ShmemPmdMapped"));
+	}
+	hb_metric1(ctx, m->huge ? "huge_thp_file_alloc" : "small_thp_file_alloc", "count", HB_INFO,
+		   (double)hb_vmstat_delta(&a, &b, "thp_file_alloc"));
+	hb_metric1(ctx, m->huge ? "huge_thp_file_fallback" : "small_thp_file_fallback", "count",
+		   HB_LOWER, (double)hb_vmstat_delta(&a, &b, "thp_file_fallback"));
+	hb_metric1(ctx, m->huge ? "huge_thp_file_mapped" : "small_thp_file_mapped", "count",
+		   HB_INFO, (double)hb_vmstat_delta(&a, &b, "thp_file_mapped"));
+	munmap(p, size);
+
+	/* MAP_PRIVATE read faults over the now-populated page cache. */
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		hb_error(ctx, "mmap MAP_PRIVATE %s", path);
+		goto out;
+	}
+	hb_snap_take(&b);
+	s = touch_timed(p, size, m->step, false, &n);
+	hb_snap_take(&c);
+	snprintf(name, sizeof(name), "private_read_fault_%s", m->tag);
+	hb_metric(ctx, name, "ns", HB_LOWER, s, n);
+	free(s);
+	snprintf(name, sizeof(name), "%s_private_read", m->tag);
+	hb_emit_snapshot(ctx, name, &b, &c);
+	munmap(p, size);
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	hb_umount(dir);
+}
+
+static void fault_run(struct hb_ctx *ctx)
+{
+	long size_mb = hb_param_long(ctx, "size_mb", 64);
+	size_t size;
+
+	if (size_mb < 2 || size_mb % 2) {
+		hb_error(ctx, "size_mb=%ld must be an even number >= 2", size_mb);
+		return;
+	}
+	size = (size_t)size_mb * HB_MB;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]) && !hb_failed(ctx); i++)
+		one_mode(ctx, &modes[i], size);
+}
+
+static const char *fault_unsupported(struct hb_ctx *ctx)
+{
+	(void)ctx;
+	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
+		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
+	return NULL;
+}
+
+const struct hb_workload hb_wl_fault = {
+	.name = "fault",
+	.help = "first-touch fault latency, huge=always vs huge=never tmpfs (size_mb)",
+	.unsupported = fault_unsupported,
+	.run = fault_run,
+};

@@ -1,0 +1,36 @@
+/* wl_selftest.c - exercises the harness itself, not the kernel: it lets the
+ * tests prove that a failing check, a crashing workload and a hanging
+ * workload are each reported for what they are. Not part of any real suite. */
+#define _GNU_SOURCE
+#include "hb.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static void selftest_run(struct hb_ctx *ctx)
+{
+	const char *mode = hb_param_str(ctx, "mode", "ok");
+
+	hb_metric1(ctx, "selftest_value", "count", HB_INFO, 1.0);
+	if (strcmp(mode, "ok") == 0) {
+		hb_check(ctx, "selftest_ok", true, "true", "true");
+	} else if (strcmp(mode, "fail") == 0) {
+		hb_check(ctx, "selftest_fail", false, "true", "false (mode=fail)");
+	} else if (strcmp(mode, "crash") == 0) {
+		raise(SIGSEGV);
+	} else if (strcmp(mode, "hang") == 0) {
+		for (;;)
+			pause();
+	} else if (strcmp(mode, "skip") == 0) {
+		hb_skip(ctx, "mode=skip asks for a skip");
+	} else {
+		hb_error(ctx, "unknown mode '%s' (ok|fail|crash|hang|skip)", mode);
+	}
+}
+
+const struct hb_workload hb_wl_selftest = {
+	.name = "selftest",
+	.help = "harness self-test (mode=ok|fail|crash|hang|skip); used by tests only",
+	.run = selftest_run,
+};
