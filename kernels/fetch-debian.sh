@@ -2,7 +2,7 @@
 # fetch-debian.sh META CACHEDIR
 # Packaging glue: resolve a Debian kernel meta package to the newest concrete
 # linux-image package, download it once (sha256 checked against the archive
-# index), unpack it, and print "release vmlinuz-path modules-dir" on stdout.
+# index), unpack it, and print "release vmlinuz-path modules-dir package=version" on stdout.
 set -eu
 meta=$1
 cache=$2
@@ -31,6 +31,9 @@ if [ ! -f "$dir/.unpacked" ]; then
     rm -rf "$dir.tmp"
     mkdir -p "$dir.tmp"
     dpkg-deb -x "$deb" "$dir.tmp"
+    # The .deb ships no modules.dep (depmod runs at install time): make it.
+    rel=$(ls "$dir.tmp/lib/modules" | head -n 1)
+    depmod -b "$dir.tmp" "$rel"
     printf '%s\n' "$got_sha" > "$dir.tmp/.deb.sha256"
     printf '%s\n' "$ver" > "$dir.tmp/.version"
     touch "$dir.tmp/.unpacked"
@@ -39,4 +42,4 @@ if [ ! -f "$dir/.unpacked" ]; then
 fi
 vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n 1)
 release=${vmlinuz##*/vmlinuz-}
-printf '%s %s %s\n' "$release" "$vmlinuz" "$dir/lib/modules/$release"
+printf '%s %s %s %s\n' "$release" "$vmlinuz" "$dir/lib/modules/$release" "$pkg=$ver"

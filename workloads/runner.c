@@ -20,12 +20,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -216,6 +219,40 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 	return 0;
 }
 
+/* What this (virtual) CPU offers: nested virtualization and a PMU. */
+static void probe_env(json_t *ev)
+{
+	char *cpu = NULL;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	size_t cap = 0;
+	char nested[32] = "none";
+	struct perf_event_attr pa = { .type = PERF_TYPE_HARDWARE, .size = sizeof(pa),
+				      .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
+				      .exclude_kernel = 1 };
+	int pfd;
+
+	while (f && getline(&cpu, &cap, f) > 0) {
+		if (strncmp(cpu, "flags", 5))
+			continue;
+		if (strstr(cpu, " svm"))
+			snprintf(nested, sizeof(nested), "svm%s", strstr(cpu, " npt") ? "+npt" : "");
+		else if (strstr(cpu, " vmx"))
+			snprintf(nested, sizeof(nested), "vmx%s", strstr(cpu, " ept") ? "+ept" : "");
+		break;
+	}
+	free(cpu);
+	if (f)
+		fclose(f);
+	json_object_set_new(ev, "nested_virt", json_string(nested));
+	pfd = (int)syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
+	json_object_set_new(ev, "pmu", json_boolean(pfd >= 0));
+	if (pfd >= 0)
+		close(pfd);
+	else
+		json_object_set_new(ev, "pmu_reason",
+				    json_sprintf("perf_event_open(cycles): %s", strerror(errno)));
+}
+
 int hb_run_suite(const char *suite_name, const char *text, int fd)
 {
 	static struct hb_suite_entry entries[64];
@@ -240,9 +277,14 @@ int hb_run_suite(const char *suite_name, const char *text, int fd)
 		total += entries[i].repeat;
 		json_array_append_new(names, json_string(entries[i].name));
 	}
-	hb_emit_raw(fd, json_pack("{s:s, s:s, s:s, s:o, s:i}", "ev", "suite_start", "suite",
-				  suite_name, "kernel_release", u.release, "workloads", names,
-				  "runs", total));
+	{
+		json_t *ev = json_pack("{s:s, s:s, s:s, s:o, s:i}", "ev", "suite_start", "suite",
+				       suite_name, "kernel_release", u.release, "workloads", names,
+				       "runs", total);
+
+		probe_env(ev);
+		hb_emit_raw(fd, ev);
+	}
 	for (int i = 0; i < n; i++)
 		for (int r = 0; r < entries[i].repeat; r++)
 			run_one(&entries[i], r, ++idx, total, fd);

@@ -1,0 +1,238 @@
+/* accel.c - accelerator choice by a real probe boot, and `hugebench doctor`. */
+#define _GNU_SOURCE
+#include "accel.h"
+#include "image.h"
+#include "qemu.h"
+#include "target.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define PROBE_TIMEOUT_S 45.0
+
+static const char *kvm_flavour(void)
+{
+	if (access("/sys/module/kvm_pvm", F_OK) == 0)
+		return "kvm_pvm (paravirtual)";
+	if (access("/sys/module/kvm_intel", F_OK) == 0)
+		return "kvm_intel";
+	if (access("/sys/module/kvm_amd", F_OK) == 0)
+		return "kvm_amd";
+	return "unknown module";
+}
+
+static void cache_path(const struct hb_kernel *k, char *buf, size_t len)
+{
+	struct utsname u;
+	char q[32];
+
+	uname(&u);
+	hb_qemu_version(q, sizeof(q));
+	snprintf(buf, len, "%s/accel/%s--qemu-%s--%s", hb_cache_dir(), u.release, q, k->release);
+}
+
+/* Boots k under KVM with a one-check suite; 1 if it finished, 0 if not. */
+static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
+{
+	char dir[PATH_MAX], initrd[PATH_MAX], err[512], con[PATH_MAX], str[PATH_MAX], log[PATH_MAX];
+	struct hb_vm_outcome o;
+	char *stream;
+	int ok;
+
+	snprintf(dir, sizeof(dir), "%s/accel/probe-%d", hb_cache_dir(), (int)getpid());
+	hb_mkdir_p(dir);
+	if (hb_image_build(k, "selftest mode=ok\n", "probe", initrd, sizeof(initrd), err,
+			   sizeof(err))) {
+		snprintf(why, wlen, "probe image failed: %s", err);
+		return 0;
+	}
+	snprintf(con, sizeof(con), "%s/console.log", dir);
+	snprintf(str, sizeof(str), "%s/stream.jsonl", dir);
+	snprintf(log, sizeof(log), "%s/qemu.log", dir);
+	{
+		struct hb_vm vm = { .accel = "kvm", .kernel = k->image, .initrd = initrd,
+				    .cmdline = "console=ttyS0 panic=-1", .console_path = con,
+				    .stream_path = str, .qemu_log = log, .vcpus = 1,
+				    .memory_mb = 512, .timeout_s = PROBE_TIMEOUT_S, .quiet = true };
+
+		if (hb_vm_run(&vm, &o)) {
+			snprintf(why, wlen, "%s", o.error);
+			unlink(initrd);
+			return 0;
+		}
+	}
+	unlink(initrd);
+	stream = hb_read_text(str, NULL);
+	ok = stream && strstr(stream, "\"suite_end\"");
+	if (ok)
+		snprintf(why, wlen, "a probe boot of %s under KVM finished in %.1f s", k->release,
+			 o.total_s);
+	else if (o.end == HB_END_TIMEOUT)
+		snprintf(why, wlen,
+			 "/dev/kvm is %s, but a probe boot of %s under KVM did not finish in %.0f s "
+			 "(stock kernels hang there); using TCG -cpu max",
+			 kvm_flavour(), k->release, PROBE_TIMEOUT_S);
+	else
+		snprintf(why, wlen,
+			 "/dev/kvm is %s, but QEMU -accel kvm failed (exit %d, see %s); using TCG",
+			 kvm_flavour(), o.qemu_status, log);
+	free(stream);
+	return ok;
+}
+
+void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *accel, size_t alen,
+		     char *reason, size_t rlen)
+{
+	char cpath[PATH_MAX];
+	char *cached;
+
+	if (strcmp(requested, "auto") != 0) {
+		snprintf(accel, alen, "%s", requested);
+		snprintf(reason, rlen, "asked for with --accel %s", requested);
+		return;
+	}
+	if (access("/dev/kvm", R_OK | W_OK) != 0) {
+		snprintf(accel, alen, "tcg");
+		snprintf(reason, rlen, "no usable /dev/kvm; TCG -cpu max");
+		return;
+	}
+	cache_path(k, cpath, sizeof(cpath));
+	cached = hb_read_text(cpath, NULL);
+	if (cached && strchr(cached, '\n')) {
+		char *nl = strchr(cached, '\n');
+
+		*nl = 0;
+		snprintf(accel, alen, "%s", cached);
+		snprintf(reason, rlen, "%s (cached probe)", nl + 1);
+		reason[strcspn(reason, "\n")] = 0;
+		free(cached);
+		return;
+	}
+	free(cached);
+	printf("[accel] probing KVM with %s (up to %.0f s, once per host/QEMU/kernel)\n", k->release,
+	       PROBE_TIMEOUT_S);
+	fflush(stdout);
+	snprintf(accel, alen, "%s", probe_kvm(k, reason, rlen) ? "kvm" : "tcg");
+	{
+		char dir[PATH_MAX], text[600];
+
+		snprintf(dir, sizeof(dir), "%s/accel", hb_cache_dir());
+		hb_mkdir_p(dir);
+		snprintf(text, sizeof(text), "%s\n%s\n", accel, reason);
+		hb_write_text(cpath, text);
+	}
+}
+
+void hb_accel_guest_env(const char *stream, json_t *env)
+{
+	const char *p = stream ? strstr(stream, "\"suite_start\"") : NULL;
+	const char *bol, *eol;
+	json_t *ev;
+
+	json_object_set_new(env, "nested_virt", json_string("unknown"));
+	json_object_set_new(env, "pmu", json_null());
+	if (!p)
+		return;
+	for (bol = p; bol > stream && bol[-1] != '\n'; bol--)
+		;
+	eol = strchr(p, '\n');
+	ev = json_loadb(bol, eol ? (size_t)(eol - bol) : strlen(bol), 0, NULL);
+	if (json_object_get(ev, "nested_virt"))
+		json_object_set(env, "nested_virt", json_object_get(ev, "nested_virt"));
+	if (json_object_get(ev, "pmu"))
+		json_object_set(env, "pmu", json_object_get(ev, "pmu"));
+	if (json_object_get(ev, "pmu_reason"))
+		json_object_set(env, "pmu_reason", json_object_get(ev, "pmu_reason"));
+	json_decref(ev);
+}
+
+/* ---- doctor ----------------------------------------------------------- */
+
+static void line(const char *what, const char *state, const char *fix)
+{
+	printf("  %-22s %s\n", what, state);
+	if (fix && *fix)
+		printf("  %-22s fix: %s\n", "", fix);
+}
+
+static int host_has_flag(const char *flag)
+{
+	char *cpu = hb_read_text("/proc/cpuinfo", NULL);
+	char needle[32];
+	int r;
+
+	snprintf(needle, sizeof(needle), " %s ", flag);
+	r = cpu && strstr(cpu, needle);
+	free(cpu);
+	return r;
+}
+
+int hb_cmd_doctor(int argc, char **argv)
+{
+	char q[32], buf[512], kdir[PATH_MAX], err[512];
+	struct statvfs sv;
+	int problems = 0;
+
+	(void)argc;
+	(void)argv;
+	printf("hugebench %s doctor\n", HB_VERSION);
+	hb_qemu_version(q, sizeof(q));
+	line("qemu-system-x86_64", q[0] ? q : "missing",
+	     q[0] ? NULL : "apt-get install -y qemu-system-x86");
+	problems += !q[0];
+	line("busybox-static", hb_is_file("/bin/busybox") ? "present" : "missing",
+	     hb_is_file("/bin/busybox") ? NULL : "apt-get install -y busybox-static");
+	problems += !hb_is_file("/bin/busybox");
+	snprintf(buf, sizeof(buf), "%s/build/hb-guest", hb_root());
+	line("guest binary", hb_is_file(buf) ? buf : "not built", hb_is_file(buf) ? NULL : "make");
+
+	if (access("/dev/kvm", R_OK | W_OK) == 0) {
+		snprintf(buf, sizeof(buf), "/dev/kvm present: %s", kvm_flavour());
+		line("kvm device", buf, NULL);
+	} else {
+		line("kvm device", "absent (guests run under TCG, slower)", NULL);
+	}
+	/* The real answer needs a kernel: probe with the cached default one. */
+	{
+		struct hb_target t;
+		struct hb_kernel k;
+		char accel[8], reason[512];
+
+		snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+		snprintf(buf, sizeof(buf), "%s/kernels", hb_cache_dir());
+		if (hb_is_dir(buf) && hb_target_parse("debian-6.12", kdir, &t, err, sizeof(err)) == 0 &&
+		    hb_kernel_resolve(&t, NULL, &k, err, sizeof(err)) == 0) {
+			hb_accel_choose("auto", &k, accel, sizeof(accel), reason, sizeof(reason));
+			snprintf(buf, sizeof(buf), "%s — %s", accel, reason);
+			line("accelerator (auto)", buf, NULL);
+		} else {
+			line("accelerator (auto)", "not probed yet (no kernel in the cache)",
+			     "make bench   (fetches debian-6.12 and probes)");
+		}
+	}
+	snprintf(buf, sizeof(buf), "guests under TCG -cpu max: svm+npt; host CPU: %s%s",
+		 host_has_flag("svm") ? "svm " : "", host_has_flag("vmx") ? "vmx" : "no svm/vmx");
+	line("nested virtualization", buf, NULL);
+	{
+		/* A PMU exists when the kernel exposes a CPU PMU to perf. */
+		int pmu = hb_is_dir("/sys/bus/event_source/devices/cpu") ||
+			  hb_is_dir("/sys/bus/event_source/devices/cpu_core");
+
+		line("PMU (host)", pmu ? "present" : "absent: TLB-miss metrics will be 'unavailable'",
+		     NULL);
+	}
+	if (statvfs(hb_cache_dir(), &sv) == 0 ||
+	    (hb_mkdir_p(hb_cache_dir()) == 0 && statvfs(hb_cache_dir(), &sv) == 0)) {
+		snprintf(buf, sizeof(buf), "%s (%.1f GiB free)", hb_cache_dir(),
+			 (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
+		line("cache", buf, NULL);
+	}
+	printf("%s\n", problems ? "doctor: something is missing; run: make deps" : "doctor: ready");
+	return problems ? HB_EXIT_INFRA : 0;
+}

@@ -1,0 +1,90 @@
+/* kernel.c - resolves targets to kernels (see kernel.h). The download and
+ * build steps are packaging glue in kernels/fetch-debian.sh and build-source.sh, called with argv arrays;
+ * each prints one line "release image modules-dir [package]" on stdout. */
+#define _GNU_SOURCE
+#include "kernel.h"
+#include "recipe.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_script_line(const char *out, struct hb_kernel *k)
+{
+	const char *last = out, *p;
+	char mod[PATH_MAX];
+
+	/* The contract is the last non-empty line. */
+	for (p = out; *p; p++)
+		if (*p == '\n' && p[1])
+			last = p + 1;
+	k->package[0] = 0;
+	if (sscanf(last, "%159s %4095s %4095s %255s", k->release, k->image, mod, k->package) < 3)
+		return -1;
+	snprintf(k->moddir, sizeof(k->moddir), "%s", strcmp(mod, "-") ? mod : "");
+	return 0;
+}
+
+int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, struct hb_kernel *k,
+		      char *err, size_t errlen)
+{
+	char out[8192], script[PATH_MAX], cache[PATH_MAX];
+	struct hb_recipe r;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	if (t->kind == HB_TARGET_HOST) {
+		snprintf(k->kind, sizeof(k->kind), "host");
+		return 0;
+	}
+	if (t->kind == HB_TARGET_BZIMAGE) {
+		snprintf(k->kind, sizeof(k->kind), "bzimage");
+		snprintf(k->image, sizeof(k->image), "%s", t->path);
+		/* "6.1.0-57-cloud-amd64 (debian-kernel@…) #1 SMP …": first word */
+		sscanf(t->image_version, "%159s", k->release);
+		if (modules_override)
+			snprintf(k->moddir, sizeof(k->moddir), "%s", modules_override);
+		return 0;
+	}
+	if (hb_recipe_load(t->path, &r, err, errlen))
+		return HB_EXIT_USAGE;
+	snprintf(k->cmdline, sizeof(k->cmdline), "%s", r.cmdline);
+	if (strcmp(r.kind, "debian") == 0) {
+		char *argv[] = { script, r.meta, cache, NULL };
+
+		snprintf(k->kind, sizeof(k->kind), "debian");
+		snprintf(script, sizeof(script), "%s/kernels/fetch-debian.sh", hb_root());
+		snprintf(cache, sizeof(cache), "%s/kernels", hb_cache_dir());
+		rc = hb_spawn_capture(argv, out, sizeof(out));
+	} else if (strcmp(r.kind, "source") == 0) {
+		char *argv[] = { script, (char *)t->path, (char *)hb_cache_dir(), NULL };
+
+		snprintf(k->kind, sizeof(k->kind), "source");
+		snprintf(script, sizeof(script), "%s/kernels/build-source.sh", hb_root());
+		rc = hb_spawn_capture(argv, out, sizeof(out));
+	} else {
+		snprintf(err, errlen, "%s/recipe: unknown kind '%s' (debian|source)", t->path, r.kind);
+		return HB_EXIT_USAGE;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "preparing kernel %s failed (exit %d); see the messages above",
+			 t->name, rc);
+		return rc == HB_EXIT_USAGE ? HB_EXIT_USAGE : HB_EXIT_INFRA;
+	}
+	if (parse_script_line(out, k)) {
+		snprintf(err, errlen, "kernel script for %s printed no 'release image modules' line",
+			 t->name);
+		return HB_EXIT_INFRA;
+	}
+	if (strcmp(k->kind, "source") == 0) {
+		char *slash = strrchr(k->image, '/');
+
+		if (slash)
+			snprintf(k->build_log, sizeof(k->build_log), "%.*s/build.log",
+				 (int)(slash - k->image), k->image);
+	}
+	if (modules_override)
+		snprintf(k->moddir, sizeof(k->moddir), "%s", modules_override);
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* kernel.h - turns a target into a bootable kernel: fetches a Debian package,
+ * builds a source recipe, or takes a user's bzImage. */
+#ifndef HB_KERNEL_H
+#define HB_KERNEL_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "target.h"
+
+struct hb_kernel {
+	char kind[16];		 /* debian | source | bzimage | host */
+	char release[160];	 /* best knowledge before boot; the guest's uname wins */
+	char image[PATH_MAX];
+	char moddir[PATH_MAX];	 /* "" when the kernel has no modules */
+	char package[256];	 /* Debian package=version */
+	char cmdline[256];	 /* recipe-specific kernel parameters */
+	char build_log[PATH_MAX];
+};
+
+/* Returns 0, or an exit code with one line in err. */
+int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, struct hb_kernel *k,
+		      char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,89 @@
+/* main.c - the hugebench CLI: an explicit table of subcommands. */
+#define _GNU_SOURCE
+#include "accel.h"
+#include "compare.h"
+#include "kernel.h"
+#include "run.h"
+#include "target.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+static int cmd_kernels(int argc, char **argv)
+{
+	char kdir[PATH_MAX], known[2048];
+
+	(void)argc;
+	(void)argv;
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	hb_target_known(kdir, known, sizeof(known));
+	printf("%s\n", known);
+	return 0;
+}
+
+/* `hugebench kernel --target RECIPE`: fetch or build without booting. */
+static int cmd_kernel(int argc, char **argv)
+{
+	char kdir[PATH_MAX], err[1024];
+	struct hb_target t;
+	struct hb_kernel k;
+	int rc;
+
+	if (argc != 3 || strcmp(argv[1], "--target") != 0) {
+		hb_err("usage: hugebench kernel --target RECIPE");
+		return HB_EXIT_USAGE;
+	}
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	rc = hb_target_parse(argv[2], kdir, &t, err, sizeof(err));
+	if (!rc)
+		rc = hb_kernel_resolve(&t, NULL, &k, err, sizeof(err));
+	if (rc) {
+		hb_err("%s", err);
+		return rc;
+	}
+	printf("%s %s %s\n", k.release, k.image, k.moddir[0] ? k.moddir : "-");
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv);
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "run", hb_cmd_run, "boot a target, run a suite, write results/<target>/<ts>-<suite>/" },
+	{ "compare-report", hb_compare_main, "compare result folders: BASE NEW [NEW2 ...]" },
+	{ "doctor", hb_cmd_doctor, "what works here: accelerator, QEMU, nested virt, PMU, cache" },
+	{ "kernels", cmd_kernels, "list the known targets" },
+	{ "kernel", cmd_kernel, "fetch or build a target's kernel without booting it" },
+	{ "help", cmd_help, "this list" },
+};
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("usage: hugebench COMMAND [options]\n\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		printf("  %-16s %s\n", commands[i].name, commands[i].help);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2) {
+		cmd_help(0, NULL);
+		return HB_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cmd_help(0, NULL);
+	hb_err("unknown command '%s'; run: hugebench help", argv[1]);
+	return HB_EXIT_USAGE;
+}

@@ -1,0 +1,21 @@
+/* modules.h - resolves the guest's module list through modules.dep. */
+#ifndef HB_MODULES_H
+#define HB_MODULES_H
+
+#include <stddef.h>
+
+struct hb_modfile {
+	char name[64];	     /* basename without .ko[.xz|.zst|.gz], e.g. kvm-amd */
+	char path[512];	     /* absolute path of the file in the kernel's tree */
+	char params[128];    /* only for the module asked for, never its deps */
+};
+
+/* Resolve wanted modules ("name params" lines, '#' comments) against
+ * modules.dep text; dependencies come first, each module once. Names that
+ * modules.dep lacks are skipped (built in, or absent). Returns the count. */
+size_t hb_modules_resolve(const char *moddir, const char *dep_text, const char *wanted,
+			  struct hb_modfile *out, size_t max);
+/* "kvm_amd" and "kvm-amd" name the same module. */
+int hb_modname_eq(const char *a, const char *b);
+
+#endif

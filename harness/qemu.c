@@ -1,0 +1,232 @@
+/* qemu.c - QEMU backend (see qemu.h). QEMU itself writes console.log and
+ * stream.jsonl as bytes arrive, so whatever the guest got out survives any
+ * crash of the guest, QEMU or hugebench; this file only reads the stream to
+ * show progress and to know when the suite ended. */
+#define _GNU_SOURCE
+#include "qemu.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile int hb_interrupted;
+
+static void on_signal(int sig)
+{
+	hb_interrupted = sig;
+}
+
+void hb_vm_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void hb_qemu_version(char *buf, size_t len)
+{
+	char out[512];
+	char *argv[] = { "qemu-system-x86_64", "--version", NULL };
+	char *p;
+
+	buf[0] = 0;
+	if (hb_spawn_capture(argv, out, sizeof(out)) != 0)
+		return;
+	p = strstr(out, "version ");
+	if (p)
+		sscanf(p + 8, "%31[0-9.]", buf);
+	(void)len;
+}
+
+/* Follows the stream file: prints progress for complete new lines. */
+struct follower {
+	int fd;
+	char buf[1 << 16];
+	size_t used;
+	bool seen_first, suite_end;
+	double t0, first_t;
+	bool quiet;
+};
+
+static void follow_line(struct follower *f, const char *line)
+{
+	json_t *ev = json_loads(line, 0, NULL);
+	const char *type = json_string_value(json_object_get(ev, "ev"));
+	double t = hb_mono_s() - f->t0;
+
+	if (!type) {
+		json_decref(ev);
+		return;
+	}
+	if (!f->seen_first) {
+		f->seen_first = true;
+		f->first_t = t;
+		if (!f->quiet)
+			printf("[%6.1fs] guest up\n", t);
+	}
+	if (strcmp(type, "suite_end") == 0)
+		f->suite_end = true;
+	if (f->quiet) {
+		json_decref(ev);
+		return;
+	}
+	if (strcmp(type, "suite_start") == 0)
+		printf("[%6.1fs] kernel %s, suite of %lld run(s)\n", t,
+		       json_string_value(json_object_get(ev, "kernel_release")),
+		       json_integer_value(json_object_get(ev, "runs")));
+	else if (strcmp(type, "workload_start") == 0)
+		printf("[%6.1fs] workload %lld/%lld %s (rep %lld)\n", t,
+		       json_integer_value(json_object_get(ev, "i")),
+		       json_integer_value(json_object_get(ev, "n")),
+		       json_string_value(json_object_get(ev, "workload")),
+		       json_integer_value(json_object_get(ev, "rep")));
+	else if (strcmp(type, "workload_end") == 0) {
+		const char *reason = json_string_value(json_object_get(ev, "reason"));
+
+		printf("[%6.1fs]   -> %s%s%s\n", t, json_string_value(json_object_get(ev, "status")),
+		       reason && *reason ? ": " : "", reason ? reason : "");
+	} else if (strcmp(type, "suite_error") == 0)
+		printf("[%6.1fs] suite error: %s\n", t,
+		       json_string_value(json_object_get(ev, "reason")));
+	fflush(stdout);
+	json_decref(ev);
+}
+
+static void follow(struct follower *f)
+{
+	for (;;) {
+		ssize_t n;
+		char *nl;
+
+		if (f->used == sizeof(f->buf) - 1)
+			f->used = 0; /* a line longer than the buffer: progress only, drop it */
+		n = read(f->fd, f->buf + f->used, sizeof(f->buf) - 1 - f->used);
+		if (n <= 0)
+			return;
+		f->used += (size_t)n;
+		f->buf[f->used] = 0;
+		while ((nl = strchr(f->buf, '\n'))) {
+			*nl = 0;
+			follow_line(f, f->buf);
+			memmove(f->buf, nl + 1, f->used - (size_t)(nl + 1 - f->buf) + 1);
+			f->used -= (size_t)(nl + 1 - f->buf);
+		}
+	}
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
+{
+	char smp[16], mem[16], ser0[4200], ser1[4200], accel[32];
+	char *argv[48];
+	int a = 0, st = 0;
+	struct follower *f = calloc(1, sizeof(*f));
+	double deadline, grace_end = 0;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	out->qemu_status = -1;
+	if (strchr(vm->console_path, ',') || strchr(vm->stream_path, ',')) {
+		snprintf(out->error, sizeof(out->error), "result paths must not contain ','");
+		free(f);
+		return -1;
+	}
+	snprintf(smp, sizeof(smp), "%d", vm->vcpus);
+	snprintf(mem, sizeof(mem), "%d", vm->memory_mb);
+	snprintf(ser0, sizeof(ser0), "file:%s", vm->console_path);
+	snprintf(ser1, sizeof(ser1), "file:%s", vm->stream_path);
+	snprintf(accel, sizeof(accel), "%s", strcmp(vm->accel, "tcg") == 0 ? "tcg,thread=multi" : "kvm");
+	argv[a++] = "qemu-system-x86_64";
+	argv[a++] = "-nodefaults";
+	argv[a++] = "-no-user-config";
+	argv[a++] = "-display";
+	argv[a++] = "none";
+	argv[a++] = "-machine";
+	argv[a++] = "q35";
+	argv[a++] = "-accel";
+	argv[a++] = accel;
+	argv[a++] = "-cpu";
+	argv[a++] = strcmp(vm->accel, "kvm") == 0 ? "host" : "max";
+	argv[a++] = "-smp";
+	argv[a++] = smp;
+	argv[a++] = "-m";
+	argv[a++] = mem;
+	argv[a++] = "-no-reboot";
+	argv[a++] = "-kernel";
+	argv[a++] = (char *)vm->kernel;
+	argv[a++] = "-initrd";
+	argv[a++] = (char *)vm->initrd;
+	argv[a++] = "-append";
+	argv[a++] = (char *)vm->cmdline;
+	argv[a++] = "-serial";
+	argv[a++] = ser0;
+	argv[a++] = "-serial";
+	argv[a++] = ser1;
+	argv[a++] = "-monitor";
+	argv[a++] = "none";
+	argv[a] = NULL;
+
+	/* Create the stream file ourselves so we can follow it from byte 0. */
+	close(open(vm->stream_path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	f->fd = open(vm->stream_path, O_RDONLY | O_CLOEXEC);
+	f->quiet = vm->quiet;
+	f->t0 = hb_mono_s();
+	pid = hb_spawn_bg(argv, vm->qemu_log);
+	if (pid < 0) {
+		snprintf(out->error, sizeof(out->error),
+			 "cannot start qemu-system-x86_64: %s; run: apt-get install -y qemu-system-x86",
+			 strerror(errno));
+		close(f->fd);
+		free(f);
+		return -1;
+	}
+	deadline = f->t0 + vm->timeout_s;
+	out->end = HB_END_NORMAL;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		double now = hb_mono_s();
+
+		follow(f);
+		if (r == pid) {
+			out->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			break;
+		}
+		if (hb_interrupted || now > deadline || (grace_end && now > grace_end)) {
+			if (hb_interrupted)
+				out->end = HB_END_INTERRUPTED;
+			else if (now > deadline)
+				out->end = HB_END_TIMEOUT;
+			/* After suite_end a guest that does not power off within the grace
+			 * period is killed, but its results are complete. */
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		/* The guest reboots right after suite_end; allow it time to do so. */
+		if (f->suite_end && !grace_end)
+			grace_end = now + 30;
+		sleep_ms(100);
+	}
+	follow(f);
+	out->total_s = hb_mono_s() - f->t0;
+	out->boot_s = f->seen_first ? f->first_t : 0;
+	close(f->fd);
+	free(f);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* qemu.h - the QEMU backend: builds the argv, runs the guest, follows the
+ * result stream as QEMU writes it, and enforces the time limit. */
+#ifndef HB_QEMU_H
+#define HB_QEMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "result.h"
+
+struct hb_vm {
+	const char *accel;	   /* "tcg" or "kvm" */
+	const char *kernel;
+	const char *initrd;
+	const char *cmdline;
+	const char *console_path;  /* ttyS0 */
+	const char *stream_path;   /* ttyS1 */
+	const char *qemu_log;	   /* QEMU's own stderr */
+	int vcpus;
+	int memory_mb;
+	double timeout_s;
+	bool quiet;		   /* no progress lines (probes) */
+};
+
+struct hb_vm_outcome {
+	enum hb_run_end end;
+	double boot_s;		   /* QEMU start to the guest's first event */
+	double total_s;
+	int qemu_status;	   /* exit status, or -1 when it was killed */
+	char error[256];	   /* infrastructure error, if any */
+};
+
+/* Runs the VM to completion (or timeout/interrupt). Returns 0 when QEMU ran,
+ * -1 when it could not be started (error filled). */
+int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out);
+/* "7.2.22", or "" when qemu-system-x86_64 is missing. */
+void hb_qemu_version(char *buf, size_t len);
+/* Set by SIGINT/SIGTERM handlers installed by hb_vm_install_signals(). */
+extern volatile int hb_interrupted;
+void hb_vm_install_signals(void);
+
+#endif

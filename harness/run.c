@@ -1,0 +1,404 @@
+/* run.c - `hugebench run`: target -> kernel -> guest image -> VM -> result
+ * folder. The result folder and an `incomplete` result.json exist before the
+ * guest boots, so every way a run can end leaves a readable result. */
+#define _GNU_SOURCE
+#include "accel.h"
+#include "console.h"
+#include "image.h"
+#include "kernel.h"
+#include "qemu.h"
+#include "result.h"
+#include "run.h"
+#include "runner.h"
+#include "target.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_ISSUES 64
+
+struct run_opts {
+	const char *target, *suite, *accel, *results, *modules, *extra_cmdline;
+	double timeout_s;
+	int memory_mb, vcpus;
+};
+
+static int usage(FILE *to)
+{
+	fprintf(to,
+		"usage: hugebench run --target TARGET [--suite NAME|FILE] [--accel auto|tcg|kvm]\n"
+		"                     [--timeout SECONDS] [--memory MB] [--vcpus N]\n"
+		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
+		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n");
+	return HB_EXIT_USAGE;
+}
+
+/* Resolve --suite to a file and a name; validates the workload names against
+ * the guest binary's registry so a typo fails before any boot. */
+static int load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
+		      char **text)
+{
+	static struct hb_suite_entry e[64];
+	char err[200], list[8192];
+	char guest[PATH_MAX];
+	int n;
+
+	if (strchr(suite, '/')) {
+		const char *base = strrchr(suite, '/') + 1;
+
+		snprintf(path, plen, "%s", suite);
+		snprintf(name, nlen, "%.*s", (int)strcspn(base, "."), base);
+	} else {
+		snprintf(path, plen, "%s/configs/%s.suite", hb_root(), suite);
+		snprintf(name, nlen, "%s", suite);
+	}
+	*text = hb_read_text(path, NULL);
+	if (!*text) {
+		hb_errno("cannot read suite %s (suites live in configs/NAME.suite)", path);
+		return HB_EXIT_USAGE;
+	}
+	n = hb_suite_parse(*text, e, 64, err, sizeof(err));
+	if (n < 0) {
+		hb_err("suite %s: %s", path, err);
+		return HB_EXIT_USAGE;
+	}
+	if (n == 0) {
+		hb_err("suite %s lists no workloads", path);
+		return HB_EXIT_USAGE;
+	}
+	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
+	{
+		char *argv[] = { guest, "--list", NULL };
+
+		if (hb_spawn_capture(argv, list, sizeof(list)) != 0) {
+			hb_err("cannot run %s --list; run: make", guest);
+			return HB_EXIT_INFRA;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		char want[40], alt[40];
+
+		snprintf(want, sizeof(want), "%s ", e[i].name);
+		snprintf(alt, sizeof(alt), "%s ", e[i].name);
+		for (char *p = alt; *p; p++)
+			*p = *p == '_' ? '-' : *p == '-' ? '_' : *p;
+		if (!strstr(list, want) && !strstr(list, alt)) {
+			hb_err("suite %s: unknown workload '%s'; known: see build/hb-guest --list", path,
+			       e[i].name);
+			return HB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
+			   const char *run_id, const char *suite_name)
+{
+	char iso[32];
+	struct utsname u;
+
+	hb_utc_iso(iso, sizeof(iso));
+	uname(&u);
+	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:i, s:s}, s:s, s:i, "
+			 "s:[], s:[], s:[], s:s, s:s}",
+			 "schema", "hugebench-result/1", "run_id", run_id, "hugebench_version",
+			 HB_VERSION, "created", iso, "target", "name", t->name, "kind",
+			 t->kind == HB_TARGET_HOST ? "host"
+			 : t->kind == HB_TARGET_BZIMAGE ? "bzimage" : "recipe",
+			 "environment", "accelerator", "unknown", "vcpus", o->vcpus, "memory_mb",
+			 o->memory_mb, "host_kernel", u.release, "suite", suite_name, "repeat", 1,
+			 "workloads", "modules", "kernel_issues", "verdict", "incomplete",
+			 "verdict_reason", "the run has not finished (or hugebench was killed)");
+}
+
+static int save(const char *dir, json_t *res)
+{
+	char path[PATH_MAX];
+	char *s = json_dumps(res, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	int r;
+
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	r = s ? hb_write_text(path, s) : -1;
+	free(s);
+	if (r)
+		hb_errno("cannot write %s", path);
+	return r;
+}
+
+/* Reads stream + console, sets workloads, issues and the verdict; returns the
+ * exit code. */
+static int finish(const char *dir, json_t *res, enum hb_run_end end, const char *infra_error)
+{
+	char path[PATH_MAX], reason[512];
+	struct hb_stream_info info;
+	static struct hb_kissue issues[MAX_ISSUES];
+	size_t n_issues = 0;
+	json_t *mods, *wls, *target = json_object_get(res, "target");
+	char *stream, *console;
+	const char *verdict;
+
+	snprintf(path, sizeof(path), "%s/stream.jsonl", dir);
+	stream = hb_read_text(path, NULL);
+	snprintf(path, sizeof(path), "%s/console.log", dir);
+	console = hb_read_text(path, NULL);
+	wls = hb_result_from_stream(stream ? stream : "", &mods, &info);
+	json_object_set_new(res, "workloads", wls);
+	json_object_set_new(res, "modules", mods);
+	json_object_set_new(res, "repeat", json_integer(info.max_rep + 1));
+	if (info.kernel_release[0])
+		json_object_set_new(target, "kernel_release", json_string(info.kernel_release));
+	if (console) {
+		size_t found = hb_console_scan(console, issues, MAX_ISSUES);
+
+		n_issues = found < MAX_ISSUES ? found : MAX_ISSUES;
+		if (found > MAX_ISSUES)
+			json_object_set_new(res, "kernel_issues_truncated", json_integer((json_int_t)found));
+	}
+	json_object_set_new(res, "kernel_issues", hb_result_issues_json(issues, n_issues));
+	verdict = hb_result_verdict(end, &info, issues, n_issues, reason, sizeof(reason));
+	if (infra_error && *infra_error)
+		snprintf(reason, sizeof(reason), "%s", infra_error);
+	json_object_set_new(res, "verdict", json_string(verdict));
+	json_object_set_new(res, "verdict_reason", json_string(reason));
+	if (info.bad_lines)
+		json_object_set_new(res, "stream_bad_lines", json_integer(info.bad_lines));
+	save(dir, res);
+	printf("\nverdict: %s (%s)\n", verdict, reason);
+	printf("workloads: %d pass, %d fail, %d skip, %d error; kernel issues: %zu\n", info.n_pass,
+	       info.n_fail, info.n_skip, info.n_error, n_issues);
+	printf("result: %s\n", dir);
+	free(stream);
+	free(console);
+	return hb_result_exit_code(verdict);
+}
+
+static int run_host(const struct run_opts *o, const char *dir, const char *suite_path, json_t *res)
+{
+	char guest[PATH_MAX], stream[PATH_MAX], console[PATH_MAX];
+	char *argv[] = { guest, "--out", stream, "--suite", (char *)suite_path, NULL };
+	double t0 = hb_mono_s();
+	int rc;
+
+	(void)o;
+	if (geteuid() != 0) {
+		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
+		return HB_EXIT_USAGE;
+	}
+	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
+	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
+	snprintf(console, sizeof(console), "%s/console.log", dir);
+	json_object_set_new(json_object_get(res, "environment"), "accelerator", json_string("none"));
+	json_object_set_new(json_object_get(res, "environment"), "accelerator_reason",
+			    json_string("target host: workloads run on the running kernel"));
+	printf("[host] running the suite directly on this kernel (stderr: %s)\n", console);
+	fflush(stdout);
+	{
+		pid_t pid = hb_spawn_bg(argv, console);
+		int st;
+
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	}
+	json_object_set_new(res, "timing", json_pack("{s:f}", "total_s", hb_mono_s() - t0));
+	return finish(dir, res, rc < 0 ? HB_END_INFRA : HB_END_NORMAL, NULL);
+}
+
+int hb_cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "target", required_argument, 0, 't' }, { "suite", required_argument, 0, 's' },
+		{ "accel", required_argument, 0, 'a' },	 { "timeout", required_argument, 0, 'T' },
+		{ "memory", required_argument, 0, 'm' }, { "vcpus", required_argument, 0, 'c' },
+		{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
+		{ "cmdline", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 }
+	};
+	struct run_opts o = { .suite = "quick", .accel = "auto", .timeout_s = 1200,
+			      .memory_mb = 2048, .vcpus = 2, .extra_cmdline = "" };
+	char err[1024], kdir[PATH_MAX], suite_path[PATH_MAX], suite_name[64], stamp[32];
+	char dir[PATH_MAX], run_id[256], cmdline[1024], initrd[PATH_MAX], sha[65] = "";
+	char qver[32], accel_reason[256], accel[8];
+	char console[PATH_MAX], stream[PATH_MAX], qlog[PATH_MAX];
+	struct hb_target t;
+	struct hb_kernel k;
+	struct hb_vm_outcome vo;
+	char *suite_text = NULL;
+	json_t *res, *env, *tgt;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:s:h", lo, NULL)) != -1) {
+		char *end = NULL;
+
+		switch (c) {
+		case 't': o.target = optarg; break;
+		case 's': o.suite = optarg; break;
+		case 'a': o.accel = optarg; break;
+		case 'T': o.timeout_s = strtod(optarg, &end); break;
+		case 'm': o.memory_mb = (int)strtol(optarg, &end, 10); break;
+		case 'c': o.vcpus = (int)strtol(optarg, &end, 10); break;
+		case 'r': o.results = optarg; break;
+		case 'M': o.modules = optarg; break;
+		case 'C': o.extra_cmdline = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: return usage(stderr);
+		}
+		if (end && *end) {
+			hb_err("--%s %s: not a number", lo[optind > 0 ? 0 : 0].name, optarg);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		hb_err("unexpected argument '%s'; see hugebench run --help", argv[optind]);
+		return HB_EXIT_USAGE;
+	}
+	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
+		hb_err("--accel %s: use auto, tcg or kvm", o.accel);
+		return HB_EXIT_USAGE;
+	}
+	if (o.timeout_s <= 0 || o.memory_mb < 256 || o.vcpus < 1 || o.vcpus > 64) {
+		hb_err("--timeout must be > 0, --memory >= 256 (MB), --vcpus 1..64");
+		return HB_EXIT_USAGE;
+	}
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	rc = hb_target_parse(o.target, kdir, &t, err, sizeof(err));
+	if (rc) {
+		hb_err("%s", err);
+		return rc;
+	}
+	rc = load_suite(o.suite, suite_path, sizeof(suite_path), suite_name, sizeof(suite_name),
+			&suite_text);
+	if (rc)
+		return rc;
+
+	/* The result folder exists from here on. */
+	hb_utc_stamp(stamp, sizeof(stamp));
+	snprintf(run_id, sizeof(run_id), "%s/%s-%s", t.name, stamp, suite_name);
+	snprintf(dir, sizeof(dir), "%s/%s", o.results ? o.results : "results", run_id);
+	if (hb_mkdir_p(dir)) {
+		hb_errno("cannot create result folder %s", dir);
+		return HB_EXIT_INFRA;
+	}
+	res = base_result(&o, &t, run_id, suite_name);
+	env = json_object_get(res, "environment");
+	tgt = json_object_get(res, "target");
+	if (save(dir, res))
+		return HB_EXIT_INFRA;
+	hb_vm_install_signals();
+	printf("hugebench %s: target %s, suite %s -> %s\n", HB_VERSION, t.name, suite_name, dir);
+	if (t.kind == HB_TARGET_HOST) {
+		rc = run_host(&o, dir, suite_path, res);
+		json_decref(res);
+		free(suite_text);
+		return rc;
+	}
+
+	printf("[kernel] preparing %s\n", t.name);
+	fflush(stdout);
+	rc = hb_kernel_resolve(&t, o.modules, &k, err, sizeof(err));
+	if (rc) {
+		hb_err("%s", err);
+		finish(dir, res, HB_END_INFRA, err);
+		json_decref(res);
+		return rc;
+	}
+	hb_sha256_file(k.image, sha);
+	json_object_set_new(tgt, "kind", json_string(k.kind));
+	json_object_set_new(tgt, "kernel_release", json_string(k.release));
+	json_object_set_new(tgt, "image", json_string(k.image));
+	json_object_set_new(tgt, "image_sha256", json_string(sha));
+	if (k.package[0])
+		json_object_set_new(tgt, "package", json_string(k.package));
+	printf("[kernel] %s (%s)\n", k.release, k.image);
+
+	printf("[image] building the guest initramfs\n");
+	fflush(stdout);
+	if (hb_image_build(&k, suite_text, suite_name, initrd, sizeof(initrd), err, sizeof(err))) {
+		hb_err("%s", err);
+		finish(dir, res, HB_END_INFRA, err);
+		json_decref(res);
+		return HB_EXIT_INFRA;
+	}
+
+	hb_qemu_version(qver, sizeof(qver));
+	if (!qver[0]) {
+		snprintf(err, sizeof(err),
+			 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
+		hb_err("%s", err);
+		finish(dir, res, HB_END_INFRA, err);
+		json_decref(res);
+		return HB_EXIT_INFRA;
+	}
+	hb_accel_choose(o.accel, &k, accel, sizeof(accel), accel_reason, sizeof(accel_reason));
+	json_object_set_new(env, "accelerator", json_string(accel));
+	json_object_set_new(env, "accelerator_reason", json_string(accel_reason));
+	json_object_set_new(env, "qemu_version", json_string(qver));
+	printf("[accel] %s: %s\n", accel, accel_reason);
+
+	snprintf(cmdline, sizeof(cmdline), "console=ttyS0,115200 panic=-1 %s %s", k.cmdline,
+		 o.extra_cmdline);
+	json_object_set_new(tgt, "cmdline", json_string(cmdline));
+	save(dir, res);
+	snprintf(console, sizeof(console), "%s/console.log", dir);
+	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
+	snprintf(qlog, sizeof(qlog), "%s/qemu.log", dir);
+	printf("[boot] qemu %s, %d vCPU, %d MiB, time limit %.0f s (console: %s)\n", accel, o.vcpus,
+	       o.memory_mb, o.timeout_s, console);
+	fflush(stdout);
+	{
+		struct hb_vm vm = { .accel = accel, .kernel = k.image, .initrd = initrd,
+				    .cmdline = cmdline, .console_path = console,
+				    .stream_path = stream, .qemu_log = qlog, .vcpus = o.vcpus,
+				    .memory_mb = o.memory_mb, .timeout_s = o.timeout_s };
+
+		if (hb_vm_run(&vm, &vo)) {
+			hb_err("%s", vo.error);
+			finish(dir, res, HB_END_INFRA, vo.error);
+			json_decref(res);
+			return HB_EXIT_INFRA;
+		}
+	}
+	unlink(initrd);
+	json_object_set_new(res, "timing", json_pack("{s:f, s:f}", "boot_s", vo.boot_s, "total_s",
+						     vo.total_s));
+	if (vo.end == HB_END_NORMAL && vo.qemu_status != 0 && vo.boot_s == 0) {
+		/* QEMU refused to start the guest: its own message says why. */
+		char *qerr = hb_read_text(qlog, NULL);
+
+		snprintf(err, sizeof(err), "qemu exited with status %d before the guest spoke: %.300s",
+			 vo.qemu_status, qerr ? qerr : "(no qemu.log)");
+		err[strcspn(err, "\n")] = 0;
+		free(qerr);
+		hb_err("%s", err);
+		finish(dir, res, HB_END_INFRA, err);
+		json_decref(res);
+		free(suite_text);
+		return HB_EXIT_INFRA;
+	}
+	{
+		/* What the guest itself saw: nested virtualization and PMU. */
+		char spath[PATH_MAX];
+		char *s;
+
+		snprintf(spath, sizeof(spath), "%s/stream.jsonl", dir);
+		s = hb_read_text(spath, NULL);
+		hb_accel_guest_env(s, env);
+		free(s);
+	}
+	rc = finish(dir, res, vo.end, NULL);
+	if (vo.end == HB_END_TIMEOUT)
+		hb_err("time limit of %.0f s reached; QEMU killed, partial results kept", o.timeout_s);
+	json_decref(res);
+	free(suite_text);
+	return rc;
+}
