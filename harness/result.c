@@ -38,15 +38,28 @@ static json_t *find_named(json_t *arr, const char *key, const char *name)
 	return NULL;
 }
 
-static json_t *workload_entry(json_t *wls, const char *name)
+/* The latest entry of that name: a suite may list a workload more than once
+ * (other parameters); each line gets its own entry, and events always belong
+ * to the line running now. */
+static json_t *workload_entry(json_t *wls, const char *name, bool fresh)
 {
-	json_t *w = find_named(wls, "name", name);
+	json_t *w = NULL;
+	size_t i, instance = 0;
+	json_t *v;
 
-	if (w)
+	json_array_foreach(wls, i, v) {
+		if (strcmp(json_string_value(json_object_get(v, "name")), name) == 0) {
+			w = v;
+			instance++;
+		}
+	}
+	if (w && !fresh)
 		return w;
 	w = json_pack("{s:s, s:s, s:s, s:{}, s:i, s:[], s:[], s:[], s:[]}", "name", name, "status",
 		      "incomplete", "reason", "", "params", "reps", 0, "metrics", "checks",
 		      "snapshots", "events");
+	if (instance)
+		json_object_set_new(w, "instance", json_integer((json_int_t)instance));
 	json_array_append_new(wls, w);
 	return w;
 }
@@ -73,9 +86,9 @@ static void add_metric(json_t *w, json_t *ev)
 	if (!name)
 		return;
 	if (!m) {
-		m = json_pack("{s:s, s:O, s:O}", "name", name, "unit",
-			      json_object_get(ev, "unit") ?: json_string("?"), "better",
-			      json_object_get(ev, "better") ?: json_string("info"));
+		m = json_pack("{s:s, s:s, s:s}", "name", name, "unit",
+			      json_string_value(json_object_get(ev, "unit")) ?: "?", "better",
+			      json_string_value(json_object_get(ev, "better")) ?: "info");
 		json_array_append_new(metrics, m);
 	}
 	if (un) {
@@ -125,22 +138,22 @@ static void finish_summaries(json_t *wls)
 	}
 }
 
-static void end_workload(json_t *w, json_t *ev, struct hb_stream_info *info)
+static void end_workload(json_t *w, json_t *ev)
 {
 	const char *st = json_string_value(json_object_get(ev, "status")) ?: "error";
 	const char *cur = json_string_value(json_object_get(w, "status"));
 	json_t *params = json_object_get(ev, "params");
 
-	/* The workload's own end line arrived, so this rep is no longer open. */
-	if (strcmp(cur, "incomplete") == 0 || status_rank(st) > status_rank(cur) ||
-	    (json_integer_value(json_object_get(w, "reps")) == 1 && strcmp(cur, "incomplete") == 0)) {
+	/* Across repetitions the worst status wins; the first rep replaces the
+	 * placeholder "incomplete". */
+	if (strcmp(cur, "incomplete") == 0 || status_rank(st) > status_rank(cur)) {
 		json_object_set_new(w, "status", json_string(st));
-		json_object_set(w, "reason", json_object_get(ev, "reason") ?: json_string(""));
+		json_object_set_new(w, "reason",
+				    json_string(json_string_value(json_object_get(ev, "reason")) ?: ""));
 	}
 	if (json_is_object(params))
 		json_object_set(w, "params", params);
 	json_object_set_new(w, "_open", json_false());
-	(void)info;
 }
 
 json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_stream_info *info)
@@ -164,7 +177,10 @@ json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_st
 			info->bad_lines++;
 		} else if (type) {
 			info->booted = true;
-			w = wname ? workload_entry(wls, wname) : NULL;
+			w = wname ? workload_entry(wls, wname,
+						   strcmp(type, "workload_start") == 0 &&
+							   json_integer_value(json_object_get(ev, "rep")) == 0)
+				  : NULL;
 			if (strcmp(type, "suite_start") == 0) {
 				info->suite_started = true;
 				snprintf(info->kernel_release, sizeof(info->kernel_release), "%s",
@@ -186,8 +202,6 @@ json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_st
 				json_object_set_new(w, "_open", json_true());
 				if ((int)rep > info->max_rep)
 					info->max_rep = (int)rep;
-				if (rep == 0)
-					json_object_set_new(w, "status", json_string("incomplete"));
 			} else if (strcmp(type, "metric") == 0) {
 				add_metric(w, ev);
 			} else if (strcmp(type, "check") == 0) {
@@ -199,7 +213,7 @@ json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_st
 				json_object_del(ev, "workload");
 				json_array_append(json_object_get(w, "snapshots"), ev);
 			} else if (strcmp(type, "workload_end") == 0) {
-				end_workload(w, ev, info);
+				end_workload(w, ev);
 			} else {
 				json_object_del(ev, "workload");
 				json_array_append(json_object_get(w, "events"), ev);

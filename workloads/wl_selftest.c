@@ -22,15 +22,22 @@ static void selftest_run(struct hb_ctx *ctx)
 	} else if (strcmp(mode, "hang") == 0) {
 		for (;;)
 			pause();
+	} else if (strcmp(mode, "panic") == 0) {
+		/* sysrq 'c' crashes the kernel: tests the panic verdict end to end.
+		 * Only ever inside a hugebench guest, never on a host. */
+		if (access("/etc/hb/suite-name", F_OK))
+			hb_skip(ctx, "mode=panic runs only inside a hugebench guest");
+		else if (hb_write_file("/proc/sysrq-trigger", "c"))
+			hb_error(ctx, "cannot write /proc/sysrq-trigger");
 	} else if (strcmp(mode, "skip") == 0) {
 		hb_skip(ctx, "mode=skip asks for a skip");
 	} else {
-		hb_error(ctx, "unknown mode '%s' (ok|fail|crash|hang|skip)", mode);
+		hb_error(ctx, "unknown mode '%s' (ok|fail|crash|hang|panic|skip)", mode);
 	}
 }
 
 const struct hb_workload hb_wl_selftest = {
 	.name = "selftest",
-	.help = "harness self-test (mode=ok|fail|crash|hang|skip); used by tests only",
+	.help = "harness self-test (mode=ok|fail|crash|hang|panic|skip); used by tests only",
 	.run = selftest_run,
 };

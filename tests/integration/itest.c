@@ -1,0 +1,285 @@
+/* itest.c - integration-test helpers (see itest.h). */
+#define _GNU_SOURCE
+#include "itest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+double hb_itest_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *hb_itest_results_dir(void)
+{
+	const char *d = getenv("HB_TEST_RESULTS");
+
+	return d && *d ? d : "/tmp/hugebench-test-results";
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return strdup("");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		buf[0] = 0;
+	fclose(f);
+	return buf;
+}
+
+static pid_t start(char *const argv[], const char *out, const char *err)
+{
+	char bin[] = "build/hugebench";
+	char *full[64];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int n = 0;
+
+	full[n++] = bin;
+	for (int i = 0; argv[i] && n < 63; i++)
+		full[n++] = argv[i];
+	full[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (posix_spawn(&pid, bin, &fa, NULL, full, environ))
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+static int finish(pid_t pid, const char *out, const char *err, char **o, char **e)
+{
+	int st = 0;
+
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	*o = slurp(out);
+	*e = slurp(err);
+	/* Echo what the run printed, so a CI log shows progress and failures. */
+	fputs(*o, stdout);
+	fputs(*e, stdout);
+	fflush(stdout);
+	unlink(out);
+	unlink(err);
+	if (pid <= 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void hb_itest_hugebench(char *const argv[], struct hb_itest_out *o)
+{
+	char out[] = "/tmp/hb-itest-out-XXXXXX", err[] = "/tmp/hb-itest-err-XXXXXX";
+
+	close(mkstemp(out));
+	close(mkstemp(err));
+	o->exit_code = finish(start(argv, out, err), out, err, &o->out, &o->err);
+}
+
+void hb_itest_out_free(struct hb_itest_out *o)
+{
+	free(o->out);
+	free(o->err);
+}
+
+static void load_result(struct hb_itest_run *r)
+{
+	const char *p = strstr(r->out, "\nresult: ");
+	char path[4200];
+
+	r->dir[0] = 0;
+	r->result = NULL;
+	if (!p)
+		return;
+	sscanf(p + 9, "%4095s", r->dir);
+	snprintf(path, sizeof(path), "%s/result.json", r->dir);
+	r->result = json_load_file(path, 0, NULL);
+}
+
+static void build_argv(char **argv, const char *target, const char *suite,
+		       const char *const *extra)
+{
+	int n = 0;
+
+	argv[n++] = "run";
+	argv[n++] = "--target";
+	argv[n++] = (char *)target;
+	argv[n++] = "--suite";
+	argv[n++] = (char *)suite;
+	argv[n++] = "--results";
+	argv[n++] = (char *)hb_itest_results_dir();
+	for (int i = 0; extra && extra[i] && n < 60; i++)
+		argv[n++] = (char *)extra[i];
+	argv[n] = NULL;
+}
+
+void hb_itest_run_suite(const char *target, const char *suite, const char *const *extra,
+			struct hb_itest_run *r)
+{
+	char *argv[64];
+	struct hb_itest_out o;
+
+	build_argv(argv, target, suite, extra);
+	hb_itest_hugebench(argv, &o);
+	r->exit_code = o.exit_code;
+	r->out = o.out;
+	r->err = o.err;
+	load_result(r);
+}
+
+void hb_itest_run_suite_text(const char *target, const char *name, const char *text,
+			     const char *const *extra, struct hb_itest_run *r)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/hb-itest-%d/%s.suite", (int)getpid(), name);
+	mkdir(strndup(path, strrchr(path, '/') - path), 0755);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	hb_itest_run_suite(target, path, extra, r);
+	unlink(path);
+}
+
+void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_itest_run *r)
+{
+	char out[] = "/tmp/hb-itest-out-XXXXXX", err[] = "/tmp/hb-itest-err-XXXXXX";
+	const char *extra[] = { "--timeout", "300", "--cmdline", "hb.hang=1", NULL };
+	char *argv[64];
+	double t0 = hb_itest_now();
+	pid_t pid;
+
+	close(mkstemp(out));
+	close(mkstemp(err));
+	build_argv(argv, target, "smoke", extra);
+	pid = start(argv, out, err);
+	/* Wait until QEMU runs (the "[boot]" line), then a bit more, as a
+	 * person would press Ctrl-C while the guest is up. */
+	while (hb_itest_now() - t0 < 120) {
+		char *so = slurp(out);
+		int up = strstr(so, "[boot]") != NULL;
+
+		free(so);
+		if (up)
+			break;
+		usleep(100000);
+	}
+	usleep((useconds_t)(at_most_s * 1e6));
+	kill(pid, SIGINT);
+	r->exit_code = finish(pid, out, err, &r->out, &r->err);
+	load_result(r);
+}
+
+void hb_itest_run_free(struct hb_itest_run *r)
+{
+	json_decref(r->result);
+	free(r->out);
+	free(r->err);
+}
+
+const char *hb_itest_str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
+}
+
+static json_t *named(json_t *arr, const char *name)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v)
+		if (strcmp(hb_itest_str(v, "name"), name) == 0)
+			return v;
+	return NULL;
+}
+
+json_t *hb_itest_workload(json_t *result, const char *name)
+{
+	return named(json_object_get(result, "workloads"), name);
+}
+
+json_t *hb_itest_check(json_t *workload, const char *name)
+{
+	return named(json_object_get(workload, "checks"), name);
+}
+
+json_t *hb_itest_metric(json_t *workload, const char *name)
+{
+	return named(json_object_get(workload, "metrics"), name);
+}
+
+long hb_itest_file_size(const char *dir, const char *name)
+{
+	char p[4200];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &st) ? -1 : (long)st.st_size;
+}
+
+int hb_itest_lines(const char *text)
+{
+	int n = 0;
+
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+bool hb_itest_qemu_running(const char *dir)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	while (d && (e = readdir(d)) && !found) {
+		char p[300], buf[8192];
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[n] = 0;
+		found = strstr(buf, "qemu-system") && strstr(buf, dir);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}

@@ -1,0 +1,47 @@
+/* itest.h - helpers for the integration tests: run build/hugebench with an
+ * argv array, capture its output, load the result.json it wrote. */
+#ifndef HB_ITEST_H
+#define HB_ITEST_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct hb_itest_out {
+	int exit_code;
+	char *out, *err;
+};
+
+struct hb_itest_run {
+	int exit_code;
+	char dir[4096];	 /* result folder ("" if none was printed) */
+	json_t *result;	 /* parsed result.json, or NULL */
+	char *out, *err;
+};
+
+/* argv[0] is the subcommand; the binary is build/hugebench. */
+void hb_itest_hugebench(char *const argv[], struct hb_itest_out *o);
+void hb_itest_out_free(struct hb_itest_out *o);
+/* hugebench run --target T --suite S --results $HB_TEST_RESULTS [extra...] */
+void hb_itest_run_suite(const char *target, const char *suite, const char *const *extra,
+			struct hb_itest_run *r);
+/* The same with a suite written from text to a file named NAME.suite. */
+void hb_itest_run_suite_text(const char *target, const char *name, const char *text,
+			     const char *const *extra, struct hb_itest_run *r);
+/* Starts a guest that hangs, sends SIGINT once the guest is up (or after
+ * at_most_s), and collects the run. */
+void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_itest_run *r);
+void hb_itest_run_free(struct hb_itest_run *r);
+
+const char *hb_itest_results_dir(void);
+const char *hb_itest_str(json_t *obj, const char *key); /* "" when absent */
+json_t *hb_itest_workload(json_t *result, const char *name);
+json_t *hb_itest_check(json_t *workload, const char *name);
+json_t *hb_itest_metric(json_t *workload, const char *name);
+long hb_itest_file_size(const char *dir, const char *name);
+int hb_itest_lines(const char *text);
+double hb_itest_now(void);
+/* True when a QEMU process still refers to dir. */
+bool hb_itest_qemu_running(const char *dir);
+
+#endif
