@@ -8,7 +8,15 @@ meta=$1
 cache=$2
 log() { echo "hugebench: $*" >&2; }
 
-pkg=$(apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1)
+resolve() {
+    apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1
+}
+pkg=$(resolve)
+if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+    log "package lists do not know $meta; running apt-get update"
+    apt-get update -q >&2 || true
+    pkg=$(resolve)
+fi
 if [ -z "$pkg" ]; then
     log "cannot resolve $meta to a linux-image package; run: apt-get update"
     exit 3
@@ -19,10 +27,16 @@ dir="$cache/$pkg"
 deb_dir="$cache/debs"
 mkdir -p "$deb_dir"
 if [ ! -f "$dir/.unpacked" ]; then
-    log "downloading $pkg ($ver)"
-    (cd "$deb_dir" && apt-get download -q "$pkg=$ver" >&2)
-    deb=$(ls "$deb_dir"/"${pkg}"_*.deb | head -n 1)
-    got_sha=$(sha256sum "$deb" | cut -d' ' -f1)
+    deb=$(ls "$deb_dir"/"${pkg}"_*.deb 2>/dev/null | head -n 1)
+    got_sha=$( [ -n "$deb" ] && sha256sum "$deb" | cut -d' ' -f1)
+    if [ -z "$deb" ] || [ "$got_sha" != "$want_sha" ]; then
+        log "downloading $pkg ($ver)"
+        rm -f "$deb_dir"/"${pkg}"_*.deb
+        # apt's sandbox user cannot write the cache folder; run unsandboxed
+        (cd "$deb_dir" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver" >&2)
+        deb=$(ls "$deb_dir"/"${pkg}"_*.deb | head -n 1)
+        got_sha=$(sha256sum "$deb" | cut -d' ' -f1)
+    fi
     if [ -n "$want_sha" ] && [ "$got_sha" != "$want_sha" ]; then
         log "checksum mismatch for $deb: archive says $want_sha, file is $got_sha; delete it and retry"
         rm -f "$deb"
