@@ -81,7 +81,12 @@ struct hb_snap {
 	struct hb_kv vmstat[HB_SNAP_MAX];
 	size_t n_vmstat;
 };
+/* Folds the per-cpu vmstat deltas first (/proc/sys/vm/stat_refresh, root
+ * only): without that, a few pages of change can hide in per-cpu counters
+ * for up to a second and exact accounting checks would flake. */
 int hb_snap_take(struct hb_snap *s); /* 0 or -errno */
+/* hb_snap_take() that records hb_error() when /proc cannot be read. */
+void hb_snap(struct hb_ctx *ctx, struct hb_snap *s);
 /* Value lookups; missing keys read as 0 and *found (if given) is false. */
 long long hb_meminfo_kb(const struct hb_snap *s, const char *key, bool *found);
 long long hb_vmstat(const struct hb_snap *s, const char *key, bool *found);

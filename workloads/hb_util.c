@@ -44,6 +44,7 @@ int hb_snap_take(struct hb_snap *s)
 	int r;
 
 	memset(s, 0, sizeof(*s));
+	hb_write_file("/proc/sys/vm/stat_refresh", "1");
 	r = slurp("/proc/meminfo", buf, sizeof(buf));
 	if (r)
 		return r;
@@ -54,6 +55,12 @@ int hb_snap_take(struct hb_snap *s)
 		return r;
 	s->n_vmstat = procstat_parse(buf, PROCSTAT_VMSTAT, s->vmstat, HB_SNAP_MAX);
 	return 0;
+}
+
+void hb_snap(struct hb_ctx *ctx, struct hb_snap *s)
+{
+	if (hb_snap_take(s))
+		hb_error(ctx, "read /proc/meminfo and /proc/vmstat");
 }
 
 long long hb_meminfo_kb(const struct hb_snap *s, const char *key, bool *found)
