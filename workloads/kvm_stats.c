@@ -146,13 +146,13 @@ nomem:
 	return -ENOMEM;
 }
 
-int kvm_stats_read_fd(int fd, struct kvm_stats *out, char *err, size_t errlen)
+int kvm_stats_read_raw(int fd, unsigned char **out, size_t *out_len, char *err, size_t errlen)
 {
 	size_t cap = 4096, len = 0;
 	unsigned char *buf = malloc(cap);
-	int r;
 
-	memset(out, 0, sizeof(*out));
+	*out = NULL;
+	*out_len = 0;
 	while (buf) {
 		ssize_t n;
 
@@ -168,16 +168,17 @@ int kvm_stats_read_fd(int fd, struct kvm_stats *out, char *err, size_t errlen)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = -errno;
+			int r = -errno;
+
 			free(buf);
 			if (err && errlen)
-				snprintf(err, errlen, "pread of the KVM stats fd at %zu", len);
+				snprintf(err, errlen, "pread of the KVM stats fd at offset %zu", len);
 			return r;
 		}
 		if (n == 0) {
-			r = kvm_stats_parse(buf, len, out, err, errlen);
-			free(buf);
-			return r;
+			*out = buf;
+			*out_len = len;
+			return 0;
 		}
 		len += (size_t)n;
 	}
@@ -185,6 +186,21 @@ int kvm_stats_read_fd(int fd, struct kvm_stats *out, char *err, size_t errlen)
 	if (err && errlen)
 		snprintf(err, errlen, "out of memory reading the KVM stats fd");
 	return -ENOMEM;
+}
+
+int kvm_stats_read_fd(int fd, struct kvm_stats *out, char *err, size_t errlen)
+{
+	unsigned char *buf;
+	size_t len;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = kvm_stats_read_raw(fd, &buf, &len, err, errlen);
+	if (r)
+		return r;
+	r = kvm_stats_parse(buf, len, out, err, errlen);
+	free(buf);
+	return r;
 }
 
 const struct kvm_stats_item *kvm_stats_find(const struct kvm_stats *s, const char *name)

@@ -39,6 +39,9 @@ struct kvm_stats {
 /* Parses a whole stats file image. Returns 0, or -EINVAL/-ENOMEM with a
  * description of what is wrong in err. On failure *out is left empty. */
 int kvm_stats_parse(const void *buf, size_t len, struct kvm_stats *out, char *err, size_t errlen);
+/* Reads the whole stats file (offset 0 to EOF) into a malloc()ed buffer; 0
+ * or -errno. */
+int kvm_stats_read_raw(int fd, unsigned char **buf, size_t *len, char *err, size_t errlen);
 /* Reads the stats fd from offset 0 to EOF and parses it; 0 or -errno. */
 int kvm_stats_read_fd(int fd, struct kvm_stats *out, char *err, size_t errlen);
 void kvm_stats_free(struct kvm_stats *s);
