@@ -3,14 +3,14 @@
  * line here. The order is the order a suite without an explicit list runs. */
 #define HB_WORKLOADS(X) \
 	X(fault)        \
-	/* X(access) */    \
-	/* X(truncate) */  \
-	/* X(unmap) */     \
-	/* X(mlock) */     \
-	/* X(mapped) */    \
-	/* X(pressure) */  \
-	/* X(recover) */   \
-	/* X(knobs) */     \
-	/* X(fragment) */  \
-	/* X(kvm_map) */   \
+	X(access)       \
+	X(truncate)     \
+	X(unmap)        \
+	X(mlock)        \
+	X(mapped)       \
+	X(pressure)     \
+	X(recover)      \
+	X(knobs)        \
+	X(fragment)     \
+	X(kvm_map)      \
 	X(selftest)

@@ -1,0 +1,162 @@
+/* knobs_table.c - the expected outcome of each cell of the knobs workload:
+ * does a fault on a 2 MiB extent of shmem get a PMD-sized huge page, given
+ * shmem_enabled, the tmpfs huge= option, the per-size knob, MADV_HUGEPAGE,
+ * the kind of shmem and the kernel version.
+ *
+ * Source: Documentation/admin-guide/mm/transhuge.rst, "Hugepages in
+ * tmpfs/shmem" (6.1 and 6.12), which says:
+ *  - huge= on a tmpfs mount: always = huge on every allocation; never = no;
+ *    within_size = only if the huge page is fully within i_size, "also
+ *    respect fadvise()/madvise() hints"; advise = only with madvise/fadvise.
+ *  - shmem_enabled sets the same policy for the internal shmem mount "used
+ *    for SysV SHM, memfds, shared anonymous mmaps"; its extra values deny
+ *    ("force the huge option off from all mounts") and force ("force the
+ *    huge option on for all") override every tmpfs mount as well.
+ *  - from 6.11, hugepages-<size>kB/shmem_enabled (always, inherit, never,
+ *    within_size, advise); PMD-size defaults to "inherit" (= top level).
+ * Where the text is silent the tables follow mm/shmem.c of those releases:
+ * 6.1 __shmem_is_huge(); 6.12 shmem_huge_global_enabled() and
+ * shmem_allowable_huge_orders(), where the per-size knobs apply only to
+ * "anonymous shmem" VMAs (vma_is_anon_shmem()): MAP_SHARED|MAP_ANONYMOUS
+ * and, because 6.12's shmem_mmap() gives any shmem file that is unlinked at
+ * mmap() time the anonymous vm_ops, memfd too; SysV shm (shm_vm_ops) and
+ * linked tmpfs files keep following the top level and the mount.
+ * For anonymous shmem, top-level deny still wins and top-level force only
+ * grants what "inherit" grants; and shmem_enabled_store() refuses force
+ * (EINVAL) unless hugepages-2048kB is "inherit". The same holds in 6.18
+ * for the PMD size on mmap faults.
+ */
+#include "knobs_table.h"
+
+#include <stddef.h>
+
+const char *const kt_mode_name[KT_N_MODES] = {
+	[KT_NEVER] = "never",	[KT_ALWAYS] = "always", [KT_WITHIN_SIZE] = "within_size",
+	[KT_ADVISE] = "advise", [KT_DENY] = "deny",	[KT_FORCE] = "force",
+	[KT_INHERIT] = "inherit", [KT_UNSET] = "unset",
+};
+
+const char *const kt_kind_name[KT_N_KINDS] = {
+	[KT_TMPFS] = "tmpfs", [KT_SYSV] = "sysv", [KT_ANON] = "anon", [KT_MEMFD] = "memfd",
+};
+
+enum kt_rule {
+	R_NO,		     /* never huge */
+	R_YES,		     /* always huge */
+	R_WITHIN_OR_MADV,    /* huge if within i_size, else only with MADV_HUGEPAGE */
+	R_MADV,		     /* huge only with MADV_HUGEPAGE */
+	R_WITHIN,	     /* huge only if within i_size (per-size within_size) */
+	R_GLOBAL,	     /* per-size "inherit": the global rule decides */
+	R_INVALID,	     /* not a valid combination */
+};
+
+/* Global policy, all kernels (6.1 .. 6.18): [shmem_enabled][superblock huge],
+ * where the superblock value is huge= for a tmpfs mount and shmem_enabled
+ * itself for the internal mount (deny/force never reach a superblock). */
+static const enum kt_rule global_rule[KT_N_MODES][4] = {
+	/*               sb: never  always  within_size       advise */
+	[KT_NEVER]       = { R_NO,  R_YES,  R_WITHIN_OR_MADV, R_MADV },
+	[KT_ALWAYS]      = { R_NO,  R_YES,  R_WITHIN_OR_MADV, R_MADV },
+	[KT_WITHIN_SIZE] = { R_NO,  R_YES,  R_WITHIN_OR_MADV, R_MADV },
+	[KT_ADVISE]      = { R_NO,  R_YES,  R_WITHIN_OR_MADV, R_MADV },
+	[KT_DENY]        = { R_NO,  R_NO,   R_NO,             R_NO   },
+	[KT_FORCE]       = { R_YES, R_YES,  R_YES,            R_YES  },
+	[KT_INHERIT]     = { R_INVALID, R_INVALID, R_INVALID, R_INVALID },
+	[KT_UNSET]       = { R_INVALID, R_INVALID, R_INVALID, R_INVALID },
+};
+
+/* Anonymous shmem from 6.11: [shmem_enabled][hugepages-2048kB/shmem_enabled].
+ * Columns in enum order: never, always, within_size, advise, deny, force,
+ * inherit, unset (deny and force are not per-size values). */
+static const enum kt_rule anon_per_size_rule[KT_N_MODES][KT_N_MODES] = {
+#define PS(nv, al, ws, ad, inh) { nv, al, ws, ad, R_INVALID, R_INVALID, inh, R_GLOBAL }
+	[KT_NEVER]       = PS(R_NO, R_YES, R_WITHIN, R_MADV, R_GLOBAL),
+	[KT_ALWAYS]      = PS(R_NO, R_YES, R_WITHIN, R_MADV, R_GLOBAL),
+	[KT_WITHIN_SIZE] = PS(R_NO, R_YES, R_WITHIN, R_MADV, R_GLOBAL),
+	[KT_ADVISE]      = PS(R_NO, R_YES, R_WITHIN, R_MADV, R_GLOBAL),
+	[KT_DENY]        = PS(R_NO, R_NO,  R_NO,     R_NO,   R_NO),
+	/* force returns huge_shmem_orders_inherit: only "inherit" keeps PMD */
+	[KT_FORCE]       = PS(R_NO, R_NO,  R_NO,     R_NO,   R_YES),
+#undef PS
+	[KT_INHERIT]     = { R_INVALID },
+	[KT_UNSET]       = { R_INVALID },
+};
+
+static int sb_column(enum kt_mode m)
+{
+	switch (m) {
+	case KT_NEVER:
+		return 0;
+	case KT_ALWAYS:
+		return 1;
+	case KT_WITHIN_SIZE:
+		return 2;
+	case KT_ADVISE:
+		return 3;
+	default:
+		return -1;
+	}
+}
+
+static bool apply(enum kt_rule r, const struct kt_cell *c)
+{
+	switch (r) {
+	case R_YES:
+		return true;
+	case R_WITHIN_OR_MADV:
+		return c->within_size || c->madv;
+	case R_MADV:
+		return c->madv;
+	case R_WITHIN:
+		return c->within_size;
+	default:
+		return false;
+	}
+}
+
+static enum kt_rule global_of(const struct kt_cell *c)
+{
+	enum kt_mode sb;
+	int col;
+
+	if (c->top == KT_DENY || c->top == KT_FORCE)
+		return global_rule[c->top][0];
+	sb = c->kind == KT_TMPFS ? c->mount : c->top;
+	col = sb_column(sb);
+	if (col < 0 || c->top >= KT_N_MODES)
+		return R_INVALID;
+	return global_rule[c->top][col];
+}
+
+bool kt_cell_settable(const struct kt_cell *c)
+{
+	if (c->top >= KT_INHERIT || c->kind >= KT_N_KINDS)
+		return false;
+	if (c->kind == KT_TMPFS && sb_column(c->mount) < 0)
+		return false;
+	if (c->pmd_knob != KT_UNSET) {
+		if (c->kver < KT_KVER_PER_SIZE || c->pmd_knob == KT_DENY ||
+		    c->pmd_knob == KT_FORCE || c->pmd_knob >= KT_UNSET)
+			return false;
+		/* 6.11+ shmem_enabled_store(): force needs PMD-size "inherit" */
+		if (c->top == KT_FORCE && c->pmd_knob != KT_INHERIT)
+			return false;
+	}
+	return true;
+}
+
+bool kt_expect_huge(const struct kt_cell *c)
+{
+	enum kt_rule r;
+
+	if (!kt_cell_settable(c))
+		return false;
+	r = global_of(c);
+	if ((c->kind == KT_ANON || c->kind == KT_MEMFD) && c->kver >= KT_KVER_PER_SIZE &&
+	    c->pmd_knob != KT_UNSET) {
+		r = anon_per_size_rule[c->top][c->pmd_knob];
+		if (r == R_GLOBAL)
+			r = global_of(c);
+	}
+	return apply(r, c);
+}

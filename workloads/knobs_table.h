@@ -1,0 +1,58 @@
+/* knobs_table.h - expected shmem THP allocation per knob setting: the pure
+ * expectation function of the knobs workload (wl_knobs.c), kept apart so the
+ * host's unit tests (tests/unit/test_wl_b.c) can check it without a kernel. */
+#ifndef HB_KNOBS_TABLE_H
+#define HB_KNOBS_TABLE_H
+
+#include <stdbool.h>
+
+/* Values of shmem_enabled, of the tmpfs huge= option and of the per-size
+ * hugepages-<N>kB/shmem_enabled knobs (KT_INHERIT only there). */
+enum kt_mode {
+	KT_NEVER,
+	KT_ALWAYS,
+	KT_WITHIN_SIZE,
+	KT_ADVISE,
+	KT_DENY,
+	KT_FORCE,
+	KT_INHERIT,
+	KT_UNSET, /* per-size knob absent (before 6.11) or not part of the cell */
+	KT_N_MODES
+};
+
+/* What backs the memory of a cell. */
+enum kt_kind {
+	KT_TMPFS, /* a file on our own tmpfs mount (huge= applies) */
+	KT_SYSV,  /* shmget/shmat: internal shm_mnt */
+	KT_ANON,  /* mmap(MAP_SHARED | MAP_ANONYMOUS): internal shm_mnt */
+	KT_MEMFD, /* memfd_create: internal shm_mnt; unlinked, so "anonymous
+		   * shmem" for the 6.11+ per-size knobs */
+	KT_N_KINDS
+};
+
+struct kt_cell {
+	int kver;	       /* major * 1000 + minor, as hb_kver() */
+	enum kt_mode top;      /* /sys/kernel/mm/transparent_hugepage/shmem_enabled */
+	enum kt_mode mount;    /* huge= of the tmpfs mount (KT_TMPFS only) */
+	enum kt_mode pmd_knob; /* hugepages-2048kB/shmem_enabled, or KT_UNSET */
+	enum kt_kind kind;
+	bool madv;	       /* MADV_HUGEPAGE on the mapping before the fault */
+	bool within_size;      /* i_size covers the whole 2 MiB extent faulted */
+};
+
+extern const char *const kt_mode_name[KT_N_MODES];
+extern const char *const kt_kind_name[KT_N_KINDS];
+
+/* Kernel version (major*1000+minor) from which hugepages-<N>kB/shmem_enabled
+ * exist. */
+#define KT_KVER_PER_SIZE 6011
+
+/* Whether a write fault on a 2 MiB aligned extent, fully inside the VMA,
+ * allocates a PMD-sized shmem huge page in this cell. */
+bool kt_expect_huge(const struct kt_cell *c);
+
+/* Whether the cell can be set up at all: e.g. from 6.11 shmem_enabled=force is
+ * refused (EINVAL) unless hugepages-2048kB/shmem_enabled is "inherit". */
+bool kt_cell_settable(const struct kt_cell *c);
+
+#endif

@@ -1,0 +1,329 @@
+/* wl_access.c - access cost over a large region of huge tmpfs versus
+ * small-page tmpfs: what a huge mapping buys once the memory is faulted in.
+ *
+ * For each mount (huge=always, huge=never) a file of size_mb is mapped
+ * MAP_SHARED and populated. Then, each pass timed:
+ *  - seq:  read one 8-byte word per 64-byte line, in address order;
+ *  - rand: pointer-chase a random single cycle through every 4 KiB page
+ *          (Sattolo's shuffle; each hop is a dependent load, so TLB misses
+ *          show up as latency).
+ * Metrics are ns per access, plus dTLB load misses and page-walk cycles per
+ * access through perf_event_open where a PMU exists. Where it does not (no
+ * PMU on the host, TCG), those metrics are recorded as unavailable with the
+ * errno of perf_event_open -- never as zero. Checks: the huge mapping really
+ * is PMD-mapped (ShmemPmdMapped grows by size) and the small one is not.
+ *
+ * Params: size_mb=64 passes=3 rand_hops=0 (0 = 4 hops per page).
+ */
+#define _GNU_SOURCE
+#include "hb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct acc_mode {
+	const char *tag;
+	const char *opts;
+	bool huge;
+};
+
+static const struct acc_mode modes[] = {
+	{ "huge", "huge=always", true },
+	{ "small", "huge=never", false },
+};
+
+/* One hardware counter: an fd, or the reason it could not be opened. */
+struct acc_counter {
+	const char *name; /* metric name prefix */
+	int fd;
+	char why[192];
+};
+
+static int perf_open(struct perf_event_attr *attr)
+{
+	attr->size = sizeof(*attr);
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, attr, 0, -1, -1, 0);
+}
+
+static void counter_fail(struct acc_counter *c, const char *what, int err)
+{
+	const char *en = strerrorname_np(err);
+
+	snprintf(c->why, sizeof(c->why), "no PMU counter: perf_event_open(%s) failed: %s (%s)",
+		 what, en ? en : "?", strerror(err));
+}
+
+static void counters_open(struct acc_counter *tlb, struct acc_counter *walk)
+{
+	struct perf_event_attr a = { 0 };
+	char vendor[64] = "";
+	FILE *f;
+
+	tlb->name = "dtlb_load_misses";
+	walk->name = "page_walk_cycles";
+	a.type = PERF_TYPE_HW_CACHE;
+	a.config = PERF_COUNT_HW_CACHE_DTLB | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+		   (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+	tlb->fd = perf_open(&a);
+	if (tlb->fd < 0)
+		counter_fail(tlb, "PERF_TYPE_HW_CACHE dTLB read miss", errno);
+
+	walk->fd = -1;
+	f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[256];
+
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "vendor_id : %63s", vendor) == 1)
+				break;
+		fclose(f);
+	}
+	if (strcmp(vendor, "GenuineIntel") == 0) {
+		/* DTLB_LOAD_MISSES.WALK_DURATION (Haswell) / .WALK_PENDING
+		 * (Skylake on): event 0x08, umask 0x10 -- cycles a load page
+		 * walk is in progress. */
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_RAW;
+		a.config = 0x1008;
+		walk->fd = perf_open(&a);
+		if (walk->fd < 0)
+			counter_fail(walk, "PERF_TYPE_RAW 0x1008 DTLB_LOAD_MISSES.WALK_*", errno);
+	} else {
+		snprintf(walk->why, sizeof(walk->why),
+			 "no page-walk-cycles event known for CPU vendor '%s'", vendor);
+	}
+}
+
+static void counter_start(struct acc_counter *c)
+{
+	if (c->fd >= 0) {
+		ioctl(c->fd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+}
+
+static double counter_stop(struct acc_counter *c)
+{
+	uint64_t v = 0;
+
+	if (c->fd < 0)
+		return 0;
+	ioctl(c->fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (read(c->fd, &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return (double)v;
+}
+
+static void counter_emit(struct hb_ctx *ctx, const struct acc_counter *c, const char *pattern,
+			 const char *tag, const double *per_access, size_t n)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s_%s_%s", c->name, pattern, tag);
+	if (c->fd < 0)
+		hb_metric_unavailable(ctx, name, "per_access", HB_LOWER, c->why);
+	else
+		hb_metric(ctx, name, "per_access", HB_LOWER, per_access, n);
+}
+
+static volatile uint64_t acc_sink; /* keeps the sequential loop alive */
+
+/* xorshift64*: fast, deterministic. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+/* Link every page into one random cycle; the node of page i sits at a
+ * varying line inside the page so the chase does not hammer one cache set.
+ * Returns the offset of the first node. */
+static size_t build_chase(char *p, size_t size)
+{
+	size_t pages = size / HB_PAGE;
+	uint32_t *perm = malloc(pages * sizeof(*perm));
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+	if (!perm)
+		return (size_t)-1;
+	for (size_t i = 0; i < pages; i++)
+		perm[i] = (uint32_t)i;
+	for (size_t i = pages - 1; i > 0; i--) { /* Sattolo: one cycle */
+		size_t j = rnd(&seed) % i;
+		uint32_t t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	/* perm is a cyclic permutation: page k links to page perm[k]. */
+	for (size_t k = 0; k < pages; k++) {
+		size_t from = k * HB_PAGE + (k % 63) * 64;
+		size_t to = (size_t)perm[k] * HB_PAGE + ((size_t)perm[k] % 63) * 64;
+
+		*(size_t *)(p + from) = to;
+	}
+	free(perm);
+	return 0; /* page 0's node is at offset 0 */
+}
+
+static void one_mode(struct hb_ctx *ctx, const struct acc_mode *m, size_t size, int passes,
+		     size_t hops, struct acc_counter *tlb, struct acc_counter *walk)
+{
+	double *ns = calloc((size_t)passes, sizeof(double));
+	double *tlb_pa = calloc((size_t)passes, sizeof(double));
+	double *walk_pa = calloc((size_t)passes, sizeof(double));
+	char dir[64], path[96], name[96];
+	struct hb_snap a, b;
+	char *p = MAP_FAILED;
+	int fd = -1;
+
+	snprintf(dir, sizeof(dir), "/mnt/hb-access-%s", m->tag);
+	snprintf(path, sizeof(path), "%s/data", dir);
+	if (!ns || !tlb_pa || !walk_pa) {
+		hb_error(ctx, "out of memory");
+		goto out_free;
+	}
+	if (hb_mount_tmpfs(ctx, dir, m->opts))
+		goto out_free;
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		hb_error(ctx, "create %s of %zu bytes", path, size);
+		goto out;
+	}
+	hb_snap_take(&a);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		hb_error(ctx, "mmap %s", path);
+		goto out;
+	}
+	memset(p, 0, size);
+	if (build_chase(p, size) == (size_t)-1) {
+		hb_error(ctx, "out of memory for the chase permutation");
+		goto out;
+	}
+	hb_snap_take(&b);
+	hb_emit_snapshot(ctx, m->tag, &a, &b);
+	snprintf(name, sizeof(name), "%s_ShmemPmdMapped_delta_kb", m->tag);
+	hb_check_eq(ctx, name, m->huge ? (long long)(size / 1024) : 0,
+		    hb_meminfo_delta_kb(&a, &b, "ShmemPmdMapped"));
+	if (!m->huge)
+		hb_check_eq(ctx, "small_ShmemHugePages_delta_kb", 0,
+			    hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"));
+
+	/* Sequential: one word per cache line. */
+	for (int r = 0; r < passes; r++) {
+		const volatile uint64_t *w = (const uint64_t *)p;
+		size_t n = size / 64;
+		uint64_t sum = 0, t0;
+
+		counter_start(tlb);
+		counter_start(walk);
+		t0 = hb_now_ns();
+		for (size_t i = 0; i < n; i++)
+			sum += w[i * 8];
+		ns[r] = (double)(hb_now_ns() - t0) / (double)n;
+		tlb_pa[r] = counter_stop(tlb) / (double)n;
+		walk_pa[r] = counter_stop(walk) / (double)n;
+		acc_sink = sum;
+	}
+	snprintf(name, sizeof(name), "seq_ns_per_access_%s", m->tag);
+	hb_metric(ctx, name, "ns", HB_LOWER, ns, (size_t)passes);
+	counter_emit(ctx, tlb, "seq", m->tag, tlb_pa, (size_t)passes);
+	counter_emit(ctx, walk, "seq", m->tag, walk_pa, (size_t)passes);
+
+	/* Random: dependent loads through the page cycle, after one untimed
+	 * warm-up pass. */
+	for (int r = -1; r < passes; r++) {
+		size_t off = 0;
+		uint64_t t0;
+
+		if (r < 0) {
+			for (size_t i = 0; i < hops; i++)
+				off = *(volatile size_t *)(p + off);
+			continue;
+		}
+
+		counter_start(tlb);
+		counter_start(walk);
+		t0 = hb_now_ns();
+		for (size_t i = 0; i < hops; i++)
+			off = *(volatile size_t *)(p + off);
+		ns[r] = (double)(hb_now_ns() - t0) / (double)hops;
+		tlb_pa[r] = counter_stop(tlb) / (double)hops;
+		walk_pa[r] = counter_stop(walk) / (double)hops;
+		if (off >= size)
+			hb_error(ctx, "pointer chase left the region (offset %zu)", off);
+	}
+	snprintf(name, sizeof(name), "rand_ns_per_access_%s", m->tag);
+	hb_metric(ctx, name, "ns", HB_LOWER, ns, (size_t)passes);
+	counter_emit(ctx, tlb, "rand", m->tag, tlb_pa, (size_t)passes);
+	counter_emit(ctx, walk, "rand", m->tag, walk_pa, (size_t)passes);
+out:
+	if (p != MAP_FAILED)
+		munmap(p, size);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	hb_umount(dir);
+	rmdir(dir);
+out_free:
+	free(ns);
+	free(tlb_pa);
+	free(walk_pa);
+}
+
+static void access_run(struct hb_ctx *ctx)
+{
+	long size_mb = hb_param_long(ctx, "size_mb", 64);
+	long passes = hb_param_long(ctx, "passes", 3);
+	long hops = hb_param_long(ctx, "rand_hops", 0);
+	struct acc_counter tlb, walk;
+	size_t size;
+
+	if (size_mb < 2 || size_mb % 2 || passes < 1 || passes > 1000 || hops < 0) {
+		hb_error(ctx, "size_mb=%ld must be even >= 2, passes=%ld in 1..1000, rand_hops=%ld >= 0",
+			 size_mb, passes, hops);
+		return;
+	}
+	size = (size_t)size_mb * HB_MB;
+	if (hops == 0)
+		hops = (long)(4 * (size / HB_PAGE));
+	counters_open(&tlb, &walk);
+	if (tlb.fd < 0)
+		hb_note(ctx, "%s", tlb.why);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]) && !hb_failed(ctx); i++)
+		one_mode(ctx, &modes[i], size, (int)passes, (size_t)hops, &tlb, &walk);
+	if (tlb.fd >= 0)
+		close(tlb.fd);
+	if (walk.fd >= 0)
+		close(walk.fd);
+}
+
+static const char *access_unsupported(struct hb_ctx *ctx)
+{
+	(void)ctx;
+	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
+		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
+	return NULL;
+}
+
+const struct hb_workload hb_wl_access = {
+	.name = "access",
+	.help = "seq/random access ns and dTLB misses, huge=always vs huge=never tmpfs "
+		"(size_mb passes rand_hops)",
+	.unsupported = access_unsupported,
+	.run = access_run,
+};

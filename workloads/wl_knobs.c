@@ -1,0 +1,339 @@
+/* wl_knobs.c - the shmem THP policy matrix: for each setting of
+ * /sys/kernel/mm/transparent_hugepage/shmem_enabled, tmpfs huge= mount mode,
+ * MADV_HUGEPAGE, kind of shmem (tmpfs file, SysV shm, MAP_SHARED|MAP_ANONYMOUS,
+ * memfd) and, from 6.11, hugepages-2048kB/shmem_enabled, fault two 2 MiB
+ * extents and see which got a PMD-sized huge page (ShmemHugePages grows by
+ * 2 MiB). Each cell is one check against the expectation table in
+ * knobs_table.c (which cites transhuge.rst and mm/shmem.c per version).
+ *
+ * Layout of a cell: a 4 MiB, 2 MiB aligned VMA. tmpfs and memfd objects are
+ * 3 MiB long, so extent 0 lies within i_size and extent 1 does not (this
+ * tells within_size from always); SysV and anonymous objects are 4 MiB, so
+ * both extents lie within i_size. Only the first byte of each extent is
+ * written, so a cell costs two faults.
+ *
+ * Params: tmpfs=1 internal=1 persize=1 (which parts of the matrix run).
+ */
+#define _GNU_SOURCE
+#include "hb.h"
+#include "knobs_table.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+#define KN_DIR "/mnt/hb-knobs"
+#define KN_TOP "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+#define KN_PMD "/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/shmem_enabled"
+#define KN_SPAN (2 * HB_HPAGE)		 /* the VMA of a cell */
+#define KN_FILE_SIZE (HB_HPAGE + HB_MB) /* 3 MiB: extent 1 crosses i_size */
+
+struct kn_state {
+	int kver;
+	bool sysv_ok;
+	bool have_pmd_knob;
+	enum kt_mode cur_top, cur_pmd; /* what we last wrote (KT_UNSET: unknown) */
+	int cells, passed, unsettable;
+};
+
+static const enum kt_mode tops[] = { KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE,
+				     KT_NEVER,	KT_DENY,	KT_FORCE };
+static const enum kt_mode mounts[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE };
+static const enum kt_mode pmd_vals[] = { KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE, KT_NEVER,
+					 KT_INHERIT };
+static const enum kt_mode persize_tops[] = { KT_NEVER, KT_ALWAYS, KT_DENY };
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ShmemHugePages in kB, read without the cost of a whole snapshot. */
+static long long shmem_huge_kb(void)
+{
+	char buf[8192];
+	ssize_t n;
+	char *p;
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "\nShmemHugePages:");
+	return p ? atoll(p + strlen("\nShmemHugePages:")) : -1;
+}
+
+static int set_knob(const char *path, enum kt_mode m, enum kt_mode *cur)
+{
+	int r;
+
+	if (*cur == m)
+		return 0;
+	r = hb_write_file(path, kt_mode_name[m]);
+	*cur = r ? KT_UNSET : m;
+	return r;
+}
+
+/* A 2 MiB aligned address with KN_SPAN bytes reserved (PROT_NONE). */
+static char *reserve_aligned(void **raw)
+{
+	char *p = mmap(NULL, KN_SPAN + HB_HPAGE, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	*raw = p;
+	return (char *)(((uintptr_t)p + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+}
+
+/* Map the object of the cell at `at`; returns 0 or -errno. */
+static int map_object(const struct kt_cell *c, char *at, int *fd, int *shmid)
+{
+	void *p = MAP_FAILED;
+	char path[96];
+
+	*fd = -1;
+	*shmid = -1;
+	switch (c->kind) {
+	case KT_TMPFS:
+		snprintf(path, sizeof(path), KN_DIR "/%s/cell", kt_mode_name[c->mount]);
+		/* Stays linked while mapped: from 6.12 a file unlinked at mmap()
+		 * time counts as anonymous shmem (see knobs_table.c). */
+		*fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (*fd < 0)
+			return -errno;
+		break;
+	case KT_MEMFD:
+		*fd = memfd_create("hb-knobs", MFD_CLOEXEC);
+		if (*fd < 0)
+			return -errno;
+		break;
+	case KT_ANON:
+		p = mmap(at, KN_SPAN, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		return p == MAP_FAILED ? -errno : 0;
+	case KT_SYSV:
+		*shmid = shmget(IPC_PRIVATE, KN_SPAN, IPC_CREAT | 0600);
+		if (*shmid < 0)
+			return -errno;
+		munmap(at, KN_SPAN);
+		p = shmat(*shmid, at, 0);
+		shmctl(*shmid, IPC_RMID, NULL); /* freed at detach */
+		return p == (void *)-1 ? -errno : 0;
+	default:
+		return -EINVAL;
+	}
+	if (ftruncate(*fd, (off_t)KN_FILE_SIZE))
+		return -errno;
+	p = mmap(at, KN_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, *fd, 0);
+	return p == MAP_FAILED ? -errno : 0;
+}
+
+static void cell_name(const struct kt_cell *c, char *buf, size_t len)
+{
+	const char *where = c->kind == KT_TMPFS ? kt_mode_name[c->mount] : kt_kind_name[c->kind];
+
+	if (c->pmd_knob != KT_UNSET)
+		snprintf(buf, len, "knobs_ps-%s_%s_%s_%s", kt_mode_name[c->pmd_knob],
+			 kt_mode_name[c->top], where, c->madv ? "madv" : "nomadv");
+	else
+		snprintf(buf, len, "knobs_%s_%s_%s", kt_mode_name[c->top], where,
+			 c->madv ? "madv" : "nomadv");
+}
+
+static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
+{
+	bool got[2], want[2];
+	char name[96], exp[64];
+	struct hb_snap a, b;
+	void *raw = NULL;
+	char *at;
+	int fd = -1, shmid = -1, r;
+	long long fb;
+
+	cell_name(&c, name, sizeof(name));
+	r = c.pmd_knob != KT_UNSET ? set_knob(KN_PMD, c.pmd_knob, &st->cur_pmd) : 0;
+	if (r) {
+		hb_note(ctx, "%s: cannot write %s to %s (%s); cell not run", name,
+			kt_mode_name[c.pmd_knob], KN_PMD, strerror(-r));
+		st->unsettable++;
+		return;
+	}
+	r = set_knob(KN_TOP, c.top, &st->cur_top);
+	if (r) {
+		/* Refused writes are part of the kernel's contract: check them. */
+		hb_check(ctx, name, !kt_cell_settable(&c),
+			 kt_cell_settable(&c) ? "shmem_enabled write accepted" : "EINVAL",
+			 "write %s to shmem_enabled: %s", kt_mode_name[c.top], strerror(-r));
+		st->unsettable++;
+		return;
+	}
+	at = reserve_aligned(&raw);
+	if (!at) {
+		hb_error(ctx, "%s: mmap reserve", name);
+		return;
+	}
+	r = map_object(&c, at, &fd, &shmid);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: create/map %s object", name, kt_kind_name[c.kind]);
+		goto out;
+	}
+	if (c.madv && madvise(at, KN_SPAN, MADV_HUGEPAGE)) {
+		hb_error(ctx, "%s: madvise(MADV_HUGEPAGE)", name);
+		goto out;
+	}
+	hb_snap_take(&a);
+	for (int e = 0; e < 2; e++) {
+		long long h0 = shmem_huge_kb(), h1;
+
+		at[e * HB_HPAGE] = 1;
+		h1 = shmem_huge_kb();
+		got[e] = h1 - h0 >= (long long)(HB_HPAGE / 1024);
+		c.within_size = e == 0 || c.kind == KT_SYSV || c.kind == KT_ANON;
+		want[e] = kt_expect_huge(&c);
+	}
+	hb_snap_take(&b);
+	fb = hb_vmstat_delta(&a, &b, "thp_file_fallback");
+	snprintf(exp, sizeof(exp), "e0=%s e1=%s", want[0] ? "huge" : "small",
+		 want[1] ? "huge" : "small");
+	st->cells++;
+	if (hb_check(ctx, name, got[0] == want[0] && got[1] == want[1], exp,
+		     "e0=%s e1=%s%s", got[0] ? "huge" : "small", got[1] ? "huge" : "small",
+		     fb > 0 ? " (thp_file_fallback grew: huge allocation failed)" : ""))
+		st->passed++;
+out:
+	if (c.kind == KT_SYSV && shmid >= 0)
+		shmdt(at);
+	munmap(raw, KN_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+	if (c.kind == KT_TMPFS) {
+		char path[96];
+
+		snprintf(path, sizeof(path), KN_DIR "/%s/cell", kt_mode_name[c.mount]);
+		unlink(path);
+	}
+}
+
+static bool want_part(struct hb_ctx *ctx, const char *key)
+{
+	return hb_param_long(ctx, key, 1) != 0;
+}
+
+static void knobs_run(struct hb_ctx *ctx)
+{
+	struct kn_state st = { .kver = hb_kver(), .cur_top = KT_UNSET, .cur_pmd = KT_UNSET };
+	bool do_tmpfs = want_part(ctx, "tmpfs"), do_internal = want_part(ctx, "internal");
+	bool do_persize = want_part(ctx, "persize");
+	char top0[32], pmd0[32], dir[64], opts[64];
+	struct hb_snap s0, s1;
+	uint64_t t0 = hb_now_ns();
+	int id;
+
+	hb_knob_active(KN_TOP, top0, sizeof(top0));
+	hb_knob_active(KN_PMD, pmd0, sizeof(pmd0));
+	st.have_pmd_knob = pmd0[0] != 0;
+	if (st.have_pmd_knob != (st.kver >= KT_KVER_PER_SIZE))
+		hb_note(ctx, "kernel %d.%d %s hugepages-2048kB/shmem_enabled, table assumes it %s",
+			st.kver / 1000, st.kver % 1000, st.have_pmd_knob ? "has" : "lacks",
+			st.kver >= KT_KVER_PER_SIZE ? "exists from 6.11" : "appears in 6.11");
+	id = shmget(IPC_PRIVATE, HB_PAGE, IPC_CREAT | 0600);
+	st.sysv_ok = id >= 0;
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+	else
+		hb_note(ctx, "SysV shm unavailable (shmget: %s): sysv cells not run", strerror(errno));
+	for (size_t m = 0; m < N_OF(mounts); m++) {
+		snprintf(dir, sizeof(dir), KN_DIR "/%s", kt_mode_name[mounts[m]]);
+		snprintf(opts, sizeof(opts), "huge=%s,size=16m", kt_mode_name[mounts[m]]);
+		if (hb_mount_tmpfs(ctx, dir, opts))
+			goto out;
+	}
+	/* Start from a state where every value of shmem_enabled can be set. */
+	if (st.have_pmd_knob && set_knob(KN_PMD, KT_INHERIT, &st.cur_pmd))
+		hb_note(ctx, "cannot set %s to inherit: %s", KN_PMD, strerror(errno));
+
+	hb_snap_take(&s0);
+	if (do_tmpfs)
+		for (size_t t = 0; t < N_OF(tops); t++)
+			for (size_t m = 0; m < N_OF(mounts); m++)
+				for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++)
+					run_cell(ctx, &st, (struct kt_cell){
+						.kver = st.kver, .top = tops[t],
+						.mount = mounts[m], .pmd_knob = KT_UNSET,
+						.kind = KT_TMPFS, .madv = madv });
+	hb_snap_take(&s1);
+	hb_emit_snapshot(ctx, "tmpfs_matrix", &s0, &s1);
+
+	hb_snap_take(&s0);
+	if (do_internal)
+		for (size_t t = 0; t < N_OF(tops); t++)
+			for (int k = KT_SYSV; k <= KT_MEMFD; k++)
+				for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+					if (k == KT_SYSV && !st.sysv_ok)
+						continue;
+					run_cell(ctx, &st, (struct kt_cell){
+						.kver = st.kver, .top = tops[t], .mount = KT_UNSET,
+						.pmd_knob = KT_UNSET, .kind = k, .madv = madv });
+				}
+	hb_snap_take(&s1);
+	hb_emit_snapshot(ctx, "internal_matrix", &s0, &s1);
+
+	if (do_persize && !st.have_pmd_knob)
+		hb_note(ctx, "no %s on this kernel: per-size cells not run", KN_PMD);
+	hb_snap_take(&s0);
+	if (do_persize && st.have_pmd_knob)
+		for (size_t p = 0; p < N_OF(pmd_vals); p++)
+			for (size_t t = 0; t < N_OF(persize_tops); t++)
+				for (int k = KT_SYSV; k <= KT_MEMFD; k++)
+					for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+						if (k == KT_SYSV && !st.sysv_ok)
+							continue;
+						run_cell(ctx, &st, (struct kt_cell){
+							.kver = st.kver, .top = persize_tops[t],
+							.mount = KT_UNSET, .pmd_knob = pmd_vals[p],
+							.kind = k, .madv = madv });
+					}
+	hb_snap_take(&s1);
+	hb_emit_snapshot(ctx, "persize_matrix", &s0, &s1);
+
+	hb_metric1(ctx, "knobs_cells", "count", HB_INFO, st.cells);
+	hb_metric1(ctx, "knobs_cells_matching", "count", HB_HIGHER, st.passed);
+	hb_metric1(ctx, "knobs_elapsed", "ms", HB_INFO, (double)(hb_now_ns() - t0) / 1e6);
+out:
+	/* The runner restores the knobs too; put them back at once anyway. */
+	if (st.have_pmd_knob)
+		hb_write_file(KN_PMD, pmd0);
+	if (top0[0])
+		hb_write_file(KN_TOP, top0);
+	for (size_t m = 0; m < N_OF(mounts); m++) {
+		snprintf(dir, sizeof(dir), KN_DIR "/%s", kt_mode_name[mounts[m]]);
+		hb_umount(dir);
+		rmdir(dir);
+	}
+	rmdir(KN_DIR);
+}
+
+static const char *knobs_unsupported(struct hb_ctx *ctx)
+{
+	(void)ctx;
+	if (access(KN_TOP, W_OK))
+		return "no writable " KN_TOP " (kernel without shmem THP, or not root)";
+	return NULL;
+}
+
+const struct hb_workload hb_wl_knobs = {
+	.name = "knobs",
+	.help = "shmem_enabled x huge= x MADV_HUGEPAGE x SysV/anon/memfd x per-size knob matrix "
+		"(tmpfs=1 internal=1 persize=1)",
+	.unsupported = knobs_unsupported,
+	.run = knobs_run,
+};

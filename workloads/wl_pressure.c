@@ -1,0 +1,617 @@
+/* wl_pressure.c - huge tmpfs under memory-cgroup pressure: swapped out, not
+ * OOM-killed (the huge tmpfs design's "swap-out under pressure instead of
+ * OOM"), and OOM-killed as expected when there is nowhere to swap.
+ *
+ * Setup: zram0 as swap (disksize, a swap header written here -- page size
+ * 4096, "SWAPSPACE2" at 4086, version 1, last_page, no bad pages -- then
+ * swapon(2)); a child cgroup under the cgroup2 root with +memory enabled and
+ * memory.max = limit_mb; a huge=always tmpfs.
+ * Phase "swap": a forked child joins the cgroup, fills a ws_mb file (ws_mb >
+ * limit_mb) through a shared mapping with a pattern, reports, then verifies
+ * every byte (swap-in). Checks: the child exits 0, memory.events oom_kill
+ * stays 0, all bytes verify, and swap traffic covers at least ws - limit
+ * both ways (pswpout+zswpout, pswpin+zswpin). Split/THP swap counters and
+ * the times are metrics.
+ * Phase "noswap": swap off and memory.swap.max = 0; the child fills the same
+ * file. shmem without swap cannot be reclaimed, so the expected outcome --
+ * a passing check -- is the OOM kill (oom_kill > 0 or child killed by
+ * SIGKILL). tmpfs pages stay charged after the kill, so the file is removed
+ * to release them.
+ * Cleanup: file removed, swapoff, zram reset, cgroup removed.
+ *
+ * Params: limit_mb=32 ws_mb=64 zram_mb=128 phases=both|swap|noswap
+ *         child_timeout_s=120.
+ */
+#define _GNU_SOURCE
+#include "hb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PR_DIR "/mnt/hb-pressure"
+#define PR_PATH PR_DIR "/ws"
+#define PR_CG_NAME "hb-pressure"
+#define PR_ZRAM "/sys/block/zram0"
+#define PR_SEED 0x7072657373ULL
+
+struct pr {
+	struct hb_ctx *ctx;
+	char cg_root[128];
+	char cg[192];
+	char swapdev[64];
+	bool swap_on, zram_set, added_memory;
+	size_t limit, ws;
+	long child_timeout_s;
+};
+
+/* What the child tells the parent, in order, over a pipe. */
+struct pr_report {
+	int stage;	     /* 1 = filled, 2 = verified */
+	uint64_t ns;	     /* time of that stage */
+	uint64_t bad;	     /* first mismatching byte, or ws */
+	int err;	     /* errno of a setup failure in the child */
+};
+
+/* ---- cgroup v2 -------------------------------------------------------- */
+
+/* The cgroup2 mount, preferring /sys/fs/cgroup. */
+static bool find_cgroup2(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[64], dir[256], type[32];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fscanf(f, "%63s %255s %31s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "cgroup2"))
+			continue;
+		if (!found || strcmp(dir, "/sys/fs/cgroup") == 0) {
+			snprintf(out, len, "%s", dir);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
+static int cg_write(const struct pr *s, const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", s->cg, file);
+	return hb_write_file(path, val);
+}
+
+/* A key of a "key value" file such as memory.events; -1 when absent. */
+static long long cg_key(const struct pr *s, const char *file, const char *key)
+{
+	char path[256], line[128];
+	long long v = -1;
+	size_t n = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", s->cg, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, n) == 0 && line[n] == ' ')
+			v = atoll(line + n + 1);
+	fclose(f);
+	return v;
+}
+
+static void cg_remove(struct pr *s)
+{
+	for (int i = 0; i < 50; i++) {
+		if (rmdir(s->cg) == 0 || errno == ENOENT)
+			return;
+		usleep(20000);
+	}
+	hb_note(s->ctx, "could not remove cgroup %s: %s", s->cg, strerror(errno));
+}
+
+static int cg_setup(struct pr *s)
+{
+	char path[256], ctl[256];
+
+	snprintf(s->cg, sizeof(s->cg), "%s/" PR_CG_NAME, s->cg_root);
+	rmdir(s->cg); /* a leftover of a crashed repetition */
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->cg_root);
+	hb_read_file(path, ctl, sizeof(ctl));
+	if (!has_word(ctl, "memory")) {
+		int r = hb_write_file(path, "+memory");
+
+		if (r) {
+			errno = -r;
+			hb_error(s->ctx, "enable +memory in %s", path);
+			return r;
+		}
+		s->added_memory = true;
+	}
+	if (mkdir(s->cg, 0755)) {
+		hb_error(s->ctx, "mkdir %s", s->cg);
+		return -errno;
+	}
+	snprintf(ctl, sizeof(ctl), "%zu", s->limit);
+	if (cg_write(s, "memory.max", ctl)) {
+		hb_error(s->ctx, "write memory.max=%s in %s", ctl, s->cg);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- zram swap ---------------------------------------------------------- */
+
+/* mkswap: the v1 swap header of include/linux/swap.h, union swap_header. */
+static int write_swap_header(const char *dev, size_t bytes)
+{
+	static unsigned char page[4096];
+	uint32_t *info = (uint32_t *)(page + 1024); /* after bootbits[1024] */
+	int fd = open(dev, O_WRONLY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(page, 0, sizeof(page));
+	info[0] = 1;					   /* version */
+	info[1] = (uint32_t)(bytes / sizeof(page) - 1);	   /* last_page */
+	info[2] = 0;					   /* nr_badpages */
+	memcpy(page + sizeof(page) - 10, "SWAPSPACE2", 10); /* offset 4086 */
+	if (pwrite(fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || fsync(fd))
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* /dev/zram0, or a node made from /sys/block/zram0/dev when /dev lacks it. */
+static int zram_node(struct pr *s)
+{
+	char devno[32];
+	unsigned int maj, min;
+
+	snprintf(s->swapdev, sizeof(s->swapdev), "/dev/zram0");
+	if (access(s->swapdev, F_OK) == 0)
+		return 0;
+	if (hb_read_file(PR_ZRAM "/dev", devno, sizeof(devno)) ||
+	    sscanf(devno, "%u:%u", &maj, &min) != 2)
+		return -ENODEV;
+	snprintf(s->swapdev, sizeof(s->swapdev), "/tmp/hb-zram0");
+	unlink(s->swapdev);
+	if (mknod(s->swapdev, S_IFBLK | 0600, makedev(maj, min)))
+		return -errno;
+	return 0;
+}
+
+static int swap_setup(struct pr *s, long zram_mb)
+{
+	char v[32];
+	int r;
+
+	snprintf(v, sizeof(v), "%ldM", zram_mb);
+	r = hb_write_file(PR_ZRAM "/disksize", v);
+	if (r) {
+		errno = -r;
+		hb_error(s->ctx, "write %s to " PR_ZRAM "/disksize", v);
+		return r;
+	}
+	s->zram_set = true;
+	r = zram_node(s);
+	if (!r)
+		r = write_swap_header(s->swapdev, (size_t)zram_mb * HB_MB);
+	if (r) {
+		errno = -r;
+		hb_error(s->ctx, "mkswap on %s", s->swapdev);
+		return r;
+	}
+	if (swapon(s->swapdev, 0)) {
+		hb_error(s->ctx, "swapon %s", s->swapdev);
+		return -errno;
+	}
+	s->swap_on = true;
+	return 0;
+}
+
+static void swap_teardown(struct pr *s)
+{
+	if (s->swap_on && swapoff(s->swapdev))
+		hb_note(s->ctx, "swapoff %s: %s", s->swapdev, strerror(errno));
+	s->swap_on = false;
+	if (s->zram_set && hb_write_file(PR_ZRAM "/reset", "1"))
+		hb_note(s->ctx, "zram0 reset failed");
+	s->zram_set = false;
+	if (strcmp(s->swapdev, "/tmp/hb-zram0") == 0)
+		unlink(s->swapdev);
+}
+
+/* ---- the child ---------------------------------------------------------- */
+
+static void child_send(int fd, int stage, uint64_t ns, uint64_t bad, int err)
+{
+	struct pr_report m = { stage, ns, bad, err };
+
+	if (write(fd, &m, sizeof(m)) != sizeof(m))
+		_exit(4);
+}
+
+/* Runs in the cgroup: fill, report, wait for the go, verify, report. */
+static void child_main(size_t ws, bool verify, int go_fd, int rep_fd)
+{
+	uint64_t t0;
+	char c;
+	char *p;
+	int fd;
+
+	if (read(go_fd, &c, 1) != 1) /* parent moved us into the cgroup */
+		_exit(5);
+	fd = open(PR_PATH, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)ws)) {
+		child_send(rep_fd, 0, 0, 0, errno);
+		_exit(3);
+	}
+	p = mmap(NULL, ws, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		child_send(rep_fd, 0, 0, 0, errno);
+		_exit(3);
+	}
+	t0 = hb_now_ns();
+	for (size_t off = 0; off < ws; off += HB_HPAGE)
+		hb_pattern_fill(p + off, ws - off < HB_HPAGE ? ws - off : HB_HPAGE, PR_SEED, off);
+	child_send(rep_fd, 1, hb_now_ns() - t0, 0, 0);
+	if (!verify)
+		_exit(0);
+	if (read(go_fd, &c, 1) != 1)
+		_exit(5);
+	t0 = hb_now_ns();
+	{
+		size_t bad = ws;
+
+		for (size_t off = 0; off < ws && bad == ws; off += HB_HPAGE) {
+			size_t len = ws - off < HB_HPAGE ? ws - off : HB_HPAGE;
+			size_t b = hb_pattern_verify(p + off, len, PR_SEED, off);
+
+			if (b != len)
+				bad = off + b;
+		}
+		child_send(rep_fd, 2, hb_now_ns() - t0, bad, 0);
+		_exit(bad == ws ? 0 : 2);
+	}
+}
+
+/* Reads one report; false on EOF (child died) or timeout. */
+static bool read_report(int fd, struct pr_report *m, long timeout_s)
+{
+	fd_set set;
+	struct timeval tv = { timeout_s, 0 };
+
+	FD_ZERO(&set);
+	FD_SET(fd, &set);
+	if (select(fd + 1, &set, NULL, NULL, &tv) != 1)
+		return false;
+	return read(fd, m, sizeof(*m)) == sizeof(*m);
+}
+
+struct pr_child {
+	pid_t pid;
+	int go, rep;
+};
+
+static int child_start(struct pr *s, bool verify, struct pr_child *c)
+{
+	int go[2], rep[2];
+	char pid[32];
+
+	if (pipe(go) || pipe(rep)) {
+		hb_error(s->ctx, "pipe");
+		return -1;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		hb_error(s->ctx, "fork");
+		return -1;
+	}
+	if (c->pid == 0) {
+		close(go[1]);
+		close(rep[0]);
+		child_main(s->ws, verify, go[0], rep[1]);
+		_exit(0);
+	}
+	close(go[0]);
+	close(rep[1]);
+	c->go = go[1];
+	c->rep = rep[0];
+	snprintf(pid, sizeof(pid), "%d", (int)c->pid);
+	if (cg_write(s, "cgroup.procs", pid)) {
+		hb_error(s->ctx, "move child %s into %s", pid, s->cg);
+		goto fail;
+	}
+	if (write(c->go, "g", 1) != 1) {
+		hb_error(s->ctx, "start child");
+		goto fail;
+	}
+	return 0;
+fail:
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+	close(c->go);
+	close(c->rep);
+	return -1;
+}
+
+/* Waits for the child, killing it after the timeout; returns wait status. */
+static int child_reap(struct pr *s, struct pr_child *c, bool *timed_out)
+{
+	int st = 0;
+
+	*timed_out = false;
+	for (long i = 0; i < s->child_timeout_s * 10; i++) {
+		if (waitpid(c->pid, &st, WNOHANG) == c->pid)
+			goto done;
+		usleep(100000);
+	}
+	*timed_out = true;
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, &st, 0);
+done:
+	close(c->go);
+	close(c->rep);
+	return st;
+}
+
+static void describe_status(int st, bool timed_out, char *buf, size_t len)
+{
+	if (timed_out)
+		snprintf(buf, len, "timed out, killed");
+	else if (WIFEXITED(st))
+		snprintf(buf, len, "exit %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "status 0x%x", st);
+}
+
+static void emit_cg_stat(struct pr *s, const char *phase)
+{
+	static const char *const keys[] = { "shmem", "shmem_thp", "file", "anon" };
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		long long v = cg_key(s, "memory.stat", keys[i]);
+
+		snprintf(name, sizeof(name), "%s_memcg_%s_after_fill", phase, keys[i]);
+		if (v >= 0)
+			hb_metric1(s->ctx, name, "kB", HB_INFO, (double)v / 1024);
+	}
+}
+
+/* ---- phases --------------------------------------------------------------- */
+
+static void phase_swap(struct pr *s)
+{
+	static const char *const counters[] = {
+		"thp_split_page", "thp_split_pmd", "thp_swpout", "thp_swpout_fallback",
+		"thp_file_alloc", "thp_file_fallback", "thp_file_fallback_charge",
+	};
+	long long oom0 = cg_key(s, "memory.events", "oom_kill"), oom1;
+	long long need = (long long)((s->ws - s->limit) / HB_PAGE), out, in;
+	struct hb_snap a, b, c;
+	struct pr_report m1 = { 0 }, m2 = { 0 };
+	struct pr_child ch;
+	bool got1, got2 = false, to;
+	char desc[96], name[64];
+	uint64_t t0 = hb_now_ns();
+	int st;
+
+	hb_snap_take(&a);
+	if (child_start(s, true, &ch))
+		return;
+	got1 = read_report(ch.rep, &m1, s->child_timeout_s) && m1.stage == 1;
+	hb_snap_take(&b);
+	if (got1) {
+		emit_cg_stat(s, "swap");
+		if (write(ch.go, "v", 1) == 1)
+			got2 = read_report(ch.rep, &m2, s->child_timeout_s) && m2.stage == 2;
+	}
+	st = child_reap(s, &ch, &to);
+	hb_snap_take(&c);
+	oom1 = cg_key(s, "memory.events", "oom_kill");
+	hb_emit_snapshot(s->ctx, "swap_fill", &a, &b);
+	hb_emit_snapshot(s->ctx, "swap_verify", &b, &c);
+	if (!got1 && m1.err) {
+		errno = m1.err;
+		hb_error(s->ctx, "child could not create/map " PR_PATH);
+		return;
+	}
+	describe_status(st, to, desc, sizeof(desc));
+	hb_check(s->ctx, "swap_child_exit", !to && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		 "exit 0 (swapped, not OOM-killed)", "%s", desc);
+	hb_check_eq(s->ctx, "swap_oom_kill", 0, oom1 - oom0);
+	if (got2)
+		hb_check(s->ctx, "swap_data_verified", m2.bad == s->ws, "every byte matches",
+			 m2.bad == s->ws ? "all %zu bytes match" : "first mismatch at byte %zu",
+			 (size_t)(m2.bad == s->ws ? s->ws : m2.bad));
+	else
+		hb_check(s->ctx, "swap_data_verified", false, "every byte matches",
+			 "child did not report a verification (%s)", desc);
+	out = hb_vmstat_delta(&a, &c, "pswpout") + hb_vmstat_delta(&a, &c, "zswpout");
+	in = hb_vmstat_delta(&a, &c, "pswpin") + hb_vmstat_delta(&a, &c, "zswpin");
+	/* memory.max bounds what stays resident, so at least ws - limit must
+	 * have gone out, and the verification must bring it back. */
+	hb_check_ge(s->ctx, "swap_out_pages", need, out);
+	hb_check_ge(s->ctx, "swap_in_pages", need, in);
+	hb_metric1(s->ctx, "swap_pswpout", "pages", HB_INFO,
+		   (double)hb_vmstat_delta(&a, &c, "pswpout"));
+	hb_metric1(s->ctx, "swap_pswpin", "pages", HB_INFO,
+		   (double)hb_vmstat_delta(&a, &c, "pswpin"));
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		snprintf(name, sizeof(name), "swap_%s", counters[i]);
+		hb_metric1(s->ctx, name, "count", HB_INFO,
+			   (double)hb_vmstat_delta(&a, &c, counters[i]));
+	}
+	if (got1)
+		hb_metric1(s->ctx, "swap_fill_time", "ms", HB_LOWER, (double)m1.ns / 1e6);
+	if (got2)
+		hb_metric1(s->ctx, "swap_verify_time", "ms", HB_LOWER, (double)m2.ns / 1e6);
+	hb_metric1(s->ctx, "swap_phase_time", "ms", HB_LOWER, (double)(hb_now_ns() - t0) / 1e6);
+	unlink(PR_PATH);
+}
+
+static void phase_noswap(struct pr *s)
+{
+	long long oom0 = cg_key(s, "memory.events", "oom_kill"), oom1;
+	struct pr_report m1 = { 0 };
+	struct hb_snap a, b;
+	struct pr_child ch;
+	bool filled, to, killed;
+	char desc[96];
+	uint64_t t0 = hb_now_ns();
+	int st;
+
+	if (cg_write(s, "memory.swap.max", "0"))
+		hb_note(s->ctx, "no memory.swap.max in %s (swap accounting off); relying on no swap "
+				"being active",
+			s->cg);
+	hb_snap_take(&a);
+	if (child_start(s, false, &ch))
+		return;
+	filled = read_report(ch.rep, &m1, s->child_timeout_s) && m1.stage == 1;
+	st = child_reap(s, &ch, &to);
+	hb_snap_take(&b);
+	oom1 = cg_key(s, "memory.events", "oom_kill");
+	hb_emit_snapshot(s->ctx, "noswap", &a, &b);
+	/* The killed child's tmpfs pages stay charged: remove the file. */
+	unlink(PR_PATH);
+	if (!filled && m1.err) {
+		errno = m1.err;
+		hb_error(s->ctx, "child could not create/map " PR_PATH);
+		return;
+	}
+	describe_status(st, to, desc, sizeof(desc));
+	killed = !to && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) || oom1 - oom0 > 0);
+	hb_check(s->ctx, "noswap_oom_killed", killed && !filled,
+		 "OOM kill in the cgroup (expected without swap)",
+		 "%s, memory.events oom_kill %+lld, %s", desc, oom1 - oom0,
+		 filled ? "fill completed" : "fill did not complete");
+	hb_metric1(s->ctx, "noswap_oom_kill", "count", HB_INFO, (double)(oom1 - oom0));
+	hb_metric1(s->ctx, "noswap_time_to_oom", "ms", HB_INFO, (double)(hb_now_ns() - t0) / 1e6);
+}
+
+/* ---- run ---------------------------------------------------------------- */
+
+static void pressure_run(struct hb_ctx *ctx)
+{
+	long limit_mb = hb_param_long(ctx, "limit_mb", 32);
+	long ws_mb = hb_param_long(ctx, "ws_mb", 64);
+	long zram_mb = hb_param_long(ctx, "zram_mb", 128);
+	const char *phases = hb_param_str(ctx, "phases", "both");
+	struct pr s = { .ctx = ctx };
+	bool do_swap = strcmp(phases, "noswap") != 0, do_noswap = strcmp(phases, "swap") != 0;
+	char opts[64], v[32];
+
+	s.child_timeout_s = hb_param_long(ctx, "child_timeout_s", 120);
+	if (limit_mb < 8 || ws_mb <= limit_mb || zram_mb < ws_mb || s.child_timeout_s < 1 ||
+	    (!do_swap && !do_noswap) ||
+	    (strcmp(phases, "both") && strcmp(phases, "swap") && strcmp(phases, "noswap"))) {
+		hb_error(ctx, "need 8 <= limit_mb (%ld) < ws_mb (%ld) <= zram_mb (%ld), "
+			      "child_timeout_s >= 1, phases=both|swap|noswap (%s)",
+			 limit_mb, ws_mb, zram_mb, phases);
+		return;
+	}
+	s.limit = (size_t)limit_mb * HB_MB;
+	s.ws = (size_t)ws_mb * HB_MB;
+	find_cgroup2(s.cg_root, sizeof(s.cg_root));
+	hb_read_file("/proc/sys/vm/swappiness", v, sizeof(v));
+	if (atoi(v) == 0 && do_swap) {
+		/* memcg reclaim never scans shmem with swappiness 0 */
+		hb_write_file("/proc/sys/vm/swappiness", "60");
+		hb_note(ctx, "vm.swappiness was 0: set to 60 for the swap phase");
+	}
+	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", ws_mb + 16);
+	if (hb_mount_tmpfs(ctx, PR_DIR, opts))
+		return;
+	if (cg_setup(&s))
+		goto out;
+	if (do_swap) {
+		if (swap_setup(&s, zram_mb) == 0)
+			phase_swap(&s);
+		unlink(PR_PATH);
+		swap_teardown(&s);
+	}
+	if (do_noswap && !hb_failed(ctx))
+		phase_noswap(&s);
+out:
+	unlink(PR_PATH);
+	swap_teardown(&s);
+	if (s.cg[0])
+		cg_remove(&s);
+	if (s.added_memory) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s.cg_root);
+		hb_write_file(path, "-memory"); /* fails harmlessly if others use it */
+	}
+	hb_umount(PR_DIR);
+	rmdir(PR_DIR);
+}
+
+static const char *pressure_unsupported(struct hb_ctx *ctx)
+{
+	static char why[256];
+	const char *phases = hb_param_str(ctx, "phases", "both");
+	char root[128], ctl[256], path[192], v[32];
+
+	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
+		return "kernel has no shmem THP";
+	if (!find_cgroup2(root, sizeof(root)))
+		return "no cgroup2 mount";
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (hb_read_file(path, ctl, sizeof(ctl)) || !has_word(ctl, "memory")) {
+		snprintf(why, sizeof(why),
+			 "cgroup v2 memory controller not available at %s (controllers: '%s')", root,
+			 ctl);
+		return why;
+	}
+	if (strcmp(phases, "noswap") == 0)
+		return NULL;
+	if (access(PR_ZRAM, F_OK)) {
+		hb_load_module("zram", "num_devices=1");
+		if (access(PR_ZRAM, F_OK))
+			return "no zram: " PR_ZRAM " missing (module not loaded or not built)";
+	}
+	if (hb_read_file(PR_ZRAM "/disksize", v, sizeof(v)) == 0 && atoll(v) != 0) {
+		snprintf(why, sizeof(why), "zram0 already in use (disksize %s); not touching it", v);
+		return why;
+	}
+	return NULL;
+}
+
+const struct hb_workload hb_wl_pressure = {
+	.name = "pressure",
+	.help = "memcg limit below a huge tmpfs working set: zram swap instead of OOM, OOM "
+		"without swap (limit_mb ws_mb zram_mb phases)",
+	.unsupported = pressure_unsupported,
+	.run = pressure_run,
+};

@@ -1,0 +1,347 @@
+/* wl_recover.c - huge tmpfs recovers its huge pages after a split.
+ *
+ * A huge=always file of size_mb is mapped (MADV_HUGEPAGE, so khugepaged
+ * registers the mm under enabled=madvise too) and filled with a pattern.
+ * Each 2 MiB extent is then split by punching a 4 KiB hole in it and
+ * refilling the hole through the mapping. Two ways back are measured:
+ *  1. MADV_COLLAPSE (25; since 6.1 -- EINVAL means the kernel lacks it and
+ *     that part is reported unavailable, not failed);
+ *  2. khugepaged, with scan_sleep_millisecs=10 and a large pages_to_scan,
+ *     polled for at most wait_s seconds while touching each extent so a
+ *     retracted page table is refaulted as a PMD.
+ * Checks: the file starts fully huge and PMD-mapped; the hole punch splits
+ * every extent; after each recovery ShmemHugePages and ShmemPmdMapped are
+ * back to the file size; every byte still matches the pattern. Metrics: time
+ * to recover for each way, khugepaged/collapse counters.
+ *
+ * Params: size_mb=8 wait_s=20 poll_ms=50.
+ */
+#define _GNU_SOURCE
+#include "hb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+#define RC_DIR "/mnt/hb-recover"
+#define RC_PATH RC_DIR "/data"
+#define RC_THP "/sys/kernel/mm/transparent_hugepage"
+#define RC_KHP RC_THP "/khugepaged"
+#define RC_SEED 0x7265636f766572ULL
+
+struct rc {
+	struct hb_ctx *ctx;
+	int fd;
+	char *p;
+	size_t size;
+	long long base_huge_kb, base_pmd_kb; /* before the file existed */
+};
+
+/* ShmemHugePages and ShmemPmdMapped in kB from one read of /proc/meminfo. */
+static int shmem_kb(long long *huge, long long *pmd)
+{
+	char buf[8192], *h, *m;
+	ssize_t n;
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	h = strstr(buf, "\nShmemHugePages:");
+	m = strstr(buf, "\nShmemPmdMapped:");
+	if (!h || !m)
+		return -1;
+	*huge = atoll(h + strlen("\nShmemHugePages:"));
+	*pmd = atoll(m + strlen("\nShmemPmdMapped:"));
+	return 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Read one byte of every extent: refaults a PMD where khugepaged retracted
+ * the page table. */
+static void touch_extents(const struct rc *r)
+{
+	for (size_t off = 0; off < r->size; off += HB_HPAGE)
+		(void)*(volatile char *)(r->p + off);
+}
+
+static bool verify(struct rc *r, const char *name)
+{
+	size_t bad = hb_pattern_verify(r->p, r->size, RC_SEED, 0);
+
+	if (bad == r->size)
+		return hb_check(r->ctx, name, true, "every byte matches the pattern",
+				"all %zu bytes match", r->size);
+	return hb_check(r->ctx, name, false, "every byte matches the pattern",
+			"first mismatch at byte %zu", bad);
+}
+
+/* Both counters back to the whole file, relative to the baseline. */
+static bool recovered(const struct rc *r, long long huge, long long pmd)
+{
+	long long kb = (long long)(r->size / 1024);
+
+	return huge - r->base_huge_kb >= kb && pmd - r->base_pmd_kb >= kb;
+}
+
+/* Punch a 4 KiB hole in every extent (a different page each round) and
+ * write the pattern back into it through the mapping; checks that no
+ * extent of the file is left huge. */
+static bool split_all(struct rc *r, int round, const char *tag)
+{
+	struct hb_snap a, b;
+	char name[64];
+
+	hb_snap_take(&a);
+	for (size_t e = 0; e < r->size / HB_HPAGE; e++) {
+		size_t off = e * HB_HPAGE + HB_MB + (size_t)round * 7 * HB_PAGE;
+
+		if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+			      (off_t)HB_PAGE)) {
+			hb_error(r->ctx, "%s: fallocate(PUNCH_HOLE) at %zu", tag, off);
+			return false;
+		}
+		hb_pattern_fill(r->p + off, HB_PAGE, RC_SEED, off);
+	}
+	touch_extents(r);
+	hb_snap_take(&b);
+	snprintf(name, sizeof(name), "%s_split", tag);
+	hb_emit_snapshot(r->ctx, name, &a, &b);
+	snprintf(name, sizeof(name), "%s_split_ShmemHugePages_kb", tag);
+	hb_check_eq(r->ctx, name, 0, hb_meminfo_kb(&b, "ShmemHugePages", NULL) - r->base_huge_kb);
+	snprintf(name, sizeof(name), "%s_split_data", tag);
+	return verify(r, name);
+}
+
+static void final_checks(struct rc *r, const char *tag)
+{
+	long long huge = 0, pmd = 0, kb = (long long)(r->size / 1024);
+	char name[64];
+
+	touch_extents(r);
+	shmem_kb(&huge, &pmd);
+	snprintf(name, sizeof(name), "%s_ShmemHugePages_kb", tag);
+	hb_check_eq(r->ctx, name, kb, huge - r->base_huge_kb);
+	snprintf(name, sizeof(name), "%s_ShmemPmdMapped_kb", tag);
+	hb_check_eq(r->ctx, name, kb, pmd - r->base_pmd_kb);
+	snprintf(name, sizeof(name), "%s_data", tag);
+	verify(r, name);
+}
+
+static void phase_collapse(struct rc *r)
+{
+	struct hb_snap a, b;
+	uint64_t t0, t1;
+	int ret = -1, err = 0, tries = 0;
+
+	if (!split_all(r, 0, "collapse"))
+		return;
+	hb_snap_take(&a);
+	t0 = hb_now_ns();
+	for (tries = 1; tries <= 5; tries++) {
+		ret = madvise(r->p, r->size, MADV_COLLAPSE);
+		err = errno;
+		if (ret == 0 || err != EAGAIN)
+			break;
+	}
+	t1 = hb_now_ns();
+	hb_snap_take(&b);
+	hb_emit_snapshot(r->ctx, "collapse", &a, &b);
+	if (ret && err == EINVAL) {
+		hb_note(r->ctx, "MADV_COLLAPSE not supported by this kernel (EINVAL; it exists from "
+				"6.1): collapse part skipped");
+		hb_metric_unavailable(r->ctx, "madv_collapse_time", "ms", HB_LOWER,
+				      "madvise(MADV_COLLAPSE) failed: EINVAL (kernel before 6.1)");
+		return;
+	}
+	hb_check(r->ctx, "collapse_madvise", ret == 0, "madvise(MADV_COLLAPSE) == 0",
+		 "%s after %d tries", ret ? strerror(err) : "0", tries);
+	hb_metric1(r->ctx, "madv_collapse_time", "ms", HB_LOWER, (double)(t1 - t0) / 1e6);
+	hb_metric1(r->ctx, "collapse_thp_collapse_alloc", "count", HB_INFO,
+		   (double)hb_vmstat_delta(&a, &b, "thp_collapse_alloc"));
+	final_checks(r, "collapse");
+}
+
+static void phase_khugepaged(struct rc *r, long wait_s, long poll_ms)
+{
+	char full0[32] = "", coll0[32] = "", full1[32] = "", coll1[32] = "";
+	long long huge = 0, pmd = 0, kb = (long long)(r->size / 1024);
+	double t_huge = -1, t_pmd = -1;
+	struct hb_snap a, b;
+	uint64_t t0;
+
+	if (!split_all(r, 1, "khugepaged"))
+		return;
+	hb_read_file(RC_KHP "/full_scans", full0, sizeof(full0));
+	hb_read_file(RC_KHP "/pages_collapsed", coll0, sizeof(coll0));
+	hb_snap_take(&a);
+	if (hb_write_file(RC_KHP "/pages_to_scan", "32768") ||
+	    hb_write_file(RC_KHP "/alloc_sleep_millisecs", "10") ||
+	    hb_write_file(RC_KHP "/scan_sleep_millisecs", "10")) {
+		hb_error(r->ctx, "cannot speed up khugepaged via " RC_KHP);
+		return;
+	}
+	t0 = hb_now_ns();
+	for (;;) {
+		double el = (double)(hb_now_ns() - t0) / 1e6;
+
+		touch_extents(r);
+		if (shmem_kb(&huge, &pmd)) {
+			hb_error(r->ctx, "cannot read /proc/meminfo");
+			return;
+		}
+		if (t_huge < 0 && huge - r->base_huge_kb >= kb)
+			t_huge = el;
+		if (t_pmd < 0 && recovered(r, huge, pmd))
+			t_pmd = el;
+		if (t_pmd >= 0 || el > (double)wait_s * 1000)
+			break;
+		sleep_ms(poll_ms);
+	}
+	hb_snap_take(&b);
+	hb_emit_snapshot(r->ctx, "khugepaged", &a, &b);
+	hb_read_file(RC_KHP "/full_scans", full1, sizeof(full1));
+	hb_read_file(RC_KHP "/pages_collapsed", coll1, sizeof(coll1));
+	hb_metric1(r->ctx, "khugepaged_full_scans", "count", HB_INFO,
+		   (double)(atoll(full1) - atoll(full0)));
+	hb_metric1(r->ctx, "khugepaged_pages_collapsed", "count", HB_INFO,
+		   (double)(atoll(coll1) - atoll(coll0)));
+	if (t_huge >= 0)
+		hb_metric1(r->ctx, "khugepaged_collapse_time", "ms", HB_LOWER, t_huge);
+	else
+		hb_metric_unavailable(r->ctx, "khugepaged_collapse_time", "ms", HB_LOWER,
+				      "ShmemHugePages not back within wait_s");
+	if (t_pmd >= 0) {
+		hb_metric1(r->ctx, "khugepaged_recover_time", "ms", HB_LOWER, t_pmd);
+	} else {
+		hb_metric_unavailable(r->ctx, "khugepaged_recover_time", "ms", HB_LOWER,
+				      "ShmemPmdMapped not back within wait_s");
+		hb_note(r->ctx,
+			"khugepaged did not recover within %ld s: ShmemHugePages %+lld kB, "
+			"ShmemPmdMapped %+lld kB of %lld kB; full_scans +%lld, pages_collapsed +%lld",
+			wait_s, huge - r->base_huge_kb, pmd - r->base_pmd_kb, kb,
+			atoll(full1) - atoll(full0), atoll(coll1) - atoll(coll0));
+	}
+	final_checks(r, "khugepaged");
+}
+
+/* khugepaged only runs (and only registers an mm) while PMD-size THP is
+ * enabled for anonymous memory; the mount must not be denied huge. */
+static void allow_huge(struct hb_ctx *ctx)
+{
+	char v[32];
+
+	hb_knob_active(RC_THP "/enabled", v, sizeof(v));
+	if (strcmp(v, "never") == 0) {
+		hb_write_file(RC_THP "/enabled", "madvise");
+		hb_note(ctx, "transparent_hugepage/enabled was never: set to madvise so khugepaged runs");
+	}
+	hb_knob_active(RC_THP "/hugepages-2048kB/enabled", v, sizeof(v));
+	if (strcmp(v, "never") == 0) {
+		hb_write_file(RC_THP "/hugepages-2048kB/enabled", "inherit");
+		hb_note(ctx, "hugepages-2048kB/enabled was never: set to inherit");
+	}
+	hb_knob_active(RC_THP "/shmem_enabled", v, sizeof(v));
+	if (strcmp(v, "deny") == 0) {
+		hb_write_file(RC_THP "/shmem_enabled", "never");
+		hb_note(ctx, "shmem_enabled was deny: set to never so huge=always applies");
+	}
+}
+
+static void recover_run(struct hb_ctx *ctx)
+{
+	long size_mb = hb_param_long(ctx, "size_mb", 8);
+	long wait_s = hb_param_long(ctx, "wait_s", 20);
+	long poll_ms = hb_param_long(ctx, "poll_ms", 50);
+	struct rc r = { .ctx = ctx, .fd = -1, .p = MAP_FAILED };
+	long long kb;
+	char opts[64];
+	struct hb_snap a, b;
+
+	if (size_mb < 2 || size_mb % 2 || wait_s < 1 || poll_ms < 1) {
+		hb_error(ctx, "size_mb=%ld must be even >= 2, wait_s=%ld and poll_ms=%ld >= 1",
+			 size_mb, wait_s, poll_ms);
+		return;
+	}
+	r.size = (size_t)size_mb * HB_MB;
+	kb = (long long)(r.size / 1024);
+	allow_huge(ctx);
+	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 4);
+	if (hb_mount_tmpfs(ctx, RC_DIR, opts))
+		return;
+	hb_snap_take(&a);
+	r.base_huge_kb = hb_meminfo_kb(&a, "ShmemHugePages", NULL);
+	r.base_pmd_kb = hb_meminfo_kb(&a, "ShmemPmdMapped", NULL);
+	r.fd = open(RC_PATH, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (r.fd < 0 || ftruncate(r.fd, (off_t)r.size)) {
+		hb_error(ctx, "create " RC_PATH);
+		goto out;
+	}
+	r.p = mmap(NULL, r.size, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
+	if (r.p == MAP_FAILED) {
+		hb_error(ctx, "mmap " RC_PATH);
+		goto out;
+	}
+	if (madvise(r.p, r.size, MADV_HUGEPAGE)) {
+		hb_error(ctx, "madvise(MADV_HUGEPAGE)");
+		goto out;
+	}
+	hb_pattern_fill(r.p, r.size, RC_SEED, 0);
+	hb_snap_take(&b);
+	hb_emit_snapshot(ctx, "initial", &a, &b);
+	if (!hb_check_eq(ctx, "initial_ShmemHugePages_kb", kb,
+			 hb_meminfo_delta_kb(&a, &b, "ShmemHugePages")) ||
+	    !hb_check_eq(ctx, "initial_ShmemPmdMapped_kb", kb,
+			 hb_meminfo_delta_kb(&a, &b, "ShmemPmdMapped"))) {
+		hb_note(ctx, "file did not start huge: nothing to recover, phases not run");
+		goto out;
+	}
+	phase_collapse(&r);
+	if (!hb_failed(ctx))
+		phase_khugepaged(&r, wait_s, poll_ms);
+out:
+	if (r.p != MAP_FAILED)
+		munmap(r.p, r.size);
+	if (r.fd >= 0)
+		close(r.fd);
+	unlink(RC_PATH);
+	hb_umount(RC_DIR);
+	rmdir(RC_DIR);
+}
+
+static const char *recover_unsupported(struct hb_ctx *ctx)
+{
+	(void)ctx;
+	if (access(RC_THP "/shmem_enabled", F_OK))
+		return "kernel has no shmem THP (" RC_THP "/shmem_enabled missing)";
+	if (access(RC_KHP "/scan_sleep_millisecs", W_OK))
+		return "no writable " RC_KHP "/scan_sleep_millisecs";
+	return NULL;
+}
+
+const struct hb_workload hb_wl_recover = {
+	.name = "recover",
+	.help = "split huge tmpfs extents by hole punch, recover via MADV_COLLAPSE and khugepaged "
+		"(size_mb wait_s poll_ms)",
+	.unsupported = recover_unsupported,
+	.run = recover_run,
+};
