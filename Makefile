@@ -16,7 +16,7 @@ CPPFLAGS += -Iworkloads -Iharness
 BUILD := build
 # Debian packages the build, the guests and the tests need.
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
-	libgsl-dev cpio xz-utils zstd kmod
+	libgsl-dev libssl-dev cpio xz-utils zstd kmod
 
 GUEST_SRC := $(wildcard workloads/*.c)
 GUEST_OBJ := $(patsubst workloads/%.c,$(BUILD)/guest/%.o,$(GUEST_SRC))
@@ -27,7 +27,7 @@ HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps bench test unit integration compare kernel clean doctor check-deps
+.PHONY: all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 
@@ -58,13 +58,24 @@ $(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*
 
 # The host links the same /proc and suite parsers the guest uses.
 SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o
+HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
 $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
-	$(CC) -o $@ $^ -ljansson -lgsl -lgslcblas -lm
+	$(CC) -o $@ $^ $(HOST_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(SHARED_OBJ) $(BUILD)/guest/hb_util.o \
 		$(BUILD)/guest/hb_core.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $^ -ljansson -lgsl -lgslcblas -lcmocka -lm
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $^ $(HOST_LIBS) -lcmocka
+
+# Benchmark of the compare-report rule (not a test): false alarms and power
+# by simulation, for hugebench's rule and the mmtests and LKP rules.
+$(BUILD)/compare_sim: bench/compare_sim.c harness/stats.c harness/cmp_rule.c harness/cmp_util.c \
+		harness/cmp_load.c harness/cmp_report.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $^ -ljansson -lgsl -lgslcblas -lm
+
+compare-sim: $(BUILD)/compare_sim
+	$(BUILD)/compare_sim --trials 1000
 
 bench: all
 	$(BUILD)/hugebench run --target $(TARGET) --suite $(SUITE) $(ARGS)
@@ -75,6 +86,14 @@ doctor: all
 compare: all
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run-dir|target> B=<run-dir|target>" >&2; exit 2; }
 	$(BUILD)/hugebench compare-report $(A) $(B) $(ARGS)
+
+# Nightly CI: run the suite on BASE and NEW, then fail on any regression.
+BASE ?= debian-6.1
+NEW ?= debian-6.12
+nightly: all
+	$(BUILD)/hugebench run --target $(BASE) --suite $(SUITE) $(ARGS) || [ $$? -eq 1 ]
+	$(BUILD)/hugebench run --target $(NEW) --suite $(SUITE) $(ARGS) || [ $$? -eq 1 ]
+	$(BUILD)/hugebench compare-report --suite $(SUITE) $(BASE) $(NEW)
 
 kernel: all
 	$(BUILD)/hugebench kernel --target $(TARGET)

@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "kernel.h"
 #include "run.h"
+#include "table.h"
 #include "target.h"
 #include "util.h"
 
@@ -56,6 +57,7 @@ static const struct {
 } commands[] = {
 	{ "run", hb_cmd_run, "boot a target, run a suite, write results/<target>/<ts>-<suite>/" },
 	{ "compare-report", hb_compare_main, "compare result folders: BASE NEW [NEW2 ...]" },
+	{ "table", hb_cmd_table, "markdown table of runs side by side (checks, metrics, KVM)" },
 	{ "doctor", hb_cmd_doctor, "what works here: accelerator, QEMU, nested virt, PMU, cache" },
 	{ "kernels", cmd_kernels, "list the known targets" },
 	{ "kernel", cmd_kernel, "fetch or build a target's kernel without booting it" },

@@ -106,16 +106,24 @@ static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
 	char iso[32];
 	struct utsname u;
 
+	char cpu[160] = "";
+	char *info = hb_read_text("/proc/cpuinfo", NULL);
+	const char *mn = info ? strstr(info, "model name") : NULL;
+
+	if (mn && (mn = strchr(mn, ':')))
+		snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(mn + 2, "\n"), mn + 2);
+	free(info);
 	hb_utc_iso(iso, sizeof(iso));
 	uname(&u);
-	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:i, s:s}, s:s, s:i, "
+	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:i, s:s, s:s}, s:s, s:i, "
 			 "s:[], s:[], s:[], s:s, s:s}",
 			 "schema", "hugebench-result/1", "run_id", run_id, "hugebench_version",
 			 HB_VERSION, "created", iso, "target", "name", t->name, "kind",
 			 t->kind == HB_TARGET_HOST ? "host"
 			 : t->kind == HB_TARGET_BZIMAGE ? "bzimage" : "recipe",
 			 "environment", "accelerator", "unknown", "vcpus", o->vcpus, "memory_mb",
-			 o->memory_mb, "host_kernel", u.release, "suite", suite_name, "repeat", 1,
+			 o->memory_mb, "host_kernel", u.release, "host_cpu", cpu, "suite", suite_name,
+			 "repeat", 1,
 			 "workloads", "modules", "kernel_issues", "verdict", "incomplete",
 			 "verdict_reason", "the run has not finished (or hugebench was killed)");
 }
@@ -320,6 +328,13 @@ int hb_cmd_run(int argc, char **argv)
 	if (k.package[0])
 		json_object_set_new(tgt, "package", json_string(k.package));
 	printf("[kernel] %s (%s)\n", k.release, k.image);
+	if (k.build_log[0] && hb_is_file(k.build_log)) {
+		char dst[PATH_MAX];
+		char *cp[] = { "cp", "--", k.build_log, dst, NULL };
+
+		snprintf(dst, sizeof(dst), "%s/build.log", dir);
+		hb_spawn_capture(cp, NULL, 0);
+	}
 
 	printf("[image] building the guest initramfs\n");
 	fflush(stdout);
@@ -345,8 +360,12 @@ int hb_cmd_run(int argc, char **argv)
 	json_object_set_new(env, "qemu_version", json_string(qver));
 	printf("[accel] %s: %s\n", accel, accel_reason);
 
-	snprintf(cmdline, sizeof(cmdline), "console=ttyS0,115200 panic=-1 %s %s", k.cmdline,
-		 o.extra_cmdline);
+	/* kvm_*.nested apply when KVM is built in; module kernels get the same
+	 * parameters from configs/guest-modules.conf at load time. */
+	snprintf(cmdline, sizeof(cmdline),
+		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
+		 "kvm_intel.nested=1%s%s",
+		 o.extra_cmdline[0] ? " " : "", o.extra_cmdline);
 	json_object_set_new(tgt, "cmdline", json_string(cmdline));
 	save(dir, res);
 	snprintf(console, sizeof(console), "%s/console.log", dir);

@@ -1,0 +1,458 @@
+/* cmp_load.c - read a result.json (hugebench-result/1) for compare-report.
+ *
+ * Every field compare-report relies on is validated here, so that a broken
+ * or truncated file is reported once, as "FILE: FIELD: problem", and the
+ * rest of the comparison can trust the structs. Strings point into the
+ * jansson tree that the run keeps.
+ */
+#define _DEFAULT_SOURCE
+#include "compare.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct hb_cmp_ld {
+	const char *file;
+	char *err;
+	size_t errlen;
+	int failed;
+};
+
+static void hb_cmp_ld_fail(struct hb_cmp_ld *ld, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void hb_cmp_ld_fail(struct hb_cmp_ld *ld, const char *field, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (ld->failed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(ld->err, ld->errlen, "%s: %s: %s", ld->file, field, msg);
+}
+
+static const char *hb_cmp_ld_str(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
+				 const char *key, bool required)
+{
+	json_t *v = json_object_get(obj, key);
+	char field[192];
+
+	snprintf(field, sizeof(field), "%s%s", prefix, key);
+	if (!v || json_is_null(v)) {
+		if (required)
+			hb_cmp_ld_fail(ld, field, "missing");
+		return NULL;
+	}
+	if (!json_is_string(v)) {
+		hb_cmp_ld_fail(ld, field, "expected a string");
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static long hb_cmp_ld_int(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
+			  const char *key, long def)
+{
+	json_t *v = json_object_get(obj, key);
+	char field[192];
+
+	if (!v || json_is_null(v))
+		return def;
+	if (!json_is_number(v)) {
+		snprintf(field, sizeof(field), "%s%s", prefix, key);
+		hb_cmp_ld_fail(ld, field, "expected a number");
+		return def;
+	}
+	return (long)json_number_value(v);
+}
+
+/* An optional array of numbers; NULL/0 when absent. */
+static double *hb_cmp_ld_nums(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
+			      const char *key, size_t *n)
+{
+	json_t *v = json_object_get(obj, key), *e;
+	char field[192];
+	double *out;
+	size_t i;
+
+	*n = 0;
+	snprintf(field, sizeof(field), "%s%s", prefix, key);
+	if (!v || json_is_null(v))
+		return NULL;
+	if (!json_is_array(v)) {
+		hb_cmp_ld_fail(ld, field, "expected an array of numbers");
+		return NULL;
+	}
+	out = malloc((json_array_size(v) + 1) * sizeof(*out));
+	if (!out) {
+		hb_cmp_ld_fail(ld, field, "out of memory");
+		return NULL;
+	}
+	json_array_foreach(v, i, e) {
+		if (!json_is_number(e) || !isfinite(json_number_value(e))) {
+			snprintf(field, sizeof(field), "%s%s[%zu]", prefix, key, i);
+			hb_cmp_ld_fail(ld, field, "expected a finite number");
+			free(out);
+			return NULL;
+		}
+		out[i] = json_number_value(e);
+	}
+	*n = json_array_size(v);
+	return out;
+}
+
+static json_t *hb_cmp_ld_array(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
+			       const char *key, bool required)
+{
+	json_t *v = json_object_get(obj, key);
+	char field[192];
+
+	snprintf(field, sizeof(field), "%s%s", prefix, key);
+	if (!v || json_is_null(v)) {
+		if (required)
+			hb_cmp_ld_fail(ld, field, "missing");
+		return NULL;
+	}
+	if (!json_is_array(v)) {
+		hb_cmp_ld_fail(ld, field, "expected an array");
+		return NULL;
+	}
+	return v;
+}
+
+static void hb_cmp_ld_metric(struct hb_cmp_ld *ld, json_t *j, const char *pre,
+			     struct hb_cmp_metric *m)
+{
+	const char *better;
+	char field[192];
+
+	m->name = hb_cmp_ld_str(ld, j, pre, "name", true);
+	m->unit = hb_cmp_ld_str(ld, j, pre, "unit", false);
+	m->unavailable = hb_cmp_ld_str(ld, j, pre, "unavailable", false);
+	better = hb_cmp_ld_str(ld, j, pre, "better", true);
+	snprintf(field, sizeof(field), "%sbetter", pre);
+	if (!better)
+		return;
+	if (!strcmp(better, "lower"))
+		m->better = HB_CMP_LOWER;
+	else if (!strcmp(better, "higher"))
+		m->better = HB_CMP_HIGHER;
+	else if (!strcmp(better, "info"))
+		m->better = HB_CMP_INFO;
+	else
+		hb_cmp_ld_fail(ld, field, "\"%s\" is not lower|higher|info", better);
+	m->samples = hb_cmp_ld_nums(ld, j, pre, "samples", &m->n);
+	m->rep_means = hb_cmp_ld_nums(ld, j, pre, "rep_means", &m->n_reps);
+	if (!m->samples && !m->unavailable) {
+		snprintf(field, sizeof(field), "%ssamples", pre);
+		hb_cmp_ld_fail(ld, field, "missing (and the metric is not marked unavailable)");
+	}
+}
+
+static struct hb_cmp_kv *hb_cmp_ld_kvs(struct hb_cmp_ld *ld, json_t *obj, const char *pre,
+				       const char *key, size_t *n)
+{
+	json_t *v = json_object_get(obj, key), *e;
+	struct hb_cmp_kv *kv;
+	char field[192];
+	const char *k;
+	size_t i = 0;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	snprintf(field, sizeof(field), "%s%s", pre, key);
+	if (!json_is_object(v)) {
+		hb_cmp_ld_fail(ld, field, "expected an object");
+		return NULL;
+	}
+	kv = calloc(json_object_size(v) + 1, sizeof(*kv));
+	if (!kv)
+		return NULL;
+	json_object_foreach(v, k, e) {
+		if (!json_is_number(e)) {
+			snprintf(field, sizeof(field), "%s%s.%s", pre, key, k);
+			hb_cmp_ld_fail(ld, field, "expected a number");
+			break;
+		}
+		kv[i].key = k;
+		kv[i++].val = json_number_value(e);
+	}
+	*n = i;
+	return kv;
+}
+
+static const char *const hb_cmp_statuses[] = { "pass", "fail", "skip", "error", NULL };
+
+static void hb_cmp_ld_workload(struct hb_cmp_ld *ld, json_t *j, size_t wi,
+			       struct hb_cmp_workload *w)
+{
+	char pre[96], sub[160];
+	json_t *arr, *e;
+	size_t i;
+	int ok = 0;
+
+	snprintf(pre, sizeof(pre), "workloads[%zu].", wi);
+	if (!json_is_object(j)) {
+		pre[strlen(pre) - 1] = 0;
+		hb_cmp_ld_fail(ld, pre, "expected an object");
+		return;
+	}
+	w->name = hb_cmp_ld_str(ld, j, pre, "name", true);
+	w->status = hb_cmp_ld_str(ld, j, pre, "status", true);
+	w->reason = hb_cmp_ld_str(ld, j, pre, "reason", false);
+	w->reps = hb_cmp_ld_int(ld, j, pre, "reps", 1);
+	for (i = 0; w->status && hb_cmp_statuses[i]; i++)
+		ok |= !strcmp(w->status, hb_cmp_statuses[i]);
+	if (w->status && !ok) {
+		snprintf(sub, sizeof(sub), "%sstatus", pre);
+		hb_cmp_ld_fail(ld, sub, "\"%s\" is not pass|fail|skip|error", w->status);
+	}
+	if ((arr = hb_cmp_ld_array(ld, j, pre, "metrics", false))) {
+		w->metrics = calloc(json_array_size(arr) + 1, sizeof(*w->metrics));
+		json_array_foreach(arr, i, e) {
+			snprintf(sub, sizeof(sub), "%smetrics[%zu].", pre, i);
+			hb_cmp_ld_metric(ld, e, sub, &w->metrics[w->n_metrics++]);
+		}
+	}
+	if ((arr = hb_cmp_ld_array(ld, j, pre, "checks", false))) {
+		w->checks = calloc(json_array_size(arr) + 1, sizeof(*w->checks));
+		json_array_foreach(arr, i, e) {
+			struct hb_cmp_check *c = &w->checks[w->n_checks++];
+			json_t *pass = json_object_get(e, "pass");
+
+			snprintf(sub, sizeof(sub), "%schecks[%zu].", pre, i);
+			c->name = hb_cmp_ld_str(ld, e, sub, "name", true);
+			c->expected = hb_cmp_ld_str(ld, e, sub, "expected", false);
+			c->observed = hb_cmp_ld_str(ld, e, sub, "observed", false);
+			c->rep = hb_cmp_ld_int(ld, e, sub, "rep", 0);
+			if (!json_is_boolean(pass)) {
+				strncat(sub, "pass", sizeof(sub) - strlen(sub) - 1);
+				hb_cmp_ld_fail(ld, sub, pass ? "expected true or false" : "missing");
+			}
+			c->pass = json_is_true(pass);
+		}
+	}
+	if ((arr = hb_cmp_ld_array(ld, j, pre, "snapshots", false))) {
+		w->snaps = calloc(json_array_size(arr) + 1, sizeof(*w->snaps));
+		json_array_foreach(arr, i, e) {
+			struct hb_cmp_snap *s = &w->snaps[w->n_snaps++];
+
+			snprintf(sub, sizeof(sub), "%ssnapshots[%zu].", pre, i);
+			s->label = hb_cmp_ld_str(ld, e, sub, "label", true);
+			s->rep = hb_cmp_ld_int(ld, e, sub, "rep", 0);
+			s->meminfo = hb_cmp_ld_kvs(ld, e, sub, "meminfo_kb", &s->n_meminfo);
+			s->vmstat = hb_cmp_ld_kvs(ld, e, sub, "vmstat", &s->n_vmstat);
+		}
+	}
+}
+
+struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, size_t errlen)
+{
+	struct hb_cmp_ld ld = { name, err, errlen, 0 };
+	struct hb_cmp_run *r = calloc(1, sizeof(*r));
+	json_t *t, *env, *arr, *e;
+	size_t i;
+
+	if (!r || !(r->path = strdup(name))) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		free(r);
+		json_decref(root);
+		return NULL;
+	}
+	r->root = root;
+	if (!json_is_object(root)) {
+		hb_cmp_ld_fail(&ld, "(top level)", "expected a JSON object");
+		goto bad;
+	}
+	r->schema = hb_cmp_ld_str(&ld, root, "", "schema", true);
+	r->run_id = hb_cmp_ld_str(&ld, root, "", "run_id", false);
+	r->created = hb_cmp_ld_str(&ld, root, "", "created", false);
+	r->suite = hb_cmp_ld_str(&ld, root, "", "suite", true);
+	r->repeat = hb_cmp_ld_int(&ld, root, "", "repeat", 1);
+	r->verdict = hb_cmp_ld_str(&ld, root, "", "verdict", true);
+	r->verdict_reason = hb_cmp_ld_str(&ld, root, "", "verdict_reason", false);
+	if (r->verdict && hb_cmp_verdict_rank(r->verdict) < 0)
+		hb_cmp_ld_fail(&ld, "verdict",
+			       "\"%s\" is not pass|fail|kernel-warning|panic|timeout|incomplete|error",
+			       r->verdict);
+	r->pmu = -1;
+	t = json_object_get(root, "target");
+	if (!json_is_object(t)) {
+		hb_cmp_ld_fail(&ld, "target", t ? "expected an object" : "missing");
+	} else {
+		r->target = hb_cmp_ld_str(&ld, t, "target.", "name", true);
+		r->kernel_release = hb_cmp_ld_str(&ld, t, "target.", "kernel_release", false);
+		r->cmdline = hb_cmp_ld_str(&ld, t, "target.", "cmdline", false);
+		r->package = hb_cmp_ld_str(&ld, t, "target.", "package", false);
+		r->image_sha256 = hb_cmp_ld_str(&ld, t, "target.", "image_sha256", false);
+	}
+	env = json_object_get(root, "environment");
+	if (!json_is_object(env)) {
+		hb_cmp_ld_fail(&ld, "environment", env ? "expected an object" : "missing");
+	} else {
+		json_t *pmu = json_object_get(env, "pmu");
+
+		r->accelerator = hb_cmp_ld_str(&ld, env, "environment.", "accelerator", true);
+		r->qemu_version = hb_cmp_ld_str(&ld, env, "environment.", "qemu_version", false);
+		r->nested_virt = hb_cmp_ld_str(&ld, env, "environment.", "nested_virt", false);
+		r->host_kernel = hb_cmp_ld_str(&ld, env, "environment.", "host_kernel", false);
+		r->host_cpu = hb_cmp_ld_str(&ld, env, "environment.", "host_cpu", false);
+		r->vcpus = hb_cmp_ld_int(&ld, env, "environment.", "vcpus", -1);
+		r->memory_mb = hb_cmp_ld_int(&ld, env, "environment.", "memory_mb", -1);
+		if (json_is_boolean(pmu))
+			r->pmu = json_is_true(pmu);
+	}
+	if ((arr = hb_cmp_ld_array(&ld, root, "", "workloads", true))) {
+		r->workloads = calloc(json_array_size(arr) + 1, sizeof(*r->workloads));
+		json_array_foreach(arr, i, e)
+			hb_cmp_ld_workload(&ld, e, i, &r->workloads[r->n_workloads++]);
+	}
+	if ((arr = hb_cmp_ld_array(&ld, root, "", "kernel_issues", false))) {
+		r->issues = calloc(json_array_size(arr) + 1, sizeof(*r->issues));
+		json_array_foreach(arr, i, e) {
+			char pre[64];
+			struct hb_cmp_issue *is = &r->issues[r->n_issues++];
+
+			snprintf(pre, sizeof(pre), "kernel_issues[%zu].", i);
+			is->kind = hb_cmp_ld_str(&ld, e, pre, "kind", true);
+			is->excerpt = hb_cmp_ld_str(&ld, e, pre, "excerpt", false);
+			is->line = hb_cmp_ld_int(&ld, e, pre, "line", 0);
+		}
+	}
+	if (!ld.failed)
+		return r;
+bad:
+	hb_cmp_run_free(r);
+	return NULL;
+}
+
+struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+
+	if (!root) {
+		if (je.line < 0)
+			snprintf(err, errlen, "%s: cannot read: %s", path, je.text);
+		else
+			snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", path,
+				 je.line, je.column, je.text);
+		return NULL;
+	}
+	return hb_cmp_load_json(root, path, err, errlen);
+}
+
+void hb_cmp_run_free(struct hb_cmp_run *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_workloads; i++) {
+		struct hb_cmp_workload *w = &r->workloads[i];
+
+		for (size_t j = 0; j < w->n_metrics; j++) {
+			free(w->metrics[j].samples);
+			free(w->metrics[j].rep_means);
+		}
+		for (size_t j = 0; j < w->n_snaps; j++) {
+			free(w->snaps[j].meminfo);
+			free(w->snaps[j].vmstat);
+		}
+		free(w->metrics);
+		free(w->checks);
+		free(w->snaps);
+	}
+	free(r->workloads);
+	free(r->issues);
+	json_decref(r->root);
+	free(r->path);
+	free(r);
+}
+
+/* ---- resolving a user argument to a result.json ----------------------------- */
+
+static bool hb_cmp_is_file(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+static bool hb_cmp_is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Lexically greatest subfolder of dir holding a result.json ("<UTC>-<suite>",
+ * optionally only that suite). */
+static char *hb_cmp_latest(const char *dir, const char *suite)
+{
+	char best[256] = "", cand[4096];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		const char *dash = strchr(de->d_name, '-');
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(best))
+			continue;
+		if (suite && (!dash || strcmp(dash + 1, suite)))
+			continue;
+		snprintf(cand, sizeof(cand), "%s/%s/result.json", dir, de->d_name);
+		if (hb_cmp_is_file(cand) && strcmp(de->d_name, best) > 0)
+			snprintf(best, sizeof(best), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!best[0])
+		return NULL;
+	snprintf(cand, sizeof(cand), "%s/%s/result.json", dir, best);
+	return strdup(cand);
+}
+
+char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite, char *err,
+		     size_t errlen)
+{
+	char buf[4096];
+	char *p;
+
+	if (hb_cmp_is_file(arg))
+		return strdup(arg);
+	if (hb_cmp_is_dir(arg)) {
+		snprintf(buf, sizeof(buf), "%s/result.json", arg);
+		if (hb_cmp_is_file(buf))
+			return strdup(buf);
+		/* results/<target>: take its latest run */
+		if ((p = hb_cmp_latest(arg, suite)))
+			return p;
+		snprintf(err, errlen, "%s: no result.json in this folder%s%s", arg,
+			 suite ? " nor a run of suite " : "", suite ? suite : "");
+		return NULL;
+	}
+	if (!strchr(arg, '/')) {
+		snprintf(buf, sizeof(buf), "%s/%s", results_dir, arg);
+		if ((p = hb_cmp_latest(buf, suite)))
+			return p;
+		if (hb_cmp_is_dir(buf))
+			snprintf(err, errlen, "%s: target has no run%s%s under %s", arg,
+				 suite ? " of suite " : "", suite ? suite : "", buf);
+		else
+			snprintf(err, errlen,
+				 "%s: not a result folder, a result.json, nor a target with runs "
+				 "under %s/", arg, results_dir);
+		return NULL;
+	}
+	snprintf(err, errlen, "%s: %s", arg, strerror(ENOENT));
+	return NULL;
+}

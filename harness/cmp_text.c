@@ -1,0 +1,323 @@
+/* cmp_text.c - compare-report as terminal text or as markdown.
+ *
+ * Both formats share the tables built here; text aligns columns and marks
+ * regressions with "!!" and the word REGRESSION so they stand out without
+ * colour, markdown prints GitHub tables.
+ */
+#define _DEFAULT_SOURCE
+#include "compare.h"
+#include "cmp_table.h"
+
+#include <math.h>
+#include <string.h>
+
+struct hb_cmp_out {
+	FILE *f;
+	bool md;
+};
+
+static void hb_cmp_heading(struct hb_cmp_out *o, const char *title)
+{
+	if (o->md)
+		fprintf(o->f, "### %s\n\n", title);
+	else
+		fprintf(o->f, "\n%s\n", title);
+}
+
+static void hb_cmp_emit(struct hb_cmp_out *o, struct hb_cmp_tbl *t)
+{
+	if (o->md)
+		hb_cmp_tbl_md(o->f, t);
+	else
+		hb_cmp_tbl_text(o->f, t, "  ");
+	hb_cmp_tbl_free(t);
+}
+
+static void hb_cmp_pct(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (isinf(v))
+		snprintf(buf, len, "%sinf%%", v > 0 ? "+" : "-");
+	else
+		snprintf(buf, len, "%+.1f%%", v);
+}
+
+static void hb_cmp_env_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
+{
+	static const char *const head[] = { "", "field", "BASE", "NEW" };
+	struct hb_cmp_tbl t;
+
+	hb_cmp_heading(o, "Environment (* differs, ! not comparable)");
+	hb_cmp_tbl_init(&t, "llll", head);
+	for (size_t i = 0; i < p->n_env; i++) {
+		const struct hb_cmp_envdiff *e = &p->env[i];
+		const char *row[] = { e->blocks ? "!" : (e->differs ? "*" : ""), e->field, e->a,
+				      e->b };
+
+		hb_cmp_tbl_add(&t, row);
+	}
+	hb_cmp_emit(o, &t);
+}
+
+static void hb_cmp_findings(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
+{
+	hb_cmp_heading(o, p->n_regressions ? "Regressions and notes" : "Notes");
+	if (!p->n_f)
+		fprintf(o->f, o->md ? "None.\n\n" : "  none\n");
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->n_f; i++) {
+			const struct hb_cmp_finding *f = &p->f[i];
+
+			if (f->regression != !pass)
+				continue;
+			if (o->md)
+				fprintf(o->f, "- %s%s%s%s%s\n", f->regression ? "**REGRESSION** " : "",
+					f->workload[0] ? "`" : "", f->workload,
+					f->workload[0] ? "`: " : "", f->text);
+			else
+				fprintf(o->f, "  %s %s%s%s\n", f->regression ? "!! REGRESSION" : "   note",
+					f->workload, f->workload[0] ? ": " : "", f->text);
+		}
+	if (o->md && p->n_f)
+		fputc('\n', o->f);
+}
+
+static void hb_cmp_wl_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
+{
+	static const char *const head[] = { "", "workload", "BASE", "NEW", "BASE reason",
+					    "NEW reason" };
+	struct hb_cmp_tbl t;
+
+	hb_cmp_heading(o, "Workloads");
+	hb_cmp_tbl_init(&t, "llllll", head);
+	for (size_t i = 0; i < p->n_wl; i++) {
+		const struct hb_cmp_wlrow *w = &p->wl[i];
+		const char *row[] = { w->regression ? "!!" : "", w->name,
+				      w->status_a ? w->status_a : "(not run)",
+				      w->status_b ? w->status_b : "(not run)",
+				      w->reason_a, w->reason_b };
+
+		hb_cmp_tbl_add(&t, row);
+	}
+	hb_cmp_emit(o, &t);
+}
+
+static void hb_cmp_metric_table(struct hb_cmp_out *o, const struct hb_cmp_report *r,
+				const struct hb_cmp_pair *p)
+{
+	static const char *const head[] = { "", "metric", "unit", "better", "n B/N", "test",
+					    "BASE", "NEW", "change", "interval", "q(worse)",
+					    "min", "verdict" };
+	struct hb_cmp_tbl t;
+	char title[160];
+
+	snprintf(title, sizeof(title),
+		 "Metrics (BH FDR %g over %s metrics; %g%% intervals of NEW/BASE; q = BH-adjusted p)",
+		 r->opts.alpha, "judged", r->opts.ci_level * 100);
+	hb_cmp_heading(o, title);
+	hb_cmp_tbl_init(&t, "lllllllrrlrrl", head);
+	for (size_t i = 0; i < p->n_m; i++) {
+		const struct hb_cmp_mres *m = &p->m[i];
+		char name[192], n[48], ca[32], cb[32], ch[32], lo[32], hi[32], ci[72], q[32],
+			me[16];
+		const char *flag = m->verdict == HB_CMP_WORSE ? "!!" :
+				   m->verdict == HB_CMP_BETTER ? "++" : "";
+
+		snprintf(name, sizeof(name), "%s.%s", m->workload, m->name);
+		snprintf(n, sizeof(n), "%zu/%zu%s", m->da.n, m->db.n,
+			 m->mode == HB_CMP_MODE_REPS ? " reps" : "");
+		if (m->mode == HB_CMP_MODE_REPS)
+			snprintf(n, sizeof(n), "%zu/%zu reps", m->a->n_reps, m->b->n_reps);
+		hb_cmp_fmt_num(ca, sizeof(ca), m->center_a);
+		hb_cmp_fmt_num(cb, sizeof(cb), m->center_b);
+		hb_cmp_pct(ch, sizeof(ch), m->change_pct);
+		hb_cmp_pct(lo, sizeof(lo), (m->ci_lo - 1) * 100);
+		hb_cmp_pct(hi, sizeof(hi), (m->ci_hi - 1) * 100);
+		if (isnan(m->ci_lo))
+			snprintf(ci, sizeof(ci), "-");
+		else
+			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+		if (isnan(m->q_worse))
+			snprintf(q, sizeof(q), "-");
+		else
+			snprintf(q, sizeof(q), "%.2g", m->q_worse);
+		snprintf(me, sizeof(me), "%g%%", m->min_effect_pct);
+		{
+			const char *row[] = { flag, name, m->unit, hb_cmp_better_name(m->better), n,
+					      m->test, ca, cb, ch, ci, q, me,
+					      hb_cmp_verdict_name(m->verdict) };
+
+			hb_cmp_tbl_add(&t, row);
+		}
+	}
+	hb_cmp_emit(o, &t);
+	if (!o->md)
+		fprintf(o->f, "  (n B/N: samples, or repetitions when they are the unit; "
+			      "reasons: --format json)\n");
+}
+
+static void hb_cmp_dist_row(struct hb_cmp_tbl *t, const char *name, const char *side,
+			    const struct hb_stats_desc *d)
+{
+	char n[24], v[6][32];
+	double x[6] = { d->mean, d->sd, d->cov * 100, d->p50, d->p90, d->p99 };
+
+	snprintf(n, sizeof(n), "%zu", d->n);
+	for (int i = 0; i < 6; i++)
+		hb_cmp_fmt_num(v[i], sizeof(v[i]), x[i]);
+	if (!isnan(d->cov))
+		strcat(v[2], "%");
+	{
+		const char *row[] = { name, side, n, v[0], v[1], v[2], v[3], v[4], v[5] };
+
+		hb_cmp_tbl_add(t, row);
+	}
+}
+
+static void hb_cmp_dist_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
+{
+	static const char *const head[] = { "metric", "", "n", "mean", "stddev", "CoV", "p50",
+					    "p90", "p99" };
+	struct hb_cmp_tbl t;
+
+	hb_cmp_heading(o, "Samples (all repetitions pooled; p90/p99 need >= 10 / 100 samples)");
+	hb_cmp_tbl_init(&t, "llrrrrrrr", head);
+	for (size_t i = 0; i < p->n_m; i++) {
+		const struct hb_cmp_mres *m = &p->m[i];
+		char name[192];
+		struct hb_stats_desc da = m->da, db = m->db;
+
+		if (da.n < 2 && db.n < 2)
+			continue;
+		if (da.n < 10)
+			da.p90 = da.p99 = NAN;
+		if (db.n < 10)
+			db.p90 = db.p99 = NAN;
+		if (da.n < 100)
+			da.p99 = NAN;
+		if (db.n < 100)
+			db.p99 = NAN;
+		snprintf(name, sizeof(name), "%s.%s", m->workload, m->name);
+		hb_cmp_dist_row(&t, name, "BASE", &da);
+		hb_cmp_dist_row(&t, "", "NEW", &db);
+	}
+	hb_cmp_emit(o, &t);
+}
+
+static const char *hb_cmp_pass_word(int st)
+{
+	return st == 1 ? "pass" : st == 0 ? "FAIL" : "-";
+}
+
+static void hb_cmp_check_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
+{
+	static const char *const head[] = { "", "workload", "check", "expected", "BASE", "NEW" };
+	struct hb_cmp_tbl t;
+
+	hb_cmp_heading(o, "Checks");
+	hb_cmp_tbl_init(&t, "llllll", head);
+	for (size_t i = 0; i < p->n_checks; i++) {
+		const struct hb_cmp_checkrow *c = &p->checks[i];
+		char a[128], b[128];
+
+		snprintf(a, sizeof(a), "%s %s", hb_cmp_pass_word(c->pass_a), c->observed_a);
+		snprintf(b, sizeof(b), "%s %s", hb_cmp_pass_word(c->pass_b), c->observed_b);
+		{
+			const char *row[] = { c->pass_b == 0 && c->pass_a != 0 ? "!!" : "", c->workload,
+					      c->name, c->expected, a, b };
+
+			hb_cmp_tbl_add(&t, row);
+		}
+	}
+	hb_cmp_emit(o, &t);
+}
+
+static void hb_cmp_snap_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
+{
+	static const char *const head[] = { "workload", "label", "key", "BASE", "NEW", "NEW-BASE" };
+	struct hb_cmp_tbl t;
+	size_t hidden = 0;
+
+	hb_cmp_heading(o, "meminfo (kB) and vmstat deltas per snapshot label, mean over repetitions");
+	hb_cmp_tbl_init(&t, "lllrrr", head);
+	for (size_t i = 0; i < p->n_snaps; i++) {
+		const struct hb_cmp_snaprow *s = &p->snaps[i];
+		char a[32], b[32], d[32];
+
+		if (!s->key_of_interest) {
+			hidden++;
+			continue;
+		}
+		hb_cmp_fmt_num(a, sizeof(a), s->a);
+		hb_cmp_fmt_num(b, sizeof(b), s->b);
+		hb_cmp_fmt_num(d, sizeof(d), s->b - s->a);
+		{
+			const char *row[] = { s->workload, s->label, s->key, a, b, d };
+
+			hb_cmp_tbl_add(&t, row);
+		}
+	}
+	hb_cmp_emit(o, &t);
+	if (hidden)
+		fprintf(o->f, o->md ? "%zu other keys: see the JSON or HTML report.\n\n"
+				    : "  (%zu other keys: --format json or html)\n", hidden);
+}
+
+static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
+			    const struct hb_cmp_pair *p, size_t k)
+{
+	const char *ida = p->a->run_id ? p->a->run_id : p->a->path;
+	const char *idb = p->b->run_id ? p->b->run_id : p->b->path;
+
+	if (o->md)
+		fprintf(o->f, "## %zu. `%s` vs `%s`: %s\n\n", k + 1, ida, idb,
+			p->n_regressions ? "**REGRESSION**" : "no regression");
+	else
+		fprintf(o->f, "\n== %zu. BASE %s\n      NEW  %s\n   => %s (%zu regression%s)\n",
+			k + 1, ida, idb, p->n_regressions ? "!! REGRESSION" : "no regression",
+			p->n_regressions, p->n_regressions == 1 ? "" : "s");
+	if (!p->comparable)
+		fprintf(o->f, o->md ? "> **Not comparable** (compared because of --force).\n\n"
+				    : "   !! NOT COMPARABLE (compared because of --force)\n");
+	hb_cmp_env_table(o, p);
+	hb_cmp_findings(o, p);
+	hb_cmp_wl_table(o, p);
+	hb_cmp_metric_table(o, r, p);
+	hb_cmp_dist_table(o, p);
+	hb_cmp_check_table(o, p);
+	hb_cmp_snap_table(o, p);
+}
+
+static int hb_cmp_render(FILE *f, const struct hb_cmp_report *r, bool md)
+{
+	struct hb_cmp_out o = { f, md };
+	size_t bad = 0;
+
+	for (size_t i = 0; i < r->n_pairs; i++)
+		bad += r->pairs[i].n_regressions > 0;
+	if (md)
+		fprintf(f, "# hugebench compare-report\n\n**Result: %s** (%zu of %zu NEW run%s with a regression; "
+			   "BH FDR %g, thresholds %s)\n\n",
+			bad ? "REGRESSION" : "no regression", bad, r->n_pairs, r->n_pairs == 1 ? "" : "s",
+			r->opts.alpha, r->thresholds_path ? r->thresholds_path : "built-in");
+	else
+		fprintf(f, "hugebench compare-report: %s (%zu of %zu NEW run%s with a regression; "
+			   "BH FDR %g, thresholds %s)\n",
+			bad ? "!! REGRESSION" : "no regression", bad, r->n_pairs,
+			r->n_pairs == 1 ? "" : "s", r->opts.alpha,
+			r->thresholds_path ? r->thresholds_path : "built-in");
+	for (size_t i = 0; i < r->n_pairs; i++)
+		hb_cmp_pair_out(&o, r, &r->pairs[i], i);
+	return ferror(f) ? -1 : 0;
+}
+
+int hb_cmp_render_text(FILE *f, const struct hb_cmp_report *r)
+{
+	return hb_cmp_render(f, r, false);
+}
+
+int hb_cmp_render_markdown(FILE *f, const struct hb_cmp_report *r)
+{
+	return hb_cmp_render(f, r, true);
+}

@@ -1,0 +1,258 @@
+/* compare.c - the `hugebench compare-report BASE NEW [NEW2 ...]` command.
+ *
+ * Parses options, resolves and loads the runs, refuses runs that are not
+ * comparable (exit 3 unless --force), builds one comparison per NEW run
+ * against BASE, renders it and returns the exit code: 0 no regression,
+ * 1 regression, 2 usage or input error, 3 not comparable.
+ */
+#define _DEFAULT_SOURCE
+#include "compare.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HB_CMP_DEFAULT_THRESHOLDS "configs/thresholds.conf"
+
+static const char hb_cmp_usage[] =
+	"usage: hugebench compare-report [options] BASE NEW [NEW2 ...]\n"
+	"  BASE, NEW: a result folder, its result.json, results/<target>, or a target\n"
+	"             name (its latest run under the results folder)\n"
+	"  --format text|markdown|json|html   report format (default text)\n"
+	"  --output FILE       write the report to FILE instead of stdout\n"
+	"  --thresholds FILE   minimum effects (default " HB_CMP_DEFAULT_THRESHOLDS " if present)\n"
+	"  --alpha Q           Benjamini-Hochberg false discovery rate (default 0.01)\n"
+	"  --suite S           with a target name: latest run of suite S\n"
+	"  --results DIR       results folder for target names (default results)\n"
+	"  --seed N            bootstrap seed (default 20151)\n"
+	"  --force             compare runs that are not comparable\n"
+	"exit: 0 no regression, 1 regression, 2 usage or input error, 3 not comparable\n";
+
+struct hb_cmp_cli {
+	const char *format, *output, *thresholds, *suite, *results;
+	bool force;
+	struct hb_cmp_opts opts;
+	const char **args;
+	int nargs;
+};
+
+static int hb_cmp_usage_err(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "hugebench compare-report: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see: hugebench compare-report --help)\n");
+	return HB_CMP_USAGE;
+}
+
+/* "--name value" or "--name=value"; returns the value or NULL. */
+static const char *hb_cmp_optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t l = strlen(name);
+
+	if (strncmp(argv[*i], name, l))
+		return NULL;
+	if (argv[*i][l] == '=')
+		return argv[*i] + l + 1;
+	if (argv[*i][l] || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
+{
+	static const char *const names[] = { "--format", "--output", "--thresholds", "--alpha",
+					     "--suite", "--results", "--seed", NULL };
+	bool dashdash = false;
+
+	memset(c, 0, sizeof(*c));
+	c->format = "text";
+	c->results = "results";
+	hb_cmp_opts_default(&c->opts);
+	c->args = calloc((size_t)argc + 1, sizeof(*c->args));
+	if (!c->args)
+		return HB_CMP_USAGE;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		int k;
+
+		if (dashdash || a[0] != '-' || !a[1]) {
+			c->args[c->nargs++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			dashdash = true;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(hb_cmp_usage, stdout);
+			return -1;
+		}
+		if (!strcmp(a, "--force")) {
+			c->force = true;
+			continue;
+		}
+		for (k = 0; names[k]; k++)
+			if ((v = hb_cmp_optval(argc, argv, &i, names[k])))
+				break;
+		if (!names[k])
+			return hb_cmp_usage_err(strchr(a, '=') || i + 1 < argc
+							? "unknown option %s"
+							: "unknown option or missing value: %s", a);
+		switch (k) {
+		case 0: c->format = v; break;
+		case 1: c->output = v; break;
+		case 2: c->thresholds = v; break;
+		case 3: {
+			char *end;
+
+			c->opts.alpha = strtod(v, &end);
+			if (*end || end == v || !(c->opts.alpha > 0 && c->opts.alpha < 1))
+				return hb_cmp_usage_err("--alpha wants a number in (0, 1), not \"%s\"", v);
+			break;
+		}
+		case 4: c->suite = v; break;
+		case 5: c->results = v; break;
+		default: {
+			char *end;
+
+			c->opts.seed = strtoull(v, &end, 10);
+			if (*end || end == v)
+				return hb_cmp_usage_err("--seed wants an integer, not \"%s\"", v);
+		}
+		}
+	}
+	if (strcmp(c->format, "text") && strcmp(c->format, "markdown") &&
+	    strcmp(c->format, "json") && strcmp(c->format, "html"))
+		return hb_cmp_usage_err("--format must be text, markdown, json or html, not \"%s\"",
+					c->format);
+	if (c->nargs < 2)
+		return hb_cmp_usage_err("%s", "needs BASE and at least one NEW run");
+	return 0;
+}
+
+static int hb_cmp_render_to(const struct hb_cmp_cli *c, const struct hb_cmp_report *r)
+{
+	FILE *f = stdout;
+	int ret;
+
+	if (c->output && !(f = fopen(c->output, "w"))) {
+		fprintf(stderr, "hugebench compare-report: cannot write %s: %s\n", c->output,
+			strerror(errno));
+		return -1;
+	}
+	if (!strcmp(c->format, "json"))
+		ret = hb_cmp_render_json(f, r);
+	else if (!strcmp(c->format, "html"))
+		ret = hb_cmp_render_html(f, r);
+	else if (!strcmp(c->format, "markdown"))
+		ret = hb_cmp_render_markdown(f, r);
+	else
+		ret = hb_cmp_render_text(f, r);
+	if (fflush(f) || ret) {
+		fprintf(stderr, "hugebench compare-report: writing %s: %s\n",
+			c->output ? c->output : "stdout", strerror(errno));
+		ret = -1;
+	}
+	if (c->output)
+		ret |= fclose(f);
+	return ret;
+}
+
+/* Reports every blocking difference; true when all pairs are comparable. */
+static bool hb_cmp_all_comparable(const struct hb_cmp_report *r, bool force)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < r->n_pairs; i++) {
+		const struct hb_cmp_pair *p = &r->pairs[i];
+
+		for (size_t j = 0; j < p->n_env; j++)
+			if (p->env[j].blocks)
+				fprintf(stderr, "hugebench compare-report: %s: %s and %s differ in %s: "
+						"\"%s\" vs \"%s\"%s\n",
+					force ? "warning" : "not comparable", p->a->path, p->b->path,
+					p->env[j].field, p->env[j].a, p->env[j].b,
+					force ? " (--force)" : "");
+		ok &= p->comparable;
+	}
+	if (!ok && !force)
+		fprintf(stderr, "hugebench compare-report: use --force to compare anyway\n");
+	return ok;
+}
+
+int hb_compare_main(int argc, char **argv)
+{
+	struct hb_cmp_thresholds th;
+	struct hb_cmp_report rep = { 0 };
+	struct hb_cmp_run **runs = NULL;
+	struct hb_cmp_cli c;
+	char err[1024];
+	int ret, nruns = 0;
+	size_t bad = 0;
+
+	hb_cmp_thresholds_default(&th);
+	ret = hb_cmp_parse(argc, argv, &c);
+	if (ret) {
+		free(c.args);
+		return ret < 0 ? HB_CMP_OK : ret;
+	}
+	if (!c.thresholds && !access(HB_CMP_DEFAULT_THRESHOLDS, R_OK))
+		c.thresholds = HB_CMP_DEFAULT_THRESHOLDS;
+	if (c.thresholds && hb_cmp_thresholds_load(c.thresholds, &th, err, sizeof(err))) {
+		fprintf(stderr, "hugebench compare-report: %s\n", err);
+		ret = HB_CMP_USAGE;
+		goto out;
+	}
+	runs = calloc((size_t)c.nargs, sizeof(*runs));
+	rep.pairs = calloc((size_t)c.nargs, sizeof(*rep.pairs));
+	if (!runs || !rep.pairs) {
+		ret = HB_CMP_USAGE;
+		goto out;
+	}
+	for (nruns = 0; nruns < c.nargs; nruns++) {
+		char *path = hb_cmp_resolve(c.args[nruns], c.results, c.suite, err, sizeof(err));
+
+		runs[nruns] = path ? hb_cmp_load(path, err, sizeof(err)) : NULL;
+		free(path);
+		if (!runs[nruns]) {
+			fprintf(stderr, "hugebench compare-report: %s\n", err);
+			ret = HB_CMP_USAGE;
+			goto out;
+		}
+	}
+	rep.opts = c.opts;
+	rep.thresholds_path = c.thresholds;
+	rep.forced = c.force;
+	for (int i = 1; i < nruns; i++) {
+		if (hb_cmp_pair_build(runs[0], runs[i], &th, &c.opts, &rep.pairs[rep.n_pairs++])) {
+			fprintf(stderr, "hugebench compare-report: out of memory comparing %s\n",
+				runs[i]->path);
+			ret = HB_CMP_USAGE;
+			goto out;
+		}
+		bad += rep.pairs[rep.n_pairs - 1].n_regressions > 0;
+	}
+	if (!hb_cmp_all_comparable(&rep, c.force) && !c.force) {
+		ret = HB_CMP_INCOMPARABLE;
+		goto out;
+	}
+	if (hb_cmp_render_to(&c, &rep)) {
+		ret = HB_CMP_USAGE;
+		goto out;
+	}
+	if (c.output)
+		fprintf(stderr, "hugebench compare-report: wrote %s: %s\n", c.output,
+			bad ? "REGRESSION" : "no regression");
+	ret = bad ? HB_CMP_REGRESSION : HB_CMP_OK;
+out:
+	for (size_t i = 0; i < rep.n_pairs; i++)
+		hb_cmp_pair_free(&rep.pairs[i]);
+	free(rep.pairs);
+	for (int i = 0; i < nruns; i++)
+		hb_cmp_run_free(runs[i]);
+	free(runs);
+	hb_cmp_thresholds_free(&th);
+	free(c.args);
+	return ret;
+}

@@ -1,0 +1,279 @@
+/* compare.h - `hugebench compare-report`: trustworthy verdicts between runs.
+ *
+ * Modules: cmp_load.c (result.json -> struct hb_cmp_run, with field-level
+ * errors), cmp_rule.c (thresholds and the per-metric decision rule),
+ * cmp_report.c (pairs two runs: checks, workloads, kernel issues, snapshots,
+ * environment), cmp_text.c / cmp_json.c / cmp_html.c (renderers) and
+ * compare.c (the command line). The decision rule is documented in
+ * docs/compare.md and above hb_cmp_metric_test() in cmp_rule.c.
+ */
+#ifndef HB_COMPARE_H
+#define HB_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "stats.h"
+
+#define HB_CMP_SCHEMA "hugebench-compare/1"
+#define HB_CMP_RESULT_SCHEMA "hugebench-result/1"
+
+/* Exit codes (DESIGN.md contract). */
+enum { HB_CMP_OK = 0, HB_CMP_REGRESSION = 1, HB_CMP_USAGE = 2, HB_CMP_INCOMPARABLE = 3 };
+
+enum hb_cmp_better { HB_CMP_LOWER, HB_CMP_HIGHER, HB_CMP_INFO };
+
+/* ---- a loaded run (strings point into `root`, which the run owns) ---- */
+struct hb_cmp_metric {
+	const char *name, *unit, *unavailable;
+	enum hb_cmp_better better;
+	double *samples;
+	size_t n;
+	double *rep_means;
+	size_t n_reps;
+};
+
+struct hb_cmp_check {
+	const char *name, *expected, *observed;
+	bool pass;
+	long rep;
+};
+
+struct hb_cmp_kv {
+	const char *key;
+	double val;
+};
+
+struct hb_cmp_snap {
+	const char *label;
+	long rep;
+	struct hb_cmp_kv *meminfo, *vmstat;
+	size_t n_meminfo, n_vmstat;
+};
+
+struct hb_cmp_workload {
+	const char *name, *status, *reason;
+	long reps;
+	struct hb_cmp_metric *metrics;
+	size_t n_metrics;
+	struct hb_cmp_check *checks;
+	size_t n_checks;
+	struct hb_cmp_snap *snaps;
+	size_t n_snaps;
+};
+
+struct hb_cmp_issue {
+	const char *kind, *excerpt;
+	long line;
+};
+
+struct hb_cmp_run {
+	char *path; /* the result.json read */
+	json_t *root;
+	const char *schema, *run_id, *suite, *created, *verdict, *verdict_reason;
+	long repeat;
+	/* target */
+	const char *target, *kernel_release, *cmdline, *package, *image_sha256;
+	/* environment */
+	const char *accelerator, *qemu_version, *nested_virt, *host_kernel, *host_cpu;
+	long vcpus, memory_mb;
+	int pmu; /* -1 unknown */
+	struct hb_cmp_workload *workloads;
+	size_t n_workloads;
+	struct hb_cmp_issue *issues;
+	size_t n_issues;
+};
+
+/* Resolve a user argument (folder, result.json, or target name whose latest
+ * run under `results_dir` is taken; `suite` may restrict that choice) to a
+ * result.json path. Returns a malloc'ed path, or NULL with `err` filled. */
+char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite, char *err,
+		     size_t errlen);
+/* Load and validate; on error returns NULL and writes one line to err
+ * ("FILE: FIELD: problem" or "FILE: invalid JSON at line L column C: ..."). */
+struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen);
+/* The same from an in-memory document (tests); `name` is used in errors. */
+struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, size_t errlen);
+void hb_cmp_run_free(struct hb_cmp_run *run);
+/* Severity of a run verdict: pass 0 < kernel-warning < fail < error <
+ * incomplete < timeout < panic 6; -1 for an unknown word. */
+int hb_cmp_verdict_rank(const char *verdict);
+
+/* ---- thresholds ---------------------------------------------------------- */
+struct hb_cmp_limits {
+	double min_effect_pct; /* smaller changes are never regressions */
+	double boot_sd_pct;    /* boot-to-boot sd of the metric's center, in % */
+};
+
+struct hb_cmp_rule_line {
+	char pattern[128]; /* fnmatch() glob over "<workload>.<metric>" */
+	struct hb_cmp_limits lim; /* NAN: not set by this line */
+};
+
+struct hb_cmp_thresholds {
+	struct hb_cmp_rule_line *lines;
+	size_t n;
+	struct hb_cmp_limits def; /* built-in defaults */
+};
+
+/* Parse a thresholds file; returns 0, or -1 with err = "FILE:LINE: problem". */
+int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *err,
+			   size_t errlen);
+void hb_cmp_thresholds_default(struct hb_cmp_thresholds *t);
+/* Limits for workload.metric: per setting, the last matching line that sets
+ * it wins, else the built-in default. */
+void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
+		       const char *metric, struct hb_cmp_limits *lim);
+double hb_cmp_min_effect(const struct hb_cmp_thresholds *t, const char *workload,
+			 const char *metric);
+void hb_cmp_thresholds_free(struct hb_cmp_thresholds *t);
+
+/* ---- the per-metric decision ---------------------------------------------- */
+enum hb_cmp_mode {
+	HB_CMP_MODE_NONE,    /* too few values to test */
+	HB_CMP_MODE_REPS,    /* >= 3 repetitions per side: repetitions are the unit */
+	HB_CMP_MODE_SAMPLES, /* < 3 repetitions: raw samples, stricter rule */
+};
+
+enum hb_cmp_verdict {
+	HB_CMP_SAME,	     /* no significant, large-enough change */
+	HB_CMP_WORSE,	     /* regression */
+	HB_CMP_BETTER,	     /* significant improvement beyond the minimum effect */
+	HB_CMP_INFO_ONLY,    /* better = info: shown, never judged */
+	HB_CMP_UNTESTED,     /* too few values */
+	HB_CMP_UNAVAILABLE,  /* unavailable on a side */
+	HB_CMP_MISSING,	     /* present on one side only */
+};
+
+struct hb_cmp_opts {
+	double alpha;	    /* BH false discovery rate */
+	double ci_level;    /* confidence level of intervals */
+	unsigned boot_B;    /* bootstrap resamples */
+	size_t boot_cap;    /* thinning cap for bootstrap inputs */
+	uint64_t seed;
+};
+
+void hb_cmp_opts_default(struct hb_cmp_opts *o);
+
+struct hb_cmp_mres {
+	const char *workload, *name, *unit;
+	enum hb_cmp_better better;
+	const struct hb_cmp_metric *a, *b; /* either may be NULL */
+	struct hb_stats_desc da, db;
+	bool distribution; /* many samples per repetition: median is the center */
+	enum hb_cmp_mode mode;
+	const char *test;      /* "welch(log rep medians)", "mann-whitney", ... */
+	const char *ci_method; /* "t", "bootstrap" */
+	double center_a, center_b;
+	double ratio, change_pct; /* center_b / center_a, (ratio - 1) * 100 */
+	double worse_pct;	  /* change_pct signed so that > 0 is worse */
+	double ci_lo, ci_hi;	  /* interval of the ratio */
+	double p_worse, p_better; /* one-sided p-values */
+	double q_worse, q_better; /* BH-adjusted within the comparison */
+	double min_effect_pct, boot_sd_pct;
+	enum hb_cmp_verdict verdict;
+	char why[160];
+};
+
+/* Fill r's statistics for one metric (no verdict yet; p-values NAN when the
+ * mode is NONE). a or b may be NULL. */
+void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b,
+			const struct hb_cmp_limits *lim, const struct hb_cmp_opts *o,
+			struct hb_cmp_mres *r);
+/* BH over all tested metrics of one comparison, then each verdict. */
+void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o);
+const char *hb_cmp_verdict_name(enum hb_cmp_verdict v);
+const char *hb_cmp_mode_name(enum hb_cmp_mode m);
+const char *hb_cmp_better_name(enum hb_cmp_better b);
+
+/* ---- one BASE vs NEW comparison --------------------------------------------- */
+enum hb_cmp_fkind { HB_CMP_F_ENV, HB_CMP_F_VERDICT, HB_CMP_F_ISSUE, HB_CMP_F_WORKLOAD,
+		    HB_CMP_F_CHECK, HB_CMP_F_METRIC };
+
+struct hb_cmp_finding {
+	enum hb_cmp_fkind kind;
+	bool regression; /* false: noted only */
+	char workload[64];
+	char what[128];
+	char text[256];
+};
+
+struct hb_cmp_envdiff {
+	const char *field;
+	char a[160], b[160];
+	bool differs;
+	bool blocks; /* differs and makes the runs not comparable */
+};
+
+struct hb_cmp_checkrow {
+	const char *workload, *name, *expected;
+	char observed_a[96], observed_b[96];
+	int pass_a, pass_b; /* 1 all passed, 0 some failed, -1 absent */
+};
+
+struct hb_cmp_wlrow {
+	const char *name;
+	const char *status_a, *status_b; /* NULL when absent */
+	const char *reason_a, *reason_b;
+	bool regression;
+};
+
+struct hb_cmp_snaprow {
+	const char *workload, *label, *source; /* source: "meminfo_kb" or "vmstat" */
+	const char *key;
+	double a, b; /* mean over repetitions; NAN when absent */
+	bool key_of_interest; /* huge tmpfs accounting: shown in text too */
+};
+
+struct hb_cmp_pair {
+	const struct hb_cmp_run *a, *b;
+	struct hb_cmp_envdiff env[24];
+	size_t n_env;
+	bool comparable;
+	struct hb_cmp_mres *m;
+	size_t n_m;
+	struct hb_cmp_wlrow *wl;
+	size_t n_wl;
+	struct hb_cmp_checkrow *checks;
+	size_t n_checks;
+	struct hb_cmp_snaprow *snaps;
+	size_t n_snaps;
+	struct hb_cmp_finding *f;
+	size_t n_f, f_cap;
+	size_t n_regressions;
+};
+
+struct hb_cmp_report {
+	struct hb_cmp_pair *pairs;
+	size_t n_pairs;
+	struct hb_cmp_opts opts;
+	const char *thresholds_path; /* NULL: built-in default */
+	bool forced;
+};
+
+/* Compare b against a; never fails except on allocation (returns -1). */
+int hb_cmp_pair_build(const struct hb_cmp_run *a, const struct hb_cmp_run *b,
+		      const struct hb_cmp_thresholds *t, const struct hb_cmp_opts *o,
+		      struct hb_cmp_pair *p);
+void hb_cmp_pair_free(struct hb_cmp_pair *p);
+
+/* ---- renderers (0 or -1 on a write error) ------------------------------------ */
+int hb_cmp_render_text(FILE *f, const struct hb_cmp_report *r);
+int hb_cmp_render_markdown(FILE *f, const struct hb_cmp_report *r);
+int hb_cmp_render_html(FILE *f, const struct hb_cmp_report *r);
+json_t *hb_cmp_report_json(const struct hb_cmp_report *r);
+int hb_cmp_render_json(FILE *f, const struct hb_cmp_report *r);
+
+/* Small shared helpers (cmp_util.c). */
+void hb_cmp_fmt_num(char *buf, size_t len, double v);
+void *hb_cmp_xcalloc(size_t n, size_t size);
+int hb_cmp_append(void **arr, size_t *n, size_t *cap, size_t size, const void *item);
+
+/* `hugebench compare-report ...`; argv[0] is "compare-report". */
+int hb_compare_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,451 @@
+/* stats.c - descriptive statistics, Welch, Mann-Whitney, bootstrap, BH.
+ *
+ * Conventions follow R so that results can be checked against it: type-7
+ * quantiles, wilcox.test's exact/normal switch, p.adjust(method = "BH").
+ * See stats.h for the contract of each function.
+ */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+static int hb_stats_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double *hb_stats_sorted_copy(const double *x, size_t n)
+{
+	double *s = malloc((n ? n : 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	memcpy(s, x, n * sizeof(*s));
+	gsl_sort(s, 1, n);
+	return s;
+}
+
+double hb_stats_mean(const double *x, size_t n)
+{
+	return n ? gsl_stats_mean(x, 1, n) : NAN;
+}
+
+double hb_stats_sd(const double *x, size_t n)
+{
+	return n >= 2 ? gsl_stats_sd(x, 1, n) : NAN;
+}
+
+double hb_stats_quantile(const double *x, size_t n, double q)
+{
+	double *s, v;
+
+	if (!n)
+		return NAN;
+	s = hb_stats_sorted_copy(x, n);
+	if (!s)
+		return NAN;
+	v = gsl_stats_quantile_from_sorted_data(s, 1, n, q);
+	free(s);
+	return v;
+}
+
+double hb_stats_median(const double *x, size_t n)
+{
+	return hb_stats_quantile(x, n, 0.5);
+}
+
+void hb_stats_describe(const double *x, size_t n, struct hb_stats_desc *d)
+{
+	double *s;
+
+	d->n = n;
+	d->mean = d->sd = d->cov = d->min = d->max = d->p50 = d->p90 = d->p99 = NAN;
+	if (!n || !(s = hb_stats_sorted_copy(x, n)))
+		return;
+	d->mean = gsl_stats_mean(s, 1, n);
+	d->sd = hb_stats_sd(s, n);
+	if (n >= 2 && d->mean != 0)
+		d->cov = d->sd / fabs(d->mean);
+	d->min = s[0];
+	d->max = s[n - 1];
+	d->p50 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.50);
+	d->p90 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.90);
+	d->p99 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.99);
+	free(s);
+}
+
+static double hb_stats_p_from_t(double t, double df, enum hb_stats_alt alt)
+{
+	switch (alt) {
+	case HB_STATS_GREATER:
+		return gsl_cdf_tdist_Q(t, df);
+	case HB_STATS_LESS:
+		return gsl_cdf_tdist_P(t, df);
+	default:
+		return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+	}
+}
+
+int hb_stats_welch_ev(const double *x, size_t nx, const double *y, size_t ny, double ev,
+		      enum hb_stats_alt alt, struct hb_stats_test *r)
+{
+	double mx, my, vx, vy, se2, dden;
+
+	r->stat = r->df = r->p = NAN;
+	r->exact = 0;
+	if (nx < 2 || ny < 2)
+		return -1;
+	mx = gsl_stats_mean(x, 1, nx);
+	my = gsl_stats_mean(y, 1, ny);
+	vx = gsl_stats_variance_m(x, 1, nx, mx) / (double)nx;
+	vy = gsl_stats_variance_m(y, 1, ny, my) / (double)ny;
+	se2 = vx + vy + (ev > 0 ? ev : 0);
+	if (se2 <= 0) {
+		/* Both constant: no variance to test against. */
+		r->stat = my == mx ? 0 : (my > mx ? INFINITY : -INFINITY);
+		r->df = (double)(nx + ny - 2);
+		if (my == mx)
+			r->p = 1;
+		else if (alt == HB_STATS_TWO_SIDED)
+			r->p = 0;
+		else
+			r->p = (alt == HB_STATS_GREATER) == (my > mx) ? 0 : 1;
+		return 0;
+	}
+	r->stat = (my - mx) / sqrt(se2);
+	/* Welch-Satterthwaite with the known part at infinite df, capped at
+	 * nx + ny - 2: a sample variance that is small by chance would
+	 * otherwise claim near-normal tails (anti-conservative at n = 3). */
+	dden = vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1);
+	r->df = dden > 0 ? se2 * se2 / dden : 1e9;
+	if (ev > 0 && r->df > (double)(nx + ny - 2))
+		r->df = (double)(nx + ny - 2);
+	r->p = hb_stats_p_from_t(r->stat, r->df, alt);
+	return 0;
+}
+
+int hb_stats_welch(const double *x, size_t nx, const double *y, size_t ny,
+		   enum hb_stats_alt alt, struct hb_stats_test *r)
+{
+	return hb_stats_welch_ev(x, nx, y, ny, 0, alt, r);
+}
+
+int hb_stats_welch_ev_ci(const double *x, size_t nx, const double *y, size_t ny, double ev,
+			 double level, double *lo, double *hi)
+{
+	struct hb_stats_test t;
+	double d, se, q;
+
+	*lo = *hi = NAN;
+	if (hb_stats_welch_ev(x, nx, y, ny, ev, HB_STATS_TWO_SIDED, &t))
+		return -1;
+	d = gsl_stats_mean(y, 1, ny) - gsl_stats_mean(x, 1, nx);
+	se = sqrt(gsl_stats_variance(x, 1, nx) / (double)nx +
+		  gsl_stats_variance(y, 1, ny) / (double)ny + (ev > 0 ? ev : 0));
+	if (se <= 0) {
+		*lo = *hi = d;
+		return 0;
+	}
+	q = gsl_cdf_tdist_Pinv(0.5 + level / 2, t.df);
+	*lo = d - q * se;
+	*hi = d + q * se;
+	return 0;
+}
+
+int hb_stats_welch_ci(const double *x, size_t nx, const double *y, size_t ny, double level,
+		      double *lo, double *hi)
+{
+	return hb_stats_welch_ev_ci(x, nx, y, ny, 0, level, lo, hi);
+}
+
+double hb_stats_t_quantile(double p, double df)
+{
+	return gsl_cdf_tdist_Pinv(p, df);
+}
+
+/* ---- Mann-Whitney ------------------------------------------------------ */
+
+struct hb_stats_tagged {
+	double v;
+	int y; /* 1 when the value comes from y */
+};
+
+static int hb_stats_cmp_tagged(const void *a, const void *b)
+{
+	const struct hb_stats_tagged *p = a, *q = b;
+
+	return (p->v > q->v) - (p->v < q->v);
+}
+
+/* P(U <= u) and P(U >= u) for U = #(y > x) with ny y's and nx x's and no
+ * ties, from the recurrence f(u; i, j) = f(u - j; i - 1, j) + f(u; i, j - 1)
+ * (i y's, j x's: the largest value is a y above all j x's, or an x). */
+static int hb_stats_mw_exact(size_t nx, size_t ny, double u, double *le, double *ge)
+{
+	size_t w = nx * ny + 1, i, j, k;
+	double *f = calloc((ny + 1) * w, sizeof(*f)), tot = 0, sle = 0, sge = 0;
+
+	if (!f)
+		return -1;
+	for (i = 0; i <= ny; i++)
+		f[i * w] = 1; /* j = 0: no x, U = 0 */
+	for (j = 1; j <= nx; j++)
+		for (i = 1; i <= ny; i++)
+			for (k = j; k < w; k++)
+				f[i * w + k] += f[(i - 1) * w + k - j];
+	for (k = 0; k < w; k++) {
+		double c = f[ny * w + k];
+
+		tot += c;
+		if ((double)k <= u + 1e-9)
+			sle += c;
+		if ((double)k >= u - 1e-9)
+			sge += c;
+	}
+	free(f);
+	*le = sle / tot;
+	*ge = sge / tot;
+	return 0;
+}
+
+int hb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+			  enum hb_stats_alt alt, struct hb_stats_test *r)
+{
+	size_t n = nx + ny, i, j;
+	struct hb_stats_tagged *a;
+	double ranksum = 0, ties = 0, u, mu, sigma, z, corr;
+
+	r->stat = r->df = r->p = NAN;
+	r->exact = 0;
+	if (!nx || !ny)
+		return -1;
+	a = malloc(n * sizeof(*a));
+	if (!a)
+		return -1;
+	for (i = 0; i < nx; i++)
+		a[i] = (struct hb_stats_tagged){ x[i], 0 };
+	for (i = 0; i < ny; i++)
+		a[nx + i] = (struct hb_stats_tagged){ y[i], 1 };
+	qsort(a, n, sizeof(*a), hb_stats_cmp_tagged);
+	for (i = 0; i < n; i = j) {
+		double t, rank;
+
+		for (j = i + 1; j < n && a[j].v == a[i].v; j++)
+			;
+		t = (double)(j - i);
+		rank = ((double)i + 1 + (double)j) / 2; /* average of ranks i+1..j */
+		for (size_t k = i; k < j; k++)
+			if (a[k].y)
+				ranksum += rank;
+		ties += t * t * t - t;
+	}
+	free(a);
+	u = ranksum - (double)ny * ((double)ny + 1) / 2;
+	r->stat = u;
+	mu = (double)nx * (double)ny / 2;
+	if (nx < 50 && ny < 50 && ties == 0) {
+		double le, ge;
+
+		if (hb_stats_mw_exact(nx, ny, u, &le, &ge))
+			return -1;
+		r->exact = 1;
+		if (alt == HB_STATS_GREATER)
+			r->p = ge;
+		else if (alt == HB_STATS_LESS)
+			r->p = le;
+		else
+			r->p = fmin(1, 2 * (u > mu ? ge : le));
+		return 0;
+	}
+	sigma = sqrt((double)nx * (double)ny / 12 *
+		     ((double)n + 1 - ties / ((double)n * ((double)n - 1))));
+	if (sigma <= 0) {
+		r->p = 1;
+		return 0;
+	}
+	z = u - mu;
+	if (alt == HB_STATS_GREATER)
+		corr = 0.5;
+	else if (alt == HB_STATS_LESS)
+		corr = -0.5;
+	else
+		corr = z > 0 ? 0.5 : (z < 0 ? -0.5 : 0);
+	z = (z - corr) / sigma;
+	if (alt == HB_STATS_GREATER)
+		r->p = gsl_cdf_ugaussian_Q(z);
+	else if (alt == HB_STATS_LESS)
+		r->p = gsl_cdf_ugaussian_P(z);
+	else
+		r->p = fmin(1, 2 * fmin(gsl_cdf_ugaussian_P(z), gsl_cdf_ugaussian_Q(z)));
+	return 0;
+}
+
+/* ---- bootstrap --------------------------------------------------------- */
+
+/* k-th smallest of a[0..n) (reorders a): Wirth's selection. */
+static double hb_stats_select(double *a, size_t n, size_t k)
+{
+	long l = 0, m = (long)n - 1, kk = (long)k;
+
+	while (l < m) {
+		double x = a[kk];
+		long i = l, j = m;
+
+		do {
+			while (a[i] < x)
+				i++;
+			while (x < a[j])
+				j--;
+			if (i <= j) {
+				double t = a[i];
+
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			m = j;
+	}
+	return a[kk];
+}
+
+static double hb_stats_center_of(double *a, size_t n, enum hb_stats_center c)
+{
+	double m;
+
+	if (c == HB_STATS_MEAN)
+		return gsl_stats_mean(a, 1, n);
+	m = hb_stats_select(a, n, n / 2);
+	if (n % 2 == 0) {
+		/* the lower middle is the largest element left of n/2 */
+		double lo = a[0];
+
+		for (size_t i = 1; i < n / 2; i++)
+			if (a[i] > lo)
+				lo = a[i];
+		m = (m + lo) / 2;
+	}
+	return m;
+}
+
+/* Thin x to `cap` evenly spaced order statistics (a copy either way). */
+static double *hb_stats_thin(const double *x, size_t n, size_t cap, size_t *out_n)
+{
+	double *s;
+
+	if (!cap || n <= cap) {
+		s = malloc(n * sizeof(*s));
+		if (s)
+			memcpy(s, x, n * sizeof(*s));
+		*out_n = n;
+		return s;
+	}
+	s = hb_stats_sorted_copy(x, n);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < cap; i++)
+		s[i] = s[(size_t)(((double)i + 0.5) * (double)n / (double)cap)];
+	*out_n = cap;
+	return s;
+}
+
+int hb_stats_bootstrap_ratio(const double *x, size_t nx, const double *y, size_t ny,
+			     enum hb_stats_center c, unsigned B, double level, uint64_t seed,
+			     size_t cap, double *lo, double *hi)
+{
+	double *xs = NULL, *ys = NULL, *buf = NULL, *ratios = NULL;
+	size_t mx, my, bn;
+	gsl_rng *rng = NULL;
+	unsigned b, ok = 0;
+	int ret = -1;
+
+	*lo = *hi = NAN;
+	if (!nx || !ny || !B)
+		return -1;
+	xs = hb_stats_thin(x, nx, cap, &mx);
+	ys = hb_stats_thin(y, ny, cap, &my);
+	bn = mx > my ? mx : my;
+	buf = malloc(bn * sizeof(*buf));
+	ratios = malloc(B * sizeof(*ratios));
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!xs || !ys || !buf || !ratios || !rng)
+		goto out;
+	gsl_rng_set(rng, (unsigned long)(seed ? seed : 1));
+	for (b = 0; b < B; b++) {
+		double cx, cy;
+
+		for (size_t i = 0; i < mx; i++)
+			buf[i] = xs[gsl_rng_uniform_int(rng, mx)];
+		cx = hb_stats_center_of(buf, mx, c);
+		for (size_t i = 0; i < my; i++)
+			buf[i] = ys[gsl_rng_uniform_int(rng, my)];
+		cy = hb_stats_center_of(buf, my, c);
+		if (cx != 0 && isfinite(cy / cx))
+			ratios[ok++] = cy / cx;
+	}
+	if (ok < B / 2)
+		goto out;
+	qsort(ratios, ok, sizeof(*ratios), hb_stats_cmp_double);
+	*lo = gsl_stats_quantile_from_sorted_data(ratios, 1, ok, (1 - level) / 2);
+	*hi = gsl_stats_quantile_from_sorted_data(ratios, 1, ok, 1 - (1 - level) / 2);
+	ret = 0;
+out:
+	gsl_rng_free(rng);
+	free(xs);
+	free(ys);
+	free(buf);
+	free(ratios);
+	return ret;
+}
+
+/* ---- Benjamini-Hochberg -------------------------------------------------- */
+
+struct hb_stats_pidx {
+	double p;
+	size_t i;
+};
+
+static int hb_stats_cmp_pidx(const void *a, const void *b)
+{
+	const struct hb_stats_pidx *x = a, *y = b;
+
+	if (x->p != y->p)
+		return (x->p > y->p) - (x->p < y->p);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+void hb_stats_bh(const double *p, size_t n, double *q)
+{
+	struct hb_stats_pidx *s = malloc((n ? n : 1) * sizeof(*s));
+	size_t m = 0, k;
+	double run = 1;
+
+	for (size_t i = 0; i < n; i++)
+		q[i] = NAN;
+	if (!s)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			s[m++] = (struct hb_stats_pidx){ p[i], i };
+	qsort(s, m, sizeof(*s), hb_stats_cmp_pidx);
+	for (k = m; k > 0; k--) {
+		double v = s[k - 1].p * (double)m / (double)k;
+
+		if (v < run)
+			run = v;
+		q[s[k - 1].i] = run;
+	}
+	free(s);
+}

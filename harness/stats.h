@@ -1,0 +1,79 @@
+/* stats.h - the statistics hugebench compare-report relies on.
+ *
+ * Descriptive statistics, Welch's t-test, the Mann-Whitney U test, a seeded
+ * percentile bootstrap of a ratio of centers and Benjamini-Hochberg adjusted
+ * p-values. Built on GSL; every function is pure (no globals) and, given the
+ * same seed, deterministic. Inputs are never modified.
+ */
+#ifndef HB_STATS_H
+#define HB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Which alternative a test's p-value is for: the second sample (y) larger
+ * than the first (x), smaller, or either. */
+enum hb_stats_alt { HB_STATS_TWO_SIDED, HB_STATS_GREATER, HB_STATS_LESS };
+
+struct hb_stats_desc {
+	size_t n;
+	double mean, sd, cov; /* cov = sd / |mean|, NAN when mean == 0 or n < 2 */
+	double min, max, p50, p90, p99;
+};
+
+double hb_stats_mean(const double *x, size_t n);
+double hb_stats_sd(const double *x, size_t n); /* sample sd (n - 1); NAN for n < 2 */
+/* R's default quantile (type 7) of unsorted data, 0 <= q <= 1. */
+double hb_stats_quantile(const double *x, size_t n, double q);
+double hb_stats_median(const double *x, size_t n);
+/* Fills d; every field is NAN when n == 0. */
+void hb_stats_describe(const double *x, size_t n, struct hb_stats_desc *d);
+
+struct hb_stats_test {
+	double stat; /* t, or U of y (count of pairs with y > x, ties 1/2) */
+	double df;   /* Welch-Satterthwaite df; NAN for Mann-Whitney */
+	double p;    /* NAN when the test cannot be computed */
+	int exact;   /* Mann-Whitney: 1 when the exact distribution was used */
+};
+
+/* Welch's unequal-variance t-test of mean(y) - mean(x). Needs n >= 2 on both
+ * sides; identical constant samples give p = 1. */
+int hb_stats_welch(const double *x, size_t nx, const double *y, size_t ny,
+		   enum hb_stats_alt alt, struct hb_stats_test *r);
+/* Welch's confidence interval of mean(y) - mean(x) at `level` (e.g. 0.95). */
+int hb_stats_welch_ci(const double *x, size_t nx, const double *y, size_t ny, double level,
+		      double *lo, double *hi);
+/* The same two with a known extra variance `ev` added to var(mean(y) -
+ * mean(x)) (a between-boot component estimated elsewhere), counted with
+ * infinite df in Welch-Satterthwaite, the total capped at nx + ny - 2.
+ * ev = 0 gives plain Welch. */
+int hb_stats_welch_ev(const double *x, size_t nx, const double *y, size_t ny, double ev,
+		      enum hb_stats_alt alt, struct hb_stats_test *r);
+int hb_stats_welch_ev_ci(const double *x, size_t nx, const double *y, size_t ny, double ev,
+			 double level, double *lo, double *hi);
+
+/* Mann-Whitney U (Wilcoxon rank-sum), as R's wilcox.test(y, x): exact when
+ * both n < 50 and there are no ties, otherwise the normal approximation with
+ * tie and continuity correction. */
+int hb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+			  enum hb_stats_alt alt, struct hb_stats_test *r);
+
+enum hb_stats_center { HB_STATS_MEAN, HB_STATS_MEDIAN };
+
+/* Percentile bootstrap of center(y) / center(x): B resamples of each side
+ * (with replacement) from a gsl_rng mt19937 seeded with `seed`. Writes the
+ * two-sided `level` interval. Returns -1 when a center is 0 or a side is
+ * empty. Samples larger than `cap` are first thinned to `cap` evenly spaced
+ * order statistics (0: no cap), which keeps the shape and bounds the cost. */
+int hb_stats_bootstrap_ratio(const double *x, size_t nx, const double *y, size_t ny,
+			     enum hb_stats_center c, unsigned B, double level, uint64_t seed,
+			     size_t cap, double *lo, double *hi);
+
+/* Benjamini-Hochberg adjusted p-values (R's p.adjust(p, "BH")); NAN inputs
+ * are not counted as tests and stay NAN. */
+void hb_stats_bh(const double *p, size_t n, double *q);
+
+/* Two-sided Student t quantile helpers used by renderers and rules. */
+double hb_stats_t_quantile(double p, double df);
+
+#endif
