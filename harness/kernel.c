@@ -49,37 +49,37 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 	}
 	if (hb_recipe_load(t->path, &r, err, errlen))
 		return HB_EXIT_USAGE;
-	snprintf(k->cmdline, sizeof(k->cmdline), "%s", r.cmdline);
-	if (strcmp(r.kind, "debian") == 0) {
+	if (r.kind == HB_RECIPE_DEBIAN) {
 		char *argv[] = { script, r.meta, cache, NULL };
 
 		snprintf(k->kind, sizeof(k->kind), "debian");
 		snprintf(script, sizeof(script), "%s/kernels/fetch-debian.sh", hb_root());
 		snprintf(cache, sizeof(cache), "%s/kernels", hb_cache_dir());
 		rc = hb_spawn_capture(argv, out, sizeof(out));
-	} else if (strcmp(r.kind, "source") == 0) {
-		char *argv[] = { script, (char *)t->path, (char *)hb_cache_dir(), NULL };
+		hb_recipe_free(&r);
+		if (rc != 0) {
+			snprintf(err, errlen, "fetching kernel %s failed (exit %d); see above", t->name,
+				 rc);
+			return rc == HB_EXIT_USAGE ? HB_EXIT_USAGE : HB_EXIT_INFRA;
+		}
+		if (parse_script_line(out, k)) {
+			snprintf(err, errlen, "kernels/fetch-debian.sh printed no 'release image modules' line");
+			return HB_EXIT_INFRA;
+		}
+	} else {
+		struct hb_kernel_build b;
+		char *slash;
 
 		snprintf(k->kind, sizeof(k->kind), "source");
-		snprintf(script, sizeof(script), "%s/kernels/build-source.sh", hb_root());
-		rc = hb_spawn_capture(argv, out, sizeof(out));
-	} else {
-		snprintf(err, errlen, "%s/recipe: unknown kind '%s' (debian|source)", t->path, r.kind);
-		return HB_EXIT_USAGE;
-	}
-	if (rc != 0) {
-		snprintf(err, errlen, "preparing kernel %s failed (exit %d); see the messages above",
-			 t->name, rc);
-		return rc == HB_EXIT_USAGE ? HB_EXIT_USAGE : HB_EXIT_INFRA;
-	}
-	if (parse_script_line(out, k)) {
-		snprintf(err, errlen, "kernel script for %s printed no 'release image modules' line",
-			 t->name);
-		return HB_EXIT_INFRA;
-	}
-	if (strcmp(k->kind, "source") == 0) {
-		char *slash = strrchr(k->image, '/');
-
+		rc = hb_recipe_build(&r, hb_cache_dir(), getenv("KSRC"), &b, err, errlen);
+		hb_recipe_free(&r);
+		if (rc)
+			return rc;
+		snprintf(k->release, sizeof(k->release), "%s", b.release);
+		snprintf(k->image, sizeof(k->image), "%s", b.bzimage);
+		snprintf(k->moddir, sizeof(k->moddir), "%s", b.modules);
+		snprintf(k->package, sizeof(k->package), "build key %.12s", b.key);
+		slash = strrchr(k->image, '/');
 		if (slash)
 			snprintf(k->build_log, sizeof(k->build_log), "%.*s/build.log",
 				 (int)(slash - k->image), k->image);

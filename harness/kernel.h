@@ -14,7 +14,6 @@ struct hb_kernel {
 	char image[PATH_MAX];
 	char moddir[PATH_MAX];	 /* "" when the kernel has no modules */
 	char package[256];	 /* Debian package=version */
-	char cmdline[256];	 /* recipe-specific kernel parameters */
 	char build_log[PATH_MAX];
 };
 
