@@ -27,13 +27,22 @@ HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim
+.PHONY: all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim test-deps install-pkgs
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 
 # Installs what is missing (as root), or prints the exact command to run.
+# Only the tests need a browser (the HTML report is opened in Chromium).
+TEST_PKGS := chromium
+
 deps:
-	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \
+	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
+
+test-deps:
+	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS) $(TEST_PKGS)"
+
+install-pkgs:
+	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \
 		| grep -q 'install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
@@ -110,7 +119,8 @@ $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) | che
 integration: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests
 
-test: unit integration
+test: test-deps
+	@$(MAKE) --no-print-directory unit integration
 
 clean:
 	rm -rf $(BUILD)

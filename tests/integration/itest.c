@@ -99,6 +99,25 @@ void hb_itest_hugebench(char *const argv[], struct hb_itest_out *o)
 	o->exit_code = finish(start(argv, out, err), out, err, &o->out, &o->err);
 }
 
+int hb_itest_spawn_to(char *const argv[], const char *path)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st = 0;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 void hb_itest_out_free(struct hb_itest_out *o)
 {
 	free(o->out);
