@@ -16,7 +16,8 @@ CPPFLAGS += -Iworkloads -Iharness
 BUILD := build
 # Debian packages the build, the guests and the tests need.
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
-	libgsl-dev libssl-dev cpio xz-utils zstd kmod
+	libgsl-dev libssl-dev cpio xz-utils zstd kmod \
+	build-essential flex bison bc libelf-dev
 
 GUEST_SRC := $(wildcard workloads/*.c)
 GUEST_OBJ := $(patsubst workloads/%.c,$(BUILD)/guest/%.o,$(GUEST_SRC))

@@ -1,0 +1,459 @@
+#!/bin/bash
+# kernels/build-source.sh - build a kernel from a source recipe (packaging glue).
+#
+# The harness drives this script (hb_recipe_build() in harness/recipe.c): the
+# C side parses the recipe, resolves base= chains and patches/series, and
+# computes the cache key (hb_recipe_cache_key: the ONE implementation of it).
+# This script obtains the source, applies the patches, merges the config and
+# runs make. It reads no recipe file itself; everything comes from the
+# environment the harness sets, so what is built is exactly what was hashed.
+#
+#   build-source.sh --fetch RECIPE_DIR CACHE_DIR
+#       env: HB_SOURCE=debian:<package>|ksrc   (KSRC=/path/to/linux for ksrc)
+#       Checks prerequisites, obtains and unpacks the source once, prints
+#           source=<source id>
+#           gcc=<first line of gcc --version>
+#   build-source.sh RECIPE_DIR CACHE_DIR
+#       env: HB_SOURCE, HB_SOURCE_ID (the source= line of --fetch),
+#            HB_KERNEL_KEY (64 hex digits), HB_SERIES (patch paths, one per
+#            line, in order), HB_CONFIGS (Kconfig fragment paths, in order,
+#            kernels/base.config first), KSRC for source=ksrc
+#       Last line on stdout: <kernel-release> <abs bzImage> <abs modules dir or ->
+#
+# Exit: 0 ok; 2 recipe, patch, config, compile or prerequisite error (one
+# clear line on stderr, prefixed "hugebench: [build] error:"); 3 the archive
+# could not be reached. Progress goes to stderr.
+#
+# Cache layout (CACHE_DIR is /work/main/.cache by default, git-ignored):
+#   src/debs/<pkg>_<ver>_all.deb       downloaded source package
+#   src/<pkg>-<ver>/tree/               pristine unpacked tree (shared)
+#   trees/<recipe>/src/                 hardlink copy + patches (per recipe)
+#   trees/<recipe>/obj/                 make O= output, kept for incremental builds
+#   builds/<recipe>-<key12>/            bzImage .config System.map build.log release
+#   builds/<recipe>-latest              symlink to the newest build of <recipe>
+set -euo pipefail
+shopt -s inherit_errexit # a failure inside $(...) fails the assignment too
+export LC_ALL=C
+
+log() { printf 'hugebench: [build] %s\n' "$*" >&2; }
+die() {
+	local code=$1
+	shift
+	printf 'hugebench: [build] error: %s\n' "$*" >&2
+	exit "$code"
+}
+usage() {
+	die 2 "usage: build-source.sh [--fetch] RECIPE_DIR CACHE_DIR (run it through 'hugebench kernel --target NAME' / 'make kernel TARGET=NAME')"
+}
+
+fetch_only=0
+if [ "${1:-}" = --fetch ]; then
+	fetch_only=1
+	shift
+fi
+[ $# -eq 2 ] || usage
+recipe_dir=$1
+name=${recipe_dir%/}
+name=${name##*/}
+case $name in
+'' | *[!A-Za-z0-9._-]* | .*) die 2 "recipe name '$name' must be letters, digits, '.', '_' or '-'" ;;
+esac
+[ -d "$recipe_dir" ] || die 2 "recipe directory $recipe_dir does not exist"
+mkdir -p "$2" || die 2 "cannot create cache directory $2"
+cache=$(cd "$2" && pwd -P)
+source_spec=${HB_SOURCE:-}
+[ -n "$source_spec" ] || usage
+
+# --- prerequisites ---------------------------------------------------------
+# tool-or-header:package pairs; a missing one is reported with the exact apt
+# command, nothing is installed here (the Makefile's deps target does that).
+check_prereqs() {
+	local missing="" item what pkg
+	for item in gcc:gcc make:make flex:flex bison:bison bc:bc perl:perl \
+		patch:patch xz:xz-utils tar:tar cpio:cpio flock:util-linux \
+		sha256sum:coreutils /usr/include/stdio.h:libc6-dev \
+		/usr/include/libelf.h:libelf-dev /usr/include/openssl/opensslv.h:libssl-dev; do
+		what=${item%%:*}
+		pkg=${item#*:}
+		case $what in
+		/*) [ -e "$what" ] && continue ;;
+		*) command -v "$what" >/dev/null 2>&1 && continue ;;
+		esac
+		case " $missing " in *" $pkg "*) ;; *) missing="$missing $pkg" ;; esac
+	done
+	if [ -n "$missing" ]; then
+		die 2 "missing build prerequisites; run: apt-get install -y${missing}"
+	fi
+}
+
+# --- obtaining the source --------------------------------------------------
+# debian:<pkg>: the installed package's /usr/src/<pkg>.tar.xz if the package is
+# installed, else `apt-get download` of the candidate version into the cache
+# (no root needed, nothing installed system-wide). Unpacked once per version.
+debian_pkg() {
+	local pkg=${source_spec#debian:}
+	case $pkg in
+	'' | *[!a-z0-9.+-]*) die 2 "recipe $name: bad source '$source_spec' (want debian:linux-source-X.Y or ksrc)" ;;
+	esac
+	printf '%s\n' "$pkg"
+}
+
+fetch_debian() {
+	local pkg ver status tarball deb want got dir tmp top
+	pkg=$(debian_pkg)
+	command -v dpkg-deb >/dev/null 2>&1 || die 2 "missing build prerequisites; run: apt-get install -y dpkg"
+	exec 8>"$cache/src/.lock"
+	flock 8
+	status=$(dpkg-query -W -f='${Status}|${Version}' "$pkg" 2>/dev/null || true)
+	tarball=""
+	if [ "${status%%|*}" = "install ok installed" ] && [ -f "/usr/src/$pkg.tar.xz" ]; then
+		ver=${status#*|}
+		tarball=/usr/src/$pkg.tar.xz
+	else
+		ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n 1)
+		if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+			die 2 "Debian package $pkg is not in the apt lists; run: apt-get update && apt-get install -y $pkg"
+		fi
+	fi
+	dir=$cache/src/$pkg-${ver//:/%3a}
+	if [ ! -f "$dir/.complete" ]; then
+		if [ -z "$tarball" ]; then
+			mkdir -p "$cache/src/debs"
+			deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n 1 || true)
+			if [ -z "$deb" ]; then
+				log "downloading $pkg $ver (apt-get download)"
+				if ! (cd "$cache/src/debs" && apt-get download -q "$pkg=$ver") >"$cache/src/download.log" 2>&1; then
+					die 3 "apt-get download $pkg=$ver failed (see $cache/src/download.log); or run: apt-get install -y $pkg"
+				fi
+				deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n 1)
+				want=$(apt-cache show "$pkg=$ver" 2>/dev/null | sed -n 's/^SHA256: //p' | head -n 1)
+				got=$(sha256sum "$deb" | cut -d' ' -f1)
+				if [ -n "$want" ] && [ "$want" != "$got" ]; then
+					rm -f "$deb"
+					die 3 "checksum mismatch for $pkg $ver: archive says $want, file is $got (deleted; retry)"
+				fi
+			fi
+		fi
+		log "unpacking $pkg $ver into $dir (once)"
+		tmp=$dir.tmp
+		rm -rf "$tmp"
+		mkdir -p "$tmp/x"
+		if [ -z "$tarball" ]; then
+			dpkg-deb --fsys-tarfile "$deb" | tar -xf - -C "$tmp" "./usr/src/$pkg.tar.xz" ||
+				die 2 "$deb holds no usr/src/$pkg.tar.xz"
+			tarball=$tmp/usr/src/$pkg.tar.xz
+		fi
+		tar -xJf "$tarball" -C "$tmp/x" || die 3 "cannot unpack $tarball"
+		rm -rf "${tmp:?}/usr"
+		top=$(ls "$tmp/x")
+		[ -f "$tmp/x/$top/Makefile" ] || die 2 "$tarball does not hold a kernel tree"
+		mv "$tmp/x/$top" "$tmp/tree"
+		rmdir "$tmp/x"
+		printf '%s\n' "$ver" >"$tmp/version"
+		touch "$tmp/.complete"
+		rm -rf "$dir"
+		mv "$tmp" "$dir"
+	fi
+	flock -u 8
+	printf 'debian:%s=%s\n' "$pkg" "$ver"
+}
+
+ksrc_dir() {
+	local k=${KSRC:-}
+	[ -n "$k" ] || die 2 "recipe $name has source=ksrc: set KSRC=/path/to/linux (KSRC=... make bench TARGET=$name)"
+	[ -f "$k/Makefile" ] && [ -f "$k/Kconfig" ] && [ -d "$k/arch/x86" ] ||
+		die 2 "KSRC=$k is not a Linux source tree (no Makefile, Kconfig, arch/x86)"
+	if [ -e "$k/.config" ] || [ -d "$k/include/config" ]; then
+		die 2 "KSRC=$k has build output (.config); run 'make mrproper' there: hugebench builds out of tree"
+	fi
+	(cd "$k" && pwd -P)
+}
+
+# A content identity for KSRC: git commit tree plus a hash of uncommitted
+# changes, or (not git) a hash of every file's name, size and mtime.
+fetch_ksrc() {
+	local k desc tree dirty ver
+	k=$(ksrc_dir)
+	if [ "$(git -C "$k" rev-parse --show-toplevel 2>/dev/null || true)" = "$k" ]; then
+		desc=$(git -C "$k" describe --tags --always 2>/dev/null || echo unknown)
+		tree=$(git -C "$k" rev-parse 'HEAD^{tree}')
+		dirty=$({
+			git -C "$k" diff HEAD --binary
+			git -C "$k" ls-files -o --exclude-standard -z | (cd "$k" && xargs -0 -r sha256sum --)
+		} | sha256sum | cut -c1-16)
+		if [ -n "$(git -C "$k" status --porcelain --untracked-files=normal | head -n 1)" ]; then
+			printf 'ksrc:git:%s:%s:dirty-%s\n' "$desc" "$tree" "$dirty"
+		else
+			printf 'ksrc:git:%s:%s\n' "$desc" "$tree"
+		fi
+	else
+		ver=$(sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = *//p' "$k/Makefile" | head -n 3 | paste -sd.)
+		tree=$(cd "$k" && find . -path ./.git -prune -o -type f -printf '%P\t%s\t%T@\n' | sort | sha256sum | cut -c1-40)
+		printf 'ksrc:files:%s:%s\n' "$ver" "$tree"
+	fi
+}
+
+mkdir -p "$cache/src"
+if [ $fetch_only = 1 ]; then
+	check_prereqs
+	case $source_spec in
+	debian:*) id=$(fetch_debian) ;;
+	ksrc) id=$(fetch_ksrc) ;;
+	*) die 2 "recipe $name: bad source '$source_spec' (want debian:linux-source-X.Y or ksrc)" ;;
+	esac
+	printf 'source=%s\n' "$id"
+	printf 'gcc=%s\n' "$(gcc --version | head -n 1)"
+	exit 0
+fi
+
+# --- build -----------------------------------------------------------------
+key=${HB_KERNEL_KEY:-}
+source_id=${HB_SOURCE_ID:-}
+[[ $key =~ ^[0-9a-f]{64}$ ]] ||
+	die 2 "HB_KERNEL_KEY must be 64 hex digits: run this through 'hugebench kernel --target $name', which computes the cache key"
+[ -n "$source_id" ] || usage
+check_prereqs
+
+out=$cache/builds/$name-${key:0:12}
+tdir=$cache/trees/$name
+mkdir -p "$cache/builds" "$tdir"
+
+print_result() {
+	local rel mods=-
+	rel=$(cat "$out/release")
+	[ -d "$out/modroot/lib/modules/$rel" ] && mods=$out/modroot/lib/modules/$rel
+	ln -sfn "${out##*/}" "$cache/builds/$name-latest"
+	printf '%s %s %s\n' "$rel" "$out/bzImage" "$mods"
+}
+
+exec 9>"$tdir/.lock"
+if ! flock -n 9; then
+	log "waiting for another build of $name"
+	flock 9
+fi
+if [ -f "$out/.complete" ]; then
+	log "cached: $out (recipe unchanged, nothing to build)"
+	print_result
+	exit 0
+fi
+
+case $source_spec in
+debian:*)
+	pkg=$(debian_pkg)
+	ver=${source_id#debian:"$pkg"=}
+	pristine=$cache/src/$pkg-${ver//:/%3a}/tree
+	[ -f "$pristine/../.complete" ] || die 2 "source $source_id is not unpacked; run build-source.sh --fetch first"
+	;;
+ksrc) pristine=$(ksrc_dir) ;;
+*) die 2 "recipe $name: bad source '$source_spec'" ;;
+esac
+
+mapfile -t series < <(printf '%s' "${HB_SERIES:-}" | sed '/^$/d')
+mapfile -t configs < <(printf '%s' "${HB_CONFIGS:-}" | sed '/^$/d')
+[ ${#configs[@]} -gt 0 ] || die 2 "HB_CONFIGS is empty (kernels/base.config at least)"
+for f in "${series[@]}" "${configs[@]}"; do
+	[ -f "$f" ] || die 2 "recipe $name: $f does not exist"
+done
+
+# The wanted state of trees/<recipe>/src: source id + each patch's content.
+want_state=$(
+	printf 'source %s\n' "$source_id"
+	for p in "${series[@]}"; do
+		printf 'patch %s %s\n' "$(sha256sum <"$p" | cut -d' ' -f1)" "${p##*/}"
+	done
+)
+have_state=$(cat "$tdir/state" 2>/dev/null || true)
+have_source=$(sed -n 1p <<<"$have_state")
+
+# Copy a tree as hardlinks (one inode per file: cheap, and `patch` writes new
+# files, so the pristine tree is never modified); plain copy across devices.
+copy_tree() {
+	local from=$1 to=$2 e mode=-al
+	mkdir -p "$to"
+	ln "$from/Makefile" "$to/.hb-linktest" 2>/dev/null || mode=-a
+	rm -f "$to/.hb-linktest"
+	for e in "$from"/* "$from"/.[!.]*; do
+		[ -e "$e" ] || continue
+		[ "${e##*/}" = .git ] && continue
+		cp $mode "$e" "$to/"
+	done
+}
+
+if [ "$want_state" != "$have_state" ] || [ ! -d "$tdir/src" ]; then
+	if [ -d "$tdir/obj" ] && [ -n "$have_source" ] && [ "$have_source" != "source $source_id" ] &&
+		[ "$source_spec" != ksrc ]; then
+		log "source changed (${have_source#source } -> $source_id): clean build"
+		rm -rf "$tdir/obj"
+	fi
+	log "preparing source tree $tdir/src from $source_id"
+	rm -rf "$tdir/src.new"
+	copy_tree "$pristine" "$tdir/src.new"
+	: >"$tdir/touched.new"
+	n=${#series[@]}
+	i=0
+	[ "$n" -gt 0 ] || log "no patches in series"
+	for p in "${series[@]}"; do
+		i=$((i + 1))
+		log "applying $i/$n patches: ${p##*/}"
+		if ! dry=$(patch -p1 -f --dry-run -d "$tdir/src.new" -i "$p" 2>&1); then
+			rm -rf "$tdir/src.new" "$tdir/touched.new"
+			# the first failing hunk with its file, or the file not found
+			why=$(awk '
+				/^checking file / { f = substr($0, 15) }
+				/^\|\+\+\+ / { t = $2; sub(/^[^\/]*\//, "", t) }
+				/can.t find file/ { cf = 1 }
+				/FAILED|malformed|Only garbage/ && !cf { msg = (f == "" ? "" : f ": ") $0; exit }
+				/^-+$/ && cf && t != "" { msg = t ": no such file in the tree"; exit }
+				END { if (msg == "" && cf) msg = "cannot find a file to patch"; print msg }' <<<"$dry")
+			die 2 "patch $i/$n ${p##*/} does not apply to $source_id: ${why:-$(tail -n 1 <<<"$dry")} (tree left as it was)"
+		fi
+		sed -n 's/^checking file //p' <<<"$dry" >>"$tdir/touched.new"
+		patch -p1 -f -s --no-backup-if-mismatch -r - -d "$tdir/src.new" -i "$p" >/dev/null ||
+			die 2 "patch $i/$n ${p##*/} passed --dry-run but failed to apply"
+	done
+	# Files patched now or last time get a fresh inode and mtime, so make
+	# recompiles exactly those (hardlinked files keep the old pristine mtime).
+	{ cat "$tdir/touched" 2>/dev/null || true; cat "$tdir/touched.new"; } | sort -u | while IFS= read -r f; do
+		[ -f "$tdir/src.new/$f" ] || continue
+		cp "$tdir/src.new/$f" "$tdir/src.new/$f.hbtmp" && mv -f "$tdir/src.new/$f.hbtmp" "$tdir/src.new/$f"
+	done
+	rm -rf "$tdir/src.old"
+	[ -d "$tdir/src" ] && mv "$tdir/src" "$tdir/src.old"
+	mv "$tdir/src.new" "$tdir/src"
+	mv "$tdir/touched.new" "$tdir/touched"
+	printf '%s\n' "$want_state" >"$tdir/state"
+	rm -rf "$tdir/src.old"
+fi
+
+# --- config ----------------------------------------------------------------
+mkdir -p "$tdir/obj"
+printf 'CONFIG_LOCALVERSION="-hb-%s"\n' "$name" >"$tdir/localversion.config"
+log "merging config: allnoconfig + ${configs[*]##*/kernels/}"
+if ! (cd "$tdir/src" && scripts/kconfig/merge_config.sh -n -O "$tdir/obj" "${configs[@]}" \
+	"$tdir/localversion.config") >"$tdir/config.log" 2>&1; then
+	die 2 "merging the config failed: $(grep -m 1 -iE 'error|\*\*\*' "$tdir/config.log" || tail -n 1 "$tdir/config.log") (log: $tdir/config.log)"
+fi
+make -s -C "$tdir/src" O="$tdir/obj" olddefconfig >>"$tdir/config.log" 2>&1 ||
+	die 2 "make olddefconfig failed (log: $tdir/config.log)"
+sed -n 's/^Value requested for \(CONFIG_[A-Za-z0-9_]*\) not in final .config$/\1/p' "$tdir/config.log" |
+	sort -u | while read -r opt; do
+		log "warning: $opt was asked for but Kconfig dropped it (unmet dependency or unknown here)"
+	done
+
+# What the hugebench suites need, with the reason given when it is missing.
+REQUIRED="
+64BIT:x86_64 guest
+SMP:2 vCPU guests
+PRINTK:console messages
+BINFMT_ELF:the static guest init and workloads
+BINFMT_SCRIPT:busybox scripts
+FUTEX:threads in workloads
+EPOLL:busybox and the guest init
+PROC_FS:/proc/meminfo and /proc/vmstat
+PROC_PAGE_MONITOR:/proc/PID/smaps
+SYSFS:/sys/kernel/mm/transparent_hugepage
+DEVTMPFS:/dev in the initramfs
+BLK_DEV_INITRD:the initramfs
+TTY:serial console
+SERIAL_8250:ttyS0 console and ttyS1 results port
+SERIAL_8250_CONSOLE:console=ttyS0
+PCI:virtio devices
+VIRTIO_PCI:virtio devices
+VIRTIO_CONSOLE:virtio-serial results channel
+SHMEM:tmpfs backed by shmem (not ramfs)
+TMPFS:tmpfs mounts
+TRANSPARENT_HUGEPAGE:huge tmpfs (shmem THP)
+SYSVIPC:SysV shm workloads
+CGROUPS:memory cgroup workloads
+MEMCG:memory cgroup workloads
+SWAP:swap-out under pressure
+ZRAM:swap device in the guest
+KVM:nested KVM workload
+KVM_AMD:nested KVM under TCG -cpu max (svm)
+KVM_INTEL:nested KVM on Intel hosts
+PERF_EVENTS:perf_event_open probes
+HIGH_RES_TIMERS:timing and KVM
+"
+missing=0
+cfg=$tdir/obj/.config
+while IFS=: read -r opt why; do
+	[ -n "$opt" ] || continue
+	if ! grep -qE "^CONFIG_${opt}=[ym]$" "$cfg"; then
+		printf 'hugebench: [build] error: CONFIG_%s is not set in the merged .config (needed for %s); set CONFIG_%s=y in %s/config\n' \
+			"$opt" "$why" "$opt" "$recipe_dir" >&2
+		missing=1
+	fi
+done <<<"$REQUIRED"
+if ! grep -qE '^CONFIG_CRYPTO_(LZO|LZ4|LZ4HC|ZSTD|842)=[ym]$' "$cfg"; then
+	printf 'hugebench: [build] error: no zram compressor in the merged .config; set CONFIG_CRYPTO_LZO=y in %s/config\n' "$recipe_dir" >&2
+	missing=1
+fi
+[ $missing = 0 ] || die 2 "the config of recipe $name lacks options hugebench needs (see above; log: $tdir/config.log)"
+if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$cfg" && ! command -v pahole >/dev/null 2>&1; then
+	die 2 "CONFIG_DEBUG_INFO_BTF=y needs pahole; run: apt-get install -y dwarves"
+fi
+with_modules=0
+grep -q '^CONFIG_MODULES=y' "$cfg" && with_modules=1
+
+# --- compile ---------------------------------------------------------------
+jobs=$(nproc)
+make_cc=()
+if command -v ccache >/dev/null 2>&1; then
+	export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
+	export CCACHE_BASEDIR=$cache/trees
+	make_cc=(CC="ccache gcc")
+	log "using ccache ($CCACHE_DIR)"
+fi
+targets=(bzImage)
+[ $with_modules = 1 ] && targets+=(modules)
+blog=$tdir/build.log
+log "compiling ${targets[*]} with make -j$jobs (log: $blog)"
+start=$(date +%s)
+make -C "$tdir/src" O="$tdir/obj" -j"$jobs" "${make_cc[@]}" "${targets[@]}" >"$blog" 2>&1 &
+mpid=$!
+trap 'kill "$mpid" 2>/dev/null; exit 130' INT TERM
+next=30
+while kill -0 "$mpid" 2>/dev/null; do
+	sleep 1
+	el=$(($(date +%s) - start))
+	if [ "$el" -ge "$next" ]; then
+		log "compiling ... $el s ($(grep -c '^  [A-Z]' "$blog" || true) steps)"
+		next=$((next + 30))
+	fi
+done
+rc=0
+wait "$mpid" || rc=$?
+trap - INT TERM
+el=$(($(date +%s) - start))
+if [ $rc != 0 ]; then
+	first=$(grep -m 1 -E 'error:|Error [0-9]+|undefined reference|No rule to make' "$blog" || tail -n 1 "$blog")
+	die 2 "compile failed after $el s: $first (log: $blog)"
+fi
+release=$(make -s -C "$tdir/src" O="$tdir/obj" kernelrelease 2>/dev/null | tail -n 1 || true)
+[ -n "$release" ] || die 2 "make kernelrelease printed nothing (log: $blog)"
+log "compiled $release in $el s"
+
+tmp=$cache/builds/.${out##*/}.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+cp "$tdir/obj/arch/x86/boot/bzImage" "$tmp/bzImage"
+cp "$tdir/obj/.config" "$tmp/.config"
+cp "$tdir/obj/System.map" "$tmp/System.map"
+cp "$blog" "$tmp/build.log"
+printf '%s\n' "$release" >"$tmp/release"
+{
+	printf 'key %s\n' "$key"
+	printf '%s\n' "$want_state"
+	for c in "${configs[@]}"; do printf 'config %s %s\n' "$(sha256sum <"$c" | cut -d' ' -f1)" "$c"; done
+	printf 'compile_seconds %s\n' "$el"
+} >"$tmp/inputs"
+if [ $with_modules = 1 ]; then
+	make -s -C "$tdir/src" O="$tdir/obj" INSTALL_MOD_PATH="$tmp/modroot" INSTALL_MOD_STRIP=1 \
+		modules_install >>"$tmp/build.log" 2>&1 || die 2 "make modules_install failed (log: $tmp/build.log)"
+	rm -f "$tmp/modroot/lib/modules/$release/build" "$tmp/modroot/lib/modules/$release/source"
+fi
+touch "$tmp/.complete"
+rm -rf "$out"
+mv "$tmp" "$out"
+log "kernel $release: $out/bzImage"
+print_result
