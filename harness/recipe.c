@@ -649,13 +649,20 @@ static char *join_paths(char **v, size_t n)
 	return s;
 }
 
-static int script_failed(int rc, const char *what, char *err, size_t errlen)
+/* The script's own "error=<reason>" line (stdout) becomes the one error
+ * line the user sees; without one, say which step failed. */
+static int script_failed(int rc, const char *what, const char *buf, char *err, size_t errlen)
 {
+	char reason[1024];
+
 	if (rc < 0) {
 		set_err(err, errlen, "cannot run bash for %s: %s", what, strerror(errno));
 		return 3;
 	}
-	set_err(err, errlen, "%s failed (exit %d; its error is above)", what, rc);
+	if (buf && find_line(buf, "error", reason, sizeof(reason)))
+		set_err(err, errlen, "%s", reason);
+	else
+		set_err(err, errlen, "%s failed (exit %d; its messages are above)", what, rc);
 	return rc == 2 ? 2 : 3;
 }
 
@@ -722,7 +729,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		}
 		rc = run_capture(argv, env.v, &buf);
 		if (rc) {
-			rc = script_failed(rc, "build-source.sh --fetch", err, errlen);
+			rc = script_failed(rc, "build-source.sh --fetch", buf, err, errlen);
 			goto out;
 		}
 		if (!find_line(buf, "source", r->source_id, sizeof(r->source_id)) ||
@@ -755,7 +762,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		}
 		rc = run_capture(argv, env.v, &buf);
 		if (rc) {
-			rc = script_failed(rc, "build-source.sh", err, errlen);
+			rc = script_failed(rc, "build-source.sh", buf, err, errlen);
 			goto out;
 		}
 		if (parse_result(buf, out)) {

@@ -36,10 +36,17 @@ shopt -s inherit_errexit # a failure inside $(...) fails the assignment too
 export LC_ALL=C
 
 log() { printf 'hugebench: [build] %s\n' "$*" >&2; }
+# Called by hugebench (HB_SOURCE set), the reason goes to stdout as
+# "error=<reason>" and hugebench prints it as its one error line; by hand,
+# to stderr.
 die() {
 	local code=$1
 	shift
-	printf 'hugebench: [build] error: %s\n' "$*" >&2
+	if [ -n "${HB_SOURCE:-}" ]; then
+		printf 'error=%s\n' "$*"
+	else
+		printf 'hugebench: [build] error: %s\n' "$*" >&2
+	fi
 	exit "$code"
 }
 usage() {
