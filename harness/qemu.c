@@ -54,7 +54,7 @@ struct follower {
 	char buf[1 << 16];
 	size_t used;
 	bool seen_first, suite_end;
-	double t0, first_t;
+	double t0, first_t, last_t;	/* last_t: when the last complete line came */
 	bool quiet;
 };
 
@@ -64,6 +64,7 @@ static void follow_line(struct follower *f, const char *line)
 	const char *type = json_string_value(json_object_get(ev, "ev"));
 	double t = hb_mono_s() - f->t0;
 
+	f->last_t = t;
 	if (!type) {
 		json_decref(ev);
 		return;
@@ -207,11 +208,18 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 			out->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			break;
 		}
-		if (hb_interrupted || now > deadline || (grace_end && now > grace_end)) {
+		/* A guest that booted and then said nothing for stall_s is stuck
+		 * (soft lockup, deadlock): waiting for the full time limit would only
+		 * delay the verdict. */
+		bool stalled = vm->stall_s > 0 && f->seen_first && !f->suite_end &&
+			       now - f->t0 - f->last_t > vm->stall_s;
+
+		if (hb_interrupted || now > deadline || stalled || (grace_end && now > grace_end)) {
 			if (hb_interrupted)
 				out->end = HB_END_INTERRUPTED;
-			else if (now > deadline)
+			else if (now > deadline || stalled)
 				out->end = HB_END_TIMEOUT;
+			out->stalled = stalled && !hb_interrupted && now <= deadline;
 			/* After suite_end a guest that does not power off within the grace
 			 * period is killed, but its results are complete. */
 			kill(pid, SIGKILL);

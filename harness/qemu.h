@@ -19,6 +19,7 @@ struct hb_vm {
 	int vcpus;
 	int memory_mb;
 	double timeout_s;
+	double stall_s;		   /* guest silent this long after booting: dead (0: off) */
 	bool quiet;		   /* no progress lines (probes) */
 };
 
@@ -27,6 +28,7 @@ struct hb_vm_outcome {
 	double boot_s;		   /* QEMU start to the guest's first event */
 	double total_s;
 	int qemu_status;	   /* exit status, or -1 when it was killed */
+	bool stalled;		   /* ended by the stall watchdog */
 	char error[256];	   /* infrastructure error, if any */
 };
 

@@ -28,7 +28,7 @@
 
 struct run_opts {
 	const char *target, *suite, *accel, *results, *modules, *extra_cmdline;
-	double timeout_s;
+	double timeout_s, stall_s;
 	int memory_mb, vcpus;
 };
 
@@ -36,7 +36,7 @@ static int usage(FILE *to)
 {
 	fprintf(to,
 		"usage: hugebench run --target TARGET [--suite NAME|FILE] [--accel auto|tcg|kvm]\n"
-		"                     [--timeout SECONDS] [--memory MB] [--vcpus N]\n"
+		"                     [--timeout SECONDS] [--stall SECONDS] [--memory MB] [--vcpus N]\n"
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n");
 	return HB_EXIT_USAGE;
@@ -228,10 +228,11 @@ int hb_cmd_run(int argc, char **argv)
 		{ "accel", required_argument, 0, 'a' },	 { "timeout", required_argument, 0, 'T' },
 		{ "memory", required_argument, 0, 'm' }, { "vcpus", required_argument, 0, 'c' },
 		{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
-		{ "cmdline", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' },
+		{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
+		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
-	struct run_opts o = { .suite = "quick", .accel = "auto", .timeout_s = 1200,
+	struct run_opts o = { .suite = "quick", .accel = "auto", .timeout_s = 1200, .stall_s = 300,
 			      .memory_mb = 2048, .vcpus = 2, .extra_cmdline = "" };
 	char err[1024], kdir[PATH_MAX], suite_path[PATH_MAX], suite_name[64], stamp[32];
 	char dir[PATH_MAX], run_id[256], cmdline[1024], initrd[PATH_MAX], sha[65] = "";
@@ -258,6 +259,7 @@ int hb_cmd_run(int argc, char **argv)
 		case 'r': o.results = optarg; break;
 		case 'M': o.modules = optarg; break;
 		case 'C': o.extra_cmdline = optarg; break;
+		case 'S': o.stall_s = strtod(optarg, &end); break;
 		case 'h': usage(stdout); return 0;
 		default: return usage(stderr);
 		}
@@ -274,8 +276,9 @@ int hb_cmd_run(int argc, char **argv)
 		hb_err("--accel %s: use auto, tcg or kvm", o.accel);
 		return HB_EXIT_USAGE;
 	}
-	if (o.timeout_s <= 0 || o.memory_mb < 256 || o.vcpus < 1 || o.vcpus > 64) {
-		hb_err("--timeout must be > 0, --memory >= 256 (MB), --vcpus 1..64");
+	if (o.timeout_s <= 0 || o.stall_s < 0 || o.memory_mb < 256 || o.vcpus < 1 || o.vcpus > 64) {
+		hb_err("--timeout must be > 0, --stall >= 0 (0: off), --memory >= 256 (MB), "
+		       "--vcpus 1..64");
 		return HB_EXIT_USAGE;
 	}
 	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
@@ -378,7 +381,8 @@ int hb_cmd_run(int argc, char **argv)
 		struct hb_vm vm = { .accel = accel, .kernel = k.image, .initrd = initrd,
 				    .cmdline = cmdline, .console_path = console,
 				    .stream_path = stream, .qemu_log = qlog, .vcpus = o.vcpus,
-				    .memory_mb = o.memory_mb, .timeout_s = o.timeout_s };
+				    .memory_mb = o.memory_mb, .timeout_s = o.timeout_s,
+				    .stall_s = o.stall_s };
 
 		if (hb_vm_run(&vm, &vo)) {
 			hb_err("%s", vo.error);
@@ -414,9 +418,16 @@ int hb_cmd_run(int argc, char **argv)
 		hb_accel_guest_env(s, env);
 		free(s);
 	}
-	rc = finish(dir, res, vo.end, NULL);
-	if (vo.end == HB_END_TIMEOUT)
+	if (vo.stalled)
+		snprintf(err, sizeof(err),
+			 "the guest sent nothing for %.0f s (--stall); QEMU killed, partial results "
+			 "kept; see kernel_issues and console.log",
+			 o.stall_s);
+	rc = finish(dir, res, vo.end, vo.stalled ? err : NULL);
+	if (vo.end == HB_END_TIMEOUT && !vo.stalled)
 		hb_err("time limit of %.0f s reached; QEMU killed, partial results kept", o.timeout_s);
+	else if (vo.stalled)
+		hb_err("%s", err);
 	json_decref(res);
 	free(suite_text);
 	return rc;

@@ -251,6 +251,27 @@ static void test_timeout(void **state)
 	hb_itest_run_free(&r);
 }
 
+/* A guest that goes silent after booting is declared stuck after --stall
+ * seconds, long before the time limit. */
+static void test_stall(void **state)
+{
+	struct hb_itest_run r;
+	double t0 = hb_itest_now();
+
+	(void)state;
+	hb_itest_run_suite("debian-6.12", "smoke", (const char *[]){ "--timeout", "600", "--stall",
+								     "10", "--cmdline", "hb.hang=1",
+								     NULL },
+			   &r);
+	assert_int_equal(r.exit_code, 3);
+	assert_non_null(r.result);
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "timeout");
+	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"), "sent nothing for 10 s"));
+	assert_true(hb_itest_now() - t0 < 10 + 60);
+	assert_false(hb_itest_qemu_running(r.dir));
+	hb_itest_run_free(&r);
+}
+
 /* Ctrl-C reaps QEMU and marks the run incomplete. */
 static void test_interrupt(void **state)
 {
@@ -641,6 +662,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_source_regression_caught),
 		cmocka_unit_test(test_source_bad_patch),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_crash_and_fail),
 		cmocka_unit_test(test_panic),
