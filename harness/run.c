@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -294,11 +295,27 @@ int hb_cmd_run(int argc, char **argv)
 
 	/* The result folder exists from here on. */
 	hb_utc_stamp(stamp, sizeof(stamp));
-	snprintf(run_id, sizeof(run_id), "%s/%s-%s", t.name, stamp, suite_name);
-	snprintf(dir, sizeof(dir), "%s/%s", o.results ? o.results : "results", run_id);
+	snprintf(dir, sizeof(dir), "%s/%s", o.results ? o.results : "results", t.name);
 	if (hb_mkdir_p(dir)) {
 		hb_errno("cannot create result folder %s", dir);
 		return HB_EXIT_INFRA;
+	}
+	/* Two runs started in the same second get their own folders: mkdir is
+	 * the atomic claim, a suffix the tie-break. */
+	for (int try = 1;; try++) {
+		char sfx[16] = "";
+
+		/* "<stamp>.2-<suite>" sorts after "<stamp>-<suite>": still latest */
+		if (try > 1)
+			snprintf(sfx, sizeof(sfx), ".%d", try);
+		snprintf(run_id, sizeof(run_id), "%s/%s%s-%s", t.name, stamp, sfx, suite_name);
+		snprintf(dir, sizeof(dir), "%s/%s", o.results ? o.results : "results", run_id);
+		if (mkdir(dir, 0755) == 0)
+			break;
+		if (errno != EEXIST || try > 100) {
+			hb_errno("cannot create result folder %s", dir);
+			return HB_EXIT_INFRA;
+		}
 	}
 	res = base_result(&o, &t, run_id, suite_name);
 	env = json_object_get(res, "environment");

@@ -199,6 +199,12 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 		if (errno != EINTR)
 			break;
 		if (alarm_fired) {
+			/* In a guest, put where everything was stuck on the console
+			 * (blocked tasks, then every CPU's backtrace) before killing. */
+			if (getpid() == 1) {
+				hb_write_file("/proc/sysrq-trigger", "w");
+				hb_write_file("/proc/sysrq-trigger", "l");
+			}
 			kill(pid, SIGKILL);
 			snprintf(reason, sizeof(reason), "timed out after %ld s (param timeout_s)",
 				 timeout_s);
