@@ -7,6 +7,7 @@
 #include "table.h"
 #include "util.h"
 
+#include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,24 @@
 #include <string.h>
 
 #define MAX_RUNS 8
+#define MAX_GLOBS 16
+
+/* Row filters: --match (any may match; none given = all) and --exclude. */
+struct row_filter {
+	const char *match[MAX_GLOBS], *exclude[MAX_GLOBS];
+	int n_match, n_exclude;
+};
+
+static bool row_wanted(const struct row_filter *f, const char *label)
+{
+	bool ok = f->n_match == 0;
+
+	for (int i = 0; i < f->n_match && !ok; i++)
+		ok = fnmatch(f->match[i], label, 0) == 0;
+	for (int i = 0; i < f->n_exclude && ok; i++)
+		ok = fnmatch(f->exclude[i], label, 0) != 0;
+	return ok;
+}
 
 static const char *str(json_t *o, const char *k)
 {
@@ -202,8 +221,9 @@ int hb_cmd_table(int argc, char **argv)
 {
 	json_t *runs[MAX_RUNS];
 	int n = 0;
-	bool only_diff = false;
+	bool only_diff = false, no_metrics = false;
 	const char *suite = NULL;
+	struct row_filter rf = { 0 };
 	json_t *keys;
 	size_t i;
 	json_t *k;
@@ -219,6 +239,22 @@ int hb_cmd_table(int argc, char **argv)
 		}
 		if (strcmp(argv[a], "--suite") == 0 && a + 1 < argc) {
 			suite = argv[++a];
+			continue;
+		}
+		if (strcmp(argv[a], "--no-metrics") == 0) {
+			no_metrics = true;
+			continue;
+		}
+		if ((strcmp(argv[a], "--match") == 0 || strcmp(argv[a], "--exclude") == 0) &&
+		    a + 1 < argc) {
+			bool m = argv[a][2] == 'm';
+			int *cnt = m ? &rf.n_match : &rf.n_exclude;
+
+			if (*cnt == MAX_GLOBS) {
+				hb_err("table: at most %d --match/--exclude patterns each", MAX_GLOBS);
+				return HB_EXIT_USAGE;
+			}
+			(m ? rf.match : rf.exclude)[(*cnt)++] = argv[++a];
 			continue;
 		}
 		if (n == MAX_RUNS) {
@@ -240,7 +276,8 @@ int hb_cmd_table(int argc, char **argv)
 		n++;
 	}
 	if (n == 0) {
-		hb_err("usage: hugebench table [--suite S] [--only-diff] RUN|TARGET ...");
+		hb_err("usage: hugebench table [--suite S] [--only-diff] [--no-metrics] "
+		       "[--match GLOB] [--exclude GLOB] RUN|TARGET ...");
 		return HB_EXIT_USAGE;
 	}
 
@@ -275,23 +312,27 @@ int hb_cmd_table(int argc, char **argv)
 			cell_check(runs[r], wl, name, cells[r], sizeof(cells[r]));
 			differ |= r && cells_differ(cells[r], cells[0]);
 		}
-		if (only_diff && !differ)
-			continue;
 		snprintf(label, sizeof(label), "%s.%s", wl, name);
+		if ((only_diff && !differ) || !row_wanted(&rf, label))
+			continue;
 		print_row(label, cells, n, true);
 	}
 	json_decref(keys);
 
-	printf("\n**Metrics** (median of the samples)\n\n");
-	header(runs, n, "workload.metric");
-	keys = union_keys(runs, n, "metrics");
+	keys = no_metrics ? json_array() : union_keys(runs, n, "metrics");
+	if (!no_metrics) {
+		printf("\n**Metrics** (median of the samples)\n\n");
+		header(runs, n, "workload.metric");
+	}
 	json_array_foreach(keys, i, k) {
 		char wl[128], name[128], label[260], cells[MAX_RUNS][160];
 
 		sscanf(json_string_value(k), "%127[^\t]\t%127s", wl, name);
+		snprintf(label, sizeof(label), "%s.%s", wl, name);
+		if (!row_wanted(&rf, label))
+			continue;
 		for (int r = 0; r < n; r++)
 			cell_metric(runs[r], wl, name, cells[r], sizeof(cells[r]));
-		snprintf(label, sizeof(label), "%s.%s", wl, name);
 		print_row(label, cells, n, false);
 	}
 	json_decref(keys);
