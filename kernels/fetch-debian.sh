@@ -7,6 +7,8 @@ set -eu
 meta=$1
 cache=$2
 log() { echo "hugebench: $*" >&2; }
+# Never fail silently: set -e stops at the first failing command.
+trap 'rc=$?; [ "$rc" -eq 0 ] || log "fetch-debian.sh $meta failed (exit $rc)"' EXIT
 
 resolve() {
     apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1
@@ -28,7 +30,10 @@ deb_dir="$cache/debs"
 mkdir -p "$deb_dir"
 if [ ! -f "$dir/.unpacked" ]; then
     deb=$(ls "$deb_dir"/"${pkg}"_*.deb 2>/dev/null | head -n 1)
-    got_sha=$( [ -n "$deb" ] && sha256sum "$deb" | cut -d' ' -f1)
+    got_sha=""
+    if [ -n "$deb" ]; then
+        got_sha=$(sha256sum "$deb" | cut -d' ' -f1)
+    fi
     if [ -z "$deb" ] || [ "$got_sha" != "$want_sha" ]; then
         log "downloading $pkg ($ver)"
         rm -f "$deb_dir"/"${pkg}"_*.deb

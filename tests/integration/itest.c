@@ -29,10 +29,11 @@ const char *hb_itest_results_dir(void)
 {
 	const char *d = getenv("HB_TEST_RESULTS");
 
-	return d && *d ? d : "/tmp/hugebench-test-results";
+	/* inside the checkout, so two clones testing at once never mix runs */
+	return d && *d ? d : "build/test-results";
 }
 
-static char *slurp(const char *path)
+char *hb_itest_slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf;
@@ -77,8 +78,8 @@ static int finish(pid_t pid, const char *out, const char *err, char **o, char **
 
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	*o = slurp(out);
-	*e = slurp(err);
+	*o = hb_itest_slurp(out);
+	*e = hb_itest_slurp(err);
 	/* Echo what the run printed, so a CI log shows progress and failures. */
 	fputs(*o, stdout);
 	fputs(*e, stdout);
@@ -199,7 +200,7 @@ void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_it
 	/* Wait until QEMU runs (the "[boot]" line), then a bit more, as a
 	 * person would press Ctrl-C while the guest is up. */
 	while (hb_itest_now() - t0 < 120) {
-		char *so = slurp(out);
+		char *so = hb_itest_slurp(out);
 		int up = strstr(so, "[boot]") != NULL;
 
 		free(so);

@@ -40,6 +40,8 @@ const char *hb_itest_str(json_t *obj, const char *key); /* "" when absent */
 json_t *hb_itest_workload(json_t *result, const char *name);
 json_t *hb_itest_check(json_t *workload, const char *name);
 json_t *hb_itest_metric(json_t *workload, const char *name);
+/* Whole file, malloc'd ("" when unreadable). */
+char *hb_itest_slurp(const char *path);
 long hb_itest_file_size(const char *dir, const char *name);
 int hb_itest_lines(const char *text);
 double hb_itest_now(void);

@@ -3,7 +3,7 @@
  * the result.json that came back, the exit code and what was printed.
  *
  * Run from the repository root: build/tests/test_guests [cmocka filter].
- * Results go under $HB_TEST_RESULTS (default /tmp/hugebench-test-results) so
+ * Results go under $HB_TEST_RESULTS (default build/test-results) so
  * later tests (compare-report) can use the runs made here.
  */
 #define _GNU_SOURCE
@@ -490,27 +490,34 @@ static void test_compare_formats(void **state)
 		hb_itest_out_free(&o);
 	}
 	if (access("/usr/bin/chromium", X_OK) == 0) {
-		char url[4200], dom[] = "/tmp/hb-dom-XXXXXX";
+		char url[4200], dom[] = "/tmp/hb-dom-XXXXXX", profile[] = "/tmp/hb-chromium-XXXXXX";
+		char udd[64];
+		/* a fresh profile: a shared one hands the page to another running
+		 * Chromium and prints nothing */
 		char *argv[] = { "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
 				 "--disable-quic", "--no-first-run", "--disable-background-networking",
-				 "--disable-component-update", "--disable-sync", "--dump-dom", url,
+				 "--disable-component-update", "--disable-sync", udd, "--dump-dom", url,
 				 NULL };
 
+		assert_non_null(mkdtemp(profile));
+		snprintf(udd, sizeof(udd), "--user-data-dir=%s", profile);
 		snprintf(url, sizeof(url), "file://%s", html);
 		close(mkstemp(dom));
 		assert_int_equal(hb_itest_spawn_to(argv, dom), 0);
 		{
-			FILE *f = fopen(dom, "r");
-			char buf[1 << 16];
-			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+			char *buf = hb_itest_slurp(dom);
 
-			buf[n] = 0;
-			fclose(f);
 			/* the DOM Chromium built holds the plots */
 			assert_non_null(strstr(buf, "<svg"));
 			assert_non_null(strstr(buf, "debian-6.12"));
+			free(buf);
 		}
 		unlink(dom);
+		{
+			char *rm[] = { "/bin/rm", "-rf", profile, NULL };
+
+			hb_itest_spawn_to(rm, "/dev/null");
+		}
 	} else {
 		printf("chromium not installed: HTML not opened in a browser\n");
 	}
