@@ -9,6 +9,7 @@
 #include "util.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +78,8 @@ static int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a closed pipe or socket is an error to handle where it happens */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		cmd_help(0, NULL);
 		return HB_EXIT_USAGE;

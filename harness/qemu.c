@@ -4,6 +4,7 @@
  * show progress and to know when the suite ended. */
 #define _GNU_SOURCE
 #include "qemu.h"
+#include "qmp.h"
 #include "util.h"
 
 #include <errno.h>
@@ -125,6 +126,36 @@ static void follow(struct follower *f)
 	}
 }
 
+/* Reads the VM's KVM statistics over QMP and asks QEMU to quit. */
+static json_t *collect_host_stats(const char *qmp_path, const char *accel)
+{
+	char err[512];
+	int fd = hb_qmp_connect(qmp_path, err, sizeof(err));
+	json_t *ret, *stats;
+
+	if (fd < 0)
+		return json_pack("{s:s}", "unavailable", err);
+	ret = hb_qmp_execute(fd, "query-stats", json_pack("{s:s}", "target", "vm"), err,
+			     sizeof(err));
+	if (!ret) {
+		stats = json_pack("{s:s}", "unavailable", err);
+	} else {
+		stats = hb_qmp_kvm_stats(ret);
+		json_decref(ret);
+		if (json_object_size(stats) == 0) {
+			json_decref(stats);
+			snprintf(err, sizeof(err),
+				 "QEMU reported no KVM statistics for the VM (accelerator %s): the host "
+				 "KVM's stage-2 mappings exist only under -accel kvm",
+				 accel);
+			stats = json_pack("{s:s}", "unavailable", err);
+		}
+	}
+	json_decref(hb_qmp_execute(fd, "quit", NULL, err, sizeof(err)));
+	close(fd);
+	return stats;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -134,7 +165,8 @@ static void sleep_ms(int ms)
 
 int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 {
-	char smp[16], mem[16], ser0[4200], ser1[4200], accel[32];
+	char smp[16], mem[16], ser0[4200], ser1[4200], accel[32], machine[64];
+	char ramobj[4300], qmparg[4200];
 	char *argv[48];
 	int a = 0, st = 0;
 	struct follower *f = calloc(1, sizeof(*f));
@@ -143,7 +175,8 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 
 	memset(out, 0, sizeof(*out));
 	out->qemu_status = -1;
-	if (strchr(vm->console_path, ',') || strchr(vm->stream_path, ',')) {
+	if (strchr(vm->console_path, ',') || strchr(vm->stream_path, ',') ||
+	    (vm->ram_path && strchr(vm->ram_path, ',')) || (vm->qmp_path && strchr(vm->qmp_path, ','))) {
 		snprintf(out->error, sizeof(out->error), "result paths must not contain ','");
 		free(f);
 		return -1;
@@ -158,8 +191,25 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	argv[a++] = "-no-user-config";
 	argv[a++] = "-display";
 	argv[a++] = "none";
+	snprintf(machine, sizeof(machine), "q35%s", vm->ram_path ? ",memory-backend=hbram" : "");
 	argv[a++] = "-machine";
-	argv[a++] = "q35";
+	argv[a++] = machine;
+	if (vm->ram_path) {
+		snprintf(ramobj, sizeof(ramobj),
+			 "memory-backend-file,id=hbram,mem-path=%s,size=%dM,share=on", vm->ram_path,
+			 vm->memory_mb);
+		argv[a++] = "-object";
+		argv[a++] = ramobj;
+	}
+	if (vm->qmp_path) {
+		/* The guest's final reboot pauses the VM instead of ending QEMU, so
+		 * its KVM statistics can still be read; then we send quit. */
+		snprintf(qmparg, sizeof(qmparg), "unix:%s,server=on,wait=off", vm->qmp_path);
+		argv[a++] = "-qmp";
+		argv[a++] = qmparg;
+		argv[a++] = "-action";
+		argv[a++] = "shutdown=pause";
+	}
 	argv[a++] = "-accel";
 	argv[a++] = accel;
 	argv[a++] = "-cpu";
@@ -227,8 +277,11 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 			break;
 		}
 		/* The guest reboots right after suite_end; allow it time to do so. */
-		if (f->suite_end && !grace_end)
+		if (f->suite_end && !grace_end) {
 			grace_end = now + 30;
+			if (vm->qmp_path && !out->host_kvm_stats)
+				out->host_kvm_stats = collect_host_stats(vm->qmp_path, vm->accel);
+		}
 		sleep_ms(100);
 	}
 	follow(f);

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "result.h"
 
 struct hb_vm {
@@ -20,6 +22,8 @@ struct hb_vm {
 	int memory_mb;
 	double timeout_s;
 	double stall_s;		   /* guest silent this long after booting: dead (0: off) */
+	const char *ram_path;	   /* guest RAM backed by this file (share=on), or NULL */
+	const char *qmp_path;	   /* QMP socket: host KVM stats read at the end, or NULL */
 	bool quiet;		   /* no progress lines (probes) */
 };
 
@@ -29,6 +33,7 @@ struct hb_vm_outcome {
 	double total_s;
 	int qemu_status;	   /* exit status, or -1 when it was killed */
 	bool stalled;		   /* ended by the stall watchdog */
+	json_t *host_kvm_stats;	   /* qmp_path set: stats, or {"unavailable": why} */
 	char error[256];	   /* infrastructure error, if any */
 };
 

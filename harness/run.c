@@ -6,6 +6,7 @@
 #include "console.h"
 #include "image.h"
 #include "kernel.h"
+#include "l1ram.h"
 #include "qemu.h"
 #include "result.h"
 #include "run.h"
@@ -28,7 +29,7 @@
 #define MAX_ISSUES 64
 
 struct run_opts {
-	const char *target, *suite, *accel, *results, *modules, *extra_cmdline;
+	const char *target, *suite, *accel, *results, *modules, *extra_cmdline, *guest_ram;
 	double timeout_s, stall_s;
 	int memory_mb, vcpus;
 };
@@ -39,6 +40,7 @@ static int usage(FILE *to)
 		"usage: hugebench run --target TARGET [--suite NAME|FILE] [--accel auto|tcg|kvm]\n"
 		"                     [--timeout SECONDS] [--stall SECONDS] [--memory MB] [--vcpus N]\n"
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
+		"                     [--guest-ram anon|huge-tmpfs]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n");
 	return HB_EXIT_USAGE;
 }
@@ -230,6 +232,7 @@ int hb_cmd_run(int argc, char **argv)
 		{ "memory", required_argument, 0, 'm' }, { "vcpus", required_argument, 0, 'c' },
 		{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
 		{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
+		{ "guest-ram", required_argument, 0, 'G' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
@@ -261,6 +264,7 @@ int hb_cmd_run(int argc, char **argv)
 		case 'M': o.modules = optarg; break;
 		case 'C': o.extra_cmdline = optarg; break;
 		case 'S': o.stall_s = strtod(optarg, &end); break;
+		case 'G': o.guest_ram = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: return usage(stderr);
 		}
@@ -271,6 +275,10 @@ int hb_cmd_run(int argc, char **argv)
 	}
 	if (optind < argc) {
 		hb_err("unexpected argument '%s'; see hugebench run --help", argv[optind]);
+		return HB_EXIT_USAGE;
+	}
+	if (o.guest_ram && strcmp(o.guest_ram, "anon") && strcmp(o.guest_ram, "huge-tmpfs")) {
+		hb_err("--guest-ram %s: use anon or huge-tmpfs", o.guest_ram);
 		return HB_EXIT_USAGE;
 	}
 	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
@@ -400,8 +408,31 @@ int hb_cmd_run(int argc, char **argv)
 				    .stream_path = stream, .qemu_log = qlog, .vcpus = o.vcpus,
 				    .memory_mb = o.memory_mb, .timeout_s = o.timeout_s,
 				    .stall_s = o.stall_s };
+		struct hb_l1ram ram = { 0 };
 
-		if (hb_vm_run(&vm, &vo)) {
+		if (o.guest_ram && strcmp(o.guest_ram, "huge-tmpfs") == 0) {
+			if (hb_l1ram_setup(&ram, o.memory_mb, err, sizeof(err))) {
+				hb_err("%s", err);
+				finish(dir, res, HB_END_INFRA, err);
+				json_decref(res);
+				return HB_EXIT_INFRA;
+			}
+			vm.ram_path = ram.file;
+			vm.qmp_path = ram.qmp;
+			json_object_set_new(env, "guest_ram",
+					    json_string("host tmpfs huge=always file, share=on"));
+			printf("[boot] guest RAM on %s (host tmpfs huge=always)\n", ram.file);
+		}
+		rc = hb_vm_run(&vm, &vo);
+		hb_l1ram_teardown(&ram);
+		if (vm.qmp_path)
+			json_object_set_new(res, "host_kvm_stats",
+					    vo.host_kvm_stats
+						    ? vo.host_kvm_stats
+						    : json_pack("{s:s}", "unavailable",
+								"the guest never finished its suite, "
+								"so the stats were not read"));
+		if (rc) {
 			hb_err("%s", vo.error);
 			finish(dir, res, HB_END_INFRA, vo.error);
 			json_decref(res);

@@ -272,6 +272,33 @@ static void test_stall(void **state)
 	hb_itest_run_free(&r);
 }
 
+/* Guest RAM on a host huge tmpfs file with the host KVM's stats read over
+ * QMP at the end: here (TCG) the stats are "unavailable" with the reason,
+ * the run itself passes, and the host mount is gone afterwards. */
+static void test_guest_ram_huge_tmpfs(void **state)
+{
+	struct hb_itest_run r;
+	json_t *st;
+	char *mounts;
+
+	(void)state;
+	hb_itest_run_suite("debian-6.12", "smoke",
+			   (const char *[]){ "--guest-ram", "huge-tmpfs", NULL }, &r);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(r.result);
+	st = json_object_get(r.result, "host_kvm_stats");
+	assert_non_null(st);
+	if (strcmp(hb_itest_str(json_object_get(r.result, "environment"), "accelerator"), "tcg") == 0)
+		assert_non_null(strstr(hb_itest_str(st, "unavailable"), "accelerator tcg"));
+	else
+		assert_true(json_integer_value(json_object_get(st, "pages_2m")) > 0);
+	assert_false(hb_itest_qemu_running(r.dir));
+	mounts = hb_itest_slurp("/proc/mounts");
+	assert_null(strstr(mounts, "l1ram-"));
+	free(mounts);
+	hb_itest_run_free(&r);
+}
+
 /* Ctrl-C reaps QEMU and marks the run incomplete. */
 static void test_interrupt(void **state)
 {
@@ -670,6 +697,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_source_bad_patch),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_stall),
+		cmocka_unit_test(test_guest_ram_huge_tmpfs),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_crash_and_fail),
 		cmocka_unit_test(test_panic),
