@@ -312,18 +312,10 @@ static void access_run(struct hb_ctx *ctx)
 		close(walk.fd);
 }
 
-static const char *access_unsupported(struct hb_ctx *ctx)
-{
-	(void)ctx;
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
-	return NULL;
-}
-
 const struct hb_workload hb_wl_access = {
 	.name = "access",
 	.help = "seq/random access ns and dTLB misses, huge=always vs huge=never tmpfs "
 		"(size_mb passes rand_hops)",
-	.unsupported = access_unsupported,
+	.unsupported = hb_huge_tmpfs_unsupported,
 	.run = access_run,
 };

@@ -146,17 +146,9 @@ static void fault_run(struct hb_ctx *ctx)
 		one_mode(ctx, &modes[i], size);
 }
 
-static const char *fault_unsupported(struct hb_ctx *ctx)
-{
-	(void)ctx;
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
-	return NULL;
-}
-
 const struct hb_workload hb_wl_fault = {
 	.name = "fault",
 	.help = "first-touch fault latency, huge=always vs huge=never tmpfs (size_mb)",
-	.unsupported = fault_unsupported,
+	.unsupported = hb_huge_tmpfs_unsupported,
 	.run = fault_run,
 };

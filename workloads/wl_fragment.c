@@ -335,18 +335,10 @@ out:
 	check_released(ctx, &s0, pcp0, tol_mb);
 }
 
-static const char *fragment_unsupported(struct hb_ctx *ctx)
-{
-	(void)ctx;
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
-	return NULL;
-}
-
 const struct hb_workload hb_wl_fragment = {
 	.name = "fragment",
 	.help = "huge tmpfs fault latency and huge success rate with memory fragmented by "
 		"small page cache (huge_mb frag_pct frag_cap_mb memfree_tol_mb madv proactiveness)",
-	.unsupported = fragment_unsupported,
+	.unsupported = hb_huge_tmpfs_unsupported,
 	.run = fragment_run,
 };

@@ -346,23 +346,10 @@ static void mapped_run(struct hb_ctx *ctx)
 	hb_umount(MP_DIR);
 }
 
-static const char *mapped_unsupported(struct hb_ctx *ctx)
-{
-	char v[32];
-
-	(void)ctx;
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
-	hb_knob_active("/sys/kernel/mm/transparent_hugepage/shmem_enabled", v, sizeof(v));
-	if (strcmp(v, "deny") == 0)
-		return "shmem_enabled is 'deny': no huge tmpfs pages at all";
-	return NULL;
-}
-
 const struct hb_workload hb_wl_mapped = {
 	.name = "mapped",
 	.help = "Mapped/ShmemPmdMapped when one process maps huge tmpfs huge and another 4 KiB "
 		"of it (size_mb>=2)",
-	.unsupported = mapped_unsupported,
+	.unsupported = hb_huge_tmpfs_unsupported,
 	.run = mapped_run,
 };

@@ -304,23 +304,10 @@ static void mlock_run(struct hb_ctx *ctx)
 	hb_umount(ML_DIR);
 }
 
-static const char *mlock_unsupported(struct hb_ctx *ctx)
-{
-	char v[32];
-
-	(void)ctx;
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
-	hb_knob_active("/sys/kernel/mm/transparent_hugepage/shmem_enabled", v, sizeof(v));
-	if (strcmp(v, "deny") == 0)
-		return "shmem_enabled is 'deny': no huge tmpfs pages at all";
-	return NULL;
-}
-
 const struct hb_workload hb_wl_mlock = {
 	.name = "mlock",
 	.help = "Mlocked/Unevictable accounting for PMD, PTE and mixed mlocks of huge tmpfs "
 		"(size_mb>=4, window_kb)",
-	.unsupported = mlock_unsupported,
+	.unsupported = hb_huge_tmpfs_unsupported,
 	.run = mlock_run,
 };

@@ -583,8 +583,10 @@ static const char *pressure_unsupported(struct hb_ctx *ctx)
 	const char *phases = hb_param_str(ctx, "phases", "both");
 	char root[128], ctl[256], path[192], v[32];
 
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP";
+	const char *base = hb_huge_tmpfs_unsupported(ctx);
+
+	if (base)
+		return base;
 	if (!find_cgroup2(root, sizeof(root)))
 		return "no cgroup2 mount";
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);

@@ -330,9 +330,10 @@ out:
 
 static const char *recover_unsupported(struct hb_ctx *ctx)
 {
-	(void)ctx;
-	if (access(RC_THP "/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (" RC_THP "/shmem_enabled missing)";
+	const char *why = hb_huge_tmpfs_unsupported(ctx);
+
+	if (why)
+		return why;
 	if (access(RC_KHP "/scan_sleep_millisecs", W_OK))
 		return "no writable " RC_KHP "/scan_sleep_millisecs";
 	return NULL;

@@ -375,23 +375,10 @@ static void truncate_run(struct hb_ctx *ctx)
 	free(t.buf);
 }
 
-static const char *truncate_unsupported(struct hb_ctx *ctx)
-{
-	char v[32];
-
-	(void)ctx;
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
-	hb_knob_active("/sys/kernel/mm/transparent_hugepage/shmem_enabled", v, sizeof(v));
-	if (strcmp(v, "deny") == 0)
-		return "shmem_enabled is 'deny': no huge tmpfs pages at all";
-	return NULL;
-}
-
 const struct hb_workload hb_wl_truncate = {
 	.name = "truncate",
 	.help = "ftruncate and punch holes inside huge tmpfs extents: split/free accounting, "
 		"data, latency (size_mb>=16, hole_kb)",
-	.unsupported = truncate_unsupported,
+	.unsupported = hb_huge_tmpfs_unsupported,
 	.run = truncate_run,
 };

@@ -315,23 +315,10 @@ static void unmap_run(struct hb_ctx *ctx)
 	hb_umount(UM_DIR);
 }
 
-static const char *unmap_unsupported(struct hb_ctx *ctx)
-{
-	char v[32];
-
-	(void)ctx;
-	if (access("/sys/kernel/mm/transparent_hugepage/shmem_enabled", F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled missing)";
-	hb_knob_active("/sys/kernel/mm/transparent_hugepage/shmem_enabled", v, sizeof(v));
-	if (strcmp(v, "deny") == 0)
-		return "shmem_enabled is 'deny': no huge tmpfs pages at all";
-	return NULL;
-}
-
 const struct hb_workload hb_wl_unmap = {
 	.name = "unmap",
 	.help = "partial munmap, MADV_DONTNEED and mremap of a PMD-mapped huge tmpfs range "
 		"(size_mb>=8, unmap_kb)",
-	.unsupported = unmap_unsupported,
+	.unsupported = hb_huge_tmpfs_unsupported,
 	.run = unmap_run,
 };
