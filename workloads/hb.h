@@ -92,6 +92,9 @@ long long hb_meminfo_kb(const struct hb_snap *s, const char *key, bool *found);
 long long hb_vmstat(const struct hb_snap *s, const char *key, bool *found);
 long long hb_meminfo_delta_kb(const struct hb_snap *a, const struct hb_snap *b, const char *key);
 long long hb_vmstat_delta(const struct hb_snap *a, const struct hb_snap *b, const char *key);
+/* One /proc/meminfo value now (kB), without a full snapshot; -1 when the
+ * file or the key is missing. For polling loops. */
+long long hb_meminfo_now_kb(const char *key);
 /* Emit the non-zero meminfo and vmstat deltas between a and b under a label. */
 void hb_emit_snapshot(struct hb_ctx *ctx, const char *label, const struct hb_snap *a,
 		      const struct hb_snap *b);

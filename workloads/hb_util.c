@@ -63,6 +63,21 @@ void hb_snap(struct hb_ctx *ctx, struct hb_snap *s)
 		hb_error(ctx, "read /proc/meminfo and /proc/vmstat");
 }
 
+long long hb_meminfo_now_kb(const char *key)
+{
+	char buf[8192];
+	struct hb_kv kv[96];
+	size_t n;
+	bool found;
+	long long v;
+
+	if (slurp("/proc/meminfo", buf, sizeof(buf)))
+		return -1;
+	n = procstat_parse(buf, PROCSTAT_MEMINFO, kv, sizeof(kv) / sizeof(kv[0]));
+	v = procstat_get(kv, n, key, &found);
+	return found ? v : -1;
+}
+
 long long hb_meminfo_kb(const struct hb_snap *s, const char *key, bool *found)
 {
 	return procstat_get(s->meminfo, s->n_meminfo, key, found);

@@ -51,25 +51,6 @@ static const enum kt_mode persize_tops[] = { KT_NEVER, KT_ALWAYS, KT_DENY };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ShmemHugePages in kB, read without the cost of a whole snapshot. */
-static long long shmem_huge_kb(void)
-{
-	char buf[8192];
-	ssize_t n;
-	char *p;
-	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strstr(buf, "\nShmemHugePages:");
-	return p ? atoll(p + strlen("\nShmemHugePages:")) : -1;
-}
-
 static int set_knob(const char *path, enum kt_mode m, enum kt_mode *cur)
 {
 	int r;
@@ -192,10 +173,10 @@ static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 	}
 	hb_snap_take(&a);
 	for (int e = 0; e < 2; e++) {
-		long long h0 = shmem_huge_kb(), h1;
+		long long h0 = hb_meminfo_now_kb("ShmemHugePages"), h1;
 
 		at[e * HB_HPAGE] = 1;
-		h1 = shmem_huge_kb();
+		h1 = hb_meminfo_now_kb("ShmemHugePages");
 		got[e] = h1 - h0 >= (long long)(HB_HPAGE / 1024);
 		c.within_size = e == 0 || c.kind == KT_SYSV || c.kind == KT_ANON;
 		want[e] = kt_expect_huge(&c);

@@ -49,24 +49,9 @@ struct rc {
 /* ShmemHugePages and ShmemPmdMapped in kB from one read of /proc/meminfo. */
 static int shmem_kb(long long *huge, long long *pmd)
 {
-	char buf[8192], *h, *m;
-	ssize_t n;
-	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	h = strstr(buf, "\nShmemHugePages:");
-	m = strstr(buf, "\nShmemPmdMapped:");
-	if (!h || !m)
-		return -1;
-	*huge = atoll(h + strlen("\nShmemHugePages:"));
-	*pmd = atoll(m + strlen("\nShmemPmdMapped:"));
-	return 0;
+	*huge = hb_meminfo_now_kb("ShmemHugePages");
+	*pmd = hb_meminfo_now_kb("ShmemPmdMapped");
+	return *huge < 0 || *pmd < 0 ? -1 : 0;
 }
 
 static void sleep_ms(long ms)
