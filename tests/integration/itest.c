@@ -80,8 +80,20 @@ static int finish(pid_t pid, const char *out, const char *err, char **o, char **
 		;
 	*o = hb_itest_slurp(out);
 	*e = hb_itest_slurp(err);
-	/* Echo what the run printed, so a CI log shows progress and failures. */
-	fputs(*o, stdout);
+	/* Echo what the command printed, so a CI log shows progress and
+	 * failures: all of stderr, the last lines of stdout (reports can be
+	 * megabytes of JSON). */
+	{
+		const char *tail = *o + strlen(*o);
+		int lines = 0;
+
+		while (tail > *o && lines <= 40)
+			if (*--tail == '\n')
+				lines++;
+		if (tail > *o)
+			printf("[... %zu bytes of output ...]\n", (size_t)(tail - *o));
+		fputs(tail, stdout);
+	}
 	fputs(*e, stdout);
 	fflush(stdout);
 	unlink(out);
