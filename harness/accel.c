@@ -32,12 +32,19 @@ static void cache_path(const struct hb_kernel *k, char *buf, size_t len)
 	struct utsname u;
 	char q[32];
 
+	char sha[65] = "unknown";
+
 	uname(&u);
 	hb_qemu_version(q, sizeof(q));
-	snprintf(buf, len, "%s/accel/%s--qemu-%s--%s", hb_cache_dir(), u.release, q, k->release);
+	/* keyed by the image itself: a rebuilt kernel with the same release
+	 * string is probed again */
+	hb_sha256_file(k->image, sha);
+	snprintf(buf, len, "%s/accel/%s--qemu-%s--%.16s", hb_cache_dir(), u.release, q, sha);
 }
 
-/* Boots k under KVM with a one-check suite; 1 if it finished, 0 if not. */
+/* Boots k under KVM with a one-check suite: 1 it finished, 0 it did not
+ * (a clear no: timeout or QEMU refused), -1 no answer (interrupted, the probe
+ * could not be set up) - not to be cached. */
 static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 {
 	char dir[PATH_MAX], initrd[PATH_MAX], err[512], con[PATH_MAX], str[PATH_MAX], log[PATH_MAX];
@@ -50,7 +57,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 	if (hb_image_build(k, "selftest mode=ok\n", "probe", initrd, sizeof(initrd), err,
 			   sizeof(err))) {
 		snprintf(why, wlen, "probe image failed: %s", err);
-		return 0;
+		return -1;
 	}
 	snprintf(con, sizeof(con), "%s/console.log", dir);
 	snprintf(str, sizeof(str), "%s/stream.jsonl", dir);
@@ -64,7 +71,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 		if (hb_vm_run(&vm, &o)) {
 			snprintf(why, wlen, "%s", o.error);
 			unlink(initrd);
-			return 0;
+			return -1;
 		}
 	}
 	unlink(initrd);
@@ -78,11 +85,25 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 			 "/dev/kvm is %s, but a probe boot of %s under KVM did not finish in %.0f s "
 			 "(stock kernels hang there); using TCG -cpu max",
 			 kvm_flavour(), k->release, PROBE_TIMEOUT_S);
-	else
-		snprintf(why, wlen,
-			 "/dev/kvm is %s, but QEMU -accel kvm failed (exit %d, see %s); using TCG",
-			 kvm_flavour(), o.qemu_status, log);
+	else {
+		/* QEMU's own words: the probe folder is removed below */
+		char *qlog = hb_read_text(log, NULL);
+
+		if (qlog)
+			qlog[strcspn(qlog, "\n")] = 0;
+		snprintf(why, wlen, "/dev/kvm is %s, but QEMU -accel kvm failed (exit %d: %.160s); "
+			 "using TCG",
+			 kvm_flavour(), o.qemu_status, qlog && *qlog ? qlog : "no message");
+		free(qlog);
+	}
 	free(stream);
+	{
+		char *rm[] = { "rm", "-rf", dir, NULL };
+
+		hb_spawn_capture(rm, NULL, 0);
+	}
+	if (!ok && o.end == HB_END_INTERRUPTED)
+		return -1;
 	return ok;
 }
 
@@ -91,6 +112,7 @@ void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *acc
 {
 	char cpath[PATH_MAX];
 	char *cached;
+	int probe;
 
 	if (strcmp(requested, "auto") != 0) {
 		snprintf(accel, alen, "%s", requested);
@@ -118,8 +140,9 @@ void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *acc
 	printf("[accel] probing KVM with %s (up to %.0f s, once per host/QEMU/kernel)\n", k->release,
 	       PROBE_TIMEOUT_S);
 	fflush(stdout);
-	snprintf(accel, alen, "%s", probe_kvm(k, reason, rlen) ? "kvm" : "tcg");
-	{
+	probe = probe_kvm(k, reason, rlen);
+	snprintf(accel, alen, "%s", probe == 1 ? "kvm" : "tcg");
+	if (probe >= 0) {
 		char dir[PATH_MAX], text[600];
 
 		snprintf(dir, sizeof(dir), "%s/accel", hb_cache_dir());

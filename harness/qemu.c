@@ -127,14 +127,11 @@ static void follow(struct follower *f)
 }
 
 /* Reads the VM's KVM statistics over QMP and asks QEMU to quit. */
-static json_t *collect_host_stats(const char *qmp_path, const char *accel)
+static json_t *collect_host_stats(int fd, const char *accel)
 {
 	char err[512];
-	int fd = hb_qmp_connect(qmp_path, err, sizeof(err));
 	json_t *ret, *stats;
 
-	if (fd < 0)
-		return json_pack("{s:s}", "unavailable", err);
 	ret = hb_qmp_execute(fd, "query-stats", json_pack("{s:s}", "target", "vm"), err,
 			     sizeof(err));
 	if (!ret) {
@@ -152,7 +149,6 @@ static json_t *collect_host_stats(const char *qmp_path, const char *accel)
 		}
 	}
 	json_decref(hb_qmp_execute(fd, "quit", NULL, err, sizeof(err)));
-	close(fd);
 	return stats;
 }
 
@@ -170,7 +166,8 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	char *argv[48];
 	int a = 0, st = 0;
 	struct follower *f = calloc(1, sizeof(*f));
-	double deadline, grace_end = 0;
+	double deadline, grace_end = 0, next_qmp = 0;
+	int qfd = -1;
 	pid_t pid;
 
 	memset(out, 0, sizeof(*out));
@@ -277,13 +274,27 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 			break;
 		}
 		/* The guest reboots right after suite_end; allow it time to do so. */
-		if (f->suite_end && !grace_end) {
+		if (f->suite_end && !grace_end)
 			grace_end = now + 30;
-			if (vm->qmp_path && !out->host_kvm_stats)
-				out->host_kvm_stats = collect_host_stats(vm->qmp_path, vm->accel);
+		/* With -action shutdown=pause the guest's reboot (after its suite,
+		 * or after a panic) pauses the VM: read the stats, then quit. */
+		if (vm->qmp_path && !out->host_kvm_stats) {
+			if (qfd < 0 && now > next_qmp) {
+				char qerr[256];
+
+				qfd = hb_qmp_connect(vm->qmp_path, qerr, sizeof(qerr));
+				next_qmp = now + 0.5;
+			}
+			if (qfd >= 0 && (f->suite_end || hb_qmp_event_seen(qfd, "SHUTDOWN"))) {
+				out->host_kvm_stats = collect_host_stats(qfd, vm->accel);
+				close(qfd);
+				qfd = -1;
+			}
 		}
 		sleep_ms(100);
 	}
+	if (qfd >= 0)
+		close(qfd);
 	follow(f);
 	out->total_s = hb_mono_s() - f->t0;
 	out->boot_s = f->seen_first ? f->first_t : 0;

@@ -97,6 +97,24 @@ json_t *hb_qmp_execute(int fd, const char *cmd, json_t *args, char *err, size_t 
 	}
 }
 
+int hb_qmp_event_seen(int fd, const char *name)
+{
+	char line[8192];
+	int seen = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		json_t *ev;
+
+		if (poll(&p, 1, 0) <= 0 || read_line(fd, line, sizeof(line)))
+			return seen;
+		ev = json_loads(line, 0, NULL);
+		if (strcmp(json_string_value(json_object_get(ev, "event")) ?: "", name) == 0)
+			seen = 1;
+		json_decref(ev);
+	}
+}
+
 int hb_qmp_connect(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

@@ -13,6 +13,9 @@ int hb_qmp_connect(const char *path, char *err, size_t errlen);
  * value (new reference), skipping asynchronous events; NULL with err on an
  * error reply or timeout. Steals args. */
 json_t *hb_qmp_execute(int fd, const char *cmd, json_t *args, char *err, size_t errlen);
+/* True when an asynchronous event named `name` (e.g. "SHUTDOWN") has
+ * arrived; reads what is pending without waiting. */
+int hb_qmp_event_seen(int fd, const char *name);
 /* {"pages_4k": N, "pages_2m": N, ...} from a query-stats reply for the VM
  * target: every KVM statistic with a scalar value. Empty object when QEMU
  * reported none (e.g. under TCG). */

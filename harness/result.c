@@ -308,24 +308,13 @@ int hb_result_exit_code(const char *v)
 	return HB_EXIT_INFRA;
 }
 
-static void ascii_safe(char *s)
-{
-	for (; *s; s++)
-		if (*s != '\n' && ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e))
-			*s = '?';
-}
-
 json_t *hb_result_issues_json(const struct hb_kissue *is, size_t n)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < n; i++) {
-		char ex[sizeof(is[i].excerpt)];
-
-		snprintf(ex, sizeof(ex), "%s", is[i].excerpt);
-		ascii_safe(ex);
-		json_array_append_new(a, json_pack("{s:s, s:i, s:s}", "kind", is[i].kind, "line",
-						   is[i].line, "excerpt", ex));
-	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:i, s:o}", "kind", is[i].kind, "line",
+						   is[i].line, "excerpt",
+						   hb_json_text(is[i].excerpt)));
 	return a;
 }

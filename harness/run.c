@@ -6,6 +6,7 @@
 #include "console.h"
 #include "image.h"
 #include "kernel.h"
+#include "modules.h"
 #include "l1ram.h"
 #include "qemu.h"
 #include "result.h"
@@ -60,6 +61,13 @@ static int load_suite(const char *suite, char *path, size_t plen, char *name, si
 
 		snprintf(path, plen, "%s", suite);
 		snprintf(name, nlen, "%.*s", (int)strcspn(base, "."), base);
+		/* the name becomes part of a folder name and of result.json */
+		for (char *p = name; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+				*p = '_';
+		if (!name[0])
+			snprintf(name, nlen, "suite");
 	} else {
 		snprintf(path, plen, "%s/configs/%s.suite", hb_root(), suite);
 		snprintf(name, nlen, "%s", suite);
@@ -88,13 +96,16 @@ static int load_suite(const char *suite, char *path, size_t plen, char *name, si
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		char want[40], alt[40];
+		bool known = false;
 
-		snprintf(want, sizeof(want), "%s ", e[i].name);
-		snprintf(alt, sizeof(alt), "%s ", e[i].name);
-		for (char *p = alt; *p; p++)
-			*p = *p == '_' ? '-' : *p == '-' ? '_' : *p;
-		if (!strstr(list, want) && !strstr(list, alt)) {
+		/* the first column of --list, "-" and "_" alike (kvm-map, kvm_map) */
+		for (const char *l = list; *l && !known; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+			char col[64];
+
+			if (sscanf(l, "%63s", col) == 1 && hb_modname_eq(col, e[i].name))
+				known = true;
+		}
+		if (!known) {
 			hb_err("suite %s: unknown workload '%s'; known: see build/hb-guest --list", path,
 			       e[i].name);
 			return HB_EXIT_USAGE;
@@ -156,6 +167,7 @@ static int finish(const char *dir, json_t *res, enum hb_run_end end, const char 
 	json_t *mods, *wls, *target = json_object_get(res, "target");
 	char *stream, *console;
 	const char *verdict;
+	bool saved;
 
 	snprintf(path, sizeof(path), "%s/stream.jsonl", dir);
 	stream = hb_read_text(path, NULL);
@@ -176,20 +188,22 @@ static int finish(const char *dir, json_t *res, enum hb_run_end end, const char 
 	}
 	json_object_set_new(res, "kernel_issues", hb_result_issues_json(issues, n_issues));
 	verdict = hb_result_verdict(end, &info, issues, n_issues, reason, sizeof(reason));
-	if (infra_error && *infra_error)
+	/* a panic found on the console says more than how the run ended */
+	if (infra_error && *infra_error && strcmp(verdict, "panic"))
 		snprintf(reason, sizeof(reason), "%s", infra_error);
 	json_object_set_new(res, "verdict", json_string(verdict));
-	json_object_set_new(res, "verdict_reason", json_string(reason));
+	json_object_set_new(res, "verdict_reason", hb_json_text(reason));
 	if (info.bad_lines)
 		json_object_set_new(res, "stream_bad_lines", json_integer(info.bad_lines));
-	save(dir, res);
+	saved = save(dir, res) == 0;
 	printf("\nverdict: %s (%s)\n", verdict, reason);
 	printf("workloads: %d pass, %d fail, %d skip, %d error; kernel issues: %zu\n", info.n_pass,
 	       info.n_fail, info.n_skip, info.n_error, n_issues);
 	printf("result: %s\n", dir);
 	free(stream);
 	free(console);
-	return hb_result_exit_code(verdict);
+	/* a verdict nobody can read afterwards is an infrastructure failure */
+	return saved ? hb_result_exit_code(verdict) : HB_EXIT_INFRA;
 }
 
 static int run_host(const struct run_opts *o, const char *dir, const char *suite_path, json_t *res)
@@ -197,13 +211,11 @@ static int run_host(const struct run_opts *o, const char *dir, const char *suite
 	char guest[PATH_MAX], stream[PATH_MAX], console[PATH_MAX];
 	char *argv[] = { guest, "--out", stream, "--suite", (char *)suite_path, NULL };
 	double t0 = hb_mono_s();
-	int rc;
+	enum hb_run_end end = HB_END_NORMAL;
+	bool signalled = false;
+	pid_t pid;
+	int st = 0;
 
-	(void)o;
-	if (geteuid() != 0) {
-		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
-		return HB_EXIT_USAGE;
-	}
 	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
 	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
 	snprintf(console, sizeof(console), "%s/console.log", dir);
@@ -212,16 +224,30 @@ static int run_host(const struct run_opts *o, const char *dir, const char *suite
 			    json_string("target host: workloads run on the running kernel"));
 	printf("[host] running the suite directly on this kernel (stderr: %s)\n", console);
 	fflush(stdout);
-	{
-		pid_t pid = hb_spawn_bg(argv, console);
-		int st;
+	pid = hb_spawn_bg(argv, console);
+	if (pid < 0) {
+		char err[PATH_MAX + 64];
 
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		snprintf(err, sizeof(err), "cannot start %s: %s", guest, strerror(errno));
+		hb_err("%s", err);
+		return finish(dir, res, HB_END_INFRA, err);
+	}
+	/* Ctrl-C or the time limit: the runner gets SIGINT, kills its workload,
+	 * restores the THP knobs and exits; only then do we record the end. */
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		if (!signalled && (hb_interrupted || hb_mono_s() - t0 > o->timeout_s)) {
+			end = hb_interrupted ? HB_END_INTERRUPTED : HB_END_TIMEOUT;
+			kill(pid, SIGINT);
+			signalled = true;
+		}
+		usleep(100000);
 	}
 	json_object_set_new(res, "timing", json_pack("{s:f}", "total_s", hb_mono_s() - t0));
-	return finish(dir, res, rc < 0 ? HB_END_INFRA : HB_END_NORMAL, NULL);
+	return finish(dir, res, end, NULL);
 }
 
 int hb_cmd_run(int argc, char **argv)
@@ -296,6 +322,10 @@ int hb_cmd_run(int argc, char **argv)
 		hb_err("%s", err);
 		return rc;
 	}
+	if (t.kind == HB_TARGET_HOST && geteuid() != 0) {
+		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
+		return HB_EXIT_USAGE;
+	}
 	rc = load_suite(o.suite, suite_path, sizeof(suite_path), suite_name, sizeof(suite_name),
 			&suite_text);
 	if (rc)
@@ -351,7 +381,7 @@ int hb_cmd_run(int argc, char **argv)
 	hb_sha256_file(k.image, sha);
 	json_object_set_new(tgt, "kind", json_string(k.kind));
 	json_object_set_new(tgt, "kernel_release", json_string(k.release));
-	json_object_set_new(tgt, "image", json_string(k.image));
+	json_object_set_new(tgt, "image", hb_json_text(k.image));
 	json_object_set_new(tgt, "image_sha256", json_string(sha));
 	if (k.package[0])
 		json_object_set_new(tgt, "package", json_string(k.package));
@@ -384,7 +414,7 @@ int hb_cmd_run(int argc, char **argv)
 	}
 	hb_accel_choose(o.accel, &k, accel, sizeof(accel), accel_reason, sizeof(accel_reason));
 	json_object_set_new(env, "accelerator", json_string(accel));
-	json_object_set_new(env, "accelerator_reason", json_string(accel_reason));
+	json_object_set_new(env, "accelerator_reason", hb_json_text(accel_reason));
 	json_object_set_new(env, "qemu_version", json_string(qver));
 	printf("[accel] %s: %s\n", accel, accel_reason);
 
@@ -394,7 +424,7 @@ int hb_cmd_run(int argc, char **argv)
 		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
 		 "kvm_intel.nested=1%s%s",
 		 o.extra_cmdline[0] ? " " : "", o.extra_cmdline);
-	json_object_set_new(tgt, "cmdline", json_string(cmdline));
+	json_object_set_new(tgt, "cmdline", hb_json_text(cmdline));
 	save(dir, res);
 	snprintf(console, sizeof(console), "%s/console.log", dir);
 	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);

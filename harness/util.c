@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -110,30 +112,76 @@ int hb_spawn_capture(char *const argv[], char *out, size_t outlen)
 
 pid_t hb_spawn_bg(char *const argv[], const char *log_path)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	pid_t pid;
-	int r;
+	pid_t parent = getpid(), pid;
+	int errpipe[2];
+	int err = 0;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	/* Own process group: a Ctrl-C at the terminal reaches hugebench, which
-	 * then decides how to end the child and what to record. */
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&at, 0);
-	if (log_path) {
-		posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	}
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	r = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (r) {
-		errno = r;
+	/* fork+exec rather than posix_spawn: the child must die with us
+	 * (PR_SET_PDEATHSIG), or a killed hugebench would leave QEMU running
+	 * and writing into a result folder nobody finishes. */
+	if (pipe2(errpipe, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(errpipe[0]);
+		close(errpipe[1]);
 		return -1;
 	}
+	if (pid == 0) {
+		int fd;
+
+		close(errpipe[0]);
+		/* Own process group: a Ctrl-C at the terminal reaches hugebench,
+		 * which then decides how to end the child and what to record. */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0 && fd != 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		if (log_path) {
+			fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+				if (fd > 2)
+					close(fd);
+			}
+		}
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(errpipe[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(errpipe[1]);
+	/* exec succeeded when the pipe closes without a word */
+	if (read(errpipe[0], &err, sizeof(err)) == (ssize_t)sizeof(err)) {
+		close(errpipe[0]);
+		waitpid(pid, NULL, 0);
+		errno = err;
+		return -1;
+	}
+	close(errpipe[0]);
 	return pid;
+}
+
+json_t *hb_json_text(const char *s)
+{
+	char *c = strdup(s ? s : "");
+	json_t *j;
+
+	if (!c)
+		return json_string("");
+	for (char *p = c; *p; p++)
+		if ((unsigned char)*p > 0x7e || ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t'))
+			*p = '?';
+	j = json_string(c);
+	free(c);
+	return j;
 }
 
 int hb_mkdir_p(const char *path)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #define HB_VERSION "0.1.0"
 
 /* Exit codes (docs/result-schema.md, DESIGN.md). */
@@ -25,6 +27,9 @@ int hb_spawn_capture(char *const argv[], char *out, size_t outlen);
  * (or inherited when NULL); returns the pid or -1. */
 pid_t hb_spawn_bg(char *const argv[], const char *log_path);
 
+/* A JSON string of text from outside (logs, paths, user input): bytes that
+ * are not printable ASCII become '?', so jansson never refuses it. */
+json_t *hb_json_text(const char *s);
 int hb_mkdir_p(const char *path);
 char *hb_read_text(const char *path, size_t *len); /* malloc'd, NUL-terminated */
 int hb_write_text(const char *path, const char *text); /* atomic via rename */

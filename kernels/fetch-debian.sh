@@ -6,6 +6,8 @@
 set -eu
 meta=$1
 cache=$2
+# depmod lives in /sbin, which a non-root PATH lacks
+PATH=$PATH:/usr/sbin:/sbin
 log() { echo "hugebench: $*" >&2; }
 # Never fail silently: set -e stops at the first failing command.
 trap 'rc=$?; [ "$rc" -eq 0 ] || log "fetch-debian.sh $meta failed (exit $rc)"' EXIT
@@ -28,6 +30,14 @@ want_sha=$(apt-cache show "$pkg=$ver" | sed -n 's/^SHA256: //p' | head -n 1)
 dir="$cache/$pkg"
 deb_dir="$cache/debs"
 mkdir -p "$deb_dir"
+# One fetch at a time per cache: two first runs must not unpack into the
+# same place.
+exec 9>"$cache/.fetch.lock"
+flock 9
+if [ -f "$dir/.unpacked" ] && [ "$(cat "$dir/.version" 2>/dev/null)" != "$ver" ]; then
+    log "$pkg: cached $(cat "$dir/.version" 2>/dev/null) differs from the archive's $ver; fetching again"
+    rm -rf "$dir"
+fi
 if [ ! -f "$dir/.unpacked" ]; then
     deb=$(ls "$deb_dir"/"${pkg}"_*.deb 2>/dev/null | head -n 1)
     got_sha=""

@@ -137,10 +137,27 @@ void hb_metric(struct hb_ctx *ctx, const char *name, const char *unit, enum hb_b
 {
 	json_t *m = metric_obj(name, unit, better);
 	json_t *arr = json_array();
+	size_t dropped = 0;
 
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_real(samples[i]));
+	/* JSON has no NaN or infinity: such samples are counted, not sent */
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_real(samples[i]);
+
+		if (v)
+			json_array_append_new(arr, v);
+		else
+			dropped++;
+	}
+	if (json_array_size(arr) == 0 && n) {
+		json_decref(arr);
+		json_decref(m);
+		hb_metric_unavailable(ctx, name, unit, better,
+				      "every sample was NaN or infinite (a measurement bug)");
+		return;
+	}
 	json_object_set_new(m, "samples", arr);
+	if (dropped)
+		json_object_set_new(m, "dropped_non_finite", json_integer((json_int_t)dropped));
 	hb_emit_event(ctx, "metric", m);
 }
 

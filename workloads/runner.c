@@ -164,21 +164,31 @@ static void run_child(const struct hb_workload *w, const struct hb_suite_entry *
 	exit(hb_ctx_status(ctx) == HB_ERROR ? 3 : 0);
 }
 
-static volatile sig_atomic_t alarm_fired;
-static void on_alarm(int sig)
+/* Set by SIGINT/SIGTERM when the runner is not PID 1 (target host): the
+ * current workload is killed, knobs are restored, the suite stops. */
+static volatile sig_atomic_t g_interrupted;
+static void on_interrupt(int sig)
 {
-	(void)sig;
-	alarm_fired = 1;
+	g_interrupted = sig;
 }
 
+#define HEARTBEAT_S 30
+#define KILL_GRACE_S 30
+
+/* Runs one repetition in a child and waits for it, polling: a heartbeat
+ * event every HEARTBEAT_S tells the host the guest is alive while a long
+ * workload is silent, timeout_s kills the child (after a sysrq dump in a
+ * guest). Returns 0, or -1 when the suite cannot go on (the child could not
+ * be killed, or the runner was interrupted). */
 static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, int fd)
 {
 	const struct hb_workload *w = hb_workload_find(e->name);
-	long timeout_s = 600;
-	struct sigaction sa = { .sa_handler = on_alarm };
+	long timeout_s = 300;
+	uint64_t t0 = hb_now_ns(), killed_at = 0, next_beat;
 	pid_t pid;
-	int st = 0, restored;
-	char reason[160] = "";
+	int st = 0, restored, rc = 0;
+	bool reaped = false;
+	char reason[200] = "";
 
 	for (int i = 0; i < e->n_params; i++)
 		if (strcmp(e->params[i].key, "timeout_s") == 0)
@@ -189,32 +199,68 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 	knobs_save();
 	pid = fork();
 	if (pid == 0) {
-		signal(SIGALRM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		run_child(w, e, rep, fd);
 	}
-	sigaction(SIGALRM, &sa, NULL);
-	alarm_fired = 0;
-	alarm((unsigned)timeout_s);
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
+	next_beat = t0 + HEARTBEAT_S * 1000000000ULL;
+	while (pid > 0 && !reaped) {
+		uint64_t now = hb_now_ns();
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid) {
+			reaped = true;
 			break;
-		if (alarm_fired) {
-			/* In a guest, put where everything was stuck on the console
-			 * (blocked tasks, then every CPU's backtrace) before killing. */
-			if (getpid() == 1) {
-				hb_write_file("/proc/sysrq-trigger", "w");
-				hb_write_file("/proc/sysrq-trigger", "l");
+		}
+		if (r < 0 && errno != EINTR)
+			break;
+		if (!killed_at && (g_interrupted || now - t0 > (uint64_t)timeout_s * 1000000000ULL)) {
+			if (g_interrupted) {
+				snprintf(reason, sizeof(reason), "interrupted (signal %d)",
+					 (int)g_interrupted);
+			} else {
+				/* In a guest, put where everything was stuck on the console
+				 * (blocked tasks, then every CPU's backtrace) first. */
+				if (getpid() == 1) {
+					hb_write_file("/proc/sysrq-trigger", "w");
+					hb_write_file("/proc/sysrq-trigger", "l");
+				}
+				snprintf(reason, sizeof(reason),
+					 "timed out after %ld s (param timeout_s)", timeout_s);
 			}
 			kill(pid, SIGKILL);
-			snprintf(reason, sizeof(reason), "timed out after %ld s (param timeout_s)",
-				 timeout_s);
+			killed_at = now;
 		}
+		if (killed_at && now - killed_at > KILL_GRACE_S * 1000000000ULL) {
+			/* Stuck in the kernel: nothing after this can be trusted. */
+			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+				 "; the process did not die within %d s of SIGKILL (stuck in the "
+				 "kernel), suite stopped",
+				 KILL_GRACE_S);
+			rc = -1;
+			break;
+		}
+		if (now > next_beat) {
+			hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:f}", "ev", "heartbeat", "workload",
+						  e->name, "rep", rep, "elapsed_s",
+						  (double)(now - t0) / 1e9));
+			next_beat = now + HEARTBEAT_S * 1000000000ULL;
+		}
+		usleep(20000);
 	}
-	alarm(0);
+	if (g_interrupted)
+		rc = -1;
 	restored = knobs_restore();
-	if (WIFSIGNALED(st) && !reason[0])
-		snprintf(reason, sizeof(reason), "workload process killed by signal %d (%s)",
-			 WTERMSIG(st), strsignal(WTERMSIG(st)));
+	if (reaped && !reason[0]) {
+		if (WIFSIGNALED(st))
+			snprintf(reason, sizeof(reason), "workload process killed by signal %d (%s)",
+				 WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 3)
+			snprintf(reason, sizeof(reason), "workload process exited with status %d",
+				 WEXITSTATUS(st));
+	}
+	if (pid < 0)
+		snprintf(reason, sizeof(reason), "fork: %s", strerror(errno));
 	if (reason[0])
 		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:s, s:s}", "ev", "workload_end",
 					  "workload", e->name, "rep", rep, "status", "error",
@@ -222,7 +268,7 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 	if (restored)
 		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i}", "ev", "knobs_restored",
 					  "workload", e->name, "rep", rep, "count", restored));
-	return 0;
+	return rc;
 }
 
 /* What this (virtual) CPU offers: nested virtualization and a PMU. */
@@ -291,9 +337,22 @@ int hb_run_suite(const char *suite_name, const char *text, int fd)
 		probe_env(ev);
 		hb_emit_raw(fd, ev);
 	}
-	for (int i = 0; i < n; i++)
-		for (int r = 0; r < entries[i].repeat; r++)
-			run_one(&entries[i], r, ++idx, total, fd);
+	if (getpid() != 1) {
+		struct sigaction sa = { .sa_handler = on_interrupt };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	for (int i = 0; i < n; i++) {
+		for (int r = 0; r < entries[i].repeat; r++) {
+			if (run_one(&entries[i], r, ++idx, total, fd)) {
+				hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason",
+							  g_interrupted ? "interrupted"
+									: "a workload could not be killed"));
+				return 3;
+			}
+		}
+	}
 	hb_emit_raw(fd, json_pack("{s:s}", "ev", "suite_end"));
 	return 0;
 }
@@ -445,10 +504,17 @@ int main(int argc, char **argv)
 			return hb_run_suite(argv[i + 1], text, fd);
 		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
 			char line[1024] = "";
+			size_t used = 0;
 
 			for (int k = i + 1; k < argc; k++) {
-				strncat(line, argv[k], sizeof(line) - strlen(line) - 2);
-				strcat(line, " ");
+				int n = snprintf(line + used, sizeof(line) - used, "%s ", argv[k]);
+
+				if (n < 0 || (size_t)n >= sizeof(line) - used) {
+					fprintf(stderr, "hb-guest: --run arguments longer than %zu bytes\n",
+						sizeof(line) - 1);
+					return 2;
+				}
+				used += (size_t)n;
 			}
 			return hb_run_suite("adhoc", line, fd);
 		} else {
