@@ -182,7 +182,11 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	snprintf(mem, sizeof(mem), "%d", vm->memory_mb);
 	snprintf(ser0, sizeof(ser0), "file:%s", vm->console_path);
 	snprintf(ser1, sizeof(ser1), "file:%s", vm->stream_path);
-	snprintf(accel, sizeof(accel), "%s", strcmp(vm->accel, "tcg") == 0 ? "tcg,thread=multi" : "kvm");
+	/* Single-threaded TCG: the vCPUs take turns on one host thread. Here it
+	 * runs the quick suite faster than MTTCG (16 s against 43 s on 6.1),
+	 * and it avoids the cross-vCPU races MTTCG showed: an int3 Oops in
+	 * text patching at boot and an IPI that was never answered. */
+	snprintf(accel, sizeof(accel), "%s", strcmp(vm->accel, "tcg") == 0 ? "tcg,thread=single" : "kvm");
 	argv[a++] = "qemu-system-x86_64";
 	argv[a++] = "-nodefaults";
 	argv[a++] = "-no-user-config";

@@ -416,6 +416,8 @@ int hb_cmd_run(int argc, char **argv)
 	json_object_set_new(env, "accelerator", json_string(accel));
 	json_object_set_new(env, "accelerator_reason", hb_json_text(accel_reason));
 	json_object_set_new(env, "qemu_version", json_string(qver));
+	json_object_set_new(env, "qemu_accel",
+			    json_string(strcmp(accel, "tcg") == 0 ? "tcg,thread=single" : accel));
 	printf("[accel] %s: %s\n", accel, accel_reason);
 
 	/* kvm_*.nested apply when KVM is built in; module kernels get the same
