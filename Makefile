@@ -88,7 +88,7 @@ compare-sim: $(BUILD)/compare_sim
 	$(BUILD)/compare_sim --trials 1000
 
 bench: all
-	$(BUILD)/hugebench run --target $(TARGET) --suite $(SUITE) $(ARGS)
+	$(BUILD)/hugebench run --target "$(TARGET)" --suite "$(SUITE)" $(ARGS)
 
 doctor: all
 	$(BUILD)/hugebench doctor
@@ -106,7 +106,7 @@ nightly: all
 	$(BUILD)/hugebench compare-report --suite $(SUITE) $(BASE) $(NEW)
 
 kernel: all
-	$(BUILD)/hugebench kernel --target $(TARGET)
+	$(BUILD)/hugebench kernel --target "$(TARGET)"
 
 unit: all $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail

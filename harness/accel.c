@@ -130,9 +130,9 @@ void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *acc
 		char *nl = strchr(cached, '\n');
 
 		*nl = 0;
+		nl[1 + strcspn(nl + 1, "\n")] = 0;
 		snprintf(accel, alen, "%s", cached);
 		snprintf(reason, rlen, "%s (cached probe)", nl + 1);
-		reason[strcspn(reason, "\n")] = 0;
 		free(cached);
 		return;
 	}
