@@ -26,13 +26,13 @@ json_t *hb_result_summary(const double *s, size_t n)
 	return o;
 }
 
-static json_t *find_named(json_t *arr, const char *key, const char *name)
+json_t *hb_result_named(json_t *arr, const char *name)
 {
 	size_t i;
 	json_t *v;
 
 	json_array_foreach(arr, i, v) {
-		if (strcmp(json_string_value(json_object_get(v, key)) ?: "", name) == 0)
+		if (strcmp(json_string_value(json_object_get(v, "name")) ?: "", name) == 0)
 			return v;
 	}
 	return NULL;
@@ -79,7 +79,7 @@ static void add_metric(json_t *w, json_t *ev)
 {
 	json_t *metrics = json_object_get(w, "metrics");
 	const char *name = json_string_value(json_object_get(ev, "name"));
-	json_t *m = find_named(metrics, "name", name ?: "");
+	json_t *m = hb_result_named(metrics, name ?: "");
 	json_t *samples = json_object_get(ev, "samples");
 	json_t *un = json_object_get(ev, "unavailable");
 

@@ -22,6 +22,8 @@ struct hb_stream_info {
 
 /* Build the "workloads" array (and "modules") from stream text. */
 json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_stream_info *info);
+/* The first element of arr whose "name" is name, or NULL. */
+json_t *hb_result_named(json_t *arr, const char *name);
 /* {n,min,max,mean,stddev,p50,p90,p99} of samples (n > 0). */
 json_t *hb_result_summary(const double *s, size_t n);
 

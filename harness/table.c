@@ -4,6 +4,7 @@
  * per-kernel tables are produced by this command from real result folders. */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "result.h"
 #include "table.h"
 #include "util.h"
 
@@ -41,17 +42,6 @@ static const char *str(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-static json_t *named(json_t *arr, const char *name)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(arr, i, v)
-		if (strcmp(str(v, "name"), name) == 0)
-			return v;
-	return NULL;
-}
-
 /* Unique "workload\tname" keys over all runs, in first-seen order. */
 static json_t *union_keys(json_t **runs, int n, const char *arrname)
 {
@@ -79,8 +69,8 @@ static json_t *union_keys(json_t **runs, int n, const char *arrname)
 
 static void cell_check(json_t *run, const char *wl, const char *name, char *buf, size_t len)
 {
-	json_t *w = named(json_object_get(run, "workloads"), wl);
-	json_t *c = w ? named(json_object_get(w, "checks"), name) : NULL;
+	json_t *w = hb_result_named(json_object_get(run, "workloads"), wl);
+	json_t *c = w ? hb_result_named(json_object_get(w, "checks"), name) : NULL;
 
 	if (!w)
 		snprintf(buf, len, "—");
@@ -93,8 +83,8 @@ static void cell_check(json_t *run, const char *wl, const char *name, char *buf,
 
 static void cell_metric(json_t *run, const char *wl, const char *name, char *buf, size_t len)
 {
-	json_t *w = named(json_object_get(run, "workloads"), wl);
-	json_t *m = w ? named(json_object_get(w, "metrics"), name) : NULL;
+	json_t *w = hb_result_named(json_object_get(run, "workloads"), wl);
+	json_t *m = w ? hb_result_named(json_object_get(w, "metrics"), name) : NULL;
 	json_t *s = json_object_get(m, "summary");
 
 	if (!m)

@@ -111,6 +111,9 @@ int hb_kver(void);
  * Returns 0, or -errno after recording hb_error(). */
 int hb_mount_tmpfs(struct hb_ctx *ctx, const char *dir, const char *opts);
 void hb_umount(const char *dir);
+/* Create (or empty) path and size it with ftruncate; the fd, or -1 after
+ * recording hb_error(). */
+int hb_create_file(struct hb_ctx *ctx, const char *path, size_t size);
 /* Write a sysfs/procfs knob; returns 0 or -errno (no error recorded). */
 int hb_write_file(const char *path, const char *value);
 /* Read the first line of a file (newline stripped); returns 0 or -errno. */

@@ -178,6 +178,18 @@ void hb_umount(const char *dir)
 	umount2(dir, MNT_DETACH);
 }
 
+int hb_create_file(struct hb_ctx *ctx, const char *path, size_t size)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
+		return fd;
+	hb_error(ctx, "create %s of %zu bytes", path, size);
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 int hb_write_file(const char *path, const char *value)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);

@@ -67,11 +67,9 @@ static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size
 	snprintf(path, sizeof(path), "%s/data", dir);
 	if (hb_mount_tmpfs(ctx, dir, m->opts))
 		return;
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)size)) {
-		hb_error(ctx, "create %s of %zu bytes", path, size);
+	fd = hb_create_file(ctx, path, size);
+	if (fd < 0)
 		goto out;
-	}
 	hb_snap_take(&a);
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {

@@ -66,11 +66,9 @@ static void fault_phase(struct hb_ctx *ctx, const char *tag, size_t size, bool m
 		hb_error(ctx, "out of memory");
 		return;
 	}
-	fd = open(FR_HUGE_PATH, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)size)) {
-		hb_error(ctx, "create " FR_HUGE_PATH);
+	fd = hb_create_file(ctx, FR_HUGE_PATH, size);
+	if (fd < 0)
 		goto out;
-	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		hb_error(ctx, "mmap " FR_HUGE_PATH);

@@ -220,11 +220,9 @@ static bool ml_setup(struct ml_state *t)
 	struct hb_snap a, b;
 	size_t bad;
 
-	t->fd = open(ML_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (t->fd < 0 || ftruncate(t->fd, (off_t)t->size)) {
-		hb_error(t->ctx, "create %s of %zu bytes", ML_FILE, t->size);
+	t->fd = hb_create_file(t->ctx, ML_FILE, t->size);
+	if (t->fd < 0)
 		return false;
-	}
 	hb_snap(t->ctx, &a);
 	t->a = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
 	if (t->a == MAP_FAILED) {

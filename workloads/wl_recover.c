@@ -276,11 +276,9 @@ static void recover_run(struct hb_ctx *ctx)
 	hb_snap_take(&a);
 	r.base_huge_kb = hb_meminfo_kb(&a, "ShmemHugePages", NULL);
 	r.base_pmd_kb = hb_meminfo_kb(&a, "ShmemPmdMapped", NULL);
-	r.fd = open(RC_PATH, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (r.fd < 0 || ftruncate(r.fd, (off_t)r.size)) {
-		hb_error(ctx, "create " RC_PATH);
+	r.fd = hb_create_file(ctx, RC_PATH, r.size);
+	if (r.fd < 0)
 		goto out;
-	}
 	r.p = mmap(NULL, r.size, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
 	if (r.p == MAP_FAILED) {
 		hb_error(ctx, "mmap " RC_PATH);

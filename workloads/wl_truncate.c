@@ -275,11 +275,9 @@ static bool tr_setup(struct tr_state *t)
 	long long kb = (long long)(t->size / 1024);
 	struct hb_snap a, b;
 
-	t->fd = open(TR_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (t->fd < 0 || ftruncate(t->fd, (off_t)t->size)) {
-		hb_error(ctx, "create %s of %zu bytes", TR_FILE, t->size);
+	t->fd = hb_create_file(ctx, TR_FILE, t->size);
+	if (t->fd < 0)
 		return false;
-	}
 	t->eof = (off_t)t->size;
 	hb_snap(ctx, &a);
 	t->map = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);

@@ -247,11 +247,9 @@ static bool um_setup(struct um_state *t)
 	struct hb_snap a;
 	long long kb = (long long)(t->size / 1024);
 
-	t->fd = open(UM_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (t->fd < 0 || ftruncate(t->fd, (off_t)t->size)) {
-		hb_error(t->ctx, "create %s of %zu bytes", UM_FILE, t->size);
+	t->fd = hb_create_file(t->ctx, UM_FILE, t->size);
+	if (t->fd < 0)
 		return false;
-	}
 	hb_snap(t->ctx, &a);
 	t->map = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
 	if (t->map == MAP_FAILED) {
