@@ -8,6 +8,23 @@
 TARGET ?= debian-6.12
 SUITE ?= quick
 ARGS ?=
+
+# User input never becomes recipe text: make passes each variable to the
+# recipe's shell through the environment, unexpanded ($(value ...)), and the
+# recipe quotes it ("$$HB_TARGET"). A value such as `...`, $$(...), ; or
+# $(shell ...) is then only a word that hugebench rejects. ARGS is several
+# words by design: it is split on blanks with globbing off (set -f), never
+# evaluated.
+export HB_TARGET := $(value TARGET)
+export HB_SUITE := $(value SUITE)
+export HB_ARGS := $(value ARGS)
+export HB_A := $(value A)
+export HB_B := $(value B)
+export HB_BASE := $(value BASE)
+export HB_NEW := $(value NEW)
+# make would export command-line variables itself, expanding them (and any
+# $(shell ...) inside) on the way: only the HB_* copies above are exported.
+unexport TARGET SUITE ARGS A B BASE NEW
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
@@ -28,13 +45,15 @@ HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim test-deps install-pkgs
+.PHONY: all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim test-deps install-pkgs \
+	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 
 # Installs what is missing (as root), or prints the exact command to run.
 # Only the tests need a browser (the HTML report is opened in Chromium).
-TEST_PKGS := chromium
+# Sanitizer and fuzz builds use clang's libFuzzer runtime (libclang-rt-14-dev).
+TEST_PKGS := chromium clang libclang-rt-14-dev
 
 deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
@@ -70,7 +89,7 @@ $(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*
 SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o
 HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
 $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
-	$(CC) -o $@ $^ $(HOST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(SHARED_OBJ) $(BUILD)/guest/hb_util.o \
 		$(BUILD)/guest/hb_core.o
@@ -88,28 +107,86 @@ compare-sim: $(BUILD)/compare_sim
 	$(BUILD)/compare_sim --trials 1000
 
 bench: all
-	$(BUILD)/hugebench run --target "$(TARGET)" --suite "$(SUITE)" $(ARGS)
+	set -f; $(BUILD)/hugebench run --target "$$HB_TARGET" --suite "$$HB_SUITE" $$HB_ARGS
 
 doctor: all
 	$(BUILD)/hugebench doctor
 
 compare: all
-	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare A=<run-dir|target> B=<run-dir|target>" >&2; exit 2; }
-	$(BUILD)/hugebench compare-report $(A) $(B) $(ARGS)
+	@test -n "$$HB_A" -a -n "$$HB_B" || { echo "usage: make compare A=<run-dir|target> B=<run-dir|target>" >&2; exit 2; }
+	set -f; $(BUILD)/hugebench compare-report $$HB_ARGS -- "$$HB_A" "$$HB_B"
 
 # Nightly CI: run the suite on BASE and NEW, then fail on any regression.
 BASE ?= debian-6.1
 NEW ?= debian-6.12
 nightly: all
-	$(BUILD)/hugebench run --target $(BASE) --suite $(SUITE) $(ARGS) || [ $$? -eq 1 ]
-	$(BUILD)/hugebench run --target $(NEW) --suite $(SUITE) $(ARGS) || [ $$? -eq 1 ]
-	$(BUILD)/hugebench compare-report --suite $(SUITE) $(BASE) $(NEW)
+	set -f; $(BUILD)/hugebench run --target "$$HB_BASE" --suite "$$HB_SUITE" $$HB_ARGS || [ $$? -eq 1 ]
+	set -f; $(BUILD)/hugebench run --target "$$HB_NEW" --suite "$$HB_SUITE" $$HB_ARGS || [ $$? -eq 1 ]
+	$(BUILD)/hugebench compare-report --suite "$$HB_SUITE" -- "$$HB_BASE" "$$HB_NEW"
 
 kernel: all
-	$(BUILD)/hugebench kernel --target "$(TARGET)"
+	$(BUILD)/hugebench kernel --target "$$HB_TARGET"
 
 unit: all $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+
+# ---- Sanitizers and fuzzing (issue 9) ------------------------------------
+# `make sanitize`: the host binary and every unit test built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (any report aborts), the unit
+# tests run, then the malformed-input corpus goes through the sanitized
+# hugebench (tests/malformed/run.sh) and every fuzz corpus through its fuzz
+# target once. The static guest binary is not sanitized (ASan needs a dynamic
+# runtime); its parsers are covered by the unit tests and fuzz targets.
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+sanitize: test-deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" san-unit
+	@$(MAKE) --no-print-directory fuzz-regress
+
+# Inner target of `sanitize` (BUILD points at build/san there).
+san-unit: $(BUILD)/hugebench $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do echo "== [asan+ubsan] $$t"; \
+		env $(SAN_ENV) $$t || fail=1; done; \
+	echo "== [asan+ubsan] malformed-input corpus"; \
+	env $(SAN_ENV) tests/malformed/run.sh $(BUILD)/hugebench || fail=1; exit $$fail
+
+# libFuzzer targets: tests/fuzz/fuzz_<name>.c, seeds in tests/fuzz/corpus/<name>/.
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_CC := clang
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_OBJ := $(patsubst harness/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out harness/main.c,$(HARNESS_SRC))) \
+	$(BUILD)/fuzz/obj/g_procstat.o $(BUILD)/fuzz/obj/g_suite.o
+FUZZ_SECONDS ?= 60
+
+$(BUILD)/fuzz/obj/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*.h) | check-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/obj/g_%.o: workloads/%.c $(wildcard workloads/*.h) | check-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HOST_LIBS)
+
+# CI: every checked-in input once through its target (a regression test).
+fuzz-regress: test-deps $(FUZZ_BIN)
+	@fail=0; for f in $(FUZZ_BIN); do n=$$(basename $$f); n=$${n#fuzz_}; \
+		echo "== fuzz corpus $$n"; \
+		$$f -runs=0 tests/fuzz/corpus/$$n >/dev/null 2>$(BUILD)/fuzz/$$n.log \
+		|| { tail -30 $(BUILD)/fuzz/$$n.log; fail=1; }; done; exit $$fail
+
+# Bounded fuzzing session: FUZZ_SECONDS per target; new finds land in
+# $(BUILD)/fuzz/new-<name>/ (copy a crash reproducer into the corpus with its fix).
+fuzz: test-deps $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); n=$${n#fuzz_}; \
+		mkdir -p $(BUILD)/fuzz/new-$$n; echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz/new-$$n \
+			tests/fuzz/corpus/$$n || exit 1; done
 
 ITEST_SRC := $(wildcard tests/integration/*.c)
 $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) | check-deps
@@ -121,7 +198,7 @@ integration: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests
 
 test: test-deps
-	@$(MAKE) --no-print-directory unit integration
+	@$(MAKE) --no-print-directory unit sanitize integration
 
 clean:
 	rm -rf $(BUILD)
