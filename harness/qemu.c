@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,20 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-volatile int hb_interrupted;
-
-static void on_signal(int sig)
-{
-	hb_interrupted = sig;
-}
-
 void hb_vm_install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	hb_signals_install();
 }
 
 void hb_qemu_version(char *buf, size_t len)
@@ -47,6 +37,49 @@ void hb_qemu_version(char *buf, size_t len)
 	if (p)
 		sscanf(p + 8, "%31[0-9.]", buf);
 	(void)len;
+}
+
+/* "a,b" -> "a,,b" (QEMU's option-string escape); -1 when it does not fit. */
+static int qemu_escape(const char *in, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (; *in; in++) {
+		if (o + 3 > outlen)
+			return -1;
+		if (*in == ',')
+			out[o++] = ',';
+		out[o++] = *in;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+const char *hb_qemu_user(char *why, size_t whylen)
+{
+	static char name[64];
+	uid_t uid;
+	gid_t gid;
+
+	if (geteuid() != 0) {
+		snprintf(why, whylen, "hugebench runs unprivileged: QEMU runs as the same user");
+		return NULL;
+	}
+	if (hb_invoking_user(&uid, &gid) == 0) {
+		struct passwd *pw = getpwuid(uid);
+
+		if (pw && strlen(pw->pw_name) < sizeof(name)) {
+			snprintf(name, sizeof(name), "%s", pw->pw_name);
+			snprintf(why, whylen, "the user who ran sudo");
+			return name;
+		}
+	}
+	if (getpwnam("nobody")) {
+		snprintf(why, whylen, "run as root without sudo: QEMU drops to nobody after opening its files");
+		return "nobody";
+	}
+	snprintf(why, whylen, "no unprivileged user (nobody) on this host: QEMU stays root");
+	return NULL;
 }
 
 /* Follows the stream file: prints progress for complete new lines. */
@@ -162,7 +195,7 @@ static void sleep_ms(int ms)
 int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 {
 	char smp[16], mem[16], ser0[4200], ser1[4200], accel[32], machine[64];
-	char ramobj[4300], qmparg[4200];
+	char ramobj[8400], qmparg[8300], ram_esc[8200], qmp_esc[8200];
 	char *argv[48];
 	int a = 0, st = 0;
 	struct follower *f = calloc(1, sizeof(*f));
@@ -172,9 +205,15 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 
 	memset(out, 0, sizeof(*out));
 	out->qemu_status = -1;
-	if (strchr(vm->console_path, ',') || strchr(vm->stream_path, ',') ||
-	    (vm->ram_path && strchr(vm->ram_path, ',')) || (vm->qmp_path && strchr(vm->qmp_path, ','))) {
-		snprintf(out->error, sizeof(out->error), "result paths must not contain ','");
+	if (!f) {
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		return -1;
+	}
+	/* -serial file:PATH, -kernel and -initrd take the path verbatim; the
+	 * option strings below need QEMU's escape for ',' (",,"). */
+	if ((vm->ram_path && qemu_escape(vm->ram_path, ram_esc, sizeof(ram_esc))) ||
+	    (vm->qmp_path && qemu_escape(vm->qmp_path, qmp_esc, sizeof(qmp_esc)))) {
+		snprintf(out->error, sizeof(out->error), "path too long for QEMU's command line");
 		free(f);
 		return -1;
 	}
@@ -197,7 +236,7 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	argv[a++] = machine;
 	if (vm->ram_path) {
 		snprintf(ramobj, sizeof(ramobj),
-			 "memory-backend-file,id=hbram,mem-path=%s,size=%dM,share=on", vm->ram_path,
+			 "memory-backend-file,id=hbram,mem-path=%s,size=%dM,share=on", ram_esc,
 			 vm->memory_mb);
 		argv[a++] = "-object";
 		argv[a++] = ramobj;
@@ -205,7 +244,7 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	if (vm->qmp_path) {
 		/* The guest's final reboot pauses the VM instead of ending QEMU, so
 		 * its KVM statistics can still be read; then we send quit. */
-		snprintf(qmparg, sizeof(qmparg), "unix:%s,server=on,wait=off", vm->qmp_path);
+		snprintf(qmparg, sizeof(qmparg), "unix:%s,server=on,wait=off", qmp_esc);
 		argv[a++] = "-qmp";
 		argv[a++] = qmparg;
 		argv[a++] = "-action";
@@ -232,6 +271,12 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	argv[a++] = ser1;
 	argv[a++] = "-monitor";
 	argv[a++] = "none";
+	if (vm->runas && vm->runas[0]) {
+		/* QEMU opens every file and device first, then drops to this
+		 * user: the emulator of the kernel under test is not root. */
+		argv[a++] = "-runas";
+		argv[a++] = (char *)vm->runas;
+	}
 	argv[a] = NULL;
 
 	/* Create the stream file ourselves so we can follow it from byte 0. */
@@ -273,8 +318,9 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 			out->stalled = stalled && !hb_interrupted && now <= deadline;
 			/* After suite_end a guest that does not power off within the grace
 			 * period is killed, but its results are complete. */
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
+			hb_stop(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
 			break;
 		}
 		/* The guest reboots right after suite_end; allow it time to do so. */

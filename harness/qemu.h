@@ -24,6 +24,7 @@ struct hb_vm {
 	double stall_s;		   /* guest silent this long after booting: dead (0: off) */
 	const char *ram_path;	   /* guest RAM backed by this file (share=on), or NULL */
 	const char *qmp_path;	   /* QMP socket: host KVM stats read at the end, or NULL */
+	const char *runas;	   /* QEMU drops to this user after setup (NULL: no change) */
 	bool quiet;		   /* no progress lines (probes) */
 };
 
@@ -40,10 +41,12 @@ struct hb_vm_outcome {
 /* Runs the VM to completion (or timeout/interrupt). Returns 0 when QEMU ran,
  * -1 when it could not be started (error filled). */
 int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out);
+/* The user QEMU should drop to: the invoking sudo user, else nobody; NULL
+ * when no change is possible (why says which case applies). */
+const char *hb_qemu_user(char *why, size_t whylen);
 /* "7.2.22", or "" when qemu-system-x86_64 is missing. */
 void hb_qemu_version(char *buf, size_t len);
-/* Set by SIGINT/SIGTERM handlers installed by hb_vm_install_signals(). */
-extern volatile int hb_interrupted;
+/* hb_signals_install() (util.h): hb_interrupted tells the run loop. */
 void hb_vm_install_signals(void);
 
 #endif

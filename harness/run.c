@@ -232,8 +232,10 @@ static int run_host(const struct run_opts *o, const char *dir, const char *suite
 		hb_err("%s", err);
 		return finish(dir, res, HB_END_INFRA, err);
 	}
-	/* Ctrl-C or the time limit: the runner gets SIGINT, kills its workload,
-	 * restores the THP knobs and exits; only then do we record the end. */
+	/* Ctrl-C or the time limit: the runner gets SIGTERM, kills its workload,
+	 * restores the THP knobs and exits; only then do we record the end. Its
+	 * guard kills it after 30 s if it cannot (the runner's journal then
+	 * restores the knobs at its next start). */
 	for (;;) {
 		pid_t r = waitpid(pid, &st, WNOHANG);
 
@@ -241,7 +243,7 @@ static int run_host(const struct run_opts *o, const char *dir, const char *suite
 			break;
 		if (!signalled && (hb_interrupted || hb_mono_s() - t0 > o->timeout_s)) {
 			end = hb_interrupted ? HB_END_INTERRUPTED : HB_END_TIMEOUT;
-			kill(pid, SIGINT);
+			hb_stop(pid, SIGTERM);
 			signalled = true;
 		}
 		usleep(100000);
@@ -277,27 +279,25 @@ int hb_cmd_run(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:s:h", lo, NULL)) != -1) {
-		char *end = NULL;
+		int bad = 0;
 
 		switch (c) {
 		case 't': o.target = optarg; break;
 		case 's': o.suite = optarg; break;
 		case 'a': o.accel = optarg; break;
-		case 'T': o.timeout_s = strtod(optarg, &end); break;
-		case 'm': o.memory_mb = (int)strtol(optarg, &end, 10); break;
-		case 'c': o.vcpus = (int)strtol(optarg, &end, 10); break;
+		case 'T': bad = hb_parse_double("--timeout", optarg, 1, 7 * 86400, &o.timeout_s); break;
+		case 'm': bad = hb_parse_int("--memory", optarg, 256, 1 << 20, &o.memory_mb); break;
+		case 'c': bad = hb_parse_int("--vcpus", optarg, 1, 64, &o.vcpus); break;
 		case 'r': o.results = optarg; break;
 		case 'M': o.modules = optarg; break;
 		case 'C': o.extra_cmdline = optarg; break;
-		case 'S': o.stall_s = strtod(optarg, &end); break;
+		case 'S': bad = hb_parse_double("--stall", optarg, 0, 7 * 86400, &o.stall_s); break;
 		case 'G': o.guest_ram = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: return usage(stderr);
 		}
-		if (end && *end) {
-			hb_err("--%s %s: not a number", lo[optind > 0 ? 0 : 0].name, optarg);
+		if (bad)
 			return HB_EXIT_USAGE;
-		}
 	}
 	if (optind < argc) {
 		hb_err("unexpected argument '%s'; see hugebench run --help", argv[optind]);
@@ -309,11 +309,6 @@ int hb_cmd_run(int argc, char **argv)
 	}
 	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
 		hb_err("--accel %s: use auto, tcg or kvm", o.accel);
-		return HB_EXIT_USAGE;
-	}
-	if (o.timeout_s <= 0 || o.stall_s < 0 || o.memory_mb < 256 || o.vcpus < 1 || o.vcpus > 64) {
-		hb_err("--timeout must be > 0, --stall >= 0 (0: off), --memory >= 256 (MB), "
-		       "--vcpus 1..64");
 		return HB_EXIT_USAGE;
 	}
 	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
@@ -435,12 +430,18 @@ int hb_cmd_run(int argc, char **argv)
 	       o.memory_mb, o.timeout_s, console);
 	fflush(stdout);
 	{
+		char uwhy[160];
+		const char *quser = hb_qemu_user(uwhy, sizeof(uwhy));
 		struct hb_vm vm = { .accel = accel, .kernel = k.image, .initrd = initrd,
+				    .runas = quser,
 				    .cmdline = cmdline, .console_path = console,
 				    .stream_path = stream, .qemu_log = qlog, .vcpus = o.vcpus,
 				    .memory_mb = o.memory_mb, .timeout_s = o.timeout_s,
 				    .stall_s = o.stall_s };
 		struct hb_l1ram ram = { 0 };
+
+		json_object_set_new(env, "qemu_user", json_string(quser ? quser : "unchanged"));
+		json_object_set_new(env, "qemu_user_reason", json_string(uwhy));
 
 		if (o.guest_ram && strcmp(o.guest_ram, "huge-tmpfs") == 0) {
 			if (hb_l1ram_setup(&ram, o.memory_mb, err, sizeof(err))) {

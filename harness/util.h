@@ -19,13 +19,36 @@ void hb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hb_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hb_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Run argv, wait, return its exit status (or -1 with errno); stdout of the
- * child goes to out (NUL-terminated, truncated to outlen) when out != NULL,
- * else inherited. stderr is inherited. */
+/* One child process, from an argv array (never a shell string). Every child
+ * runs under a guard process that heads its own process group and ends the
+ * whole group when hugebench dies, even by SIGKILL (util.c explains). */
+struct hb_spawn {
+	char *const *argv;
+	char *const *envp;	/* NULL: inherit ours */
+	const char *log_path;	/* stdout+stderr appended here (not with capture) */
+	bool capture;		/* stdout captured by hb_run(); stderr inherited */
+	bool as_user;		/* as root under sudo: run as SUDO_UID/SUDO_GID */
+};
+/* Runs to completion: the exit status, 128+signal, or -1 (errno) when it
+ * could not start. With capture, *out is malloc'd and NUL-terminated (the
+ * length in *out_len, embedded NULs kept). SIGINT/SIGTERM/SIGHUP received by
+ * hugebench meanwhile (hb_interrupted) are forwarded to the child's group. */
+int hb_run(const struct hb_spawn *s, char **out, size_t *out_len);
+/* Starts in the background; the pid is the guard's: end the command's group
+ * with hb_stop(pid, SIGTERM) (TERM, KILL after 30 s) or hb_stop(pid, SIGKILL)
+ * (at once), reap the guard with waitpid(). */
+pid_t hb_start(const struct hb_spawn *s);
+void hb_stop(pid_t pid, int sig);
+/* Short forms: stdout into out (truncated to outlen) or inherited. */
 int hb_spawn_capture(char *const argv[], char *out, size_t outlen);
-/* Start argv in the background with stdout/stderr redirected to log_path
- * (or inherited when NULL); returns the pid or -1. */
 pid_t hb_spawn_bg(char *const argv[], const char *log_path);
+/* The user who ran sudo (SUDO_UID/SUDO_GID), when we are root; -1 if none. */
+int hb_invoking_user(uid_t *uid, gid_t *gid);
+
+/* Set by the handlers hb_signals_install() puts on SIGINT, SIGTERM and
+ * SIGHUP (which also ignores SIGPIPE). */
+extern volatile int hb_interrupted;
+void hb_signals_install(void);
 
 /* A JSON string of text from outside (logs, paths, user input): bytes that
  * are not printable ASCII become '?', so jansson never refuses it. */
@@ -40,6 +63,13 @@ double hb_mono_s(void);
 /* "20261203T071500Z" */
 void hb_utc_stamp(char *buf, size_t len);
 void hb_utc_iso(char *buf, size_t len);
+/* The one output contract of the kernels/ scripts: "name=value" lines.
+ * The first name= line's value into out; false if absent or too long. */
+bool hb_kv_get(const char *buf, const char *name, char *out, size_t outlen);
+/* Strict option values: the whole word a number in [min, max] (no nan,
+ * inf, overflow or trailing junk), else one line naming the option; 0/-1. */
+int hb_parse_double(const char *opt, const char *s, double min, double max, double *out);
+int hb_parse_int(const char *opt, const char *s, long min, long max, int *out);
 /* Directory of the hugebench checkout (where Makefile and kernels/ live). */
 const char *hb_root(void);
 /* Cache directory: $HUGEBENCH_CACHE or <root>/.cache */
