@@ -10,19 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* fetch-debian.sh's key=value lines (util.h: hb_kv_get). */
 static int parse_script_line(const char *out, struct hb_kernel *k)
 {
-	const char *last = out, *p;
-	char mod[PATH_MAX];
-
-	/* The contract is the last non-empty line. */
-	for (p = out; *p; p++)
-		if (*p == '\n' && p[1])
-			last = p + 1;
-	k->package[0] = 0;
-	if (sscanf(last, "%159s %4095s %4095s %255s", k->release, k->image, mod, k->package) < 3)
+	if (!hb_kv_get(out, "release", k->release, sizeof(k->release)) ||
+	    !hb_kv_get(out, "image", k->image, sizeof(k->image)) ||
+	    !hb_kv_get(out, "modules", k->moddir, sizeof(k->moddir)) || !k->release[0] ||
+	    k->image[0] != '/')
 		return -1;
-	snprintf(k->moddir, sizeof(k->moddir), "%s", strcmp(mod, "-") ? mod : "");
+	if (!hb_kv_get(out, "package", k->package, sizeof(k->package)))
+		k->package[0] = 0;
 	return 0;
 }
 
@@ -63,7 +60,7 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 			return rc == HB_EXIT_USAGE ? HB_EXIT_USAGE : HB_EXIT_INFRA;
 		}
 		if (parse_script_line(out, k)) {
-			snprintf(err, errlen, "kernels/fetch-debian.sh printed no 'release image modules' line");
+			snprintf(err, errlen, "kernels/fetch-debian.sh printed no release=, image= and modules= lines");
 			return HB_EXIT_INFRA;
 		}
 	} else {

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "recipe.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -555,79 +556,14 @@ static int make_env(const struct env_add *add, size_t nadd, struct spawn_env *e)
 }
 
 /* Runs argv with env, stdout captured into *outbuf (malloc'd), stderr
- * inherited. Returns the exit status, or 128+signal, or -1 (spawn failed). */
+ * inherited; as the user who ran sudo, where there is one (a kernel build
+ * and a user's KSRC tree need no root). Returns the exit status, or
+ * 128+signal, or -1 (spawn failed). */
 static int run_capture(char *const argv[], char *const env[], char **outbuf)
 {
-	posix_spawn_file_actions_t fa;
-	size_t len = 0, cap = 4096;
-	int pfd[2], status, rc;
-	char *buf = malloc(cap);
-	pid_t pid;
-	ssize_t n;
+	struct hb_spawn sp = { .argv = argv, .envp = env, .capture = true, .as_user = true };
 
-	*outbuf = NULL;
-	if (!buf || pipe(pfd)) {
-		free(buf);
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	posix_spawn_file_actions_addclose(&fa, pfd[1]);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (rc) {
-		close(pfd[0]);
-		free(buf);
-		errno = rc;
-		return -1;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(pfd[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	close(pfd[0]);
-	*outbuf = buf;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-/* Value of the first "name=" line in buf, copied into out. */
-static bool find_line(const char *buf, const char *name, char *out, size_t outlen)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, name, len) && p[len] == '=') {
-			const char *v = p + len + 1;
-			size_t vlen = strcspn(v, "\n");
-
-			if (vlen >= outlen)
-				return false;
-			memcpy(out, v, vlen);
-			out[vlen] = '\0';
-			return true;
-		}
-	}
-	return false;
+	return hb_run(&sp, outbuf, NULL);
 }
 
 /* The paths joined by newlines, malloc'd. */
@@ -659,33 +595,57 @@ static int script_failed(int rc, const char *what, const char *buf, char *err, s
 		set_err(err, errlen, "cannot run bash for %s: %s", what, strerror(errno));
 		return 3;
 	}
-	if (buf && find_line(buf, "error", reason, sizeof(reason)))
+	if (buf && hb_kv_get(buf, "error", reason, sizeof(reason)))
 		set_err(err, errlen, "%s", reason);
 	else
 		set_err(err, errlen, "%s failed (exit %d; its messages are above)", what, rc);
 	return rc == 2 ? 2 : 3;
 }
 
-/* Last non-empty line: "<release> <bzImage> <modules or ->". */
-static int parse_result(char *buf, struct hb_kernel_build *out)
+/* The script's result: release=, image= (absolute) and modules= (absolute
+ * or empty) lines. */
+static int parse_result(const char *buf, struct hb_kernel_build *out)
 {
-	char *end = buf + strlen(buf), *line, *a, *b, *c, *d, *save = NULL;
-
-	while (end > buf && (end[-1] == '\n' || end[-1] == ' '))
-		*--end = '\0';
-	line = strrchr(buf, '\n');
-	line = line ? line + 1 : buf;
-	a = strtok_r(line, " ", &save);
-	b = strtok_r(NULL, " ", &save);
-	c = strtok_r(NULL, " ", &save);
-	d = strtok_r(NULL, " ", &save);
-	if (!a || !b || !c || d || b[0] != '/' || (strcmp(c, "-") && c[0] != '/') ||
-	    strlen(a) >= sizeof(out->release) || strlen(b) >= sizeof(out->bzimage) ||
-	    strlen(c) >= sizeof(out->modules))
+	if (!hb_kv_get(buf, "release", out->release, sizeof(out->release)) ||
+	    !hb_kv_get(buf, "image", out->bzimage, sizeof(out->bzimage)) ||
+	    !hb_kv_get(buf, "modules", out->modules, sizeof(out->modules)) || !out->release[0] ||
+	    out->bzimage[0] != '/' || (out->modules[0] && out->modules[0] != '/'))
 		return -1;
-	snprintf(out->release, sizeof(out->release), "%s", a);
-	snprintf(out->bzimage, sizeof(out->bzimage), "%s", b);
-	snprintf(out->modules, sizeof(out->modules), "%s", strcmp(c, "-") ? c : "");
+	return 0;
+}
+
+/* Under sudo the build runs as the invoking user: the folders it writes
+ * must be theirs (a one-time chown of what an earlier root build made). */
+static int give_cache_to_user(const char *cache_dir, char *err, size_t errlen)
+{
+	static const char *const sub[] = { "src", "trees", "builds", "ccache" };
+	uid_t uid;
+	gid_t gid;
+
+	if (hb_invoking_user(&uid, &gid))
+		return 0;
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		char path[HB_RECIPE_PATH_MAX + 16], owner[32];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s", cache_dir, sub[i]);
+		if (hb_mkdir_p(path) || lstat(path, &st)) {
+			set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (st.st_uid == uid)
+			continue;
+		snprintf(owner, sizeof(owner), "%u:%u", (unsigned)uid, (unsigned)gid);
+		{
+			char *const argv[] = { "chown", "-R", "-h", owner, "--", path, NULL };
+
+			if (hb_spawn_capture(argv, NULL, 0) != 0) {
+				set_err(err, errlen, "cannot give %s to uid %u (chown failed)", path,
+					(unsigned)uid);
+				return -1;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -703,9 +663,15 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		return 2;
 	}
 	if (!cache_dir[0] || strpbrk(cache_dir, " \t\n")) {
-		set_err(err, errlen, "cache directory '%s' must be a path without spaces", cache_dir);
+		/* kbuild itself cannot build in a path with blanks (make O=) */
+		set_err(err, errlen,
+			"cache directory '%s' holds a blank, which the kernel's build system "
+			"cannot handle; set HUGEBENCH_CACHE to a path without blanks",
+			cache_dir);
 		return 2;
 	}
+	if (give_cache_to_user(cache_dir, err, errlen))
+		return 3;
 	snprintf(script, sizeof(script), "%s/build-source.sh", r->kernels_dir);
 	series = join_paths(r->patches, r->n_patches);
 	configs = join_paths(r->configs, r->n_configs);
@@ -732,8 +698,8 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 			rc = script_failed(rc, "build-source.sh --fetch", buf, err, errlen);
 			goto out;
 		}
-		if (!find_line(buf, "source", r->source_id, sizeof(r->source_id)) ||
-		    !find_line(buf, "gcc", gcc, sizeof(gcc))) {
+		if (!hb_kv_get(buf, "source", r->source_id, sizeof(r->source_id)) ||
+		    !hb_kv_get(buf, "gcc", gcc, sizeof(gcc))) {
 			set_err(err, errlen, "build-source.sh --fetch printed no source= and gcc= lines");
 			rc = 3;
 			goto out;
@@ -767,7 +733,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		}
 		if (parse_result(buf, out)) {
 			set_err(err, errlen,
-				"build-source.sh did not end with '<release> <bzImage> <modules|->'");
+				"build-source.sh printed no release=, image= and modules= lines");
 			rc = 3;
 			goto out;
 		}

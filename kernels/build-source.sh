@@ -36,6 +36,10 @@ shopt -s inherit_errexit # a failure inside $(...) fails the assignment too
 export LC_ALL=C
 
 log() { printf 'hugebench: [build] %s\n' "$*" >&2; }
+# fd 3 is the script's own stdout, also inside $(...) (which captures only
+# fd 1): a die() in a function called as id=$(fetch_ksrc) must not print its
+# reason into $id.
+exec 3>&1
 # Called by hugebench (HB_SOURCE set), the reason goes to stdout as
 # "error=<reason>" and hugebench prints it as its one error line; by hand,
 # to stderr.
@@ -43,7 +47,7 @@ die() {
 	local code=$1
 	shift
 	if [ -n "${HB_SOURCE:-}" ]; then
-		printf 'error=%s\n' "$*"
+		printf 'error=%s\n' "$*" >&3
 	else
 		printf 'hugebench: [build] error: %s\n' "$*" >&2
 	fi
@@ -129,9 +133,16 @@ fetch_debian() {
 			deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n 1 || true)
 			if [ -z "$deb" ]; then
 				log "downloading $pkg $ver (apt-get download)"
-				if ! (cd "$cache/src/debs" && apt-get download -q "$pkg=$ver") >"$cache/src/download.log" 2>&1; then
+				# apt downloads as its sandbox user _apt when run as root:
+				# give it a fresh folder of its own rather than switching
+				# the sandbox off.
+				dl=$(mktemp -d "$cache/src/debs/.dl.XXXXXX")
+				if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
+				if ! (cd "$dl" && apt-get download -q "$pkg=$ver") >"$cache/src/download.log" 2>&1; then
+					rm -rf "$dl"
 					die 3 "apt-get download $pkg=$ver failed (see $cache/src/download.log); or run: apt-get install -y $pkg"
 				fi
+				mv "$dl"/*.deb "$cache/src/debs/" && rm -rf "$dl"
 				deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n 1)
 				want=$(apt-cache show "$pkg=$ver" 2>/dev/null | sed -n 's/^SHA256: //p' | head -n 1)
 				got=$(sha256sum "$deb" | cut -d' ' -f1)
@@ -230,7 +241,8 @@ print_result() {
 	rel=$(cat "$out/release")
 	[ -d "$out/modroot/lib/modules/$rel" ] && mods=$out/modroot/lib/modules/$rel
 	ln -sfn "${out##*/}" "$cache/builds/$name-latest"
-	printf '%s %s %s\n' "$rel" "$out/bzImage" "$mods"
+	# the output contract: key=value lines (paths may hold spaces)
+	printf 'release=%s\nimage=%s\nmodules=%s\n' "$rel" "$out/bzImage" "${mods#-}"
 }
 
 exec 9>"$tdir/.lock"

@@ -2,7 +2,8 @@
 # fetch-debian.sh META CACHEDIR
 # Packaging glue: resolve a Debian kernel meta package to the newest concrete
 # linux-image package, download it once (sha256 checked against the archive
-# index), unpack it, and print "release vmlinuz-path modules-dir package=version" on stdout.
+# index), unpack it, and print key=value lines on stdout: release=, image=,
+# modules=, package= (paths may hold spaces).
 set -eu
 meta=$1
 cache=$2
@@ -47,8 +48,13 @@ if [ ! -f "$dir/.unpacked" ]; then
     if [ -z "$deb" ] || [ "$got_sha" != "$want_sha" ]; then
         log "downloading $pkg ($ver)"
         rm -f "$deb_dir"/"${pkg}"_*.deb
-        # apt's sandbox user cannot write the cache folder; run unsandboxed
-        (cd "$deb_dir" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver" >&2)
+        # apt downloads as its sandbox user _apt when run as root: give it a
+        # fresh folder of its own rather than switching the sandbox off.
+        dl=$(mktemp -d "$deb_dir/.dl.XXXXXX")
+        if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
+        (cd "$dl" && apt-get download -q "$pkg=$ver" >&2) || { rm -rf "$dl"; exit 3; }
+        mv "$dl"/*.deb "$deb_dir"/
+        rm -rf "$dl"
         deb=$(ls "$deb_dir"/"${pkg}"_*.deb | head -n 1)
         got_sha=$(sha256sum "$deb" | cut -d' ' -f1)
     fi
@@ -71,4 +77,5 @@ if [ ! -f "$dir/.unpacked" ]; then
 fi
 vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n 1)
 release=${vmlinuz##*/vmlinuz-}
-printf '%s %s %s %s\n' "$release" "$vmlinuz" "$dir/lib/modules/$release" "$pkg=$ver"
+printf 'release=%s\nimage=%s\nmodules=%s\npackage=%s\n' "$release" "$vmlinuz" \
+    "$dir/lib/modules/$release" "$pkg=$ver"

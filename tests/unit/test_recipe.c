@@ -313,7 +313,7 @@ static const char stub[] =
 	"printf '%s' \"$HB_SERIES\" > \"$2/series\"\n"
 	"printf '%s' \"$HB_SOURCE_ID\" > \"$2/source_id\"\n"
 	"echo progress\n"
-	"echo \"6.1.0-hb-$(basename $1) $2/bzImage -\"\n";
+	"echo \"release=6.1.0-hb-$(basename $1)\"; echo \"image=$2/bzImage\"; echo modules=\n";
 
 static void slurp(const char *path, char *buf, size_t len)
 {
@@ -369,6 +369,34 @@ static void test_build_contract(void **state)
 	hb_recipe_free(&r);
 }
 
+/* The real kernels/build-source.sh: a die() inside $(...) (source=ksrc with
+ * no KSRC) reaches the user as the one error line. Before the fix the
+ * reason went into the captured variable and the user read "failed (its
+ * messages are above)" with nothing above. */
+static void test_real_script_error_line(void **state)
+{
+	char real[4096], link[600], cache[600], err[512] = "";
+	struct hb_kernel_build kb;
+	struct hb_recipe r;
+
+	(void)state;
+	assert_non_null(realpath("kernels/build-source.sh", real));
+	mkdir(at("real"), 0755);
+	snprintf(link, sizeof(link), "%s/build-source.sh", at("real"));
+	assert_int_equal(symlink(real, link), 0);
+	put("real/base.config", "CONFIG_A=y\n");
+	put("real/mine/recipe", "kind=source\nsource=ksrc\n");
+	snprintf(cache, sizeof(cache), "%s/cache", g_root);
+	mkdir(cache, 0755);
+	if (hb_recipe_load(at("real/mine"), &r, err, sizeof(err)))
+		fail_msg("load: %s", err);
+	unsetenv("KSRC");
+	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), 2);
+	if (!strstr(err, "set KSRC=/path/to/linux"))
+		fail_msg("error line: %s", err);
+	hb_recipe_free(&r);
+}
+
 /* The recipes shipped in kernels/ (tests run from the repository root). */
 static void test_shipped_recipes(void **state)
 {
@@ -405,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_key_rejects),
 		cmocka_unit_test(test_build_contract),
 		cmocka_unit_test(test_shipped_recipes),
+		cmocka_unit_test(test_real_script_error_line),
 	};
 
 	return cmocka_run_group_tests_name("recipe", tests, setup, teardown);
