@@ -326,7 +326,14 @@ int hb_cmd_run(int argc, char **argv)
 	if (rc)
 		return rc;
 
-	/* The result folder exists from here on. */
+	/* The result folder exists from here on: by default the checkout's
+	 * results/, wherever hugebench is started from. */
+	if (!o.results) {
+		static char rdir[PATH_MAX];
+
+		snprintf(rdir, sizeof(rdir), "%s/results", hb_root());
+		o.results = rdir;
+	}
 	hb_utc_stamp(stamp, sizeof(stamp));
 	snprintf(dir, sizeof(dir), "%s/%s", o.results ? o.results : "results", t.name);
 	if (hb_mkdir_p(dir)) {

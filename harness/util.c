@@ -168,6 +168,8 @@ static void __attribute__((noreturn)) guard(const struct hb_spawn *s, pid_t pare
 	int st = 0, sig;
 
 	setpgid(0, 0);
+	/* "pkill hugebench" must not take the guard with it */
+	prctl(PR_SET_NAME, "hb-guard");
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGTERM);
@@ -470,19 +472,45 @@ char *hb_read_text(const char *path, size_t *len)
 int hb_write_text(const char *path, const char *text)
 {
 	char tmp[PATH_MAX];
-	FILE *f;
 	size_t len = strlen(text);
+	int fd, e;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	if (fwrite(text, 1, len, f) != len || fflush(f) || fsync(fileno(f))) {
-		fclose(f);
+	/* A fresh name (mkostemp: O_EXCL, never an existing file or a planted
+	 * symlink), fsync, then rename over the old one: readers see the old
+	 * file or the new one, never half of one. */
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fclose(f);
-	return rename(tmp, path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0644) == 0) {
+		size_t off = 0;
+
+		while (off < len) {
+			ssize_t n = write(fd, text + off, len - off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		if (off == len && fsync(fd) == 0 && close(fd) == 0) {
+			if (rename(tmp, path) == 0)
+				return 0;
+			e = errno;
+			unlink(tmp);
+			errno = e;
+			return -1;
+		}
+	}
+	e = errno;
+	close(fd);
+	unlink(tmp);
+	errno = e;
+	return -1;
 }
 
 bool hb_is_file(const char *path)

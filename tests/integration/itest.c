@@ -36,18 +36,27 @@ const char *hb_itest_results_dir(void)
 char *hb_itest_slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
+	size_t n = 0, cap = 0, k;
+	char *buf = NULL;
 
 	if (!f)
 		return strdup("");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		buf[0] = 0;
+	/* read to EOF: /proc files (mounts, status) report a size of 0, so a
+	 * size-based read saw them empty and a check on them could not fail */
+	do {
+		if (n + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			if (!buf) {
+				fclose(f);
+				return strdup("");
+			}
+		}
+		k = fread(buf + n, 1, cap - n - 1, f);
+		n += k;
+	} while (k > 0);
 	fclose(f);
+	buf[n] = 0;
 	return buf;
 }
 
@@ -144,9 +153,15 @@ static void load_result(struct hb_itest_run *r)
 
 	r->dir[0] = 0;
 	r->result = NULL;
+	/* a killed run never printed "result:": its first line names the folder */
+	if (p)
+		p += 9;
+	else if ((p = strstr(r->out, " -> ")))
+		p += 4;
 	if (!p)
 		return;
-	sscanf(p + 9, "%4095s", r->dir);
+	/* the whole line: result folders may hold blanks */
+	snprintf(r->dir, sizeof(r->dir), "%.*s", (int)strcspn(p, "\n"), p);
 	snprintf(path, sizeof(path), "%s/result.json", r->dir);
 	r->result = json_load_file(path, 0, NULL);
 }
@@ -224,6 +239,84 @@ void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_it
 	kill(pid, SIGINT);
 	r->exit_code = finish(pid, out, err, &r->out, &r->err);
 	load_result(r);
+}
+
+void hb_itest_run_killed(const char *target, const char *const *extra, double after_boot_s,
+			 int sig, void (*while_up)(const char *dir), struct hb_itest_run *r)
+{
+	char out[] = "/tmp/hb-itest-out-XXXXXX", err[] = "/tmp/hb-itest-err-XXXXXX";
+	char *argv[64];
+	double t0 = hb_itest_now();
+	pid_t pid;
+
+	close(mkstemp(out));
+	close(mkstemp(err));
+	build_argv(argv, target, "smoke", extra);
+	pid = start(argv, out, err);
+	while (hb_itest_now() - t0 < 120) {
+		char *so = hb_itest_slurp(out);
+		int up = strstr(so, "[boot]") != NULL;
+
+		free(so);
+		if (up)
+			break;
+		usleep(100000);
+	}
+	usleep((useconds_t)(after_boot_s * 1e6));
+	if (while_up) {
+		char *so = hb_itest_slurp(out);
+		struct hb_itest_run tmp = { .out = so };
+
+		load_result(&tmp);
+		while_up(tmp.dir);
+		json_decref(tmp.result);
+		free(so);
+	}
+	kill(pid, sig);
+	r->exit_code = finish(pid, out, err, &r->out, &r->err);
+	load_result(r);
+}
+
+int hb_itest_qemu_uid(const char *dir)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int uid = -1;
+
+	while (d && (e = readdir(d)) && uid < 0) {
+		char p[300], buf[8192];
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[n] = 0;
+		if (strstr(buf, "qemu-system") && strstr(buf, dir)) {
+			char *st;
+			const char *u;
+
+			snprintf(p, sizeof(p), "/proc/%s/status", e->d_name);
+			st = hb_itest_slurp(p);
+			u = strstr(st, "\nUid:");
+			if (u)
+				sscanf(u + 5, "%*d %d", &uid); /* the effective uid */
+			free(st);
+		}
+	}
+	if (d)
+		closedir(d);
+	return uid;
 }
 
 void hb_itest_run_free(struct hb_itest_run *r)

@@ -33,7 +33,13 @@ void hb_itest_run_suite_text(const char *target, const char *name, const char *t
 /* Starts a guest that hangs, sends SIGINT once the guest is up (or after
  * at_most_s), and collects the run. */
 void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_itest_run *r);
+/* Starts a hanging smoke run with extra arguments, calls while_up(dir)
+ * after_boot_s seconds after QEMU started, then sends sig to hugebench. */
+void hb_itest_run_killed(const char *target, const char *const *extra, double after_boot_s,
+			 int sig, void (*while_up)(const char *dir), struct hb_itest_run *r);
 void hb_itest_run_free(struct hb_itest_run *r);
+/* Effective uid of the QEMU process that refers to dir, -1 if none. */
+int hb_itest_qemu_uid(const char *dir);
 
 const char *hb_itest_results_dir(void);
 const char *hb_itest_str(json_t *obj, const char *key); /* "" when absent */

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hardening.h"
 #include "itest.h"
 
 static void assert_fault_run(const char *target, const char *release_prefix)
@@ -699,6 +700,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_guest_ram_huge_tmpfs),
 		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_kill9_leaves_nothing),
+		cmocka_unit_test(test_odd_result_path),
+		cmocka_unit_test(test_make_injection),
 		cmocka_unit_test(test_crash_and_fail),
 		cmocka_unit_test(test_panic),
 	};
