@@ -32,7 +32,27 @@
 struct run_opts {
 	const char *target, *suite, *accel, *results, *modules, *extra_cmdline, *guest_ram;
 	double timeout_s, stall_s;
-	int memory_mb, vcpus;
+	int memory_mb, vcpus, boots, jobs;
+};
+
+/* What every boot of a run shares: prepared once. */
+struct run_ctx {
+	struct run_opts o;
+	struct hb_target t;
+	struct hb_kernel k;
+	char suite_path[PATH_MAX], suite_name[64], *suite_text;
+	char initrd[PATH_MAX], sha[65], qver[32], accel[8], accel_reason[256], cmdline[1024];
+	char uwhy[160];
+	const char *quser;
+	bool have_image;
+};
+
+/* One boot: its folder and its result document. */
+struct boot {
+	char dir[PATH_MAX], run_id[256];
+	json_t *res;
+	int rc;
+	const char *verdict;
 };
 
 static int usage(FILE *to)
@@ -41,8 +61,11 @@ static int usage(FILE *to)
 		"usage: hugebench run --target TARGET [--suite NAME|FILE] [--accel auto|tcg|kvm]\n"
 		"                     [--timeout SECONDS] [--stall SECONDS] [--memory MB] [--vcpus N]\n"
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
-		"                     [--guest-ram anon|huge-tmpfs]\n"
-		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n");
+		"                     [--guest-ram anon|huge-tmpfs] [--boots N] [--jobs J]\n"
+		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n"
+		"--boots N: N independent boots of the same kernel and suite, one run group\n"
+		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
+		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -252,6 +275,261 @@ static int run_host(const struct run_opts *o, const char *dir, const char *suite
 	return finish(dir, res, end, NULL);
 }
 
+/* A boot folder with an `incomplete` result.json: exists before anything can
+ * fail, so every way a boot can end leaves a readable result. */
+static int boot_open(const struct run_ctx *c, const char *parent, const char *group_id, int i,
+		     struct boot *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (group_id) {
+		snprintf(b->run_id, sizeof(b->run_id), "%s/boot-%d", group_id, i);
+		snprintf(b->dir, sizeof(b->dir), "%s/boot-%d", parent, i);
+		if (mkdir(b->dir, 0755)) {
+			hb_errno("cannot create result folder %s", b->dir);
+			return -1;
+		}
+	} else {
+		const char *slash = strrchr(parent, '/');
+
+		snprintf(b->run_id, sizeof(b->run_id), "%s/%s", c->t.name, slash ? slash + 1 : parent);
+		snprintf(b->dir, sizeof(b->dir), "%s", parent);
+	}
+	b->res = base_result(&c->o, &c->t, b->run_id, c->suite_name);
+	if (group_id) {
+		json_object_set_new(b->res, "group", json_string(group_id));
+		json_object_set_new(b->res, "boot", json_integer(i));
+		json_object_set_new(b->res, "boots", json_integer(c->o.boots));
+	}
+	return save(b->dir, b->res);
+}
+
+/* The kernel, the guest image, QEMU and the accelerator: once per run. */
+static int prepare(struct run_ctx *c, char *err, size_t errlen)
+{
+	int rc;
+
+	printf("[kernel] preparing %s\n", c->t.name);
+	fflush(stdout);
+	rc = hb_kernel_resolve(&c->t, c->o.modules, &c->k, err, errlen);
+	if (rc)
+		return rc;
+	hb_sha256_file(c->k.image, c->sha);
+	printf("[kernel] %s (%s)\n", c->k.release, c->k.image);
+	printf("[image] building the guest initramfs\n");
+	fflush(stdout);
+	if (hb_image_build(&c->k, c->suite_text, c->suite_name, c->initrd, sizeof(c->initrd), err,
+			   errlen))
+		return HB_EXIT_INFRA;
+	c->have_image = true;
+	hb_qemu_version(c->qver, sizeof(c->qver));
+	if (!c->qver[0]) {
+		snprintf(err, errlen,
+			 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
+		return HB_EXIT_INFRA;
+	}
+	hb_accel_choose(c->o.accel, &c->k, c->accel, sizeof(c->accel), c->accel_reason,
+			sizeof(c->accel_reason));
+	printf("[accel] %s: %s\n", c->accel, c->accel_reason);
+	/* kvm_*.nested apply when KVM is built in; module kernels get the same
+	 * parameters from configs/guest-modules.conf at load time. */
+	snprintf(c->cmdline, sizeof(c->cmdline),
+		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
+		 "kvm_intel.nested=1%s%s",
+		 c->o.extra_cmdline[0] ? " " : "", c->o.extra_cmdline);
+	c->quser = hb_qemu_user(c->uwhy, sizeof(c->uwhy));
+	return 0;
+}
+
+/* What the prepared run adds to a boot's result.json. */
+static void describe(const struct run_ctx *c, json_t *res)
+{
+	json_t *env = json_object_get(res, "environment"), *tgt = json_object_get(res, "target");
+
+	json_object_set_new(tgt, "kind", json_string(c->k.kind));
+	json_object_set_new(tgt, "kernel_release", json_string(c->k.release));
+	json_object_set_new(tgt, "image", hb_json_text(c->k.image));
+	json_object_set_new(tgt, "image_sha256", json_string(c->sha));
+	if (c->k.package[0])
+		json_object_set_new(tgt, "package", json_string(c->k.package));
+	json_object_set_new(env, "accelerator", json_string(c->accel));
+	json_object_set_new(env, "accelerator_reason", hb_json_text(c->accel_reason));
+	json_object_set_new(env, "qemu_version", json_string(c->qver));
+	json_object_set_new(env, "qemu_accel",
+			    json_string(strcmp(c->accel, "tcg") == 0 ? "tcg,thread=single" : c->accel));
+	json_object_set_new(env, "qemu_user", json_string(c->quser ? c->quser : "unchanged"));
+	json_object_set_new(env, "qemu_user_reason", json_string(c->uwhy));
+	json_object_set_new(tgt, "cmdline", hb_json_text(c->cmdline));
+}
+
+/* One guest boot into b->dir; returns the exit code of that boot. */
+static int boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
+{
+	char err[1024], console[PATH_MAX], stream[PATH_MAX], qlog[PATH_MAX];
+	json_t *env = json_object_get(b->res, "environment");
+	struct hb_vm_outcome vo;
+	int rc;
+
+	describe(c, b->res);
+	if (c->k.build_log[0] && hb_is_file(c->k.build_log)) {
+		char dst[PATH_MAX];
+		char *cp[] = { "cp", "--", (char *)c->k.build_log, dst, NULL };
+
+		snprintf(dst, sizeof(dst), "%s/build.log", b->dir);
+		hb_spawn_capture(cp, NULL, 0);
+	}
+	save(b->dir, b->res);
+	snprintf(console, sizeof(console), "%s/console.log", b->dir);
+	snprintf(stream, sizeof(stream), "%s/stream.jsonl", b->dir);
+	snprintf(qlog, sizeof(qlog), "%s/qemu.log", b->dir);
+	if (!quiet) {
+		printf("[boot] qemu %s, %d vCPU, %d MiB, time limit %.0f s (console: %s)\n",
+		       c->accel, c->o.vcpus, c->o.memory_mb, c->o.timeout_s, console);
+		fflush(stdout);
+	}
+	{
+		struct hb_vm vm = { .accel = c->accel, .kernel = c->k.image, .initrd = c->initrd,
+				    .runas = c->quser, .cmdline = c->cmdline,
+				    .console_path = console, .stream_path = stream,
+				    .qemu_log = qlog, .vcpus = c->o.vcpus,
+				    .memory_mb = c->o.memory_mb, .timeout_s = c->o.timeout_s,
+				    .stall_s = c->o.stall_s, .quiet = quiet };
+		struct hb_l1ram ram = { 0 };
+
+		if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0) {
+			if (hb_l1ram_setup(&ram, c->o.memory_mb, err, sizeof(err))) {
+				hb_err("%s", err);
+				finish(b->dir, b->res, HB_END_INFRA, err);
+				return HB_EXIT_INFRA;
+			}
+			vm.ram_path = ram.file;
+			vm.qmp_path = ram.qmp;
+			json_object_set_new(env, "guest_ram",
+					    json_string("host tmpfs huge=always file, share=on"));
+			if (!quiet)
+				printf("[boot] guest RAM on %s (host tmpfs huge=always)\n", ram.file);
+		}
+		rc = hb_vm_run(&vm, &vo);
+		hb_l1ram_teardown(&ram);
+		if (vm.qmp_path)
+			json_object_set_new(b->res, "host_kvm_stats",
+					    vo.host_kvm_stats
+						    ? vo.host_kvm_stats
+						    : json_pack("{s:s}", "unavailable",
+								"the guest never finished its suite, "
+								"so the stats were not read"));
+		if (rc) {
+			hb_err("%s", vo.error);
+			finish(b->dir, b->res, HB_END_INFRA, vo.error);
+			return HB_EXIT_INFRA;
+		}
+	}
+	json_object_set_new(b->res, "timing", json_pack("{s:f, s:f}", "boot_s", vo.boot_s,
+							 "total_s", vo.total_s));
+	if (vo.end == HB_END_NORMAL && vo.qemu_status != 0 && vo.boot_s == 0) {
+		/* QEMU refused to start the guest: its own message says why. */
+		char *qerr = hb_read_text(qlog, NULL);
+
+		snprintf(err, sizeof(err), "qemu exited with status %d before the guest spoke: %.300s",
+			 vo.qemu_status, qerr ? qerr : "(no qemu.log)");
+		err[strcspn(err, "\n")] = 0;
+		free(qerr);
+		hb_err("%s", err);
+		finish(b->dir, b->res, HB_END_INFRA, err);
+		return HB_EXIT_INFRA;
+	}
+	{
+		/* What the guest itself saw: nested virtualization and PMU. */
+		char *s = hb_read_text(stream, NULL);
+
+		hb_accel_guest_env(s, env);
+		free(s);
+	}
+	if (vo.stalled)
+		snprintf(err, sizeof(err),
+			 "the guest sent nothing for %.0f s (--stall); QEMU killed, partial results "
+			 "kept; see kernel_issues and console.log",
+			 c->o.stall_s);
+	rc = finish(b->dir, b->res, vo.end, vo.stalled ? err : NULL);
+	if (vo.end == HB_END_TIMEOUT && !vo.stalled)
+		hb_err("time limit of %.0f s reached; QEMU killed, partial results kept",
+		       c->o.timeout_s);
+	else if (vo.stalled)
+		hb_err("%s", err);
+	return rc;
+}
+
+/* Runs one boot in a child process (for --jobs > 1): its exit code is the
+ * boot's. The child has the parent's signal handlers: a Ctrl-C reaches both,
+ * each boot ends its QEMU and records `incomplete`. */
+static pid_t boot_fork(const struct run_ctx *c, struct boot *b)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0)
+		_exit(boot_vm(c, b, true));
+	return pid;
+}
+
+static int worst(int a, int b)
+{
+	/* 3 (infrastructure) > 1 (fail) > 0; 2 (usage) does not happen here */
+	static const int rank[] = { 0, 2, 1, 3 };
+
+	if (a < 0 || a > 3)
+		a = 3;
+	if (b < 0 || b > 3)
+		b = 3;
+	return rank[a] >= rank[b] ? a : b;
+}
+
+/* group.json: the boots of one run group, each a complete run folder. */
+static int write_group(const struct run_ctx *c, const char *dir, const char *group_id,
+		       struct boot *boots, int n, int rc)
+{
+	char path[PATH_MAX], iso[32];
+	json_t *g, *arr = json_array();
+	char *text;
+	int r;
+
+	for (int i = 0; i < n; i++) {
+		char rpath[PATH_MAX + 16];
+		json_t *res;
+
+		snprintf(rpath, sizeof(rpath), "%s/result.json", boots[i].dir);
+		res = json_load_file(rpath, 0, NULL);
+		json_array_append_new(arr, json_pack("{s:i, s:s, s:s}", "boot", i + 1, "dir",
+						     strrchr(boots[i].dir, '/') + 1, "verdict",
+						     res && json_string_value(json_object_get(res, "verdict")) ? json_string_value(json_object_get(res, "verdict")) : "error"));
+		json_decref(res);
+	}
+	hb_utc_iso(iso, sizeof(iso));
+	g = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:o, s:s, s:i}", "schema", "hugebench-group/1",
+		      "group_id", group_id, "target", c->t.name, "suite", c->suite_name, "boots", n,
+		      "jobs", c->o.jobs, "runs", arr, "created", iso, "exit_code", rc);
+	snprintf(path, sizeof(path), "%s/group.json", dir);
+	text = json_dumps(g, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	r = text ? hb_write_text(path, text) : -1;
+	if (r)
+		hb_errno("cannot write %s", path);
+	free(text);
+	json_decref(g);
+	return r;
+}
+
+static int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* Single-threaded TCG keeps one host core busy per guest. On a 2-core
+	 * host a second guest would share the cores with QEMU's I/O thread,
+	 * hugebench and the OS: every boot's timings would carry its
+	 * neighbour's noise. Beyond that, leave one core for the host. */
+	return n <= 2 ? 1 : (int)(n - 1);
+}
+
 int hb_cmd_run(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -260,39 +538,40 @@ int hb_cmd_run(int argc, char **argv)
 		{ "memory", required_argument, 0, 'm' }, { "vcpus", required_argument, 0, 'c' },
 		{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
 		{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
-		{ "guest-ram", required_argument, 0, 'G' },
+		{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
+		{ "jobs", required_argument, 0, 'J' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 }
 	};
-	struct run_opts o = { .suite = "quick", .accel = "auto", .timeout_s = 1200, .stall_s = 300,
-			      .memory_mb = 2048, .vcpus = 2, .extra_cmdline = "" };
-	char err[1024], kdir[PATH_MAX], suite_path[PATH_MAX], suite_name[64], stamp[32];
-	char dir[PATH_MAX], run_id[256], cmdline[1024], initrd[PATH_MAX], sha[65] = "";
-	char qver[32], accel_reason[256], accel[8];
-	char console[PATH_MAX], stream[PATH_MAX], qlog[PATH_MAX];
-	struct hb_target t;
-	struct hb_kernel k;
-	struct hb_vm_outcome vo;
-	char *suite_text = NULL;
-	json_t *res, *env, *tgt;
-	int c, rc;
+	static struct run_ctx c;
+	struct run_opts *o = &c.o;
+	char err[1024], kdir[PATH_MAX], stamp[32], dir[PATH_MAX], group_id[256];
+	struct boot *boots = NULL;
+	bool group;
+	int ch, rc;
 
+	memset(&c, 0, sizeof(c));
+	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
+				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
+				.extra_cmdline = "", .boots = 1, .jobs = 0 };
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "t:s:h", lo, NULL)) != -1) {
 		int bad = 0;
 
-		switch (c) {
-		case 't': o.target = optarg; break;
-		case 's': o.suite = optarg; break;
-		case 'a': o.accel = optarg; break;
-		case 'T': bad = hb_parse_double("--timeout", optarg, 1, 7 * 86400, &o.timeout_s); break;
-		case 'm': bad = hb_parse_int("--memory", optarg, 256, 1 << 20, &o.memory_mb); break;
-		case 'c': bad = hb_parse_int("--vcpus", optarg, 1, 64, &o.vcpus); break;
-		case 'r': o.results = optarg; break;
-		case 'M': o.modules = optarg; break;
-		case 'C': o.extra_cmdline = optarg; break;
-		case 'S': bad = hb_parse_double("--stall", optarg, 0, 7 * 86400, &o.stall_s); break;
-		case 'G': o.guest_ram = optarg; break;
+		switch (ch) {
+		case 't': o->target = optarg; break;
+		case 's': o->suite = optarg; break;
+		case 'a': o->accel = optarg; break;
+		case 'T': bad = hb_parse_double("--timeout", optarg, 1, 7 * 86400, &o->timeout_s); break;
+		case 'm': bad = hb_parse_int("--memory", optarg, 256, 1 << 20, &o->memory_mb); break;
+		case 'c': bad = hb_parse_int("--vcpus", optarg, 1, 64, &o->vcpus); break;
+		case 'r': o->results = optarg; break;
+		case 'M': o->modules = optarg; break;
+		case 'C': o->extra_cmdline = optarg; break;
+		case 'S': bad = hb_parse_double("--stall", optarg, 0, 7 * 86400, &o->stall_s); break;
+		case 'G': o->guest_ram = optarg; break;
+		case 'B': bad = hb_parse_int("--boots", optarg, 1, 200, &o->boots); break;
+		case 'J': bad = hb_parse_int("--jobs", optarg, 1, 64, &o->jobs); break;
 		case 'h': usage(stdout); return 0;
 		default: return usage(stderr);
 		}
@@ -303,41 +582,50 @@ int hb_cmd_run(int argc, char **argv)
 		hb_err("unexpected argument '%s'; see hugebench run --help", argv[optind]);
 		return HB_EXIT_USAGE;
 	}
-	if (o.guest_ram && strcmp(o.guest_ram, "anon") && strcmp(o.guest_ram, "huge-tmpfs")) {
-		hb_err("--guest-ram %s: use anon or huge-tmpfs", o.guest_ram);
+	if (o->guest_ram && strcmp(o->guest_ram, "anon") && strcmp(o->guest_ram, "huge-tmpfs")) {
+		hb_err("--guest-ram %s: use anon or huge-tmpfs", o->guest_ram);
 		return HB_EXIT_USAGE;
 	}
-	if (strcmp(o.accel, "auto") && strcmp(o.accel, "tcg") && strcmp(o.accel, "kvm")) {
-		hb_err("--accel %s: use auto, tcg or kvm", o.accel);
+	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm")) {
+		hb_err("--accel %s: use auto, tcg or kvm", o->accel);
 		return HB_EXIT_USAGE;
 	}
+	if (!o->jobs)
+		o->jobs = default_jobs();
+	if (o->jobs > o->boots)
+		o->jobs = o->boots;
 	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
-	rc = hb_target_parse(o.target, kdir, &t, err, sizeof(err));
+	rc = hb_target_parse(o->target, kdir, &c.t, err, sizeof(err));
 	if (rc) {
 		hb_err("%s", err);
 		return rc;
 	}
-	if (t.kind == HB_TARGET_HOST && geteuid() != 0) {
+	if (c.t.kind == HB_TARGET_HOST && geteuid() != 0) {
 		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
 		return HB_EXIT_USAGE;
 	}
-	rc = load_suite(o.suite, suite_path, sizeof(suite_path), suite_name, sizeof(suite_name),
-			&suite_text);
+	if (c.t.kind == HB_TARGET_HOST && o->jobs > 1) {
+		hb_err("target host runs one boot at a time: drop --jobs");
+		return HB_EXIT_USAGE;
+	}
+	rc = load_suite(o->suite, c.suite_path, sizeof(c.suite_path), c.suite_name,
+			sizeof(c.suite_name), &c.suite_text);
 	if (rc)
 		return rc;
 
 	/* The result folder exists from here on: by default the checkout's
 	 * results/, wherever hugebench is started from. */
-	if (!o.results) {
+	if (!o->results) {
 		static char rdir[PATH_MAX];
 
 		snprintf(rdir, sizeof(rdir), "%s/results", hb_root());
-		o.results = rdir;
+		o->results = rdir;
 	}
 	hb_utc_stamp(stamp, sizeof(stamp));
-	snprintf(dir, sizeof(dir), "%s/%s", o.results ? o.results : "results", t.name);
+	snprintf(dir, sizeof(dir), "%s/%s", o->results, c.t.name);
 	if (hb_mkdir_p(dir)) {
 		hb_errno("cannot create result folder %s", dir);
+		free(c.suite_text);
 		return HB_EXIT_INFRA;
 	}
 	/* Two runs started in the same second get their own folders: mkdir is
@@ -348,175 +636,122 @@ int hb_cmd_run(int argc, char **argv)
 		/* "<stamp>.2-<suite>" sorts after "<stamp>-<suite>": still latest */
 		if (try > 1)
 			snprintf(sfx, sizeof(sfx), ".%d", try);
-		snprintf(run_id, sizeof(run_id), "%s/%s%s-%s", t.name, stamp, sfx, suite_name);
-		snprintf(dir, sizeof(dir), "%s/%s", o.results ? o.results : "results", run_id);
+		snprintf(group_id, sizeof(group_id), "%s/%s%s-%s", c.t.name, stamp, sfx,
+			 c.suite_name);
+		snprintf(dir, sizeof(dir), "%s/%s", o->results, group_id);
 		if (mkdir(dir, 0755) == 0)
 			break;
 		if (errno != EEXIST || try > 100) {
 			hb_errno("cannot create result folder %s", dir);
+			free(c.suite_text);
 			return HB_EXIT_INFRA;
 		}
 	}
-	res = base_result(&o, &t, run_id, suite_name);
-	env = json_object_get(res, "environment");
-	tgt = json_object_get(res, "target");
-	if (save(dir, res))
+	group = o->boots > 1;
+	boots = calloc((size_t)o->boots, sizeof(*boots));
+	if (!boots) {
+		free(c.suite_text);
 		return HB_EXIT_INFRA;
+	}
+	for (int i = 0; i < o->boots; i++) {
+		if (boot_open(&c, dir, group ? group_id : NULL, i + 1, &boots[i])) {
+			rc = HB_EXIT_INFRA;
+			goto out;
+		}
+	}
 	hb_vm_install_signals();
-	printf("hugebench %s: target %s, suite %s -> %s\n", HB_VERSION, t.name, suite_name, dir);
-	if (t.kind == HB_TARGET_HOST) {
-		rc = run_host(&o, dir, suite_path, res);
-		json_decref(res);
-		free(suite_text);
-		return rc;
+	if (group)
+		printf("hugebench %s: target %s, suite %s, %d boots (%d at a time) -> %s\n",
+		       HB_VERSION, c.t.name, c.suite_name, o->boots, o->jobs, dir);
+	else
+		printf("hugebench %s: target %s, suite %s -> %s\n", HB_VERSION, c.t.name,
+		       c.suite_name, dir);
+	rc = 0;
+	if (c.t.kind == HB_TARGET_HOST) {
+		for (int i = 0; i < o->boots && !hb_interrupted; i++)
+			rc = worst(rc, run_host(o, boots[i].dir, c.suite_path, boots[i].res));
+		goto group_out;
 	}
-
-	printf("[kernel] preparing %s\n", t.name);
-	fflush(stdout);
-	rc = hb_kernel_resolve(&t, o.modules, &k, err, sizeof(err));
-	if (rc) {
-		hb_err("%s", err);
-		finish(dir, res, HB_END_INFRA, err);
-		json_decref(res);
-		return rc;
-	}
-	hb_sha256_file(k.image, sha);
-	json_object_set_new(tgt, "kind", json_string(k.kind));
-	json_object_set_new(tgt, "kernel_release", json_string(k.release));
-	json_object_set_new(tgt, "image", hb_json_text(k.image));
-	json_object_set_new(tgt, "image_sha256", json_string(sha));
-	if (k.package[0])
-		json_object_set_new(tgt, "package", json_string(k.package));
-	printf("[kernel] %s (%s)\n", k.release, k.image);
-	if (k.build_log[0] && hb_is_file(k.build_log)) {
-		char dst[PATH_MAX];
-		char *cp[] = { "cp", "--", k.build_log, dst, NULL };
-
-		snprintf(dst, sizeof(dst), "%s/build.log", dir);
-		hb_spawn_capture(cp, NULL, 0);
-	}
-
-	printf("[image] building the guest initramfs\n");
-	fflush(stdout);
-	if (hb_image_build(&k, suite_text, suite_name, initrd, sizeof(initrd), err, sizeof(err))) {
-		hb_err("%s", err);
-		finish(dir, res, HB_END_INFRA, err);
-		json_decref(res);
-		return HB_EXIT_INFRA;
-	}
-
-	hb_qemu_version(qver, sizeof(qver));
-	if (!qver[0]) {
-		snprintf(err, sizeof(err),
-			 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
-		hb_err("%s", err);
-		finish(dir, res, HB_END_INFRA, err);
-		json_decref(res);
-		return HB_EXIT_INFRA;
-	}
-	hb_accel_choose(o.accel, &k, accel, sizeof(accel), accel_reason, sizeof(accel_reason));
-	json_object_set_new(env, "accelerator", json_string(accel));
-	json_object_set_new(env, "accelerator_reason", hb_json_text(accel_reason));
-	json_object_set_new(env, "qemu_version", json_string(qver));
-	json_object_set_new(env, "qemu_accel",
-			    json_string(strcmp(accel, "tcg") == 0 ? "tcg,thread=single" : accel));
-	printf("[accel] %s: %s\n", accel, accel_reason);
-
-	/* kvm_*.nested apply when KVM is built in; module kernels get the same
-	 * parameters from configs/guest-modules.conf at load time. */
-	snprintf(cmdline, sizeof(cmdline),
-		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
-		 "kvm_intel.nested=1%s%s",
-		 o.extra_cmdline[0] ? " " : "", o.extra_cmdline);
-	json_object_set_new(tgt, "cmdline", hb_json_text(cmdline));
-	save(dir, res);
-	snprintf(console, sizeof(console), "%s/console.log", dir);
-	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
-	snprintf(qlog, sizeof(qlog), "%s/qemu.log", dir);
-	printf("[boot] qemu %s, %d vCPU, %d MiB, time limit %.0f s (console: %s)\n", accel, o.vcpus,
-	       o.memory_mb, o.timeout_s, console);
-	fflush(stdout);
 	{
-		char uwhy[160];
-		const char *quser = hb_qemu_user(uwhy, sizeof(uwhy));
-		struct hb_vm vm = { .accel = accel, .kernel = k.image, .initrd = initrd,
-				    .runas = quser,
-				    .cmdline = cmdline, .console_path = console,
-				    .stream_path = stream, .qemu_log = qlog, .vcpus = o.vcpus,
-				    .memory_mb = o.memory_mb, .timeout_s = o.timeout_s,
-				    .stall_s = o.stall_s };
-		struct hb_l1ram ram = { 0 };
+		int prc = prepare(&c, err, sizeof(err));
 
-		json_object_set_new(env, "qemu_user", json_string(quser ? quser : "unchanged"));
-		json_object_set_new(env, "qemu_user_reason", json_string(uwhy));
-
-		if (o.guest_ram && strcmp(o.guest_ram, "huge-tmpfs") == 0) {
-			if (hb_l1ram_setup(&ram, o.memory_mb, err, sizeof(err))) {
-				hb_err("%s", err);
-				finish(dir, res, HB_END_INFRA, err);
-				json_decref(res);
-				return HB_EXIT_INFRA;
+		if (prc) {
+			hb_err("%s", err);
+			for (int i = 0; i < o->boots; i++)
+				finish(boots[i].dir, boots[i].res, HB_END_INFRA, err);
+			rc = prc;
+			goto group_out;
+		}
+	}
+	if (o->jobs <= 1) {
+		for (int i = 0; i < o->boots; i++) {
+			if (hb_interrupted) {
+				finish(boots[i].dir, boots[i].res, HB_END_INTERRUPTED, NULL);
+				rc = worst(rc, HB_EXIT_INFRA);
+				continue;
 			}
-			vm.ram_path = ram.file;
-			vm.qmp_path = ram.qmp;
-			json_object_set_new(env, "guest_ram",
-					    json_string("host tmpfs huge=always file, share=on"));
-			printf("[boot] guest RAM on %s (host tmpfs huge=always)\n", ram.file);
+			if (group)
+				printf("\n== boot %d/%d -> %s\n", i + 1, o->boots, boots[i].dir);
+			rc = worst(rc, boot_vm(&c, &boots[i], false));
 		}
-		rc = hb_vm_run(&vm, &vo);
-		hb_l1ram_teardown(&ram);
-		if (vm.qmp_path)
-			json_object_set_new(res, "host_kvm_stats",
-					    vo.host_kvm_stats
-						    ? vo.host_kvm_stats
-						    : json_pack("{s:s}", "unavailable",
-								"the guest never finished its suite, "
-								"so the stats were not read"));
-		if (rc) {
-			hb_err("%s", vo.error);
-			finish(dir, res, HB_END_INFRA, vo.error);
-			json_decref(res);
-			return HB_EXIT_INFRA;
+	} else {
+		pid_t *pids = calloc((size_t)o->boots, sizeof(*pids));
+		int next = 0, running = 0, done = 0;
+
+		while (pids && done < o->boots) {
+			int st;
+			pid_t p;
+
+			while (running < o->jobs && next < o->boots && !hb_interrupted) {
+				printf("[boot %d/%d] started -> %s\n", next + 1, o->boots,
+				       boots[next].dir);
+				pids[next] = boot_fork(&c, &boots[next]);
+				if (pids[next] < 0) {
+					finish(boots[next].dir, boots[next].res, HB_END_INFRA,
+					       "fork failed");
+					rc = worst(rc, HB_EXIT_INFRA);
+					done++;
+				} else {
+					running++;
+				}
+				next++;
+			}
+			if (!running) {
+				/* interrupted before the rest could start */
+				for (; next < o->boots; next++, done++)
+					finish(boots[next].dir, boots[next].res, HB_END_INTERRUPTED,
+					       NULL);
+				rc = worst(rc, HB_EXIT_INFRA);
+				break;
+			}
+			p = waitpid(-1, &st, 0);
+			if (p < 0)
+				continue; /* EINTR: a signal; the children have it too */
+			for (int i = 0; i < o->boots; i++) {
+				if (pids[i] != p)
+					continue;
+				pids[i] = 0;
+				running--;
+				done++;
+				rc = worst(rc, WIFEXITED(st) ? WEXITSTATUS(st) : HB_EXIT_INFRA);
+				printf("[boot %d/%d] ended (exit %d)\n", i + 1, o->boots,
+				       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+				fflush(stdout);
+			}
 		}
+		free(pids);
 	}
-	unlink(initrd);
-	json_object_set_new(res, "timing", json_pack("{s:f, s:f}", "boot_s", vo.boot_s, "total_s",
-						     vo.total_s));
-	if (vo.end == HB_END_NORMAL && vo.qemu_status != 0 && vo.boot_s == 0) {
-		/* QEMU refused to start the guest: its own message says why. */
-		char *qerr = hb_read_text(qlog, NULL);
-
-		snprintf(err, sizeof(err), "qemu exited with status %d before the guest spoke: %.300s",
-			 vo.qemu_status, qerr ? qerr : "(no qemu.log)");
-		err[strcspn(err, "\n")] = 0;
-		free(qerr);
-		hb_err("%s", err);
-		finish(dir, res, HB_END_INFRA, err);
-		json_decref(res);
-		free(suite_text);
-		return HB_EXIT_INFRA;
+group_out:
+	if (c.have_image)
+		unlink(c.initrd);
+	if (group) {
+		write_group(&c, dir, group_id, boots, o->boots, rc);
+		printf("\ngroup: %d boots, exit %d\nresult: %s\n", o->boots, rc, dir);
 	}
-	{
-		/* What the guest itself saw: nested virtualization and PMU. */
-		char spath[PATH_MAX];
-		char *s;
-
-		snprintf(spath, sizeof(spath), "%s/stream.jsonl", dir);
-		s = hb_read_text(spath, NULL);
-		hb_accel_guest_env(s, env);
-		free(s);
-	}
-	if (vo.stalled)
-		snprintf(err, sizeof(err),
-			 "the guest sent nothing for %.0f s (--stall); QEMU killed, partial results "
-			 "kept; see kernel_issues and console.log",
-			 o.stall_s);
-	rc = finish(dir, res, vo.end, vo.stalled ? err : NULL);
-	if (vo.end == HB_END_TIMEOUT && !vo.stalled)
-		hb_err("time limit of %.0f s reached; QEMU killed, partial results kept", o.timeout_s);
-	else if (vo.stalled)
-		hb_err("%s", err);
-	json_decref(res);
-	free(suite_text);
+out:
+	for (int i = 0; i < o->boots; i++)
+		json_decref(boots[i].res);
+	free(boots);
+	free(c.suite_text);
 	return rc;
 }
