@@ -3,6 +3,7 @@
  * guest boots, so every way a run can end leaves a readable result. */
 #define _GNU_SOURCE
 #include "accel.h"
+#include "compare.h"
 #include "console.h"
 #include "image.h"
 #include "kernel.h"
@@ -530,32 +531,39 @@ static int default_jobs(void)
 	return n <= 2 ? 1 : (int)(n - 1);
 }
 
-int hb_cmd_run(int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "target", required_argument, 0, 't' }, { "suite", required_argument, 0, 's' },
-		{ "accel", required_argument, 0, 'a' },	 { "timeout", required_argument, 0, 'T' },
-		{ "memory", required_argument, 0, 'm' }, { "vcpus", required_argument, 0, 'c' },
-		{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
-		{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
-		{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
-		{ "jobs", required_argument, 0, 'J' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 }
-	};
-	static struct run_ctx c;
-	struct run_opts *o = &c.o;
-	char err[1024], kdir[PATH_MAX], stamp[32], dir[PATH_MAX], group_id[256];
-	struct boot *boots = NULL;
-	bool group;
-	int ch, rc;
+/* ---- run groups ---------------------------------------------------------- */
 
-	memset(&c, 0, sizeof(c));
+struct run_group {
+	struct run_ctx c;
+	char dir[PATH_MAX], group_id[256];
+	struct boot *boots;
+	bool group, prepared, host;
+	int rc;
+};
+
+static const struct option run_lo[] = {
+	{ "target", required_argument, 0, 't' }, { "suite", required_argument, 0, 's' },
+	{ "accel", required_argument, 0, 'a' },	 { "timeout", required_argument, 0, 'T' },
+	{ "memory", required_argument, 0, 'm' }, { "vcpus", required_argument, 0, 'c' },
+	{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
+	{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
+	{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
+	{ "jobs", required_argument, 0, 'J' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 }
+};
+
+/* Options shared by run and ab; positional words are left from optind.
+ * Returns 0, -1 for --help (printed), or an exit code. */
+static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FILE *))
+{
+	int ch;
+
 	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
 				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
 				.extra_cmdline = "", .boots = 1, .jobs = 0 };
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:s:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "t:s:h", run_lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (ch) {
@@ -572,15 +580,11 @@ int hb_cmd_run(int argc, char **argv)
 		case 'G': o->guest_ram = optarg; break;
 		case 'B': bad = hb_parse_int("--boots", optarg, 1, 200, &o->boots); break;
 		case 'J': bad = hb_parse_int("--jobs", optarg, 1, 64, &o->jobs); break;
-		case 'h': usage(stdout); return 0;
-		default: return usage(stderr);
+		case 'h': help(stdout); return -1;
+		default: return help(stderr);
 		}
 		if (bad)
 			return HB_EXIT_USAGE;
-	}
-	if (optind < argc) {
-		hb_err("unexpected argument '%s'; see hugebench run --help", argv[optind]);
-		return HB_EXIT_USAGE;
 	}
 	if (o->guest_ram && strcmp(o->guest_ram, "anon") && strcmp(o->guest_ram, "huge-tmpfs")) {
 		hb_err("--guest-ram %s: use anon or huge-tmpfs", o->guest_ram);
@@ -594,38 +598,53 @@ int hb_cmd_run(int argc, char **argv)
 		o->jobs = default_jobs();
 	if (o->jobs > o->boots)
 		o->jobs = o->boots;
-	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
-	rc = hb_target_parse(o->target, kdir, &c.t, err, sizeof(err));
-	if (rc) {
-		hb_err("%s", err);
-		return rc;
-	}
-	if (c.t.kind == HB_TARGET_HOST && geteuid() != 0) {
-		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
-		return HB_EXIT_USAGE;
-	}
-	if (c.t.kind == HB_TARGET_HOST && o->jobs > 1) {
-		hb_err("target host runs one boot at a time: drop --jobs");
-		return HB_EXIT_USAGE;
-	}
-	rc = load_suite(o->suite, c.suite_path, sizeof(c.suite_path), c.suite_name,
-			sizeof(c.suite_name), &c.suite_text);
-	if (rc)
-		return rc;
-
-	/* The result folder exists from here on: by default the checkout's
-	 * results/, wherever hugebench is started from. */
 	if (!o->results) {
+		/* the checkout's results/, wherever hugebench is started from */
 		static char rdir[PATH_MAX];
 
 		snprintf(rdir, sizeof(rdir), "%s/results", hb_root());
 		o->results = rdir;
 	}
+	return 0;
+}
+
+/* Checks the target and the suite (nothing created yet): 0 or an exit code. */
+static int group_check(struct run_group *g, const struct run_opts *o)
+{
+	char err[1024], kdir[PATH_MAX];
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	g->c.o = *o;
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	rc = hb_target_parse(o->target, kdir, &g->c.t, err, sizeof(err));
+	if (rc) {
+		hb_err("%s", err);
+		return rc;
+	}
+	g->host = g->c.t.kind == HB_TARGET_HOST;
+	if (g->host && geteuid() != 0) {
+		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
+		return HB_EXIT_USAGE;
+	}
+	if (g->host && o->jobs > 1) {
+		hb_err("target host runs one boot at a time: drop --jobs");
+		return HB_EXIT_USAGE;
+	}
+	return load_suite(o->suite, g->c.suite_path, sizeof(g->c.suite_path), g->c.suite_name,
+			  sizeof(g->c.suite_name), &g->c.suite_text);
+}
+
+/* The run folder and every boot's `incomplete` result.json. */
+static int group_create(struct run_group *g, bool force_group)
+{
+	const struct run_opts *o = &g->c.o;
+	char stamp[32];
+
 	hb_utc_stamp(stamp, sizeof(stamp));
-	snprintf(dir, sizeof(dir), "%s/%s", o->results, c.t.name);
-	if (hb_mkdir_p(dir)) {
-		hb_errno("cannot create result folder %s", dir);
-		free(c.suite_text);
+	snprintf(g->dir, sizeof(g->dir), "%s/%s", o->results, g->c.t.name);
+	if (hb_mkdir_p(g->dir)) {
+		hb_errno("cannot create result folder %s", g->dir);
 		return HB_EXIT_INFRA;
 	}
 	/* Two runs started in the same second get their own folders: mkdir is
@@ -636,122 +655,252 @@ int hb_cmd_run(int argc, char **argv)
 		/* "<stamp>.2-<suite>" sorts after "<stamp>-<suite>": still latest */
 		if (try > 1)
 			snprintf(sfx, sizeof(sfx), ".%d", try);
-		snprintf(group_id, sizeof(group_id), "%s/%s%s-%s", c.t.name, stamp, sfx,
-			 c.suite_name);
-		snprintf(dir, sizeof(dir), "%s/%s", o->results, group_id);
-		if (mkdir(dir, 0755) == 0)
+		snprintf(g->group_id, sizeof(g->group_id), "%s/%s%s-%s", g->c.t.name, stamp, sfx,
+			 g->c.suite_name);
+		snprintf(g->dir, sizeof(g->dir), "%s/%s", o->results, g->group_id);
+		if (mkdir(g->dir, 0755) == 0)
 			break;
 		if (errno != EEXIST || try > 100) {
-			hb_errno("cannot create result folder %s", dir);
-			free(c.suite_text);
+			hb_errno("cannot create result folder %s", g->dir);
 			return HB_EXIT_INFRA;
 		}
 	}
-	group = o->boots > 1;
-	boots = calloc((size_t)o->boots, sizeof(*boots));
-	if (!boots) {
-		free(c.suite_text);
+	g->group = force_group || o->boots > 1;
+	g->boots = calloc((size_t)o->boots, sizeof(*g->boots));
+	if (!g->boots)
 		return HB_EXIT_INFRA;
+	for (int i = 0; i < o->boots; i++)
+		if (boot_open(&g->c, g->dir, g->group ? g->group_id : NULL, i + 1, &g->boots[i]))
+			return HB_EXIT_INFRA;
+	return 0;
+}
+
+/* Kernel, image, accelerator; on failure every boot records the error. */
+static int group_prepare(struct run_group *g)
+{
+	char err[1024];
+	int rc;
+
+	if (g->host || g->prepared)
+		return 0;
+	rc = prepare(&g->c, err, sizeof(err));
+	if (rc) {
+		hb_err("%s", err);
+		for (int i = 0; i < g->c.o.boots; i++)
+			finish(g->boots[i].dir, g->boots[i].res, HB_END_INFRA, err);
+		g->rc = worst(g->rc, rc == HB_EXIT_USAGE ? HB_EXIT_INFRA : rc);
+		return rc;
 	}
-	for (int i = 0; i < o->boots; i++) {
-		if (boot_open(&c, dir, group ? group_id : NULL, i + 1, &boots[i])) {
-			rc = HB_EXIT_INFRA;
-			goto out;
+	g->prepared = true;
+	return 0;
+}
+
+/* Boot i of the group, in this process. */
+static void group_boot(struct run_group *g, int i)
+{
+	struct boot *b = &g->boots[i];
+
+	if (hb_interrupted) {
+		finish(b->dir, b->res, HB_END_INTERRUPTED, NULL);
+		g->rc = worst(g->rc, HB_EXIT_INFRA);
+		return;
+	}
+	if (g->group)
+		printf("\n== %s boot %d/%d -> %s\n", g->c.t.name, i + 1, g->c.o.boots, b->dir);
+	if (g->host)
+		g->rc = worst(g->rc, run_host(&g->c.o, b->dir, g->c.suite_path, b->res));
+	else
+		g->rc = worst(g->rc, boot_vm(&g->c, b, false));
+}
+
+/* --jobs J > 1: the boots in forked children, J at a time. */
+static void group_boot_parallel(struct run_group *g)
+{
+	const int n = g->c.o.boots;
+	pid_t *pids = calloc((size_t)n, sizeof(*pids));
+	int next = 0, running = 0, done = 0;
+
+	while (pids && done < n) {
+		int st;
+		pid_t p;
+
+		while (running < g->c.o.jobs && next < n && !hb_interrupted) {
+			printf("[boot %d/%d] started -> %s\n", next + 1, n, g->boots[next].dir);
+			pids[next] = boot_fork(&g->c, &g->boots[next]);
+			if (pids[next] < 0) {
+				finish(g->boots[next].dir, g->boots[next].res, HB_END_INFRA,
+				       "fork failed");
+				g->rc = worst(g->rc, HB_EXIT_INFRA);
+				done++;
+			} else {
+				running++;
+			}
+			next++;
+		}
+		if (!running) {
+			/* interrupted before the rest could start */
+			for (; next < n; next++, done++)
+				finish(g->boots[next].dir, g->boots[next].res, HB_END_INTERRUPTED,
+				       NULL);
+			g->rc = worst(g->rc, HB_EXIT_INFRA);
+			break;
+		}
+		p = waitpid(-1, &st, 0);
+		if (p < 0)
+			continue; /* EINTR: a signal; the children have it too */
+		for (int i = 0; i < n; i++) {
+			if (pids[i] != p)
+				continue;
+			pids[i] = 0;
+			running--;
+			done++;
+			g->rc = worst(g->rc, WIFEXITED(st) ? WEXITSTATUS(st) : HB_EXIT_INFRA);
+			printf("[boot %d/%d] ended (exit %d)\n", i + 1, n,
+			       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			fflush(stdout);
+		}
+	}
+	free(pids);
+}
+
+static void group_close(struct run_group *g)
+{
+	if (g->prepared && g->c.have_image)
+		unlink(g->c.initrd);
+	if (g->group && g->boots) {
+		write_group(&g->c, g->dir, g->group_id, g->boots, g->c.o.boots, g->rc);
+		printf("\ngroup %s: %d boots, exit %d\nresult: %s\n", g->c.t.name, g->c.o.boots,
+		       g->rc, g->dir);
+	}
+	for (int i = 0; g->boots && i < g->c.o.boots; i++)
+		json_decref(g->boots[i].res);
+	free(g->boots);
+	free(g->c.suite_text);
+	g->boots = NULL;
+	g->c.suite_text = NULL;
+}
+
+int hb_cmd_run(int argc, char **argv)
+{
+	static struct run_group g;
+	struct run_opts o;
+	int rc = parse_opts(argc, argv, &o, usage);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (optind < argc) {
+		hb_err("unexpected argument '%s'; see hugebench run --help", argv[optind]);
+		return HB_EXIT_USAGE;
+	}
+	rc = group_check(&g, &o);
+	if (!rc)
+		rc = group_create(&g, false);
+	if (rc) {
+		group_close(&g);
+		return rc;
+	}
+	hb_vm_install_signals();
+	if (g.group)
+		printf("hugebench %s: target %s, suite %s, %d boots (%d at a time) -> %s\n",
+		       HB_VERSION, g.c.t.name, g.c.suite_name, o.boots, o.jobs, g.dir);
+	else
+		printf("hugebench %s: target %s, suite %s -> %s\n", HB_VERSION, g.c.t.name,
+		       g.c.suite_name, g.dir);
+	/* a single boot keeps the exit code of a preparation error (2 for a
+	 * recipe the user got wrong) */
+	rc = group_prepare(&g);
+	if (rc && !g.group) {
+		group_close(&g);
+		return rc;
+	}
+	if (!rc) {
+		if (o.jobs > 1)
+			group_boot_parallel(&g);
+		else
+			for (int i = 0; i < o.boots; i++)
+				group_boot(&g, i);
+	}
+	rc = g.rc;
+	group_close(&g);
+	return rc;
+}
+
+/* ---- ab: BASE and NEW interleaved ------------------------------------------ */
+
+static int ab_usage(FILE *to)
+{
+	fprintf(to,
+		"usage: hugebench ab BASE NEW [--boots N] [--suite NAME|FILE] [run options]\n"
+		"Boots BASE and NEW alternately (A B A B ...), N boots each, on this host with\n"
+		"the same settings, so drift of the host over the run falls on both sides\n"
+		"alike; each side is a run group. Then compare-report NEW against BASE.\n"
+		"Exit: compare-report's (0 no regression, 1 regression, 3 not comparable), or\n"
+		"3 when a boot could not run.\n");
+	return HB_EXIT_USAGE;
+}
+
+int hb_cmd_ab(int argc, char **argv)
+{
+	static struct run_group g[2];
+	struct run_opts o;
+	int rc = parse_opts(argc, argv, &o, ab_usage);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (o.target) {
+		hb_err("ab takes BASE and NEW as its two words, not --target");
+		return HB_EXIT_USAGE;
+	}
+	if (argc - optind != 2) {
+		hb_err("ab needs exactly two targets, BASE and NEW; see hugebench ab --help");
+		return HB_EXIT_USAGE;
+	}
+	o.jobs = 1; /* the alternation is the point */
+	for (int s = 0; s < 2; s++) {
+		o.target = argv[optind + s];
+		rc = group_check(&g[s], &o);
+		if (rc) {
+			group_close(&g[0]);
+			group_close(&g[1]);
+			return rc;
+		}
+	}
+	for (int s = 0; s < 2; s++) {
+		rc = group_create(&g[s], true);
+		if (rc) {
+			group_close(&g[0]);
+			group_close(&g[1]);
+			return rc;
 		}
 	}
 	hb_vm_install_signals();
-	if (group)
-		printf("hugebench %s: target %s, suite %s, %d boots (%d at a time) -> %s\n",
-		       HB_VERSION, c.t.name, c.suite_name, o->boots, o->jobs, dir);
-	else
-		printf("hugebench %s: target %s, suite %s -> %s\n", HB_VERSION, c.t.name,
-		       c.suite_name, dir);
-	rc = 0;
-	if (c.t.kind == HB_TARGET_HOST) {
-		for (int i = 0; i < o->boots && !hb_interrupted; i++)
-			rc = worst(rc, run_host(o, boots[i].dir, c.suite_path, boots[i].res));
-		goto group_out;
-	}
+	printf("hugebench %s: ab %s vs %s, suite %s, %d boots each, interleaved\n  BASE -> %s\n"
+	       "  NEW  -> %s\n",
+	       HB_VERSION, g[0].c.t.name, g[1].c.t.name, g[0].c.suite_name, o.boots, g[0].dir,
+	       g[1].dir);
+	if (group_prepare(&g[0]) == 0 && group_prepare(&g[1]) == 0)
+		for (int i = 0; i < o.boots && !hb_interrupted; i++)
+			for (int s = 0; s < 2; s++)
+				group_boot(&g[s], i);
+	rc = worst(g[0].rc, g[1].rc);
 	{
-		int prc = prepare(&c, err, sizeof(err));
+		char da[PATH_MAX], db[PATH_MAX];
+		char *cargv[] = { "compare-report", "--results", (char *)o.results, "--", da, db,
+				  NULL };
+		int crc;
 
-		if (prc) {
-			hb_err("%s", err);
-			for (int i = 0; i < o->boots; i++)
-				finish(boots[i].dir, boots[i].res, HB_END_INFRA, err);
-			rc = prc;
-			goto group_out;
+		snprintf(da, sizeof(da), "%s", g[0].dir);
+		snprintf(db, sizeof(db), "%s", g[1].dir);
+		group_close(&g[0]);
+		group_close(&g[1]);
+		if (hb_interrupted || rc == HB_EXIT_INFRA) {
+			hb_err("not every boot ran (exit %d): no comparison; the groups are kept", rc);
+			return HB_EXIT_INFRA;
 		}
+		printf("\n== compare-report %s %s\n", da, db);
+		fflush(stdout);
+		crc = hb_compare_main(6, cargv);
+		/* a failed check or a kernel warning in a boot is a finding too */
+		return crc ? crc : rc;
 	}
-	if (o->jobs <= 1) {
-		for (int i = 0; i < o->boots; i++) {
-			if (hb_interrupted) {
-				finish(boots[i].dir, boots[i].res, HB_END_INTERRUPTED, NULL);
-				rc = worst(rc, HB_EXIT_INFRA);
-				continue;
-			}
-			if (group)
-				printf("\n== boot %d/%d -> %s\n", i + 1, o->boots, boots[i].dir);
-			rc = worst(rc, boot_vm(&c, &boots[i], false));
-		}
-	} else {
-		pid_t *pids = calloc((size_t)o->boots, sizeof(*pids));
-		int next = 0, running = 0, done = 0;
-
-		while (pids && done < o->boots) {
-			int st;
-			pid_t p;
-
-			while (running < o->jobs && next < o->boots && !hb_interrupted) {
-				printf("[boot %d/%d] started -> %s\n", next + 1, o->boots,
-				       boots[next].dir);
-				pids[next] = boot_fork(&c, &boots[next]);
-				if (pids[next] < 0) {
-					finish(boots[next].dir, boots[next].res, HB_END_INFRA,
-					       "fork failed");
-					rc = worst(rc, HB_EXIT_INFRA);
-					done++;
-				} else {
-					running++;
-				}
-				next++;
-			}
-			if (!running) {
-				/* interrupted before the rest could start */
-				for (; next < o->boots; next++, done++)
-					finish(boots[next].dir, boots[next].res, HB_END_INTERRUPTED,
-					       NULL);
-				rc = worst(rc, HB_EXIT_INFRA);
-				break;
-			}
-			p = waitpid(-1, &st, 0);
-			if (p < 0)
-				continue; /* EINTR: a signal; the children have it too */
-			for (int i = 0; i < o->boots; i++) {
-				if (pids[i] != p)
-					continue;
-				pids[i] = 0;
-				running--;
-				done++;
-				rc = worst(rc, WIFEXITED(st) ? WEXITSTATUS(st) : HB_EXIT_INFRA);
-				printf("[boot %d/%d] ended (exit %d)\n", i + 1, o->boots,
-				       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-				fflush(stdout);
-			}
-		}
-		free(pids);
-	}
-group_out:
-	if (c.have_image)
-		unlink(c.initrd);
-	if (group) {
-		write_group(&c, dir, group_id, boots, o->boots, rc);
-		printf("\ngroup: %d boots, exit %d\nresult: %s\n", o->boots, rc, dir);
-	}
-out:
-	for (int i = 0; i < o->boots; i++)
-		json_decref(boots[i].res);
-	free(boots);
-	free(c.suite_text);
-	return rc;
 }

@@ -3,5 +3,7 @@
 #define HB_RUN_H
 
 int hb_cmd_run(int argc, char **argv);
+/* `hugebench ab BASE NEW`: interleaved boots of two targets, then compare-report. */
+int hb_cmd_ab(int argc, char **argv);
 
 #endif
