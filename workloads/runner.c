@@ -422,23 +422,31 @@ static int hs_load(int fd, struct hs_state *s)
 }
 
 /* Undoes what is still recorded, newest first; what was undone is appended
- * to the journal and listed in done. The count undone. */
+ * to the journal and listed in done. Another pass follows one that undid
+ * something, since one step can unblock another (swapoff must bring back
+ * pages the memory cgroup still charged). The count undone. */
 static int hs_undo_items(struct hs_state *s, char *done, size_t len)
 {
-	int n = 0;
+	bool gone[HS_MAX_ITEMS] = { false };
+	int n = 0, before;
 
 	if (len)
 		done[0] = 0;
-	for (size_t i = s->n_items; i-- > 0;) {
-		const struct hs_item *it = &s->items[i];
-		size_t used = strlen(done);
+	do {
+		before = n;
+		for (size_t i = s->n_items; i-- > 0;) {
+			const struct hs_item *it = &s->items[i];
+			size_t used = strlen(done);
 
-		if (!hs_undo(it))
-			continue;
-		hs_append("-", it->kind, it->arg);
-		snprintf(done + used, len - used, "%s%s %s", used ? ", " : "", it->kind, it->arg);
-		n++;
-	}
+			if (gone[i] || !hs_undo(it))
+				continue;
+			gone[i] = true;
+			hs_append("-", it->kind, it->arg);
+			snprintf(done + used, len - used, "%s%s %s", used ? ", " : "", it->kind,
+				 it->arg);
+			n++;
+		}
+	} while (n > before && n < (int)s->n_items);
 	return n;
 }
 
@@ -710,6 +718,22 @@ static void progress(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Kills what a workload forked and left running (its process group) and
+ * waits until none of it is left, reaping those that are ours (a guest's
+ * PID 1 inherits orphans); its mount namespace goes with the last of them. */
+static void kill_group(pid_t pgid)
+{
+	if (kill(-pgid, SIGKILL))
+		return;
+	for (int i = 0; i < 100; i++) {
+		while (waitpid(-pgid, NULL, WNOHANG) > 0)
+			;
+		if (kill(-pgid, 0))
+			return;
+		usleep(20000);
+	}
+}
+
 static void run_child(const struct hb_workload *w, const struct hb_suite_entry *e, int rep, int fd)
 {
 	struct hb_ctx *ctx = hb_ctx_new(w, rep, fd);
@@ -795,6 +819,10 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 			close(g_hs_dir);
 		if (g_reaper_wr >= 0)
 			close(g_reaper_wr);
+		/* A mount namespace of its own: whatever the workload mounts goes
+		 * when it and what it forked are gone, even after a timeout. */
+		if (geteuid() == 0 && unshare(CLONE_NEWNS) == 0)
+			mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
 		run_child(w, e, rep, fd);
 	}
 	if (pid > 0)
@@ -848,7 +876,7 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 	if (g_interrupted)
 		rc = -1;
 	if (reaped)
-		kill(-pid, SIGKILL); /* what the workload forked and left running */
+		kill_group(pid);
 	hs_after_workload(e, rep, fd);
 	restored = knobs_restore();
 	if (reaped && !reason[0]) {

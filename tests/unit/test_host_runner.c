@@ -520,6 +520,102 @@ static void test_runner_killed(void **state)
 }
 
 
+/* The workload process among the runner's children: not the PID
+ * namespace's init (NSpid ... 1). */
+static pid_t workload_child(pid_t runner)
+{
+	pid_t desc[64];
+	int n = descendants(runner, desc, 64);
+
+	for (int i = 0; i < n; i++) {
+		char p[64], *t, *ns;
+
+		if (ppid_of(desc[i]) != runner)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/status", (int)desc[i]);
+		t = read_text(p);
+		ns = t ? strstr(t, "NSpid:") : NULL;
+		if (ns) {
+			char *eol = strchr(ns, '\n'), *last;
+
+			if (eol)
+				*eol = 0;
+			last = strrchr(ns, '\t');
+			if (last && atoi(last + 1) != 1) {
+				free(t);
+				return desc[i];
+			}
+		}
+		free(t);
+	}
+	return -1;
+}
+
+static int mounted_in(pid_t pid, const char *dir)
+{
+	char p[64], want[PATH_MAX + 4], *t;
+	int on;
+
+	snprintf(p, sizeof(p), "/proc/%d/mountinfo", (int)pid);
+	snprintf(want, sizeof(want), " %s ", dir);
+	t = read_text(p);
+	on = t && strstr(t, want);
+	free(t);
+	return on;
+}
+
+/* A workload killed at its timeout with a tmpfs mounted: the mount is gone
+ * before the next workload starts (each workload has a mount namespace of
+ * its own), instead of holding its memory for the rest of the suite. */
+static void test_timed_out_mount_gone(void **state)
+{
+	char suite[PATH_MAX + 16], out[PATH_MAX + 16], log[PATH_MAX + 16], mnt[PATH_MAX + 16];
+	char *argv[] = { g_guest, "--out", out, "--suite", suite, NULL };
+	pid_t runner, child, next;
+	int in_runner, in_next;
+	json_t *starts;
+
+	(void)state;
+	if (!root_and_knob())
+		skip();
+	snprintf(suite, sizeof(suite), "%s/two.suite", g_tmp);
+	snprintf(out, sizeof(out), "%s/two.jsonl", g_tmp);
+	snprintf(log, sizeof(log), "%s/two.log", g_tmp);
+	snprintf(mnt, sizeof(mnt), "%s/mnt2", g_tmp);
+	mkdir(mnt, 0755);
+	write_text(suite, "selftest mode=hang timeout_s=1\nselftest mode=hang timeout_s=60\n");
+	runner = hb_spawn_bg(argv, log);
+	assert_true(runner > 0);
+	if (wait_event(out, "workload_start", 10000)) {
+		kill_tree(runner);
+		fail_msg("no workload_start from the runner");
+	}
+	child = workload_child(runner);
+	assert_true(child > 0);
+	mount_in_ns_of(child, mnt); /* what the workload's hb_mount_tmpfs() does */
+	for (int t = 0; t < 200; t++) {
+		starts = events(out, "workload_start");
+		if (json_array_size(starts) >= 2)
+			break;
+		json_decref(starts);
+		starts = NULL;
+		sleep_ms(50);
+	}
+	if (!starts) {
+		kill_tree(runner);
+		fail_msg("the second workload did not start");
+	}
+	json_decref(starts);
+	next = workload_child(runner);
+	in_runner = mounted_in(runner, mnt);
+	in_next = next > 0 && mounted_in(next, mnt);
+	kill(runner, SIGTERM);
+	assert_int_equal(waitpid(runner, NULL, 0), runner);
+	if (in_runner || in_next)
+		fail_msg("tmpfs of the timed-out workload still mounted (runner: %d, next workload: "
+			 "%d)", in_runner, in_next);
+}
+
 /* ---- what workloads record (wl_pressure.c's zram, swap, cgroup) ---------- */
 
 /* Appends lines to the running runner's journal, as hb_host_state_note()
@@ -713,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_good_timeout),
 		cmocka_unit_test(test_parent_killed),
 		cmocka_unit_test(test_runner_killed),
+		cmocka_unit_test(test_timed_out_mount_gone),
 		cmocka_unit_test(test_leftovers_after_workload),
 		cmocka_unit_test(test_zram_swap_after_kill),
 	};
