@@ -4,7 +4,9 @@
 # etc/hb/modules) with busybox-static, the static hugebench guest binary as
 # /init, and the given kernel modules (decompressed, since the guest loads
 # them with finit_module and Debian 6.12 ships .ko.xz), then writes a newc
-# cpio archive.
+# cpio archive to OUT.cpio, which must not exist yet: it is created with
+# noclobber (O_EXCL), so a symlink planted there is not followed. The harness
+# passes a path inside its private mkdtemp() folder and renames the result.
 set -eu
 staging=$1 out=$2 guest=$3
 shift 3
@@ -29,5 +31,5 @@ while [ $# -ge 2 ]; do
 	*) cp "$src" "$dst" ;;
 	esac
 done
-(cd "$staging" && find . -print | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
-mv "$out.tmp" "$out"
+set -C
+(cd "$staging" && find . -print | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out"

@@ -1,103 +1,155 @@
 /* image.c - guest initramfs assembly (see image.h); the archive itself is
- * written by guest-images/mkinitramfs.sh, called with an argv array. */
+ * written by guest-images/mkinitramfs.sh, called with an argv array.
+ *
+ * Nothing here uses a name another user could guess or plant beforehand:
+ * the staging tree and the script's archive live in a private mkdtemp()
+ * folder (mode 0700) under <cache>/images, and the final name is a file
+ * mkstemps() created with O_EXCL, which the finished archive then replaces
+ * with rename() (which never follows a symlink). */
 #define _GNU_SOURCE
 #include "image.h"
 #include "modules.h"
 #include "util.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_MODS 48
+
+static struct hb_modfile mods[MAX_MODS];
+/* Each line is "name params\n": room for every module at its longest. */
+#define MODLIST_MAX (MAX_MODS * (sizeof(mods[0].name) + sizeof(mods[0].params) + 1) + 1)
 
 static int write_in(const char *dir, const char *name, const char *text)
 {
 	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
+		return -1;
 	return hb_write_text(p, text);
+}
+
+static void rm_rf(const char *path)
+{
+	char *rm[] = { "rm", "-rf", "--", (char *)path, NULL };
+
+	hb_spawn_capture(rm, NULL, 0);
+}
+
+/* The module list of configs/guest-modules.conf resolved for k; the count,
+ * or -1 with err. */
+static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
+{
+	char dep[PATH_MAX + 16], conf[PATH_MAX + 32];
+	char *deptext, *wanted;
+	size_t n;
+
+	if (!k->moddir[0])
+		return 0;
+	snprintf(dep, sizeof(dep), "%s/modules.dep", k->moddir);
+	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", hb_root());
+	deptext = hb_read_text(dep, NULL);
+	wanted = hb_read_text(conf, NULL);
+	if (!deptext)
+		snprintf(err, errlen, "%s missing; run: depmod -b <root> <release> for that tree", dep);
+	else if (!wanted)
+		snprintf(err, errlen, "cannot read %s", conf);
+	n = deptext && wanted ? hb_modules_resolve(k->moddir, deptext, wanted, mods, MAX_MODS) : 0;
+	free(deptext);
+	if (!wanted)
+		return -1;
+	free(wanted);
+	return deptext ? (int)n : -1;
 }
 
 int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char *suite_name,
 		   char *out, size_t outlen, char *err, size_t errlen)
 {
-	static struct hb_modfile mods[MAX_MODS];
-	char base[PATH_MAX], staging[PATH_MAX], etc[PATH_MAX], script[PATH_MAX], guest[PATH_MAX];
-	char modlist[8192] = "", conf[PATH_MAX];
+	char base[PATH_MAX], work[PATH_MAX], staging[PATH_MAX + 8], etc[PATH_MAX + 16];
+	char cpio[PATH_MAX + 16], script[PATH_MAX + 32], guest[PATH_MAX + 16];
+	char modlist[MODLIST_MAX] = "";
 	char *argv[8 + 2 * MAX_MODS];
-	size_t n = 0, off = 0;
-	int a = 0, rc;
+	size_t off = 0;
+	int a = 0, n, rc, fd;
 
-	snprintf(base, sizeof(base), "%s/images", hb_cache_dir());
-	static int seq;
-
-	seq++;
-	snprintf(staging, sizeof(staging), "%s/stage-%d-%d", base, (int)getpid(), seq);
-	snprintf(etc, sizeof(etc), "%s/etc/hb", staging);
-	snprintf(out, outlen, "%s/initrd-%d-%d.cpio", base, (int)getpid(), seq);
-	{
-		char *rm[] = { "rm", "-rf", staging, NULL };
-
-		hb_spawn_capture(rm, NULL, 0);
-	}
-	if (hb_mkdir_p(etc)) {
-		snprintf(err, errlen, "cannot create %s", etc);
+	out[0] = 0;
+	if (snprintf(base, sizeof(base), "%s/images", hb_cache_dir()) >= (int)sizeof(base) - 16 ||
+	    hb_mkdir_p(base)) {
+		snprintf(err, errlen, "cannot create %s/images", hb_cache_dir());
 		return -1;
 	}
-	if (k->moddir[0]) {
-		char dep[PATH_MAX];
-		char *deptext, *wanted;
-
-		snprintf(dep, sizeof(dep), "%s/modules.dep", k->moddir);
-		snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", hb_root());
-		deptext = hb_read_text(dep, NULL);
-		wanted = hb_read_text(conf, NULL);
-		if (!deptext) {
-			snprintf(err, errlen, "%s missing; run: depmod -b <root> <release> for that tree",
-				 dep);
-			free(wanted);
-			return -1;
-		}
-		if (!wanted) {
-			snprintf(err, errlen, "cannot read %s", conf);
-			free(deptext);
-			return -1;
-		}
-		n = hb_modules_resolve(k->moddir, deptext, wanted, mods, MAX_MODS);
-		free(deptext);
-		free(wanted);
+	snprintf(work, sizeof(work), "%s/build-XXXXXX", base);
+	if (!mkdtemp(work)) {
+		snprintf(err, errlen, "cannot create a build folder in %s: %s", base, strerror(errno));
+		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		off += (size_t)snprintf(modlist + off, sizeof(modlist) - off, "%s%s%s\n", mods[i].name,
-					mods[i].params[0] ? " " : "", mods[i].params);
+	snprintf(staging, sizeof(staging), "%s/root", work);
+	snprintf(etc, sizeof(etc), "%s/etc/hb", staging);
+	snprintf(cpio, sizeof(cpio), "%s/initrd.cpio", work);
+	if ((size_t)snprintf(out, outlen, "%s/initrd-XXXXXX.cpio", base) >= outlen) {
+		snprintf(err, errlen, "cache path %s too long", base);
+		goto fail;
+	}
+	fd = mkstemps(out, 5);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create an archive name in %s: %s", base, strerror(errno));
+		out[0] = 0;
+		goto fail;
+	}
+	close(fd);
+	if (hb_mkdir_p(etc)) {
+		snprintf(err, errlen, "cannot create %s", etc);
+		goto fail;
+	}
+	n = resolve_modules(k, err, errlen);
+	if (n < 0)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		int w = snprintf(modlist + off, sizeof(modlist) - off, "%s%s%s\n", mods[i].name,
+				 mods[i].params[0] ? " " : "", mods[i].params);
+
+		if (w < 0 || (size_t)w >= sizeof(modlist) - off) {
+			snprintf(err, errlen, "module list longer than %zu bytes", sizeof(modlist) - 1);
+			goto fail;
+		}
+		off += (size_t)w;
+	}
 	if (write_in(etc, "suite", suite_text) || write_in(etc, "suite-name", suite_name) ||
 	    write_in(etc, "modules", modlist)) {
 		snprintf(err, errlen, "cannot write the guest configuration under %s", etc);
-		return -1;
+		goto fail;
 	}
 	snprintf(script, sizeof(script), "%s/guest-images/mkinitramfs.sh", hb_root());
 	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
 	argv[a++] = script;
 	argv[a++] = staging;
-	argv[a++] = out;
+	argv[a++] = cpio;
 	argv[a++] = guest;
-	for (size_t i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		argv[a++] = mods[i].path;
 		argv[a++] = mods[i].name;
 	}
 	argv[a] = NULL;
 	rc = hb_spawn_capture(argv, NULL, 0);
-	{
-		char *rm[] = { "rm", "-rf", staging, NULL };
-
-		hb_spawn_capture(rm, NULL, 0);
-	}
 	if (rc != 0) {
 		snprintf(err, errlen, "guest-images/mkinitramfs.sh failed (exit %d)", rc);
-		return -1;
+		goto fail;
 	}
+	if (rename(cpio, out)) {
+		snprintf(err, errlen, "cannot move the archive to %s: %s", out, strerror(errno));
+		goto fail;
+	}
+	rm_rf(work);
 	return 0;
+fail:
+	if (out[0])
+		unlink(out);
+	out[0] = 0;
+	rm_rf(work);
+	return -1;
 }

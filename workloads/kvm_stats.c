@@ -109,29 +109,25 @@ int kvm_stats_parse(const void *buf, size_t len, struct kvm_stats *out, char *er
 		memcpy(&it->bucket_size, d + 12, 4);
 		out->n = i + 1; /* so kvm_stats_free() releases this item too */
 		if (!memchr(d + KVM_STATS_DESC_FIXED, 0, h.name_size)) {
-			kvm_stats_free(out);
-			return kvm_stats_bad(err, errlen, "descriptor %u: name not NUL-terminated", i);
+			kvm_stats_bad(err, errlen, "descriptor %u: name not NUL-terminated", i);
+			goto bad;
 		}
 		it->name = kvm_stats_strndup((const char *)d + KVM_STATS_DESC_FIXED, h.name_size);
 		if (!it->name)
 			goto nomem;
+		/* Each message is formatted while *it is alive: the items array is
+		 * freed only at bad: below. */
 		if (it->size == 0 || it->size > KVM_STATS_MAX_SIZE) {
-			char name[64];
-
-			snprintf(name, sizeof(name), "%s", it->name);
-			kvm_stats_free(out);
-			return kvm_stats_bad(err, errlen, "descriptor %u (%s): size %u outside 1..%d", i,
-					     name, it->size, KVM_STATS_MAX_SIZE);
+			kvm_stats_bad(err, errlen, "descriptor %u (%.63s): size %u outside 1..%d", i,
+				      it->name, it->size, KVM_STATS_MAX_SIZE);
+			goto bad;
 		}
 		voff = (uint64_t)h.data_offset + it->offset;
 		if (!kvm_stats_in(voff, (uint64_t)it->size * 8, len)) {
-			char name[64];
-
-			snprintf(name, sizeof(name), "%s", it->name);
-			kvm_stats_free(out);
-			return kvm_stats_bad(err, errlen,
-					     "descriptor %u (%s): %u values at %llu beyond the %zu-byte blob",
-					     i, name, it->size, (unsigned long long)voff, len);
+			kvm_stats_bad(err, errlen,
+				      "descriptor %u (%.63s): %u values at %llu beyond the %zu-byte blob",
+				      i, it->name, it->size, (unsigned long long)voff, len);
+			goto bad;
 		}
 		it->values = malloc((size_t)it->size * 8);
 		if (!it->values)
@@ -139,6 +135,9 @@ int kvm_stats_parse(const void *buf, size_t len, struct kvm_stats *out, char *er
 		memcpy(it->values, b + voff, (size_t)it->size * 8);
 	}
 	return 0;
+bad:
+	kvm_stats_free(out);
+	return -EINVAL;
 nomem:
 	kvm_stats_free(out);
 	if (err && errlen)

@@ -17,7 +17,11 @@
  * a passing check -- is the OOM kill (oom_kill > 0 or child killed by
  * SIGKILL). tmpfs pages stay charged after the kill, so the file is removed
  * to release them.
- * Cleanup: file removed, swapoff, zram reset, cgroup removed.
+ * Cleanup: file removed, swapoff, zram reset, cgroup removed. Each of these
+ * is recorded in the runner's host-state journal before it is created and
+ * again once removed, so that the runner undoes it when this workload dies
+ * half-way (timeout, crash) and the next start on a host when the runner
+ * itself was killed.
  *
  * Params: limit_mb=32 ws_mb=64 zram_mb=128 phases=both|swap|noswap
  *         child_timeout_s=120.
@@ -44,6 +48,10 @@
 #define PR_CG_NAME "hb-pressure"
 #define PR_ZRAM "/sys/block/zram0"
 #define PR_SEED 0x7072657373ULL
+
+/* runner.c: records what must be undone if this process dies (kinds swap,
+ * zram, cgroup, memctl). Belongs in hb.h. */
+void hb_host_state_note(bool add, const char *kind, const char *arg);
 
 struct pr {
 	struct hb_ctx *ctx;
@@ -126,8 +134,10 @@ static long long cg_key(const struct pr *s, const char *file, const char *key)
 static void cg_remove(struct pr *s)
 {
 	for (int i = 0; i < 50; i++) {
-		if (rmdir(s->cg) == 0 || errno == ENOENT)
+		if (rmdir(s->cg) == 0 || errno == ENOENT) {
+			hb_host_state_note(false, "cgroup", s->cg);
 			return;
+		}
 		usleep(20000);
 	}
 	hb_note(s->ctx, "could not remove cgroup %s: %s", s->cg, strerror(errno));
@@ -142,18 +152,26 @@ static int cg_setup(struct pr *s)
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->cg_root);
 	hb_read_file(path, ctl, sizeof(ctl));
 	if (!has_word(ctl, "memory")) {
-		int r = hb_write_file(path, "+memory");
+		int r;
 
+		hb_host_state_note(true, "memctl", path);
+		r = hb_write_file(path, "+memory");
 		if (r) {
+			hb_host_state_note(false, "memctl", path);
 			errno = -r;
 			hb_error(s->ctx, "enable +memory in %s", path);
 			return r;
 		}
 		s->added_memory = true;
 	}
+	hb_host_state_note(true, "cgroup", s->cg);
 	if (mkdir(s->cg, 0755)) {
+		int r = -errno;
+
+		hb_host_state_note(false, "cgroup", s->cg);
+		errno = -r;
 		hb_error(s->ctx, "mkdir %s", s->cg);
-		return -errno;
+		return r;
 	}
 	snprintf(ctl, sizeof(ctl), "%zu", s->limit);
 	if (cg_write(s, "memory.max", ctl)) {
@@ -211,8 +229,10 @@ static int swap_setup(struct pr *s, long zram_mb)
 	int r;
 
 	snprintf(v, sizeof(v), "%ldM", zram_mb);
+	hb_host_state_note(true, "zram", PR_ZRAM);
 	r = hb_write_file(PR_ZRAM "/disksize", v);
 	if (r) {
+		hb_host_state_note(false, "zram", PR_ZRAM);
 		errno = -r;
 		hb_error(s->ctx, "write %s to " PR_ZRAM "/disksize", v);
 		return r;
@@ -226,9 +246,13 @@ static int swap_setup(struct pr *s, long zram_mb)
 		hb_error(s->ctx, "mkswap on %s", s->swapdev);
 		return r;
 	}
+	hb_host_state_note(true, "swap", s->swapdev);
 	if (swapon(s->swapdev, 0)) {
+		r = -errno;
+		hb_host_state_note(false, "swap", s->swapdev);
+		errno = -r;
 		hb_error(s->ctx, "swapon %s", s->swapdev);
-		return -errno;
+		return r;
 	}
 	s->swap_on = true;
 	return 0;
@@ -238,9 +262,13 @@ static void swap_teardown(struct pr *s)
 {
 	if (s->swap_on && swapoff(s->swapdev))
 		hb_note(s->ctx, "swapoff %s: %s", s->swapdev, strerror(errno));
+	else if (s->swap_on)
+		hb_host_state_note(false, "swap", s->swapdev);
 	s->swap_on = false;
 	if (s->zram_set && hb_write_file(PR_ZRAM "/reset", "1"))
 		hb_note(s->ctx, "zram0 reset failed");
+	else if (s->zram_set)
+		hb_host_state_note(false, "zram", PR_ZRAM);
 	s->zram_set = false;
 	if (strcmp(s->swapdev, "/tmp/hb-zram0") == 0)
 		unlink(s->swapdev);
@@ -572,6 +600,7 @@ out:
 
 		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s.cg_root);
 		hb_write_file(path, "-memory"); /* fails harmlessly if others use it */
+		hb_host_state_note(false, "memctl", path);
 	}
 	hb_umount(PR_DIR);
 	rmdir(PR_DIR);

@@ -310,6 +310,25 @@ static void test_corrupt(void **state)
 	expect_bad(d2 + 16, fill, sizeof(fill), "NUL");
 }
 
+/* The message names the right descriptor and its real size: both come from
+ * the item being rejected, which must still be alive when the message is
+ * formatted (it was read after kvm_stats_free() before: a use-after-free
+ * that printed whatever free() left in the item). */
+static void test_corrupt_message_exact(void **state)
+{
+	size_t d0 = sizeof(struct kvm_stats_header) + NAME_SIZE;
+	uint32_t big = 0x7fffffff;
+	uint16_t size0 = 0, size_huge = 60000;
+
+	(void)state;
+	for (int round = 0; round < 50; round++) {
+		expect_bad(d0 + 8, &big, 4, "descriptor 0 (pages_4k): 1 values at ");
+		expect_bad(d0 + 6, &size0, 2, "descriptor 0 (pages_4k): size 0 outside 1..4096");
+		expect_bad(d0 + 6, &size_huge, 2,
+			   "descriptor 0 (pages_4k): size 60000 outside 1..4096");
+	}
+}
+
 static void test_empty_and_unknown(void **state)
 {
 	struct fake_desc odd = { "future", 0xf | (0xf << 4), 0, 1, 0 };
@@ -366,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_built),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_corrupt_message_exact),
 		cmocka_unit_test(test_empty_and_unknown),
 		cmocka_unit_test(test_read_fd),
 	};
