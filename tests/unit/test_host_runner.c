@@ -28,6 +28,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -454,6 +455,31 @@ static int is_mountpoint(const char *dir)
 /* kill -9 of the runner itself: its workload dies with it, a tmpfs mounted
  * in its mount namespace is not left on the host, and the next hb-guest
  * start on this host puts the knob back and says so in one line. */
+/* The runner itself as a direct child (no hb-guard in between, unlike
+ * hb_spawn_bg): these tests kill and signal the runner, not hugebench.
+ * Like hugebench did before the guard: own process group, SIGKILL as the
+ * parent-death signal (the runner replaces it with SIGTERM). */
+static pid_t spawn_runner(char *const argv[], const char *log)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 static void test_runner_killed(void **state)
 {
 	char suite[PATH_MAX + 16], out[PATH_MAX + 16], log[PATH_MAX + 16], mnt[PATH_MAX + 16];
@@ -474,7 +500,7 @@ static void test_runner_killed(void **state)
 	snprintf(mnt, sizeof(mnt), "%s/mnt", g_tmp);
 	mkdir(mnt, 0755);
 	write_text(suite, "selftest mode=hang timeout_s=120\n");
-	runner = hb_spawn_bg(argv, log);
+	runner = spawn_runner(argv, log);
 	assert_true(runner > 0);
 	if (wait_event(out, "workload_start", 10000)) {
 		kill_tree(runner);
@@ -584,7 +610,7 @@ static void test_timed_out_mount_gone(void **state)
 	snprintf(mnt, sizeof(mnt), "%s/mnt2", g_tmp);
 	mkdir(mnt, 0755);
 	write_text(suite, "selftest mode=hang timeout_s=1\nselftest mode=hang timeout_s=60\n");
-	runner = hb_spawn_bg(argv, log);
+	runner = spawn_runner(argv, log);
 	assert_true(runner > 0);
 	if (wait_event(out, "workload_start", 10000)) {
 		kill_tree(runner);
@@ -672,7 +698,7 @@ static void test_leftovers_after_workload(void **state)
 	write_text(suite, "selftest mode=hang timeout_s=1\n");
 	write_text(fake, "orig\n");
 	mkdir(plain, 0755);
-	runner = hb_spawn_bg(argv, log);
+	runner = spawn_runner(argv, log);
 	assert_true(runner > 0);
 	if (wait_event(out, "workload_start", 10000)) {
 		kill_tree(runner);
@@ -756,7 +782,7 @@ static void test_zram_swap_after_kill(void **state)
 	snprintf(log, sizeof(log), "%s/zram.log", g_tmp);
 	snprintf(err2, sizeof(err2), "%s/zram2.err", g_tmp);
 	write_text(suite, "selftest mode=hang timeout_s=120\n");
-	runner = hb_spawn_bg(argv, log);
+	runner = spawn_runner(argv, log);
 	assert_true(runner > 0);
 	if (wait_event(out, "workload_start", 10000)) {
 		kill_tree(runner);
