@@ -782,6 +782,11 @@ static void group_close(struct run_group *g)
 
 int hb_cmd_run(int argc, char **argv)
 {
+	return hb_run_main(argc, argv, false, NULL, 0);
+}
+
+int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t dir_len)
+{
 	static struct run_group g;
 	struct run_opts o;
 	int rc = parse_opts(argc, argv, &o, usage);
@@ -794,11 +799,13 @@ int hb_cmd_run(int argc, char **argv)
 	}
 	rc = group_check(&g, &o);
 	if (!rc)
-		rc = group_create(&g, false);
+		rc = group_create(&g, force_group);
 	if (rc) {
 		group_close(&g);
 		return rc;
 	}
+	if (dir_out)
+		snprintf(dir_out, dir_len, "%s", g.dir);
 	hb_vm_install_signals();
 	if (g.group)
 		printf("hugebench %s: target %s, suite %s, %d boots (%d at a time) -> %s\n",
