@@ -12,7 +12,7 @@
  * PMU on the host, TCG), those metrics are recorded as unavailable with the
  * errno of perf_event_open -- never as zero. Checks: the huge mapping really
  * is PMD-mapped (ShmemPmdMapped grows by size) and the small one is not.
- * Subject check subject_huge_pmd_mapped (a huge page per extent, all PMD
+ * Subject check subject_huge_PmdMapped (a huge page per extent, all PMD
  * mapped): where it fails, the huge metrics are unavailable, not numbers.
  *
  * Params: size_mb=64 passes=3 rand_hops=0 (0 = 4 hops per page).
@@ -219,7 +219,7 @@ static void one_mode(struct hb_ctx *ctx, const struct acc_mode *m, size_t size, 
 	hb_emit_snapshot(ctx, m->tag, &a, &b);
 	/* What the huge passes measure is access through PMD-mapped huge
 	 * pages; without them the numbers are small-page numbers. */
-	if (m->huge && !hb_check_huge_subject(ctx, "subject_huge_pmd_mapped", &a, &b,
+	if (m->huge && !hb_check_huge_subject(ctx, "subject_huge_PmdMapped", &a, &b,
 					      (long long)(size / HB_HPAGE),
 					      (long long)(size / 1024), absent, sizeof(absent)))
 		absent_why = absent;

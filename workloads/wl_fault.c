@@ -8,8 +8,8 @@
  * huge mapping's address is 2 MiB aligned and ShmemHugePages/ShmemPmdMapped
  * grow by exactly the mapped size; on huge=never neither moves.
  * Subject checks: the timed huge write pass allocated a huge page per extent
- * and PMD-mapped them all (subject_huge_write_faults), the private read pass
- * PMD-mapped them all (subject_huge_private_read_faults); where not, the
+ * and PMD-mapped them all (subject_huge_write_faults_PmdMapped), the private read pass
+ * PMD-mapped them all (subject_private_read_faults_PmdMapped); where not, the
  * huge metrics of that pass are unavailable: they would time small faults.
  * shmem_enabled=VALUE (every huge tmpfs workload) sets the global knob first.
  */
@@ -88,7 +88,7 @@ static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size
 	/* The timed touches were huge faults only if every extent got a huge
 	 * page mapped by a PMD during the pass; otherwise the numbers time
 	 * something else and are not reported. */
-	if (m->huge && !hb_check_huge_subject(ctx, "subject_huge_write_faults", &a, &b,
+	if (m->huge && !hb_check_huge_subject(ctx, "subject_huge_write_faults_PmdMapped", &a, &b,
 					      (long long)(size / HB_HPAGE),
 					      (long long)(size / 1024), absent, sizeof(absent)))
 		absent_why = absent;
@@ -137,7 +137,7 @@ static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size
 	hb_emit_snapshot(ctx, name, &b, &c);
 	/* A read fault on a huge page-cache page maps it by a PMD. */
 	if (m->huge && !absent_why &&
-	    !hb_check_huge_subject(ctx, "subject_huge_private_read_faults", &b, &c, 0,
+	    !hb_check_huge_subject(ctx, "subject_private_read_faults_PmdMapped", &b, &c, 0,
 				   (long long)(size / 1024), absent, sizeof(absent)))
 		absent_why = absent;
 	snprintf(name, sizeof(name), "private_read_fault_%s", m->tag);

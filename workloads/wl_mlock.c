@@ -15,7 +15,7 @@
  * Where mainline deliberately differs from the 2015 series, the expectation
  * comes from ml_kernels[] below: the observed value must be the seed's or
  * that kernel's, and a difference from the seed is a note plus a metric.
- * Subject check subject_setup_huge: filling A allocated a huge page per extent
+ * Subject check subject_setup_huge_PmdMapped: filling A allocated a huge page per extent
  * and PMD-mapped them all; without that no phase runs.
  */
 #define _GNU_SOURCE
@@ -236,7 +236,7 @@ static bool ml_setup(struct ml_state *t)
 	hb_snap(t->ctx, &b);
 	hb_emit_snapshot(t->ctx, "fill_a", &a, &b);
 	/* The subject: huge pages locked through a PMD; none, nothing to lock. */
-	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge", &a, &b,
+	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &b,
 				   (long long)(t->size / HB_HPAGE), (long long)t->size / 1024,
 				   NULL, 0))
 		return false;

@@ -13,7 +13,7 @@
  * every extent; after each recovery ShmemHugePages and ShmemPmdMapped are
  * back to the file size; every byte still matches the pattern. Metrics: time
  * to recover for each way, khugepaged/collapse counters.
- * Subject checks: the file starts huge (subject_initial_huge), and each way
+ * Subject checks: the file starts huge (subject_initial_huge_PmdMapped), and each way
  * back really collapsed, thp_collapse_alloc >= one per extent
  * (subject_madv_collapse, subject_khugepaged_collapse); a recovery time with
  * no collapse behind it is unavailable.
@@ -271,7 +271,7 @@ static void allow_huge(struct hb_ctx *ctx)
 		hb_note(ctx, "hugepages-2048kB/enabled was never: set to inherit");
 	}
 	/* shmem_enabled=deny is left alone: a kernel set to refuse huge tmpfs
-	 * has nothing to recover, and subject_initial_huge says so. */
+	 * has nothing to recover, and subject_initial_huge_PmdMapped says so. */
 }
 
 static void recover_run(struct hb_ctx *ctx)
@@ -313,7 +313,8 @@ static void recover_run(struct hb_ctx *ctx)
 	hb_pattern_fill(r.p, r.size, RC_SEED, 0);
 	hb_snap_take(&b);
 	hb_emit_snapshot(ctx, "initial", &a, &b);
-	if (!hb_check_huge_subject(ctx, "subject_initial_huge", &a, &b, kb / 2048, kb, NULL, 0) ||
+	if (!hb_check_huge_subject(ctx, "subject_initial_huge_PmdMapped", &a, &b, kb / 2048, kb,
+				   NULL, 0) ||
 	    !hb_check_eq(ctx, "initial_ShmemHugePages_kb", kb,
 			 hb_meminfo_delta_kb(&a, &b, "ShmemHugePages")) ||
 	    !hb_check_eq(ctx, "initial_ShmemPmdMapped_kb", kb,

@@ -20,7 +20,7 @@
  * once the file is extended again) and the mapping stays readable. Split
  * counters (thp_split_page, thp_split_pmd, ...) are recorded, not checked:
  * other kernels split differently (6.18 splits non-uniformly).
- * Subject check subject_setup_huge: the fill allocated a huge page per extent
+ * Subject check subject_setup_huge_PmdMapped: the fill allocated a huge page per extent
  * and PMD-mapped them all; without that no step runs (nothing to split).
  */
 #define _GNU_SOURCE
@@ -292,7 +292,7 @@ static bool tr_setup(struct tr_state *t)
 	hb_snap(ctx, &b);
 	hb_emit_snapshot(ctx, "fill", &a, &b);
 	/* The subject: every extent a huge page mapped by a PMD. */
-	if (!hb_check_huge_subject(ctx, "subject_setup_huge", &a, &b,
+	if (!hb_check_huge_subject(ctx, "subject_setup_huge_PmdMapped", &a, &b,
 				   (long long)(t->size / HB_HPAGE), kb, NULL, 0))
 		return false;
 	hb_check(ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,

@@ -16,7 +16,7 @@
  * MADV_DONTNEED maps the extent huge again, the aligned move keeps (or
  * restores on touch) the huge mapping, the misaligned move maps by PTEs, and
  * the moved-from range is really gone. Each operation is timed.
- * Subject check subject_setup_huge: the fill allocated a huge page per extent
+ * Subject check subject_setup_huge_PmdMapped: the fill allocated a huge page per extent
  * and PMD-mapped them all; without that no step runs.
  */
 #define _GNU_SOURCE
@@ -264,7 +264,7 @@ static bool um_setup(struct um_state *t)
 	hb_emit_snapshot(t->ctx, "fill", &a, &t->last);
 	/* Preconditions: every extent a huge page mapped by a PMD. The subject
 	 * check first: without huge PMDs no step means anything. */
-	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge", &a, &t->last,
+	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &t->last,
 				   (long long)(t->size / HB_HPAGE), kb, NULL, 0))
 		return false;
 	return hb_check(t->ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,
