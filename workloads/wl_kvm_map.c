@@ -23,7 +23,8 @@
  * memory), truncate of the last extent and re-extension - and KVM must drop
  * the affected mappings, the guest must read zeros exactly in the hole and
  * intact data elsewhere, and re-touching must map the memory again.
- * Subject check subject_huge_pages_2m: the huge=always tmpfs backing got
+ * Subject checks subject_huge_pages_2m (and subject_memfd_pages_2m when
+ * memfd_shmem_enabled asks for huge memfd): that huge shmem backing got
  * 2 MiB stage-2 mappings, whatever shmem_enabled says; where it did not, its
  * timings are unavailable. shmem_enabled=VALUE sets the knob first.
  *
@@ -246,6 +247,7 @@ struct kvm_map_run {
 	unsigned int cmd_ms;
 	bool prefault;
 	bool raw_stats;	     /* also emit the raw stats files (hex) after the write pass */
+	bool subject;	     /* huge shmem is this backing's subject (kvm_map_subject) */
 	char dir[64], path[96];
 	int fd;
 	void *resv;	     /* reservation the aligned mapping sits in */
@@ -669,24 +671,41 @@ static void kvm_map_metric(struct kvm_map_run *r, const char *what, const char *
 }
 
 /*
- * The subject: the huge=always tmpfs backing is what this workload is about;
- * its guest RAM must get 2 MiB stage-2 mappings whatever shmem_enabled says
- * (a kernel or a knob that denies huge tmpfs leaves nothing to measure).
- * Where it got none, that backing's timings are unavailable.
+ * The subject: huge shmem guest RAM is what this workload is about -- the
+ * huge=always tmpfs backing always, the memfd backing when the suite line
+ * asks for huge memfd (memfd_shmem_enabled=always, within_size, advise or
+ * force). Its guest RAM must get 2 MiB stage-2 mappings whatever
+ * shmem_enabled says (a kernel or a knob that denies huge tmpfs leaves
+ * nothing to measure). Where it got none, that backing's timings are
+ * unavailable.
  */
 static void kvm_map_subject(struct kvm_map_run *r, const struct kvm_map_pages *before)
 {
 	long long p2 = r->pg.p2m - before->p2m;
+	char name[96], exp[128];
 
-	if (r->b->kind != KVM_MAP_TMPFS || strcmp(r->b->opts, "huge=always"))
+	if (!r->subject)
 		return;
-	if (hb_check(r->ctx, "subject_huge_pages_2m", p2 >= 1,
-		     ">= +1 2 MiB stage-2 mapping of huge=always tmpfs guest RAM",
-		     "pages_2m %+lld, pages_4k %+lld (%s)", p2, r->pg.p4k - before->p4k, r->knob))
+	kvm_map_name(exp, sizeof(exp), r, "pages_2m");
+	snprintf(name, sizeof(name), "subject_%s", exp);
+	snprintf(exp, sizeof(exp), ">= +1 2 MiB stage-2 mapping of huge shmem guest RAM (%s)",
+		 r->b->tag);
+	if (hb_check(r->ctx, name, p2 >= 1, exp, "pages_2m %+lld, pages_4k %+lld (%s)", p2,
+		     r->pg.p4k - before->p4k, r->knob))
 		return;
 	snprintf(r->absent_buf, sizeof(r->absent_buf),
-		 "no 2 MiB stage-2 mapping of huge=always tmpfs guest RAM (%s)", r->knob);
+		 "no 2 MiB stage-2 mapping of huge shmem guest RAM (%s)", r->knob);
 	r->absent = r->absent_buf;
+}
+
+/* Whether a backing is meant to be huge shmem (kvm_map_subject). */
+static bool kvm_map_wants_huge(const struct kvm_map_backing *b, const char *memfd_knob)
+{
+	if (b->kind == KVM_MAP_TMPFS)
+		return strcmp(b->opts, "huge=always") == 0;
+	return b->kind == KVM_MAP_MEMFD &&
+	       (!strcmp(memfd_knob, "always") || !strcmp(memfd_knob, "within_size") ||
+		!strcmp(memfd_knob, "advise") || !strcmp(memfd_knob, "force"));
 }
 
 static bool kvm_map_check_eq(struct kvm_map_run *r, const char *what, long long want, long long got)
@@ -993,10 +1012,11 @@ static int kvm_map_change(struct kvm_map_run *r, const struct kvm_map_change *c)
 }
 
 static void kvm_map_one(struct hb_ctx *ctx, const struct kvm_map_backing *b, size_t size,
-			unsigned int cmd_ms, bool prefault, bool raw_stats, bool first)
+			unsigned int cmd_ms, bool prefault, bool raw_stats, bool first, bool subject)
 {
 	struct kvm_map_run r = { .ctx = ctx, .b = b, .size = size, .n_ext = size / HB_HPAGE,
 				 .cmd_ms = cmd_ms, .prefault = prefault, .raw_stats = raw_stats,
+				 .subject = subject,
 				 .fd = -1,
 				 .stats_fd = -1, .vcpu_stats_fd = -1, .hugetlb_saved = -1 };
 	size_t half = r.n_ext / 2;
@@ -1260,7 +1280,7 @@ static void kvm_map_run(struct hb_ctx *ctx)
 			}
 		}
 		kvm_map_one(ctx, b, (size_t)size_mb * HB_MB, (unsigned int)cmd_s * 1000, prefault,
-			    raw_stats, first);
+			    raw_stats, first, kvm_map_wants_huge(b, memfd_knob));
 		first = false;
 		p += l;
 		if (*p == ',')
