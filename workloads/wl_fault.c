@@ -7,10 +7,11 @@
  * measures read faults the same way. Checks follow the huge tmpfs design: the
  * huge mapping's address is 2 MiB aligned and ShmemHugePages/ShmemPmdMapped
  * grow by exactly the mapped size; on huge=never neither moves.
- * Subject checks: the timed huge write pass allocated a huge page per extent
- * and PMD-mapped them all (subject_huge_write_faults_PmdMapped), the private read pass
- * PMD-mapped them all (subject_private_read_faults_PmdMapped); where not, the
- * huge metrics of that pass are unavailable: they would time small faults.
+ * Subject checks: the timed huge write pass allocated a huge page per
+ * extent and PMD-mapped them all (subject_huge_write_faults_PmdMapped), the
+ * private read pass PMD-mapped them all (subject_private_read_faults_PmdMapped);
+ * where not, the huge metrics of that pass are unavailable: they would time
+ * small faults.
  * shmem_enabled=VALUE (every huge tmpfs workload) sets the global knob first.
  */
 #define _GNU_SOURCE
