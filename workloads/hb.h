@@ -141,4 +141,43 @@ void hb_ctx_finish(struct hb_ctx *ctx); /* emits workload_end */
 void hb_ctx_free(struct hb_ctx *ctx);
 void hb_emit_raw(int fd, json_t *obj); /* one line, steals obj */
 
+/* ---- subject-present checks (issue 15) --------------------------------- */
+/* A workload must never pass when the thing it measures is absent: each one
+ * checks that its subject (a huge page, a PMD mapping, a collapse, a swap-out,
+ * a 2 MiB stage-2 mapping) really happened, with a check named subject_*,
+ * and records the metrics that measured the absent subject as unavailable.
+ * README.md "Subject-present checks" lists them per workload. */
+
+/* The suite-line value of key, or NULL when the line does not give it. Unlike
+ * hb_param_str(), a key that is not given is not recorded in the params. */
+const char *hb_param_given(struct hb_ctx *ctx, const char *key);
+/* hb_metric(), or hb_metric_unavailable() with absent_why when that is not
+ * NULL: for a metric whose subject may be absent. */
+void hb_metric_subject(struct hb_ctx *ctx, const char *name, const char *unit,
+		       enum hb_better better, const double *samples, size_t n,
+		       const char *absent_why);
+/* The suite parameter every huge tmpfs workload takes: shmem_enabled=VALUE
+ * writes VALUE to /sys/kernel/mm/transparent_hugepage/shmem_enabled before
+ * the workload runs (the runner puts the knob back after it). 0, or -errno
+ * after hb_error(). Not given: nothing is written or recorded. */
+int hb_apply_shmem_enabled(struct hb_ctx *ctx);
+/* The `unsupported` probe of the huge tmpfs workloads: applies
+ * shmem_enabled= first, then skips only where huge tmpfs cannot exist (no
+ * shmem THP in the kernel). shmem_enabled=deny -- from the suite line or the
+ * system -- is run, not skipped: huge=always mounts but never gets a huge
+ * page there, which the subject_* checks must catch. */
+const char *hb_huge_tmpfs_probe(struct hb_ctx *ctx);
+/* The subject check of a huge tmpfs measurement between snapshots a and b:
+ * thp_file_alloc grew by >= n_huge and ShmemPmdMapped by >= pmd_kb (0: PMD
+ * mapping not required). On failure, why (if not NULL) gets a reason for the
+ * metrics of the pass (hb_metric_subject). Returns pass. */
+bool hb_check_huge_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
+			   const struct hb_snap *b, long long n_huge, long long pmd_kb, char *why,
+			   size_t why_len);
+
+/* Target host: record (add) or clear something this workload set up on the
+ * host (kind "zram", "swap", "cgroup", "memctl"), in the runner's journal,
+ * so a killed run is undone at the next start (runner.c). No-op in a guest. */
+void hb_host_state_note(bool add, const char *kind, const char *arg);
+
 #endif

@@ -284,3 +284,29 @@ void hb_ctx_finish(struct hb_ctx *ctx)
 				"reason", ctx->reason, "params", ctx->params, "checks",
 				ctx->n_checks, "failed_checks", ctx->n_failed));
 }
+
+/* ---- subject-present helpers (see hb.h) ---------------------------------- */
+
+const char *hb_param_given(struct hb_ctx *ctx, const char *key)
+{
+	json_t *v = json_object_get(ctx->given, key);
+
+	if (!v)
+		return NULL;
+	json_object_set(ctx->params, key, v);
+	return json_string_value(v);
+}
+
+void hb_metric_subject(struct hb_ctx *ctx, const char *name, const char *unit,
+		       enum hb_better better, const double *samples, size_t n,
+		       const char *absent_why)
+{
+	char why[512];
+
+	if (!absent_why) {
+		hb_metric(ctx, name, unit, better, samples, n);
+		return;
+	}
+	snprintf(why, sizeof(why), "subject absent: %s", absent_why);
+	hb_metric_unavailable(ctx, name, unit, better, why);
+}

@@ -307,3 +307,64 @@ int hb_load_module(const char *name, const char *params)
 	close(fd);
 	return r;
 }
+
+/* ---- subject-present helpers (see hb.h) ---------------------------------- */
+
+#define HB_SHMEM_ENABLED "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+
+int hb_apply_shmem_enabled(struct hb_ctx *ctx)
+{
+	const char *v = hb_param_given(ctx, "shmem_enabled");
+	char now[32];
+	int r;
+
+	if (!v)
+		return 0;
+	r = hb_write_file(HB_SHMEM_ENABLED, v);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "shmem_enabled=%s: cannot write it to " HB_SHMEM_ENABLED, v);
+		return r;
+	}
+	hb_knob_active(HB_SHMEM_ENABLED, now, sizeof(now));
+	hb_note(ctx, "shmem_enabled set to '%s' for this workload (suite parameter)", now);
+	return 0;
+}
+
+const char *hb_huge_tmpfs_probe(struct hb_ctx *ctx)
+{
+	if (access(HB_SHMEM_ENABLED, F_OK))
+		return "kernel has no shmem THP (" HB_SHMEM_ENABLED " missing)";
+	hb_apply_shmem_enabled(ctx);
+	return NULL;
+}
+
+bool hb_check_huge_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
+			   const struct hb_snap *b, long long n_huge, long long pmd_kb, char *why,
+			   size_t why_len)
+{
+	long long alloc = hb_vmstat_delta(a, b, "thp_file_alloc");
+	long long pmd = hb_meminfo_delta_kb(a, b, "ShmemPmdMapped");
+	long long huge = hb_meminfo_delta_kb(a, b, "ShmemHugePages");
+	long long fb = hb_vmstat_delta(a, b, "thp_file_fallback");
+	bool pass = alloc >= n_huge && pmd >= pmd_kb;
+	char exp[160], knob[32];
+
+	hb_knob_active(HB_SHMEM_ENABLED, knob, sizeof(knob));
+	if (pmd_kb > 0 && n_huge > 0)
+		snprintf(exp, sizeof(exp), "huge pages: thp_file_alloc >= +%lld and ShmemPmdMapped "
+			 ">= +%lld kB", n_huge, pmd_kb);
+	else if (pmd_kb > 0)
+		snprintf(exp, sizeof(exp), "huge pages PMD-mapped: ShmemPmdMapped >= +%lld kB", pmd_kb);
+	else
+		snprintf(exp, sizeof(exp), "huge pages: thp_file_alloc >= +%lld", n_huge);
+	hb_check(ctx, name, pass, exp,
+		 "thp_file_alloc %+lld, ShmemPmdMapped %+lld kB, ShmemHugePages %+lld kB, "
+		 "thp_file_fallback %+lld (shmem_enabled=%s)",
+		 alloc, pmd, huge, fb, knob[0] ? knob : "absent");
+	if (!pass && why)
+		snprintf(why, why_len, "%s failed: thp_file_alloc %+lld of %lld, ShmemPmdMapped "
+			 "%+lld of %lld kB (shmem_enabled=%s)", name, alloc, n_huge, pmd, pmd_kb,
+			 knob[0] ? knob : "absent");
+	return pass;
+}

@@ -12,7 +12,12 @@
  * both extents lie within i_size. Only the first byte of each extent is
  * written, so a cell costs two faults.
  *
- * Params: tmpfs=1 internal=1 persize=1 (which parts of the matrix run).
+ * Subject check subject_huge_cells: at least one cell got a huge page; a
+ * matrix where none did measured no huge page at all.
+ *
+ * Params: tmpfs=1 internal=1 persize=1 (which parts of the matrix run);
+ * shmem_enabled=VALUE runs only the rows with that top-level value (this
+ * workload sets the knob itself, cell by cell).
  */
 #define _GNU_SOURCE
 #include "hb.h"
@@ -39,7 +44,9 @@ struct kn_state {
 	bool sysv_ok;
 	bool have_pmd_knob;
 	enum kt_mode cur_top, cur_pmd; /* what we last wrote (KT_UNSET: unknown) */
+	enum kt_mode only_top;	       /* shmem_enabled= rows only, or KT_UNSET: all */
 	int cells, passed, unsettable;
+	int huge_cells;		       /* cells that got a huge page (the subject) */
 };
 
 static const enum kt_mode tops[] = { KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE,
@@ -139,6 +146,8 @@ static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 	int fd = -1, shmid = -1, r;
 	long long fb;
 
+	if (st->only_top != KT_UNSET && c.top != st->only_top)
+		return;
 	cell_name(&c, name, sizeof(name));
 	r = c.pmd_knob != KT_UNSET ? set_knob(KN_PMD, c.pmd_knob, &st->cur_pmd) : 0;
 	if (r) {
@@ -182,6 +191,8 @@ static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 		want[e] = kt_expect_huge(&c);
 	}
 	hb_snap_take(&b);
+	if (got[0] || got[1])
+		st->huge_cells++;
 	fb = hb_vmstat_delta(&a, &b, "thp_file_fallback");
 	snprintf(exp, sizeof(exp), "e0=%s e1=%s", want[0] ? "huge" : "small",
 		 want[1] ? "huge" : "small");
@@ -217,7 +228,22 @@ static void knobs_run(struct hb_ctx *ctx)
 	char top0[32], pmd0[32], dir[64], opts[64];
 	struct hb_snap s0, s1;
 	uint64_t t0 = hb_now_ns();
+	const char *only = hb_param_given(ctx, "shmem_enabled");
+	double v;
 	int id;
+
+	st.only_top = KT_UNSET;
+	if (only) {
+		for (size_t t = 0; t < N_OF(tops); t++)
+			if (!strcmp(only, kt_mode_name[tops[t]]))
+				st.only_top = tops[t];
+		if (st.only_top == KT_UNSET) {
+			errno = 0;
+			hb_error(ctx, "shmem_enabled=%s: not one of always, within_size, advise, never, "
+				      "deny, force", only);
+			return;
+		}
+	}
 
 	hb_knob_active(KN_TOP, top0, sizeof(top0));
 	hb_knob_active(KN_PMD, pmd0, sizeof(pmd0));
@@ -286,8 +312,17 @@ static void knobs_run(struct hb_ctx *ctx)
 	hb_snap_take(&s1);
 	hb_emit_snapshot(ctx, "persize_matrix", &s0, &s1);
 
+	/* The subject: huge shmem pages. A matrix in which no cell got one --
+	 * a kernel that never gives them, or only rows that deny them -- has
+	 * checked nothing about huge pages. */
+	hb_check(ctx, "subject_huge_cells", st.huge_cells >= 1,
+		 ">= 1 cell got a PMD-sized huge page", "%d of %d cells (shmem_enabled rows: %s)",
+		 st.huge_cells, st.cells,
+		 st.only_top == KT_UNSET ? "all" : kt_mode_name[st.only_top]);
 	hb_metric1(ctx, "knobs_cells", "count", HB_INFO, st.cells);
-	hb_metric1(ctx, "knobs_cells_matching", "count", HB_HIGHER, st.passed);
+	v = st.passed;
+	hb_metric_subject(ctx, "knobs_cells_matching", "count", HB_HIGHER, &v, 1,
+			  st.huge_cells ? NULL : "no cell got a huge page");
 	hb_metric1(ctx, "knobs_elapsed", "ms", HB_INFO, (double)(hb_now_ns() - t0) / 1e6);
 out:
 	/* The runner restores the knobs too; put them back at once anyway. */

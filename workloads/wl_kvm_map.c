@@ -23,6 +23,10 @@
  * memory), truncate of the last extent and re-extension - and KVM must drop
  * the affected mappings, the guest must read zeros exactly in the hole and
  * intact data elsewhere, and re-touching must map the memory again.
+ * Subject checks subject_huge_pages_2m (and subject_memfd_pages_2m when
+ * memfd_shmem_enabled asks for huge memfd): that huge shmem backing got
+ * 2 MiB stage-2 mappings, whatever shmem_enabled says; where it did not, its
+ * timings are unavailable. shmem_enabled=VALUE sets the knob first.
  *
  * The host never touches guest RAM before the guest does unless prefault=1:
  * by default KVM's own get_user_pages() fault decides the host mapping
@@ -243,6 +247,7 @@ struct kvm_map_run {
 	unsigned int cmd_ms;
 	bool prefault;
 	bool raw_stats;	     /* also emit the raw stats files (hex) after the write pass */
+	bool subject;	     /* huge shmem is this backing's subject (kvm_map_subject) */
 	char dir[64], path[96];
 	int fd;
 	void *resv;	     /* reservation the aligned mapping sits in */
@@ -258,6 +263,8 @@ struct kvm_map_run {
 	long hugetlb_saved;  /* nr_hugepages to restore, or -1 */
 	struct kvm_map_pages pg;
 	struct hb_snap snap0; /* before anything touched the backing */
+	const char *absent;   /* why the timings do not time the subject, or NULL */
+	char absent_buf[256];
 };
 
 /* One rich error path: what was being done plus the library's errno. */
@@ -660,7 +667,45 @@ static void kvm_map_metric(struct kvm_map_run *r, const char *what, const char *
 	char name[96];
 
 	kvm_map_name(name, sizeof(name), r, what);
-	hb_metric(r->ctx, name, unit, better, s, n);
+	hb_metric_subject(r->ctx, name, unit, better, s, n, r->absent);
+}
+
+/*
+ * The subject: huge shmem guest RAM is what this workload is about -- the
+ * huge=always tmpfs backing always, the memfd backing when the suite line
+ * asks for huge memfd (memfd_shmem_enabled=always, within_size, advise or
+ * force). Its guest RAM must get 2 MiB stage-2 mappings whatever
+ * shmem_enabled says (a kernel or a knob that denies huge tmpfs leaves
+ * nothing to measure). Where it got none, that backing's timings are
+ * unavailable.
+ */
+static void kvm_map_subject(struct kvm_map_run *r, const struct kvm_map_pages *before)
+{
+	long long p2 = r->pg.p2m - before->p2m;
+	char name[96], exp[128];
+
+	if (!r->subject)
+		return;
+	kvm_map_name(exp, sizeof(exp), r, "pages_2m");
+	snprintf(name, sizeof(name), "subject_%s", exp);
+	snprintf(exp, sizeof(exp), ">= +1 2 MiB stage-2 mapping of huge shmem guest RAM (%s)",
+		 r->b->tag);
+	if (hb_check(r->ctx, name, p2 >= 1, exp, "pages_2m %+lld, pages_4k %+lld (%s)", p2,
+		     r->pg.p4k - before->p4k, r->knob))
+		return;
+	snprintf(r->absent_buf, sizeof(r->absent_buf),
+		 "no 2 MiB stage-2 mapping of huge shmem guest RAM (%s)", r->knob);
+	r->absent = r->absent_buf;
+}
+
+/* Whether a backing is meant to be huge shmem (kvm_map_subject). */
+static bool kvm_map_wants_huge(const struct kvm_map_backing *b, const char *memfd_knob)
+{
+	if (b->kind == KVM_MAP_TMPFS)
+		return strcmp(b->opts, "huge=always") == 0;
+	return b->kind == KVM_MAP_MEMFD &&
+	       (!strcmp(memfd_knob, "always") || !strcmp(memfd_knob, "within_size") ||
+		!strcmp(memfd_knob, "advise") || !strcmp(memfd_knob, "force"));
 }
 
 static bool kvm_map_check_eq(struct kvm_map_run *r, const char *what, long long want, long long got)
@@ -756,6 +801,7 @@ static int kvm_map_passes(struct kvm_map_run *r)
 	if (kvm_map_stats(r, "after_read"))
 		goto out;
 
+	kvm_map_subject(r, &before);
 	kvm_map_metric(r, "first_touch_per_2m", "ns", HB_LOWER, w, n);
 	kvm_map_metric(r, "first_touch_per_4k", "ns", HB_LOWER, w4, n);
 	kvm_map_metric(r, "second_pass_per_2m", "ns", HB_LOWER, rd, n);
@@ -765,9 +811,13 @@ static int kvm_map_passes(struct kvm_map_run *r)
 	kvm_map_metric(r, "first_touch_guest_4k_half", "ns", HB_INFO, &wh[1], 1);
 	{
 		double p2 = (double)r->pg.p2m, p4 = (double)r->pg.p4k;
+		char name[96];
 
-		kvm_map_metric(r, "kvm_pages_2m", "count", HB_INFO, &p2, 1);
-		kvm_map_metric(r, "kvm_pages_4k", "count", HB_INFO, &p4, 1);
+		/* the subject's own measure: numbers even when it is absent */
+		kvm_map_name(name, sizeof(name), r, "kvm_pages_2m");
+		hb_metric(r->ctx, name, "count", HB_INFO, &p2, 1);
+		kvm_map_name(name, sizeof(name), r, "kvm_pages_4k");
+		hb_metric(r->ctx, name, "count", HB_INFO, &p4, 1);
 	}
 	{
 		char label[64];
@@ -962,10 +1012,11 @@ static int kvm_map_change(struct kvm_map_run *r, const struct kvm_map_change *c)
 }
 
 static void kvm_map_one(struct hb_ctx *ctx, const struct kvm_map_backing *b, size_t size,
-			unsigned int cmd_ms, bool prefault, bool raw_stats, bool first)
+			unsigned int cmd_ms, bool prefault, bool raw_stats, bool first, bool subject)
 {
 	struct kvm_map_run r = { .ctx = ctx, .b = b, .size = size, .n_ext = size / HB_HPAGE,
 				 .cmd_ms = cmd_ms, .prefault = prefault, .raw_stats = raw_stats,
+				 .subject = subject,
 				 .fd = -1,
 				 .stats_fd = -1, .vcpu_stats_fd = -1, .hugetlb_saved = -1 };
 	size_t half = r.n_ext / 2;
@@ -1172,7 +1223,7 @@ static void kvm_map_run(struct hb_ctx *ctx)
 	char why[512];
 	bool first = true;
 
-	if (hb_failed(ctx))
+	if (hb_failed(ctx) || hb_apply_shmem_enabled(ctx))
 		return;
 	if (size_mb < 8 || size_mb % 2 || size_mb > 1024) {
 		errno = 0;
@@ -1229,7 +1280,7 @@ static void kvm_map_run(struct hb_ctx *ctx)
 			}
 		}
 		kvm_map_one(ctx, b, (size_t)size_mb * HB_MB, (unsigned int)cmd_s * 1000, prefault,
-			    raw_stats, first);
+			    raw_stats, first, kvm_map_wants_huge(b, memfd_knob));
 		first = false;
 		p += l;
 		if (*p == ',')

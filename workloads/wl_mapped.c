@@ -17,6 +17,8 @@
  * file existed. What Mapped shows while only part of a huge page is mapped
  * depends on the kernel (mp_kernels[] below): the seed's or that kernel's
  * value must show, and a difference from the seed is a note plus a metric.
+ * Subject check subject_setup_huge: writing the file allocated a huge page
+ * per extent; without that no phase runs.
  */
 #define _GNU_SOURCE
 #include "hb.h"
@@ -287,7 +289,11 @@ static bool mp_create(struct mp_state *t)
 	}
 	hb_snap(t->ctx, &b);
 	hb_emit_snapshot(t->ctx, "create", &a, &b);
-	/* Precondition: the file is huge pages, none of them mapped yet. */
+	/* Precondition: the file is huge pages, none of them mapped yet. The
+	 * subject check first: a huge page per extent was allocated. */
+	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge", &a, &b,
+				   (long long)(t->size / HB_HPAGE), 0, NULL, 0))
+		return false;
 	return hb_check_eq(t->ctx, "setup_ShmemHugePages_delta_kb", (long long)t->size / 1024,
 			   hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"));
 }
@@ -350,6 +356,6 @@ const struct hb_workload hb_wl_mapped = {
 	.name = "mapped",
 	.help = "Mapped/ShmemPmdMapped when one process maps huge tmpfs huge and another 4 KiB "
 		"of it (size_mb>=2)",
-	.unsupported = hb_huge_tmpfs_unsupported,
+	.unsupported = hb_huge_tmpfs_probe,
 	.run = mapped_run,
 };

@@ -15,6 +15,8 @@
  * Where mainline deliberately differs from the 2015 series, the expectation
  * comes from ml_kernels[] below: the observed value must be the seed's or
  * that kernel's, and a difference from the seed is a note plus a metric.
+ * Subject check subject_setup_huge_PmdMapped: filling A allocated a huge page per extent
+ * and PMD-mapped them all; without that no phase runs.
  */
 #define _GNU_SOURCE
 #include "hb.h"
@@ -233,6 +235,11 @@ static bool ml_setup(struct ml_state *t)
 	hb_pattern_fill(t->a, t->size, ML_SEED, 0);
 	hb_snap(t->ctx, &b);
 	hb_emit_snapshot(t->ctx, "fill_a", &a, &b);
+	/* The subject: huge pages locked through a PMD; none, nothing to lock. */
+	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &b,
+				   (long long)(t->size / HB_HPAGE), (long long)t->size / 1024,
+				   NULL, 0))
+		return false;
 	if (!(hb_check(t->ctx, "setup_a_addr_2m_aligned", ((uintptr_t)t->a & (HB_HPAGE - 1)) == 0,
 		       "address % 2 MiB == 0", "%p", (void *)t->a) &
 	      hb_check_eq(t->ctx, "setup_a_ShmemPmdMapped_delta_kb", (long long)t->size / 1024,
@@ -306,6 +313,6 @@ const struct hb_workload hb_wl_mlock = {
 	.name = "mlock",
 	.help = "Mlocked/Unevictable accounting for PMD, PTE and mixed mlocks of huge tmpfs "
 		"(size_mb>=4, window_kb)",
-	.unsupported = hb_huge_tmpfs_unsupported,
+	.unsupported = hb_huge_tmpfs_probe,
 	.run = mlock_run,
 };

@@ -13,6 +13,10 @@
  * every extent; after each recovery ShmemHugePages and ShmemPmdMapped are
  * back to the file size; every byte still matches the pattern. Metrics: time
  * to recover for each way, khugepaged/collapse counters.
+ * Subject checks: the file starts huge (subject_initial_huge_PmdMapped), and each way
+ * back really collapsed, thp_collapse_alloc >= one per extent
+ * (subject_madv_collapse, subject_khugepaged_collapse); a recovery time with
+ * no collapse behind it is unavailable.
  *
  * Params: size_mb=8 wait_s=20 poll_ms=50.
  */
@@ -117,6 +121,21 @@ static bool split_all(struct rc *r, int round, const char *tag)
 	return verify(r, name);
 }
 
+/* The subject of a recovery phase: a collapse happened, one new huge page
+ * per extent (thp_collapse_alloc counts MADV_COLLAPSE and khugepaged). */
+static bool subject_collapsed(struct rc *r, const char *name, const struct hb_snap *a,
+			      const struct hb_snap *b)
+{
+	long long n = (long long)(r->size / HB_HPAGE);
+	char exp[96];
+
+	snprintf(exp, sizeof(exp), "a collapse per extent: thp_collapse_alloc >= +%lld", n);
+	return hb_check(r->ctx, name, hb_vmstat_delta(a, b, "thp_collapse_alloc") >= n, exp,
+			"thp_collapse_alloc %+lld, thp_collapse_alloc_failed %+lld",
+			hb_vmstat_delta(a, b, "thp_collapse_alloc"),
+			hb_vmstat_delta(a, b, "thp_collapse_alloc_failed"));
+}
+
 static void final_checks(struct rc *r, const char *tag)
 {
 	long long huge = 0, pmd = 0, kb = (long long)(r->size / 1024);
@@ -137,6 +156,8 @@ static void phase_collapse(struct rc *r)
 	struct hb_snap a, b;
 	uint64_t t0, t1;
 	int ret = -1, err = 0, tries = 0;
+	double ms;
+	bool ok;
 
 	if (!split_all(r, 0, "collapse"))
 		return;
@@ -158,9 +179,12 @@ static void phase_collapse(struct rc *r)
 				      "madvise(MADV_COLLAPSE) failed: EINVAL (kernel before 6.1)");
 		return;
 	}
+	ok = subject_collapsed(r, "subject_madv_collapse", &a, &b);
 	hb_check(r->ctx, "collapse_madvise", ret == 0, "madvise(MADV_COLLAPSE) == 0",
 		 "%s after %d tries", ret ? strerror(err) : "0", tries);
-	hb_metric1(r->ctx, "madv_collapse_time", "ms", HB_LOWER, (double)(t1 - t0) / 1e6);
+	ms = (double)(t1 - t0) / 1e6;
+	hb_metric_subject(r->ctx, "madv_collapse_time", "ms", HB_LOWER, &ms, 1,
+			  ok && ret == 0 ? NULL : "MADV_COLLAPSE did not collapse every extent");
 	hb_metric1(r->ctx, "collapse_thp_collapse_alloc", "count", HB_INFO,
 		   (double)hb_vmstat_delta(&a, &b, "thp_collapse_alloc"));
 	final_checks(r, "collapse");
@@ -204,6 +228,7 @@ static void phase_khugepaged(struct rc *r, long wait_s, long poll_ms)
 	}
 	hb_snap_take(&b);
 	hb_emit_snapshot(r->ctx, "khugepaged", &a, &b);
+	subject_collapsed(r, "subject_khugepaged_collapse", &a, &b);
 	hb_read_file(RC_KHP "/full_scans", full1, sizeof(full1));
 	hb_read_file(RC_KHP "/pages_collapsed", coll1, sizeof(coll1));
 	hb_metric1(r->ctx, "khugepaged_full_scans", "count", HB_INFO,
@@ -230,7 +255,7 @@ static void phase_khugepaged(struct rc *r, long wait_s, long poll_ms)
 }
 
 /* khugepaged only runs (and only registers an mm) while PMD-size THP is
- * enabled for anonymous memory; the mount must not be denied huge. */
+ * enabled for anonymous memory. */
 static void allow_huge(struct hb_ctx *ctx)
 {
 	char v[32];
@@ -245,11 +270,8 @@ static void allow_huge(struct hb_ctx *ctx)
 		hb_write_file(RC_THP "/hugepages-2048kB/enabled", "inherit");
 		hb_note(ctx, "hugepages-2048kB/enabled was never: set to inherit");
 	}
-	hb_knob_active(RC_THP "/shmem_enabled", v, sizeof(v));
-	if (strcmp(v, "deny") == 0) {
-		hb_write_file(RC_THP "/shmem_enabled", "never");
-		hb_note(ctx, "shmem_enabled was deny: set to never so huge=always applies");
-	}
+	/* shmem_enabled=deny is left alone: a kernel set to refuse huge tmpfs
+	 * has nothing to recover, and subject_initial_huge_PmdMapped says so. */
 }
 
 static void recover_run(struct hb_ctx *ctx)
@@ -291,7 +313,9 @@ static void recover_run(struct hb_ctx *ctx)
 	hb_pattern_fill(r.p, r.size, RC_SEED, 0);
 	hb_snap_take(&b);
 	hb_emit_snapshot(ctx, "initial", &a, &b);
-	if (!hb_check_eq(ctx, "initial_ShmemHugePages_kb", kb,
+	if (!hb_check_huge_subject(ctx, "subject_initial_huge_PmdMapped", &a, &b, kb / 2048, kb,
+				   NULL, 0) ||
+	    !hb_check_eq(ctx, "initial_ShmemHugePages_kb", kb,
 			 hb_meminfo_delta_kb(&a, &b, "ShmemHugePages")) ||
 	    !hb_check_eq(ctx, "initial_ShmemPmdMapped_kb", kb,
 			 hb_meminfo_delta_kb(&a, &b, "ShmemPmdMapped"))) {
@@ -313,7 +337,7 @@ out:
 
 static const char *recover_unsupported(struct hb_ctx *ctx)
 {
-	const char *why = hb_huge_tmpfs_unsupported(ctx);
+	const char *why = hb_huge_tmpfs_probe(ctx);
 
 	if (why)
 		return why;

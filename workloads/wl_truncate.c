@@ -20,6 +20,8 @@
  * once the file is extended again) and the mapping stays readable. Split
  * counters (thp_split_page, thp_split_pmd, ...) are recorded, not checked:
  * other kernels split differently (6.18 splits non-uniformly).
+ * Subject check subject_setup_huge_PmdMapped: the fill allocated a huge page per extent
+ * and PMD-mapped them all; without that no step runs (nothing to split).
  */
 #define _GNU_SOURCE
 #include "hb.h"
@@ -289,6 +291,10 @@ static bool tr_setup(struct tr_state *t)
 	hb_pattern_fill(t->map, t->size, TR_SEED, 0);
 	hb_snap(ctx, &b);
 	hb_emit_snapshot(ctx, "fill", &a, &b);
+	/* The subject: every extent a huge page mapped by a PMD. */
+	if (!hb_check_huge_subject(ctx, "subject_setup_huge_PmdMapped", &a, &b,
+				   (long long)(t->size / HB_HPAGE), kb, NULL, 0))
+		return false;
 	hb_check(ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,
 		 "address % 2 MiB == 0", "%p", (void *)t->map);
 	/* Preconditions: without huge PMD-mapped extents the bounds below mean nothing. */
@@ -377,6 +383,6 @@ const struct hb_workload hb_wl_truncate = {
 	.name = "truncate",
 	.help = "ftruncate and punch holes inside huge tmpfs extents: split/free accounting, "
 		"data, latency (size_mb>=16, hole_kb)",
-	.unsupported = hb_huge_tmpfs_unsupported,
+	.unsupported = hb_huge_tmpfs_probe,
 	.run = truncate_run,
 };

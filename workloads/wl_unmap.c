@@ -16,6 +16,8 @@
  * MADV_DONTNEED maps the extent huge again, the aligned move keeps (or
  * restores on touch) the huge mapping, the misaligned move maps by PTEs, and
  * the moved-from range is really gone. Each operation is timed.
+ * Subject check subject_setup_huge_PmdMapped: the fill allocated a huge page per extent
+ * and PMD-mapped them all; without that no step runs.
  */
 #define _GNU_SOURCE
 #include "hb.h"
@@ -260,7 +262,11 @@ static bool um_setup(struct um_state *t)
 	hb_pattern_fill(t->map, t->size, UM_SEED, 0);
 	hb_snap(t->ctx, &t->last);
 	hb_emit_snapshot(t->ctx, "fill", &a, &t->last);
-	/* Preconditions: every extent a huge page mapped by a PMD. */
+	/* Preconditions: every extent a huge page mapped by a PMD. The subject
+	 * check first: without huge PMDs no step means anything. */
+	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &t->last,
+				   (long long)(t->size / HB_HPAGE), kb, NULL, 0))
+		return false;
 	return hb_check(t->ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,
 			"address % 2 MiB == 0", "%p", (void *)t->map) &
 	       hb_check_eq(t->ctx, "setup_ShmemHugePages_delta_kb", kb,
@@ -317,6 +323,6 @@ const struct hb_workload hb_wl_unmap = {
 	.name = "unmap",
 	.help = "partial munmap, MADV_DONTNEED and mremap of a PMD-mapped huge tmpfs range "
 		"(size_mb>=8, unmap_kb)",
-	.unsupported = hb_huge_tmpfs_unsupported,
+	.unsupported = hb_huge_tmpfs_probe,
 	.run = unmap_run,
 };

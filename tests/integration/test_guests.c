@@ -231,6 +231,102 @@ static void test_quick_debian_6_12(void **state)
 	assert_quick_run("debian-6.12", "6.12.");
 }
 
+/* ---- subject-present checks (issue 15) ------------------------------------ */
+
+/* configs/subject-absent.suite runs every workload under shmem_enabled=deny:
+ * huge=always mounts but no huge tmpfs page exists. Each workload's
+ * subject-present check must be the check that fails it; none may pass.
+ * kvm-map may skip where /dev/kvm cannot run the micro-guest. */
+static const struct {
+	const char *workload, *check;
+} subject_checks[] = {
+	{ "fault", "subject_huge_write_faults_PmdMapped" },
+	{ "access", "subject_huge_PmdMapped" },
+	{ "truncate", "subject_setup_huge_PmdMapped" },
+	{ "unmap", "subject_setup_huge_PmdMapped" },
+	{ "mlock", "subject_setup_huge_PmdMapped" },
+	{ "mapped", "subject_setup_huge" },
+	{ "pressure", "subject_swap_huge_fill" },
+	{ "recover", "subject_initial_huge_PmdMapped" },
+	{ "knobs", "subject_huge_cells" },
+	{ "fragment", "subject_clean_huge_success" },
+	{ "kvm-map", "subject_huge_pages_2m" },
+};
+
+/* The metric must be recorded as unavailable (subject absent), not a number. */
+static void assert_unavailable(json_t *w, const char *metric)
+{
+	json_t *m = hb_itest_metric(w, metric);
+
+	if (!m)
+		fail_msg("metric %s missing", metric);
+	assert_null(json_object_get(m, "samples"));
+	assert_non_null(strstr(hb_itest_str(m, "unavailable"), "subject absent"));
+}
+
+static void test_subject_absent(void **state)
+{
+	struct hb_itest_run r;
+	size_t i;
+	json_t *w, *c;
+	char want[128];
+
+	(void)state;
+	hb_itest_run_suite("debian-6.12", "subject-absent", NULL, &r);
+	assert_non_null(r.result);
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "fail");
+	assert_int_equal(r.exit_code, 1);
+	json_array_foreach(json_object_get(r.result, "workloads"), i, w)
+		if (strcmp(hb_itest_str(w, "status"), "pass") == 0)
+			fail_msg("%s passed with shmem_enabled=deny (%s)", hb_itest_str(w, "name"),
+				 r.dir);
+	for (size_t k = 0; k < sizeof(subject_checks) / sizeof(subject_checks[0]); k++) {
+		const char *name = subject_checks[k].workload, *st;
+
+		w = hb_itest_workload(r.result, name);
+		if (!w)
+			fail_msg("workload %s missing from %s", name, r.dir);
+		st = hb_itest_str(w, "status");
+		/* the parameter reached the kernel: the knob was set */
+		assert_string_equal(hb_itest_str(json_object_get(w, "params"), "shmem_enabled"),
+				    "deny");
+		if (strcmp(name, "kvm-map") == 0 && strcmp(st, "skip") == 0) {
+			assert_non_null(strstr(hb_itest_str(w, "reason"), "/dev/kvm"));
+			continue;
+		}
+		if (strcmp(st, "fail"))
+			fail_msg("%s: %s (%s), expected fail", name, st, hb_itest_str(w, "reason"));
+		/* the first failed check, which names the run's reason, is the
+		 * subject check, and it is there failed */
+		snprintf(want, sizeof(want), "check %s:", subject_checks[k].check);
+		if (strncmp(hb_itest_str(w, "reason"), want, strlen(want)))
+			fail_msg("%s failed for another reason: %s", name, hb_itest_str(w, "reason"));
+		c = hb_itest_check(w, subject_checks[k].check);
+		assert_non_null(c);
+		assert_false(json_is_true(json_object_get(c, "pass")));
+	}
+	/* metrics timing huge faults/accesses are unavailable, not numbers;
+	 * the small-page twins of the same run still are numbers */
+	w = hb_itest_workload(r.result, "fault");
+	assert_unavailable(w, "write_fault_huge");
+	assert_unavailable(w, "private_read_fault_huge");
+	assert_true(json_array_size(json_object_get(hb_itest_metric(w, "write_fault_small"),
+						    "samples")) > 0);
+	w = hb_itest_workload(r.result, "access");
+	assert_unavailable(w, "seq_ns_per_access_huge");
+	assert_unavailable(w, "rand_ns_per_access_huge");
+	assert_true(json_array_size(json_object_get(
+			    hb_itest_metric(w, "seq_ns_per_access_small"), "samples")) > 0);
+	w = hb_itest_workload(r.result, "fragment");
+	assert_unavailable(w, "clean_fault_latency");
+	assert_unavailable(w, "fragmented_huge_success_rate");
+	assert_unavailable(hb_itest_workload(r.result, "pressure"), "swap_fill_time");
+	assert_unavailable(hb_itest_workload(r.result, "knobs"), "knobs_cells_matching");
+	if (strcmp(hb_itest_str(hb_itest_workload(r.result, "kvm-map"), "status"), "fail") == 0)
+		assert_unavailable(hb_itest_workload(r.result, "kvm-map"), "huge_first_touch_per_2m");
+	hb_itest_run_free(&r);
+}
+
 /* A guest whose init never finishes: the host's limit ends it. */
 static void test_timeout(void **state)
 {
@@ -691,6 +787,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fault_debian_6_12),
 		cmocka_unit_test(test_quick_debian_6_1),
 		cmocka_unit_test(test_quick_debian_6_12),
+		cmocka_unit_test(test_subject_absent),
 		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),
 		cmocka_unit_test(test_compare_formats),
