@@ -91,10 +91,15 @@ HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
 $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
+# test_kvm_stats, test_wl_a and test_wl_b #include guest .c files: rebuild
+# them when those change.
+$(BUILD)/tests/test_kvm_stats: workloads/kvm_stats.c
+$(BUILD)/tests/test_wl_a $(BUILD)/tests/test_wl_b $(BUILD)/tests/test_subject: \
+	$(wildcard workloads/wl_*.c workloads/*_table.c)
 $(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(SHARED_OBJ) $(BUILD)/guest/hb_util.o \
 		$(BUILD)/guest/hb_core.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $^ $(HOST_LIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(filter-out workloads/%.c,$^) $(HOST_LIBS) -lcmocka
 
 # Benchmark of the compare-report rule (not a test): false alarms and power
 # by simulation, for hugebench's rule and the mmtests and LKP rules.
