@@ -499,6 +499,8 @@ static int write_group(const struct run_ctx *c, const char *dir, const char *gro
 		char rpath[PATH_MAX + 16];
 		json_t *res;
 
+		if (!boots[i].dir[0] || !strrchr(boots[i].dir, '/'))
+			continue; /* never created (a boot folder before it failed) */
 		snprintf(rpath, sizeof(rpath), "%s/result.json", boots[i].dir);
 		res = json_load_file(rpath, 0, NULL);
 		json_array_append_new(arr, json_pack("{s:i, s:s, s:s}", "boot", i + 1, "dir",
