@@ -576,19 +576,26 @@ const char *hb_root(void)
 		snprintf(root, sizeof(root), "%s", env);
 		return root;
 	}
-	/* The binary lives in <root>/build/hugebench. */
+	/* The binary lives in <root>/build/hugebench, or deeper (build/san/):
+	 * the root is the first folder above it that holds kernels/ and the
+	 * Makefile. */
 	ssize_t n = readlink("/proc/self/exe", root, sizeof(root) - 1);
 
 	if (n > 0) {
 		root[n] = 0;
-		for (int i = 0; i < 2; i++) {
-			char *slash = strrchr(root, '/');
+		for (char *slash = strrchr(root, '/'); slash; slash = strrchr(root, '/')) {
+			char probe[PATH_MAX + 16];
 
-			if (slash)
-				*slash = 0;
+			*slash = 0;
+			if (!root[0])
+				break;
+			snprintf(probe, sizeof(probe), "%s/Makefile", root);
+			if (access(probe, F_OK) == 0) {
+				snprintf(probe, sizeof(probe), "%s/kernels", root);
+				if (access(probe, F_OK) == 0)
+					return root;
+			}
 		}
-		if (root[0])
-			return root;
 	}
 	snprintf(root, sizeof(root), ".");
 	return root;
