@@ -2,12 +2,15 @@
 # make bench [TARGET=debian-6.12] [SUITE=quick]   boot TARGET, run SUITE, write results/
 # make test                                       unit tests, then real guests
 # make deps                                       install missing Debian packages
+# make bench BOOTS=5                              five boots: one run group
+# make ab A=<target> B=<target> BOOTS=5           boots A and B alternately, then compare-report
 # make compare A=<run|target> B=<run|target>      compare-report of two runs
 # make kernel TARGET=<source recipe>              build a kernel from source
 
 TARGET ?= debian-6.12
 SUITE ?= quick
 ARGS ?=
+BOOTS ?= 1
 
 # User input never becomes recipe text: make passes each variable to the
 # recipe's shell through the environment, unexpanded ($(value ...)), and the
@@ -22,9 +25,10 @@ export HB_A := $(value A)
 export HB_B := $(value B)
 export HB_BASE := $(value BASE)
 export HB_NEW := $(value NEW)
+export HB_BOOTS := $(value BOOTS)
 # make would export command-line variables itself, expanding them (and any
 # $(shell ...) inside) on the way: only the HB_* copies above are exported.
-unexport TARGET SUITE ARGS A B BASE NEW
+unexport TARGET SUITE ARGS A B BASE NEW BOOTS
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
@@ -45,7 +49,7 @@ HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim test-deps install-pkgs \
+.PHONY: ab all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -112,7 +116,12 @@ compare-sim: $(BUILD)/compare_sim
 	$(BUILD)/compare_sim --trials 1000
 
 bench: all
-	set -f; $(BUILD)/hugebench run --target "$$HB_TARGET" --suite "$$HB_SUITE" $$HB_ARGS
+	set -f; $(BUILD)/hugebench run --target "$$HB_TARGET" --suite "$$HB_SUITE" --boots "$$HB_BOOTS" $$HB_ARGS
+
+# BASE and NEW booted alternately, BOOTS each, then compare-report.
+ab: all
+	@test -n "$$HB_A" -a -n "$$HB_B" || { echo "usage: make ab A=<target> B=<target> [BOOTS=5] [SUITE=quick]" >&2; exit 2; }
+	set -f; $(BUILD)/hugebench ab --suite "$$HB_SUITE" --boots "$$HB_BOOTS" $$HB_ARGS -- "$$HB_A" "$$HB_B"
 
 doctor: all
 	$(BUILD)/hugebench doctor
