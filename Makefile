@@ -86,7 +86,7 @@ $(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 # The host links the same /proc and suite parsers the guest uses.
-SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o
+SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o $(BUILD)/guest/params.o
 HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
 $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
