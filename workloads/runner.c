@@ -7,7 +7,7 @@
  * that does not depend on ACPI. If PID 1 itself dies, the kernel panics and
  * panic=-1 reboots, which ends QEMU as well.
  *
- * Outside PID 1:  hb-guest --list
+ * Outside PID 1:  hb-guest --list | --describe
  *                 hb-guest [--out FILE] --suite FILE
  *                 hb-guest [--out FILE] --run WORKLOAD [key=value ...]
  * There (target host, as root) SIGTERM, SIGHUP and SIGINT, and the death of
@@ -51,16 +51,22 @@ static const struct hb_workload *const registry[] = { HB_WORKLOADS(X_PTR) };
 
 const struct hb_workload *hb_workload_find(const char *name)
 {
-	for (size_t i = 0; i < N_REGISTRY; i++) {
-		/* "kvm-map" on the command line, kvm_map as a C identifier */
-		const char *a = registry[i]->name, *b = name;
-
-		while (*a && *b && (*a == *b || (*a == '_' && *b == '-') || (*a == '-' && *b == '_')))
-			a++, b++;
-		if (!*a && !*b)
+	/* "kvm-map" on the command line, kvm_map as a C identifier */
+	for (size_t i = 0; i < N_REGISTRY; i++)
+		if (hb_wl_name_eq(registry[i]->name, name))
 			return registry[i];
-	}
 	return NULL;
+}
+
+/* The registry as the parameter checker (params.c) sees it. */
+static const struct hb_wl_desc *descs(void)
+{
+	static struct hb_wl_desc d[N_REGISTRY];
+
+	for (size_t i = 0; i < N_REGISTRY; i++)
+		d[i] = (struct hb_wl_desc){ registry[i]->name, registry[i]->help,
+					    registry[i]->params };
+	return d;
 }
 
 /* ---- a run on the host: signals, death signal, namespaces -------------- */
@@ -211,9 +217,14 @@ static void run_child(const struct hb_workload *w, const struct hb_suite_entry *
 	struct hb_ctx *ctx = hb_ctx_new(w, rep, fd);
 	const char *why;
 
+	const struct hb_param *shmem = hb_param_find(w->params, "shmem_enabled");
+
 	for (int i = 0; i < e->n_params; i++)
 		hb_ctx_set_param(ctx, e->params[i].key, e->params[i].value);
-	why = w->unsupported ? w->unsupported(ctx) : NULL;
+	/* the common shmem_enabled= is the runner's (the knob is put back after) */
+	if (shmem && shmem->runner)
+		hb_apply_shmem_enabled(ctx);
+	why = hb_failed(ctx) || !w->unsupported ? NULL : w->unsupported(ctx);
 	if (why)
 		hb_skip(ctx, "%s", why);
 	else if (!hb_failed(ctx))
@@ -223,27 +234,21 @@ static void run_child(const struct hb_workload *w, const struct hb_suite_entry *
 }
 
 #define HEARTBEAT_S 30
-#define TIMEOUT_MAX_S (7 * 24 * 3600L)
+#define KILL_GRACE_S 30
 
-/* The runner's own parameter timeout_s: whole seconds, 1..a week. 0 and
- * why when it is anything else (it used to be atol(): -1 meant never, junk
- * an immediate kill, 5x five, and a huge value overflowed). */
-static long parse_timeout(const char *v, char *why, size_t len)
+/* The runner's own parameter timeout_s (hb_common_params), checked with the
+ * rest of the suite before anything ran. */
+static long timeout_of(const struct hb_suite_entry *e)
 {
-	char *end = NULL;
-	long t = -1;
+	const char *v = hb_param_find(NULL, "timeout_s")->def;
+	long t = 300;
 
-	errno = 0;
-	if (v[0] >= '0' && v[0] <= '9')
-		t = strtol(v, &end, 10);
-	if (t < 1 || t > TIMEOUT_MAX_S || errno || *end) {
-		snprintf(why, len, "parameter timeout_s=%s is not a whole number of seconds in 1..%ld",
-			 v, TIMEOUT_MAX_S);
-		return 0;
-	}
+	for (int i = 0; i < e->n_params; i++)
+		if (strcmp(e->params[i].key, "timeout_s") == 0)
+			v = e->params[i].value;
+	hb_param_parse_long(v, &t);
 	return t;
 }
-#define KILL_GRACE_S 30
 
 /* Runs one repetition in a child and waits for it, polling: a heartbeat
  * event every HEARTBEAT_S tells the host the guest is alive while a long
@@ -253,7 +258,7 @@ static long parse_timeout(const char *v, char *why, size_t len)
 static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, int fd)
 {
 	const struct hb_workload *w = hb_workload_find(e->name);
-	long timeout_s = 300;
+	long timeout_s = timeout_of(e);
 	uint64_t t0 = hb_now_ns(), killed_at = 0, next_beat;
 	pid_t pid;
 	int st = 0, restored, rc = 0;
@@ -265,15 +270,6 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 	hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i, s:i}", "ev", "workload_start", "workload",
 				  e->name, "rep", rep, "i", idx, "n", total));
 	progress("workload %d/%d %s rep %d", idx, total, e->name, rep);
-	for (int i = 0; i < e->n_params && !reason[0]; i++)
-		if (strcmp(e->params[i].key, "timeout_s") == 0)
-			timeout_s = parse_timeout(e->params[i].value, reason, sizeof(reason));
-	if (reason[0]) {
-		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:s, s:s}", "ev", "workload_end",
-					  "workload", e->name, "rep", rep, "status", "error",
-					  "reason", reason));
-		return 0;
-	}
 	hb_knobs_save();
 	pid = fork();
 	if (pid == 0) {
@@ -407,24 +403,21 @@ static void probe_env(json_t *ev)
 int hb_run_suite(const char *suite_name, const char *text, int fd)
 {
 	static struct hb_suite_entry entries[64];
-	char err[160];
+	char err[512];
 	int n = hb_suite_parse(text, entries, 64, err, sizeof(err));
 	int total = 0, idx = 0;
 	struct utsname u;
 	json_t *names = json_array();
 
 	uname(&u);
-	if (n < 0) {
+	/* every line checked against the tables before anything runs */
+	if (n < 0 || hb_suite_check(entries, n, descs(), N_REGISTRY, err, sizeof(err))) {
+		fprintf(stderr, "hb-guest: suite %s: %s; nothing was run\n", suite_name, err);
 		hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", err));
+		json_decref(names);
 		return 2;
 	}
 	for (int i = 0; i < n; i++) {
-		if (!hb_workload_find(entries[i].name)) {
-			snprintf(err, sizeof(err), "unknown workload '%s'", entries[i].name);
-			hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", err));
-			json_decref(names);
-			return 2;
-		}
 		total += entries[i].repeat;
 		json_array_append_new(names, json_string(entries[i].name));
 	}
@@ -566,7 +559,7 @@ static int pid1_main(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hb-guest --list | [--out FILE] --suite FILE | "
+	fprintf(stderr, "usage: hb-guest --list | --describe | [--out FILE] --suite FILE | "
 			"[--out FILE] --run WORKLOAD [key=value ...]\n");
 	return 2;
 }
@@ -586,6 +579,14 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < N_REGISTRY; k++)
 				printf("%-10s %s\n", registry[k]->name, registry[k]->help);
 			return 0;
+		} else if (strcmp(argv[i], "--describe") == 0) {
+			/* the parameter tables, for the host and `hugebench help workloads` */
+			json_t *d = hb_describe_json(descs(), N_REGISTRY);
+
+			json_dumpf(d, stdout, JSON_INDENT(1));
+			json_decref(d);
+			putchar('\n');
+			return fflush(stdout) ? 3 : 0;
 		} else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
 			fd = open(argv[++i], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 			if (fd < 0) {
