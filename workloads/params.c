@@ -381,28 +381,57 @@ void hb_describe_free(struct hb_describe *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* The ALLOWED column: "2..1024, even", "a|b|c", "list of a|b", "0|1". */
+static void allowed_short(const struct hb_param *p, char *buf, size_t len)
+{
+	size_t n;
+
+	switch (p->type) {
+	case HB_PARAM_LONG:
+		snprintf(buf, len, "%ld..%ld", p->min, p->max);
+		n = strlen(buf);
+		if (p->mult == 2)
+			snprintf(buf + n, len - n, ", even");
+		else if (p->mult > 2)
+			snprintf(buf + n, len - n, ", multiple of %ld", p->mult);
+		break;
+	case HB_PARAM_BOOL:
+		snprintf(buf, len, "0|1");
+		break;
+	case HB_PARAM_ENUM:
+		snprintf(buf, len, "%s", p->choices);
+		break;
+	case HB_PARAM_LIST:
+		snprintf(buf, len, "list of %s", p->choices);
+		break;
+	default:
+		snprintf(buf, len, "text");
+	}
+}
+
 static void print_table(FILE *f, const struct hb_param *tab)
 {
 	char allowed[256];
 
+	fprintf(f, "  %-20s %-10s %-28s %s\n", "PARAMETER", "DEFAULT", "ALLOWED", "WHAT");
 	for (; tab && tab->name; tab++) {
-		hb_param_allowed(tab, allowed, sizeof(allowed));
-		fprintf(f, "  %-20s %-8s %-10s %s%s; %s\n", tab->name, type_names[tab->type],
-			tab->def ? tab->def : "-", allowed, tab->runner ? " (runner)" : "",
-			tab->help ? tab->help : "");
+		allowed_short(tab, allowed, sizeof(allowed));
+		fprintf(f, "  %-20s %-10s %-28s %s%s\n", tab->name, tab->def ? tab->def : "-",
+			allowed, tab->runner ? "[runner] " : "", tab->help ? tab->help : "");
 	}
 }
 
 void hb_describe_print(FILE *f, const struct hb_describe *d)
 {
-	fprintf(f, "Parameters every suite line takes (workload [key=value ...]):\n");
-	fprintf(f, "  %-20s %-8s %-10s %s\n", "NAME", "TYPE", "DEFAULT", "ALLOWED; WHAT");
+	fprintf(f, "A suite line is: WORKLOAD [key=value ...]. Every line takes:\n");
 	print_table(f, d->common);
 	for (size_t i = 0; i < d->n; i++) {
-		fprintf(f, "\n%s - %s\n", d->wl[i].name, d->wl[i].help ? d->wl[i].help : "");
+		fprintf(f, "\n%s: %s\n", d->wl[i].name, d->wl[i].help ? d->wl[i].help : "");
 		if (d->wl[i].params && d->wl[i].params->name)
 			print_table(f, d->wl[i].params);
 		else
 			fprintf(f, "  (no parameters of its own)\n");
 	}
+	fprintf(f, "\n[runner]: the runner acts on it, not the workload. A suite is checked "
+		   "against these tables before anything boots.\n");
 }

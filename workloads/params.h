@@ -41,8 +41,8 @@ struct hb_param {
 #define HB_PARAM_SHMEM_ENABLED                                                            \
 	{ .name = "shmem_enabled", .type = HB_PARAM_ENUM, .choices = HB_SHMEM_ENABLED_CHOICES, \
 	  .runner = true,                                                                  \
-	  .help = "written to transparent_hugepage/shmem_enabled before the workload and "  \
-		  "put back after it; not given: left as it is" }
+	  .help = "set transparent_hugepage/shmem_enabled for this workload; not given: " \
+		  "left as it is" }
 
 /* Parameters every workload takes, handled by the runner (and repeat by the
  * suite parser): repeat, timeout_s. */

@@ -400,23 +400,36 @@ static void probe_env(json_t *ev)
 				    json_sprintf("perf_event_open(cycles): %s", strerror(errno)));
 }
 
+#define MAX_ENTRIES 64
+
+/* Parses the suite and checks every line against the parameter tables:
+ * the number of entries, or -1 after one line on stderr and a suite_error
+ * event (then nothing may run). */
+static int suite_load(const char *suite_name, const char *text, struct hb_suite_entry *entries,
+		      int fd)
+{
+	char err[512];
+	int n = hb_suite_parse(text, entries, MAX_ENTRIES, err, sizeof(err));
+
+	if (n >= 0 && hb_suite_check(entries, n, descs(), N_REGISTRY, err, sizeof(err)) == 0)
+		return n;
+	fprintf(stderr, "hb-guest: suite %s: %s; nothing was run\n", suite_name, err);
+	hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", err));
+	return -1;
+}
+
 int hb_run_suite(const char *suite_name, const char *text, int fd)
 {
-	static struct hb_suite_entry entries[64];
-	char err[512];
-	int n = hb_suite_parse(text, entries, 64, err, sizeof(err));
+	static struct hb_suite_entry entries[MAX_ENTRIES];
+	int n = suite_load(suite_name, text, entries, fd);
 	int total = 0, idx = 0;
 	struct utsname u;
-	json_t *names = json_array();
+	json_t *names;
 
-	uname(&u);
-	/* every line checked against the tables before anything runs */
-	if (n < 0 || hb_suite_check(entries, n, descs(), N_REGISTRY, err, sizeof(err))) {
-		fprintf(stderr, "hb-guest: suite %s: %s; nothing was run\n", suite_name, err);
-		hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", err));
-		json_decref(names);
+	if (n < 0)
 		return 2;
-	}
+	uname(&u);
+	names = json_array();
 	for (int i = 0; i < n; i++) {
 		total += entries[i].repeat;
 		json_array_append_new(names, json_string(entries[i].name));
@@ -622,6 +635,13 @@ int main(int argc, char **argv)
 	}
 	if (!text)
 		return usage();
+	/* a bad suite changes nothing on the host: checked before the journal */
+	{
+		static struct hb_suite_entry entries[MAX_ENTRIES];
+
+		if (suite_load(name, text, entries, fd) < 0)
+			return 2;
+	}
 	rc = host_begin(fd);
 	if (rc)
 		return rc;
