@@ -215,16 +215,15 @@ static void kill_group(pid_t pgid)
 static void run_child(const struct hb_workload *w, const struct hb_suite_entry *e, int rep, int fd)
 {
 	struct hb_ctx *ctx = hb_ctx_new(w, rep, fd);
-	const char *why;
-
 	const struct hb_param *shmem = hb_param_find(w->params, "shmem_enabled");
+	const char *why;
 
 	for (int i = 0; i < e->n_params; i++)
 		hb_ctx_set_param(ctx, e->params[i].key, e->params[i].value);
 	/* the common shmem_enabled= is the runner's (the knob is put back after) */
 	if (shmem && shmem->runner)
 		hb_apply_shmem_enabled(ctx);
-	why = hb_failed(ctx) || !w->unsupported ? NULL : w->unsupported(ctx);
+	why = (hb_failed(ctx) || !w->unsupported) ? NULL : w->unsupported(ctx);
 	if (why)
 		hb_skip(ctx, "%s", why);
 	else if (!hb_failed(ctx))
