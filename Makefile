@@ -90,7 +90,7 @@ $(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 # The host links the same /proc and suite parsers the guest uses.
-SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o
+SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o $(BUILD)/guest/params.o
 HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
 $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
@@ -176,7 +176,7 @@ FUZZ_WARN := $(filter-out -Wno-format-truncation,$(WARN))
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_OBJ := $(patsubst harness/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out harness/main.c,$(HARNESS_SRC))) \
-	$(BUILD)/fuzz/obj/g_procstat.o $(BUILD)/fuzz/obj/g_suite.o
+	$(BUILD)/fuzz/obj/g_procstat.o $(BUILD)/fuzz/obj/g_suite.o $(BUILD)/fuzz/obj/g_params.o
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/obj/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*.h) | check-deps

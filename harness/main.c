@@ -3,6 +3,7 @@
 #include "accel.h"
 #include "compare.h"
 #include "kernel.h"
+#include "params.h"
 #include "run.h"
 #include "table.h"
 #include "target.h"
@@ -63,13 +64,37 @@ static const struct {
 	{ "doctor", hb_cmd_doctor, "what works here: accelerator, QEMU, nested virt, PMU, cache" },
 	{ "kernels", cmd_kernels, "list the known targets" },
 	{ "kernel", cmd_kernel, "fetch or build a target's kernel without booting it" },
-	{ "help", cmd_help, "this list" },
+	{ "help", cmd_help, "this list; `help workloads`: every workload and its parameters" },
 };
+
+/* `hugebench help workloads`: the guest's parameter tables (hb-guest
+ * --describe), the ones a suite is checked against before a boot. */
+static int help_workloads(void)
+{
+	static char out[1 << 18];
+	char guest[PATH_MAX], err[256];
+	char *argv[] = { guest, "--describe", NULL };
+	struct hb_describe d;
+
+	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
+	if (hb_spawn_capture(argv, out, sizeof(out)) != 0 ||
+	    hb_describe_load(out, &d, err, sizeof(err))) {
+		hb_err("cannot read the workloads' parameters from %s --describe; run: make", guest);
+		return HB_EXIT_INFRA;
+	}
+	hb_describe_print(stdout, &d);
+	hb_describe_free(&d);
+	return 0;
+}
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc == 2 && strcmp(argv[1], "workloads") == 0)
+		return help_workloads();
+	if (argc > 1) {
+		hb_err("unknown help topic '%s'; run: hugebench help [workloads]", argv[1]);
+		return HB_EXIT_USAGE;
+	}
 	printf("usage: hugebench COMMAND [options]\n\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		printf("  %-16s %s\n", commands[i].name, commands[i].help);

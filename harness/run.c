@@ -7,8 +7,8 @@
 #include "console.h"
 #include "image.h"
 #include "kernel.h"
-#include "modules.h"
 #include "l1ram.h"
+#include "params.h"
 #include "qemu.h"
 #include "result.h"
 #include "run.h"
@@ -76,9 +76,11 @@ static int load_suite(const char *suite, char *path, size_t plen, char *name, si
 		      char **text)
 {
 	static struct hb_suite_entry e[64];
-	char err[200], list[8192];
+	static char describe[1 << 18];
+	struct hb_describe d;
+	char err[512];
 	char guest[PATH_MAX];
-	int n;
+	int n, rc;
 
 	if (strchr(suite, '/')) {
 		const char *base = strrchr(suite, '/') + 1;
@@ -110,30 +112,24 @@ static int load_suite(const char *suite, char *path, size_t plen, char *name, si
 		hb_err("suite %s lists no workloads", path);
 		return HB_EXIT_USAGE;
 	}
+	/* the guest's parameter tables: a bad line fails here, before any boot,
+	 * with the line the guest's runner would say (params.c) */
 	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
 	{
-		char *argv[] = { guest, "--list", NULL };
+		char *argv[] = { guest, "--describe", NULL };
 
-		if (hb_spawn_capture(argv, list, sizeof(list)) != 0) {
-			hb_err("cannot run %s --list; run: make", guest);
+		if (hb_spawn_capture(argv, describe, sizeof(describe)) != 0 ||
+		    hb_describe_load(describe, &d, err, sizeof(err))) {
+			hb_err("cannot read the workloads' parameters from %s --describe; run: make",
+			       guest);
 			return HB_EXIT_INFRA;
 		}
 	}
-	for (int i = 0; i < n; i++) {
-		bool known = false;
-
-		/* the first column of --list, "-" and "_" alike (kvm-map, kvm_map) */
-		for (const char *l = list; *l && !known; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-			char col[64];
-
-			if (sscanf(l, "%63s", col) == 1 && hb_modname_eq(col, e[i].name))
-				known = true;
-		}
-		if (!known) {
-			hb_err("suite %s: unknown workload '%s'; known: see build/hb-guest --list", path,
-			       e[i].name);
-			return HB_EXIT_USAGE;
-		}
+	rc = hb_suite_check(e, n, d.wl, d.n, err, sizeof(err));
+	hb_describe_free(&d);
+	if (rc) {
+		hb_err("suite %s: %s; nothing was booted (see: hugebench help workloads)", path, err);
+		return HB_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -20,9 +20,14 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "params.h"
+
 #define HB_MB (1024UL * 1024UL)
 #define HB_HPAGE (2UL * HB_MB)
 #define HB_PAGE 4096UL
+/* Upper bound of a size in MiB that has no other (1 TiB): keeps size * HB_MB
+ * far from overflow. */
+#define HB_MB_MAX (1L << 20)
 
 enum hb_better { HB_LOWER, HB_HIGHER, HB_INFO };
 enum hb_status { HB_PASS, HB_FAIL, HB_SKIP, HB_ERROR };
@@ -37,11 +42,21 @@ struct hb_workload {
 	 * NULL itself when the workload always runs. */
 	const char *(*unsupported)(struct hb_ctx *ctx);
 	void (*run)(struct hb_ctx *ctx);
+	/* Its suite parameters (params.h), ending with HB_PARAM_END; NULL when
+	 * it takes none. The runner rejects a suite line with any other key or
+	 * a value outside the table before anything runs. */
+	const struct hb_param *params;
 };
 
 /* ---- parameters (from the suite line, "key=value"; defaults recorded) ---- */
-long hb_param_long(struct hb_ctx *ctx, const char *key, long def);
-const char *hb_param_str(struct hb_ctx *ctx, const char *key, const char *def);
+/* The value of a key of the workload's table, already checked by the runner;
+ * the table's default when the line does not give it. A key not in the
+ * table, or of another type, is an hb_error() (a bug in the workload). */
+long hb_param_long(struct hb_ctx *ctx, const char *key);
+bool hb_param_bool(struct hb_ctx *ctx, const char *key);
+/* Enum, list or string keys; NULL when the table has no default and the line
+ * does not give it (nothing recorded then). */
+const char *hb_param_str(struct hb_ctx *ctx, const char *key);
 
 /* ---- metrics -------------------------------------------------------- */
 /* Raw samples; the host computes the summary. */
@@ -148,24 +163,26 @@ void hb_emit_raw(int fd, json_t *obj); /* one line, steals obj */
  * and records the metrics that measured the absent subject as unavailable.
  * README.md "Subject-present checks" lists them per workload. */
 
-/* The suite-line value of key, or NULL when the line does not give it. Unlike
- * hb_param_str(), a key that is not given is not recorded in the params. */
+/* The suite-line value of key, or NULL when the line does not give it; a key
+ * that is not given is not recorded in the params, whatever its default. */
 const char *hb_param_given(struct hb_ctx *ctx, const char *key);
 /* hb_metric(), or hb_metric_unavailable() with absent_why when that is not
  * NULL: for a metric whose subject may be absent. */
 void hb_metric_subject(struct hb_ctx *ctx, const char *name, const char *unit,
 		       enum hb_better better, const double *samples, size_t n,
 		       const char *absent_why);
-/* The suite parameter every huge tmpfs workload takes: shmem_enabled=VALUE
- * writes VALUE to /sys/kernel/mm/transparent_hugepage/shmem_enabled before
- * the workload runs (the runner puts the knob back after it). 0, or -errno
- * after hb_error(). Not given: nothing is written or recorded. */
+/* The common parameter of the huge tmpfs workloads (HB_PARAM_SHMEM_ENABLED
+ * in their tables): the runner calls this before the workload's probe, and
+ * shmem_enabled=VALUE writes VALUE to
+ * /sys/kernel/mm/transparent_hugepage/shmem_enabled (the runner puts the knob
+ * back after the workload). 0; -errno after hb_error(); -ENOENT after
+ * hb_skip() on a kernel without the knob. Not given: nothing is written or
+ * recorded. */
 int hb_apply_shmem_enabled(struct hb_ctx *ctx);
-/* The `unsupported` probe of the huge tmpfs workloads: applies
- * shmem_enabled= first, then skips only where huge tmpfs cannot exist (no
- * shmem THP in the kernel). shmem_enabled=deny -- from the suite line or the
- * system -- is run, not skipped: huge=always mounts but never gets a huge
- * page there, which the subject_* checks must catch. */
+/* The `unsupported` probe of the huge tmpfs workloads: skips only where huge
+ * tmpfs cannot exist (no shmem THP in the kernel). shmem_enabled=deny -- from
+ * the suite line or the system -- is run, not skipped: huge=always mounts but
+ * never gets a huge page there, which the subject_* checks must catch. */
 const char *hb_huge_tmpfs_probe(struct hb_ctx *ctx);
 /* The subject check of a huge tmpfs measurement between snapshots a and b:
  * thp_file_alloc grew by >= n_huge and ShmemPmdMapped by >= pmd_kb (0: PMD

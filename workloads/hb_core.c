@@ -92,32 +92,62 @@ void hb_emit_event(struct hb_ctx *ctx, const char *ev, json_t *obj)
 	hb_emit_raw(ctx->fd, obj);
 }
 
-long hb_param_long(struct hb_ctx *ctx, const char *key, long def)
+/* The spec of key in the workload's table (or the common one) when it has
+ * one of the types; else NULL after hb_error(). */
+static const struct hb_param *param_spec(struct hb_ctx *ctx, const char *key, unsigned types)
 {
-	json_t *v = json_object_get(ctx->given, key);
-	long r = def;
+	const struct hb_param *p = hb_param_find(ctx->w->params, key);
 
-	if (v) {
-		char *end;
-		const char *s = json_string_value(v);
-
+	if (!p || !(types & (1u << p->type))) {
 		errno = 0;
-		r = strtol(s, &end, 0);
-		if (errno || *end || end == s) {
-			hb_error(ctx, "parameter %s=%s is not an integer", key, s);
-			r = def;
-		}
+		hb_error(ctx, "parameter %s is not in %s's table with that type (a bug in the workload)",
+			 key, ctx->w->name);
+		return NULL;
 	}
+	return p;
+}
+
+/* The given value if it suits p (the runner checked it; a test may not
+ * have), else the default; NULL when neither. */
+static const char *param_text(struct hb_ctx *ctx, const struct hb_param *p)
+{
+	const char *v = json_string_value(json_object_get(ctx->given, p->name));
+	char why[384];
+
+	if (v && hb_param_check(p, v, why, sizeof(why))) {
+		errno = 0;
+		hb_error(ctx, "parameter %s", why);
+		v = NULL;
+	}
+	return v ? v : p->def;
+}
+
+long hb_param_long(struct hb_ctx *ctx, const char *key)
+{
+	const struct hb_param *p = param_spec(ctx, key, 1u << HB_PARAM_LONG | 1u << HB_PARAM_BOOL);
+	const char *v = p ? param_text(ctx, p) : NULL;
+	long r = 0;
+
+	if (v && hb_param_parse_long(v, &r))
+		r = 0;
 	json_object_set_new(ctx->params, key, json_integer(r));
 	return r;
 }
 
-const char *hb_param_str(struct hb_ctx *ctx, const char *key, const char *def)
+bool hb_param_bool(struct hb_ctx *ctx, const char *key)
 {
-	json_t *v = json_object_get(ctx->given, key);
-	const char *r = v ? json_string_value(v) : def;
+	return hb_param_long(ctx, key) != 0;
+}
 
-	json_object_set_new(ctx->params, key, json_string(r));
+const char *hb_param_str(struct hb_ctx *ctx, const char *key)
+{
+	const struct hb_param *p = param_spec(
+		ctx, key, 1u << HB_PARAM_ENUM | 1u << HB_PARAM_LIST | 1u << HB_PARAM_STR);
+	const char *v = p ? param_text(ctx, p) : "";
+
+	if (!v)
+		return NULL;
+	json_object_set_new(ctx->params, key, json_string(v));
 	return json_string_value(json_object_get(ctx->params, key));
 }
 
@@ -289,10 +319,17 @@ void hb_ctx_finish(struct hb_ctx *ctx)
 
 const char *hb_param_given(struct hb_ctx *ctx, const char *key)
 {
+	const struct hb_param *p = param_spec(ctx, key, ~0u);
 	json_t *v = json_object_get(ctx->given, key);
+	char why[384];
 
-	if (!v)
+	if (!p || !v)
 		return NULL;
+	if (hb_param_check(p, json_string_value(v), why, sizeof(why))) {
+		errno = 0;
+		hb_error(ctx, "parameter %s", why);
+		return NULL;
+	}
 	json_object_set(ctx->params, key, v);
 	return json_string_value(v);
 }

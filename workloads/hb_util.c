@@ -320,6 +320,11 @@ int hb_apply_shmem_enabled(struct hb_ctx *ctx)
 
 	if (!v)
 		return 0;
+	if (access(HB_SHMEM_ENABLED, F_OK)) {
+		hb_skip(ctx, "kernel has no shmem THP (" HB_SHMEM_ENABLED " missing): "
+			     "shmem_enabled=%s cannot be set", v);
+		return -ENOENT;
+	}
 	r = hb_write_file(HB_SHMEM_ENABLED, v);
 	if (r) {
 		errno = -r;
@@ -333,9 +338,9 @@ int hb_apply_shmem_enabled(struct hb_ctx *ctx)
 
 const char *hb_huge_tmpfs_probe(struct hb_ctx *ctx)
 {
+	(void)ctx; /* shmem_enabled= is the runner's now (hb_apply_shmem_enabled()) */
 	if (access(HB_SHMEM_ENABLED, F_OK))
 		return "kernel has no shmem THP (" HB_SHMEM_ENABLED " missing)";
-	hb_apply_shmem_enabled(ctx);
 	return NULL;
 }
 

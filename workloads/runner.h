@@ -9,6 +9,7 @@
 
 struct hb_suite_entry {
 	char name[32];
+	int line; /* in the suite text, from 1 */
 	int repeat;
 	int n_params;
 	struct {

@@ -1,65 +1,115 @@
 /* suite.c - parses suite text (configs/NAME.suite) into entries; shared by the
- * guest runner and the host, which validates a suite before booting. */
+ * guest runner and the host, which validates a suite before booting. The
+ * syntax only: whether a workload and its key=value pairs exist is
+ * params.c's hb_suite_check(). */
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* repeat=N: decimal 1..1000 (it was atoi(): "5x" read as 5). */
+static int parse_repeat(const char *v)
+{
+	char *end;
+	long r;
+
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	r = strtol(v, &end, 10);
+	return errno || *end || r < 1 || r > 1000 ? -1 : (int)r;
+}
+
+/* One line's tokens into e; 0, or -1 with err. */
+static int parse_line(char *line, int lineno, struct hb_suite_entry *e, char *err, size_t errlen)
+{
+	char *tok, *tsave = NULL;
+	bool repeat_seen = false;
+
+	tok = strtok_r(line, " \t\r", &tsave);
+	memset(e, 0, sizeof(*e));
+	e->line = lineno;
+	e->repeat = 1;
+	if (strlen(tok) >= sizeof(e->name)) {
+		snprintf(err, errlen, "line %d: workload name '%.40s...' is too long", lineno, tok);
+		return -1;
+	}
+	snprintf(e->name, sizeof(e->name), "%s", tok);
+	while ((tok = strtok_r(NULL, " \t\r", &tsave))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok) {
+			snprintf(err, errlen, "line %d: '%s' is not key=value", lineno, tok);
+			return -1;
+		}
+		*eq = 0;
+		if (strcmp(tok, "repeat") == 0) {
+			e->repeat = parse_repeat(eq + 1);
+			if (repeat_seen) {
+				snprintf(err, errlen, "line %d (%s): repeat given twice", lineno, e->name);
+				return -1;
+			}
+			if (e->repeat < 0) {
+				snprintf(err, errlen, "line %d (%s): repeat=%s is not a whole number in "
+					 "1..1000", lineno, e->name, eq + 1);
+				return -1;
+			}
+			repeat_seen = true;
+			continue;
+		}
+		if (e->n_params >= HB_MAX_PARAMS) {
+			snprintf(err, errlen, "line %d: more than %d parameters", lineno, HB_MAX_PARAMS);
+			return -1;
+		}
+		/* never cut short silently: a cut value could read as another one */
+		if (strlen(tok) >= sizeof(e->params[0].key) ||
+		    strlen(eq + 1) >= sizeof(e->params[0].value)) {
+			snprintf(err, errlen, "line %d (%s): parameter %.40s is longer than %zu "
+				 "characters", lineno, e->name, tok,
+				 strlen(tok) >= sizeof(e->params[0].key) ? sizeof(e->params[0].key) - 1
+									 : sizeof(e->params[0].value) - 1);
+			return -1;
+		}
+		snprintf(e->params[e->n_params].key, sizeof(e->params[0].key), "%s", tok);
+		snprintf(e->params[e->n_params].value, sizeof(e->params[0].value), "%s", eq + 1);
+		e->n_params++;
+	}
+	return 0;
+}
+
 int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *err, size_t errlen)
 {
 	int n = 0, lineno = 0;
-	char *copy = strdup(text), *save = NULL, *line;
+	char *copy = strdup(text), *line, *next;
 
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *tok, *tsave = NULL;
-		struct hb_suite_entry *e;
-
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* line by line, empty ones included, so that "line N" is line N */
+	for (line = copy; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
 		lineno++;
 		line[strcspn(line, "#")] = 0;
-		tok = strtok_r(line, " \t", &tsave);
-		if (!tok)
+		if (!line[strspn(line, " \t\r")])
 			continue;
 		if (n >= max) {
 			snprintf(err, errlen, "line %d: more than %d workloads", lineno, max);
 			free(copy);
 			return -1;
 		}
-		e = &out[n];
-		memset(e, 0, sizeof(*e));
-		e->repeat = 1;
-		snprintf(e->name, sizeof(e->name), "%s", tok);
-		while ((tok = strtok_r(NULL, " \t", &tsave))) {
-			char *eq = strchr(tok, '=');
-
-			if (!eq || eq == tok) {
-				snprintf(err, errlen, "line %d: '%s' is not key=value", lineno, tok);
-				free(copy);
-				return -1;
-			}
-			if (strncmp(tok, "repeat=", 7) == 0) {
-				e->repeat = atoi(eq + 1);
-				if (e->repeat < 1 || e->repeat > 1000) {
-					snprintf(err, errlen, "line %d: repeat must be 1..1000", lineno);
-					free(copy);
-					return -1;
-				}
-				continue;
-			}
-			if (e->n_params >= HB_MAX_PARAMS) {
-				snprintf(err, errlen, "line %d: too many parameters", lineno);
-				free(copy);
-				return -1;
-			}
-			*eq = 0;
-			snprintf(e->params[e->n_params].key, sizeof(e->params[0].key), "%s", tok);
-			snprintf(e->params[e->n_params].value, sizeof(e->params[0].value), "%s", eq + 1);
-			e->n_params++;
+		if (parse_line(line, lineno, &out[n], err, errlen)) {
+			free(copy);
+			return -1;
 		}
 		n++;
 	}
 	free(copy);
 	return n;
 }
-

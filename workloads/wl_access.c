@@ -294,18 +294,11 @@ out_free:
 
 static void access_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 64);
-	long passes = hb_param_long(ctx, "passes", 3);
-	long hops = hb_param_long(ctx, "rand_hops", 0);
+	size_t size = (size_t)hb_param_long(ctx, "size_mb") * HB_MB;
+	long passes = hb_param_long(ctx, "passes");
+	long hops = hb_param_long(ctx, "rand_hops");
 	struct acc_counter tlb, walk;
-	size_t size;
 
-	if (size_mb < 2 || size_mb % 2 || passes < 1 || passes > 1000 || hops < 0) {
-		hb_error(ctx, "size_mb=%ld must be even >= 2, passes=%ld in 1..1000, rand_hops=%ld >= 0",
-			 size_mb, passes, hops);
-		return;
-	}
-	size = (size_t)size_mb * HB_MB;
 	if (hops == 0)
 		hops = (long)(4 * (size / HB_PAGE));
 	counters_open(&tlb, &walk);
@@ -319,10 +312,21 @@ static void access_run(struct hb_ctx *ctx)
 		close(walk.fd);
 }
 
+static const struct hb_param access_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "64", .min = 2, .max = HB_MB_MAX, .mult = 2,
+	  .help = "file size accessed, per tmpfs mode" },
+	{ .name = "passes", .type = HB_PARAM_LONG, .def = "3", .min = 1, .max = 1000,
+	  .help = "sequential and random passes (samples) per mode" },
+	{ .name = "rand_hops", .type = HB_PARAM_LONG, .def = "0", .min = 0, .max = 1000000000,
+	  .help = "pointer-chase hops per random pass; 0: four per 4 KiB page" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_access = {
 	.name = "access",
-	.help = "seq/random access ns and dTLB misses, huge=always vs huge=never tmpfs "
-		"(size_mb passes rand_hops)",
+	.help = "seq/random access ns and dTLB misses, huge=always vs huge=never tmpfs",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = access_run,
+	.params = access_params,
 };

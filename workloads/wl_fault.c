@@ -154,21 +154,23 @@ out:
 
 static void fault_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 64);
-	size_t size;
+	size_t size = (size_t)hb_param_long(ctx, "size_mb") * HB_MB;
 
-	if (size_mb < 2 || size_mb % 2) {
-		hb_error(ctx, "size_mb=%ld must be an even number >= 2", size_mb);
-		return;
-	}
-	size = (size_t)size_mb * HB_MB;
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]) && !hb_failed(ctx); i++)
 		one_mode(ctx, &modes[i], size);
 }
 
+static const struct hb_param fault_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "64", .min = 2, .max = HB_MB_MAX, .mult = 2,
+	  .help = "file size faulted in, per tmpfs mode" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_fault = {
 	.name = "fault",
-	.help = "first-touch fault latency, huge=always vs huge=never tmpfs (size_mb)",
+	.help = "first-touch fault latency, huge=always vs huge=never tmpfs",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = fault_run,
+	.params = fault_params,
 };

@@ -265,13 +265,13 @@ static void check_released(struct hb_ctx *ctx, const struct hb_snap *s0, long lo
 
 static void fragment_run(struct hb_ctx *ctx)
 {
-	long huge_mb = hb_param_long(ctx, "huge_mb", 64);
-	long frag_pct = hb_param_long(ctx, "frag_pct", 50);
-	long cap_mb = hb_param_long(ctx, "frag_cap_mb", 256);
-	long tol_mb = hb_param_long(ctx, "memfree_tol_mb", 64);
-	bool madv = hb_param_long(ctx, "madv", 0) != 0;
-	long proactive = hb_param_long(ctx, "proactiveness", -1);
-	long min_pct = hb_param_long(ctx, "clean_min_pct", 50);
+	long huge_mb = hb_param_long(ctx, "huge_mb");
+	long frag_pct = hb_param_long(ctx, "frag_pct");
+	long cap_mb = hb_param_long(ctx, "frag_cap_mb");
+	long tol_mb = hb_param_long(ctx, "memfree_tol_mb");
+	bool madv = hb_param_bool(ctx, "madv");
+	long proactive = hb_param_long(ctx, "proactiveness");
+	long min_pct = hb_param_long(ctx, "clean_min_pct");
 	char absent[256] = "";
 	long long free0, room_kb, pcp0;
 	size_t huge, frag;
@@ -280,13 +280,8 @@ static void fragment_run(struct hb_ctx *ctx)
 	uint64_t t0;
 	int fd = -1;
 
-	if (huge_mb < 2 || huge_mb % 2 || frag_pct < 1 || frag_pct > 95 || cap_mb < 1 ||
-	    tol_mb < 0 || min_pct < 1 || min_pct > 100) {
-		hb_error(ctx, "huge_mb=%ld must be even >= 2, frag_pct=%ld in 1..95, frag_cap_mb=%ld "
-			      ">= 1, memfree_tol_mb=%ld >= 0, clean_min_pct=%ld in 1..100",
-			 huge_mb, frag_pct, cap_mb, tol_mb, min_pct);
+	if (hb_failed(ctx))
 		return;
-	}
 	if (proactive >= 0) {
 		char v[16];
 
@@ -382,10 +377,30 @@ out:
 	check_released(ctx, &s0, pcp0, tol_mb);
 }
 
+static const struct hb_param fragment_params[] = {
+	{ .name = "huge_mb", .type = HB_PARAM_LONG, .def = "64", .min = 2, .max = HB_MB_MAX, .mult = 2,
+	  .help = "huge tmpfs file faulted in after fragmenting" },
+	{ .name = "frag_pct", .type = HB_PARAM_LONG, .def = "50", .min = 1, .max = 95,
+	  .help = "percent of free memory filled with small page cache" },
+	{ .name = "frag_cap_mb", .type = HB_PARAM_LONG, .def = "256", .min = 1, .max = HB_MB_MAX,
+	  .help = "upper bound of that page cache" },
+	{ .name = "memfree_tol_mb", .type = HB_PARAM_LONG, .def = "64", .min = 0, .max = HB_MB_MAX,
+	  .help = "MemFree may end this far below its start (memfree_restored)" },
+	{ .name = "madv", .type = HB_PARAM_BOOL, .def = "0",
+	  .help = "MADV_HUGEPAGE on the huge tmpfs mapping" },
+	{ .name = "proactiveness", .type = HB_PARAM_LONG, .def = "-1", .min = -1, .max = 100,
+	  .help = "vm.compaction_proactiveness for the run; -1: left as it is" },
+	{ .name = "clean_min_pct", .type = HB_PARAM_LONG, .def = "50", .min = 1, .max = 100,
+	  .help = "huge success rate (percent) the clean phase must reach" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_fragment = {
 	.name = "fragment",
 	.help = "huge tmpfs fault latency and huge success rate with memory fragmented by "
-		"small page cache (huge_mb frag_pct frag_cap_mb memfree_tol_mb madv proactiveness)",
+		"small page cache",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = fragment_run,
+	.params = fragment_params,
 };

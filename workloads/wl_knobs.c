@@ -215,16 +215,12 @@ out:
 	}
 }
 
-static bool want_part(struct hb_ctx *ctx, const char *key)
-{
-	return hb_param_long(ctx, key, 1) != 0;
-}
 
 static void knobs_run(struct hb_ctx *ctx)
 {
 	struct kn_state st = { .kver = hb_kver(), .cur_top = KT_UNSET, .cur_pmd = KT_UNSET };
-	bool do_tmpfs = want_part(ctx, "tmpfs"), do_internal = want_part(ctx, "internal");
-	bool do_persize = want_part(ctx, "persize");
+	bool do_tmpfs = hb_param_bool(ctx, "tmpfs"), do_internal = hb_param_bool(ctx, "internal");
+	bool do_persize = hb_param_bool(ctx, "persize");
 	char top0[32], pmd0[32], dir[64], opts[64];
 	struct hb_snap s0, s1;
 	uint64_t t0 = hb_now_ns();
@@ -233,17 +229,11 @@ static void knobs_run(struct hb_ctx *ctx)
 	int id;
 
 	st.only_top = KT_UNSET;
-	if (only) {
-		for (size_t t = 0; t < N_OF(tops); t++)
-			if (!strcmp(only, kt_mode_name[tops[t]]))
-				st.only_top = tops[t];
-		if (st.only_top == KT_UNSET) {
-			errno = 0;
-			hb_error(ctx, "shmem_enabled=%s: not one of always, within_size, advise, never, "
-				      "deny, force", only);
-			return;
-		}
-	}
+	for (size_t t = 0; only && t < N_OF(tops); t++)
+		if (!strcmp(only, kt_mode_name[tops[t]]))
+			st.only_top = tops[t];
+	if (hb_failed(ctx))
+		return;
 
 	hb_knob_active(KN_TOP, top0, sizeof(top0));
 	hb_knob_active(KN_PMD, pmd0, sizeof(pmd0));
@@ -346,10 +336,24 @@ static const char *knobs_unsupported(struct hb_ctx *ctx)
 	return NULL;
 }
 
+static const struct hb_param knobs_params[] = {
+	{ .name = "tmpfs", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "run the tmpfs mount cells (huge= x shmem_enabled)" },
+	{ .name = "internal", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "run the internal-mount cells (SysV, anonymous shared, memfd)" },
+	{ .name = "persize", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "run the hugepages-2048kB/shmem_enabled cells (6.11+)" },
+	/* not the runner's HB_PARAM_SHMEM_ENABLED: the matrix sets the knob
+	 * itself, row by row; this picks the rows */
+	{ .name = "shmem_enabled", .type = HB_PARAM_ENUM, .choices = HB_SHMEM_ENABLED_CHOICES,
+	  .help = "run only the rows with this shmem_enabled value; not given: all rows" },
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_knobs = {
 	.name = "knobs",
-	.help = "shmem_enabled x huge= x MADV_HUGEPAGE x SysV/anon/memfd x per-size knob matrix "
-		"(tmpfs=1 internal=1 persize=1)",
+	.help = "shmem_enabled x huge= x MADV_HUGEPAGE x SysV/anon/memfd x per-size knob matrix",
 	.unsupported = knobs_unsupported,
 	.run = knobs_run,
+	.params = knobs_params,
 };

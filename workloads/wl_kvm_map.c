@@ -1212,29 +1212,21 @@ static const char *kvm_map_unsupported(struct hb_ctx *ctx)
 
 static void kvm_map_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 32);
-	long cmd_s = hb_param_long(ctx, "cmd_timeout_s", 120);
-	long probe_s = hb_param_long(ctx, "probe_timeout_s", 30);
-	bool prefault = hb_param_long(ctx, "prefault", 0) != 0;
-	bool raw_stats = hb_param_long(ctx, "raw_stats", 0) != 0;
-	const char *list = hb_param_str(ctx, "backings", "huge,never,memfd,anon_thp,hugetlb");
-	const char *memfd_knob = hb_param_str(ctx, "memfd_shmem_enabled", "");
+	long size_mb = hb_param_long(ctx, "size_mb");
+	long cmd_s = hb_param_long(ctx, "cmd_timeout_s");
+	long probe_s = hb_param_long(ctx, "probe_timeout_s");
+	bool prefault = hb_param_bool(ctx, "prefault");
+	bool raw_stats = hb_param_bool(ctx, "raw_stats");
+	const char *list = hb_param_str(ctx, "backings");
+	const char *memfd_knob = hb_param_str(ctx, "memfd_shmem_enabled");
 	const char *vendor = kvm_vm_vendor_module();
 	char why[512];
 	bool first = true;
 
-	if (hb_failed(ctx) || hb_apply_shmem_enabled(ctx))
+	if (hb_failed(ctx))
 		return;
-	if (size_mb < 8 || size_mb % 2 || size_mb > 1024) {
-		errno = 0;
-		hb_error(ctx, "size_mb=%ld must be even and within 8..1024", size_mb);
-		return;
-	}
-	if (cmd_s < 1 || probe_s < 1) {
-		errno = 0;
-		hb_error(ctx, "cmd_timeout_s and probe_timeout_s must be >= 1");
-		return;
-	}
+	if (!memfd_knob)
+		memfd_knob = ""; /* not given: the knob is left as it is */
 	if (g_kvm_map_modules[0])
 		hb_note(ctx, "KVM modules: %s", g_kvm_map_modules);
 	if (kvm_map_probe((unsigned int)probe_s * 1000, why, sizeof(why))) {
@@ -1288,10 +1280,30 @@ static void kvm_map_run(struct hb_ctx *ctx)
 	}
 }
 
+static const struct hb_param kvm_map_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "32", .min = 8, .max = 1024, .mult = 2,
+	  .help = "micro-guest RAM per backing" },
+	{ .name = "backings", .type = HB_PARAM_LIST, .def = "huge,never,memfd,anon_thp,hugetlb",
+	  .choices = "huge|never|memfd|anon_thp|hugetlb", .help = "guest RAM backings, in order" },
+	{ .name = "memfd_shmem_enabled", .type = HB_PARAM_ENUM, .choices = HB_SHMEM_ENABLED_CHOICES,
+	  .help = "shmem_enabled for the memfd backing; not given: left as it is" },
+	{ .name = "prefault", .type = HB_PARAM_BOOL, .def = "0",
+	  .help = "touch guest RAM from the host before the guest runs" },
+	{ .name = "raw_stats", .type = HB_PARAM_BOOL, .def = "0",
+	  .help = "also emit the raw KVM binary stats" },
+	{ .name = "cmd_timeout_s", .type = HB_PARAM_LONG, .def = "120", .min = 1, .max = 86400,
+	  .help = "seconds a micro-guest command may take" },
+	{ .name = "probe_timeout_s", .type = HB_PARAM_LONG, .def = "30", .min = 1, .max = 86400,
+	  .help = "seconds the /dev/kvm probe guest may take" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_kvm_map = {
 	.name = "kvm-map",
 	.help = "KVM stage-2 huge mappings of guest RAM per backing, holes under a running L2 "
-		"micro-guest (size_mb, backings, prefault)",
+		"micro-guest",
 	.unsupported = kvm_map_unsupported,
 	.run = kvm_map_run,
+	.params = kvm_map_params,
 };

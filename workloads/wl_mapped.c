@@ -314,15 +314,11 @@ static void mp_check_baseline(struct mp_state *t, const struct hb_snap *pre)
 
 static void mapped_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 4);
+	long size_mb = hb_param_long(ctx, "size_mb");
 	struct mp_state t = { .ctx = ctx, .fd = -1 };
 	char opts[64];
 	struct hb_snap pre;
 
-	if (size_mb < 2 || size_mb > 1024 || size_mb % 2) {
-		hb_error(ctx, "size_mb=%ld must be an even number in [2, 1024]", size_mb);
-		return;
-	}
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
@@ -352,10 +348,18 @@ static void mapped_run(struct hb_ctx *ctx)
 	hb_umount(MP_DIR);
 }
 
+static const struct hb_param mapped_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "4", .min = 2, .max = 1024, .mult = 2,
+	  .help = "huge tmpfs file size" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_mapped = {
 	.name = "mapped",
 	.help = "Mapped/ShmemPmdMapped when one process maps huge tmpfs huge and another 4 KiB "
-		"of it (size_mb>=2)",
+		"of it",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = mapped_run,
+	.params = mapped_params,
 };

@@ -264,20 +264,12 @@ static bool ml_setup(struct ml_state *t)
 
 static void mlock_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 8);
-	long window_kb = hb_param_long(ctx, "window_kb", 1024);
+	long size_mb = hb_param_long(ctx, "size_mb");
+	long window_kb = hb_param_long(ctx, "window_kb");
 	struct ml_state t = { .ctx = ctx, .fd = -1 };
 	char opts[64];
 	size_t bad;
 
-	if (size_mb < 4 || size_mb > 1024 || size_mb % 2) {
-		hb_error(ctx, "size_mb=%ld must be an even number in [4, 1024]", size_mb);
-		return;
-	}
-	if (window_kb < 4 || window_kb % 4 || window_kb > 2044) {
-		hb_error(ctx, "window_kb=%ld must be a multiple of 4 in [4, 2044]", window_kb);
-		return;
-	}
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
@@ -309,10 +301,19 @@ static void mlock_run(struct hb_ctx *ctx)
 	hb_umount(ML_DIR);
 }
 
+static const struct hb_param mlock_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 4, .max = 1024, .mult = 2,
+	  .help = "huge tmpfs file size" },
+	{ .name = "window_kb", .type = HB_PARAM_LONG, .def = "1024", .min = 4, .max = 2044, .mult = 4,
+	  .help = "size of the PTE-mlocked window inside one huge page" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_mlock = {
 	.name = "mlock",
-	.help = "Mlocked/Unevictable accounting for PMD, PTE and mixed mlocks of huge tmpfs "
-		"(size_mb>=4, window_kb)",
+	.help = "Mlocked/Unevictable accounting for PMD, PTE and mixed mlocks of huge tmpfs",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = mlock_run,
+	.params = mlock_params,
 };

@@ -573,21 +573,22 @@ static void phase_noswap(struct pr *s)
 
 static void pressure_run(struct hb_ctx *ctx)
 {
-	long limit_mb = hb_param_long(ctx, "limit_mb", 32);
-	long ws_mb = hb_param_long(ctx, "ws_mb", 64);
-	long zram_mb = hb_param_long(ctx, "zram_mb", 128);
-	const char *phases = hb_param_str(ctx, "phases", "both");
+	long limit_mb = hb_param_long(ctx, "limit_mb");
+	long ws_mb = hb_param_long(ctx, "ws_mb");
+	long zram_mb = hb_param_long(ctx, "zram_mb");
+	const char *phases = hb_param_str(ctx, "phases");
 	struct pr s = { .ctx = ctx };
 	bool do_swap = strcmp(phases, "noswap") != 0, do_noswap = strcmp(phases, "swap") != 0;
 	char opts[64], v[32];
 
-	s.child_timeout_s = hb_param_long(ctx, "child_timeout_s", 120);
-	if (limit_mb < 8 || ws_mb <= limit_mb || zram_mb < ws_mb || s.child_timeout_s < 1 ||
-	    (!do_swap && !do_noswap) ||
-	    (strcmp(phases, "both") && strcmp(phases, "swap") && strcmp(phases, "noswap"))) {
-		hb_error(ctx, "need 8 <= limit_mb (%ld) < ws_mb (%ld) <= zram_mb (%ld), "
-			      "child_timeout_s >= 1, phases=both|swap|noswap (%s)",
-			 limit_mb, ws_mb, zram_mb, phases);
+	s.child_timeout_s = hb_param_long(ctx, "child_timeout_s");
+	if (hb_failed(ctx))
+		return;
+	/* the table bounds each; how they relate is checked here */
+	if (ws_mb <= limit_mb || zram_mb < ws_mb) {
+		errno = 0;
+		hb_error(ctx, "need limit_mb (%ld) < ws_mb (%ld) <= zram_mb (%ld)", limit_mb, ws_mb,
+			 zram_mb);
 		return;
 	}
 	s.limit = (size_t)limit_mb * HB_MB;
@@ -631,7 +632,7 @@ out:
 static const char *pressure_unsupported(struct hb_ctx *ctx)
 {
 	static char why[256];
-	const char *phases = hb_param_str(ctx, "phases", "both");
+	const char *phases = hb_param_str(ctx, "phases");
 	char root[128], ctl[256], path[192], v[32];
 
 	const char *base = hb_huge_tmpfs_probe(ctx);
@@ -661,10 +662,26 @@ static const char *pressure_unsupported(struct hb_ctx *ctx)
 	return NULL;
 }
 
+static const struct hb_param pressure_params[] = {
+	{ .name = "limit_mb", .type = HB_PARAM_LONG, .def = "32", .min = 8, .max = HB_MB_MAX,
+	  .help = "memory.max of the cgroup; below ws_mb" },
+	{ .name = "ws_mb", .type = HB_PARAM_LONG, .def = "64", .min = 9, .max = HB_MB_MAX,
+	  .help = "huge tmpfs working set; above limit_mb, at most zram_mb" },
+	{ .name = "zram_mb", .type = HB_PARAM_LONG, .def = "128", .min = 9, .max = HB_MB_MAX,
+	  .help = "zram swap device size" },
+	{ .name = "phases", .type = HB_PARAM_ENUM, .def = "both", .choices = "both|swap|noswap",
+	  .help = "with zram swap, without swap (OOM expected), or both" },
+	{ .name = "child_timeout_s", .type = HB_PARAM_LONG, .def = "120", .min = 1, .max = 86400,
+	  .help = "seconds before the filling child of a phase is killed" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_pressure = {
 	.name = "pressure",
 	.help = "memcg limit below a huge tmpfs working set: zram swap instead of OOM, OOM "
-		"without swap (limit_mb ws_mb zram_mb phases)",
+		"without swap",
 	.unsupported = pressure_unsupported,
 	.run = pressure_run,
+	.params = pressure_params,
 };

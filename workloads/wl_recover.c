@@ -276,19 +276,16 @@ static void allow_huge(struct hb_ctx *ctx)
 
 static void recover_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 8);
-	long wait_s = hb_param_long(ctx, "wait_s", 20);
-	long poll_ms = hb_param_long(ctx, "poll_ms", 50);
+	long size_mb = hb_param_long(ctx, "size_mb");
+	long wait_s = hb_param_long(ctx, "wait_s");
+	long poll_ms = hb_param_long(ctx, "poll_ms");
 	struct rc r = { .ctx = ctx, .fd = -1, .p = MAP_FAILED };
 	long long kb;
 	char opts[64];
 	struct hb_snap a, b;
 
-	if (size_mb < 2 || size_mb % 2 || wait_s < 1 || poll_ms < 1) {
-		hb_error(ctx, "size_mb=%ld must be even >= 2, wait_s=%ld and poll_ms=%ld >= 1",
-			 size_mb, wait_s, poll_ms);
+	if (hb_failed(ctx))
 		return;
-	}
 	r.size = (size_t)size_mb * HB_MB;
 	kb = (long long)(r.size / 1024);
 	allow_huge(ctx);
@@ -346,10 +343,21 @@ static const char *recover_unsupported(struct hb_ctx *ctx)
 	return NULL;
 }
 
+static const struct hb_param recover_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 2, .max = HB_MB_MAX, .mult = 2,
+	  .help = "huge tmpfs file size" },
+	{ .name = "wait_s", .type = HB_PARAM_LONG, .def = "20", .min = 1, .max = 86400,
+	  .help = "how long to wait for khugepaged to collapse" },
+	{ .name = "poll_ms", .type = HB_PARAM_LONG, .def = "50", .min = 1, .max = 60000,
+	  .help = "poll interval while waiting for khugepaged" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_recover = {
 	.name = "recover",
-	.help = "split huge tmpfs extents by hole punch, recover via MADV_COLLAPSE and khugepaged "
-		"(size_mb wait_s poll_ms)",
+	.help = "split huge tmpfs extents by hole punch, recover via MADV_COLLAPSE and khugepaged",
 	.unsupported = recover_unsupported,
 	.run = recover_run,
+	.params = recover_params,
 };

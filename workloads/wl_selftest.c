@@ -10,7 +10,7 @@
 
 static void selftest_run(struct hb_ctx *ctx)
 {
-	const char *mode = hb_param_str(ctx, "mode", "ok");
+	const char *mode = hb_param_str(ctx, "mode");
 
 	hb_metric1(ctx, "selftest_value", "count", HB_INFO, 1.0);
 	if (strcmp(mode, "ok") == 0) {
@@ -31,13 +31,18 @@ static void selftest_run(struct hb_ctx *ctx)
 			hb_error(ctx, "cannot write /proc/sysrq-trigger");
 	} else if (strcmp(mode, "skip") == 0) {
 		hb_skip(ctx, "mode=skip asks for a skip");
-	} else {
-		hb_error(ctx, "unknown mode '%s' (ok|fail|crash|hang|panic|skip)", mode);
 	}
 }
 
+static const struct hb_param selftest_params[] = {
+	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|skip",
+	  .help = "what the workload does: pass, fail a check, crash, hang, panic the guest, skip" },
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_selftest = {
 	.name = "selftest",
-	.help = "harness self-test (mode=ok|fail|crash|hang|panic|skip); used by tests only",
+	.help = "harness self-test; used by tests only",
 	.run = selftest_run,
+	.params = selftest_params,
 };

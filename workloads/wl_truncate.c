@@ -315,22 +315,14 @@ static void tr_verify_mapping(struct tr_state *t)
 
 static void truncate_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 16);
-	long hole_kb = hb_param_long(ctx, "hole_kb", 256);
+	long size_mb = hb_param_long(ctx, "size_mb");
+	long hole_kb = hb_param_long(ctx, "hole_kb");
 	struct tr_state t = { .ctx = ctx, .fd = -1 };
 	char opts[64];
 	char old_none[32] = "";
 	off_t ext, trunc_at;
 	size_t n;
 
-	if (size_mb < 16 || size_mb > 1024 || size_mb % 2) {
-		hb_error(ctx, "size_mb=%ld must be an even number in [16, 1024]", size_mb);
-		return;
-	}
-	if (hole_kb < 4 || hole_kb % 4 || hole_kb > 1024) {
-		hb_error(ctx, "hole_kb=%ld must be a multiple of 4 in [4, 1024]", hole_kb);
-		return;
-	}
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
@@ -379,10 +371,20 @@ static void truncate_run(struct hb_ctx *ctx)
 	free(t.buf);
 }
 
+static const struct hb_param truncate_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "16", .min = 16, .max = 1024, .mult = 2,
+	  .help = "huge tmpfs file size" },
+	{ .name = "hole_kb", .type = HB_PARAM_LONG, .def = "256", .min = 4, .max = 1024, .mult = 4,
+	  .help = "size of the holes punched inside huge extents" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_truncate = {
 	.name = "truncate",
 	.help = "ftruncate and punch holes inside huge tmpfs extents: split/free accounting, "
-		"data, latency (size_mb>=16, hole_kb)",
+		"data, latency",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = truncate_run,
+	.params = truncate_params,
 };

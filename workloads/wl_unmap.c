@@ -277,19 +277,11 @@ static bool um_setup(struct um_state *t)
 
 static void unmap_run(struct hb_ctx *ctx)
 {
-	long size_mb = hb_param_long(ctx, "size_mb", 8);
-	long unmap_kb = hb_param_long(ctx, "unmap_kb", 64);
+	long size_mb = hb_param_long(ctx, "size_mb");
+	long unmap_kb = hb_param_long(ctx, "unmap_kb");
 	struct um_state t = { .ctx = ctx, .fd = -1 };
 	char opts[64];
 
-	if (size_mb < 8 || size_mb > 1024 || size_mb % 2) {
-		hb_error(ctx, "size_mb=%ld must be an even number in [8, 1024]", size_mb);
-		return;
-	}
-	if (unmap_kb < 4 || unmap_kb % 4 || unmap_kb > 1020) {
-		hb_error(ctx, "unmap_kb=%ld must be a multiple of 4 in [4, 1020]", unmap_kb);
-		return;
-	}
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
@@ -319,10 +311,19 @@ static void unmap_run(struct hb_ctx *ctx)
 	hb_umount(UM_DIR);
 }
 
+static const struct hb_param unmap_params[] = {
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 8, .max = 1024, .mult = 2,
+	  .help = "huge tmpfs file size" },
+	{ .name = "unmap_kb", .type = HB_PARAM_LONG, .def = "64", .min = 4, .max = 1020, .mult = 4,
+	  .help = "size unmapped inside one PMD-mapped huge page" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
 const struct hb_workload hb_wl_unmap = {
 	.name = "unmap",
-	.help = "partial munmap, MADV_DONTNEED and mremap of a PMD-mapped huge tmpfs range "
-		"(size_mb>=8, unmap_kb)",
+	.help = "partial munmap, MADV_DONTNEED and mremap of a PMD-mapped huge tmpfs range",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = unmap_run,
+	.params = unmap_params,
 };

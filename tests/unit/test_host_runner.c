@@ -292,9 +292,11 @@ static int teardown(void **state)
 /* ---- bad parameters ----------------------------------------------------- */
 
 /* timeout_s is the runner's own parameter: anything but a whole number of
- * seconds in range is an error line for that workload, which then does not
- * run. atol() made -1 "never", 5x 5, junk 0 (an immediate kill) and
- * 99999999999999999999 an overflowing nanosecond product. */
+ * seconds in range stops the suite before anything runs (exit 2, one
+ * suite_error naming the key and the range, no workload_start). atol() made
+ * -1 "never", 5x 5, junk 0 (an immediate kill) and 99999999999999999999 an
+ * overflowing nanosecond product; then each was an error for its workload
+ * only, and the suite went on. */
 static void test_bad_timeout(void **state)
 {
 	static const char *const bad[] = { "-1", "0", "abc", "5x", "1e3", "+7",
@@ -309,22 +311,22 @@ static void test_bad_timeout(void **state)
 	snprintf(err, sizeof(err), "%s/bad.err", g_tmp);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *args[] = { "--out", out, "--run", "selftest", "mode=ok", arg, NULL };
-		json_t *ends, *e;
+		json_t *errs, *starts;
 		const char *reason;
 
 		unlink(out);
 		snprintf(arg, sizeof(arg), "timeout_s=%s", bad[i]);
-		assert_int_equal(run_guest(args, err), 0);
-		ends = events(out, "workload_end");
-		if (json_array_size(ends) != 1)
-			fail_msg("timeout_s=%s: %zu workload_end events", bad[i], json_array_size(ends));
-		e = json_array_get(ends, 0);
-		reason = json_string_value(json_object_get(e, "reason"));
-		if (strcmp(json_string_value(json_object_get(e, "status")), "error") || !reason ||
-		    !strstr(reason, "timeout_s") || strstr(reason, "timed out"))
-			fail_msg("timeout_s=%s: status %s, reason '%s'", bad[i],
-				 json_string_value(json_object_get(e, "status")), reason ? reason : "");
-		json_decref(ends);
+		assert_int_equal(run_guest(args, err), 2);
+		errs = events(out, "suite_error");
+		starts = events(out, "workload_start");
+		reason = json_string_value(json_object_get(json_array_get(errs, 0), "reason"));
+		if (json_array_size(errs) != 1 || json_array_size(starts) || !reason ||
+		    !strstr(reason, arg) || !strstr(reason, "1..604800"))
+			fail_msg("timeout_s=%s: %zu suite_error, %zu workload_start, reason '%s'",
+				 bad[i], json_array_size(errs), json_array_size(starts),
+				 reason ? reason : "");
+		json_decref(errs);
+		json_decref(starts);
 	}
 }
 
