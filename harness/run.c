@@ -1,19 +1,11 @@
-/* run.c - `hugebench run`: target -> kernel -> guest image -> VM -> result
- * folder. The result folder and an `incomplete` result.json exist before the
- * guest boots, so every way a run can end leaves a readable result. */
+/* run.c - `hugebench run` (one boot or a run group of --boots N) and
+ * `hugebench ab` (two targets booted alternately, then compare-report). A
+ * boot itself is boot.c. */
 #define _GNU_SOURCE
-#include "accel.h"
+#include "boot.h"
 #include "compare.h"
-#include "console.h"
-#include "image.h"
-#include "kernel.h"
-#include "l1ram.h"
-#include "params.h"
 #include "qemu.h"
-#include "result.h"
 #include "run.h"
-#include "runner.h"
-#include "target.h"
 #include "util.h"
 
 #include <errno.h>
@@ -24,37 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define MAX_ISSUES 64
-
-struct run_opts {
-	const char *target, *suite, *accel, *results, *modules, *extra_cmdline, *guest_ram;
-	double timeout_s, stall_s;
-	int memory_mb, vcpus, boots, jobs;
-};
-
-/* What every boot of a run shares: prepared once. */
-struct run_ctx {
-	struct run_opts o;
-	struct hb_target t;
-	struct hb_kernel k;
-	char suite_path[PATH_MAX], suite_name[64], *suite_text;
-	char initrd[PATH_MAX], sha[65], qver[32], accel[8], accel_reason[256], cmdline[1024];
-	char uwhy[160];
-	const char *quser;
-	bool have_image;
-};
-
-/* One boot: its folder and its result document. */
-struct boot {
-	char dir[PATH_MAX], run_id[256];
-	json_t *res;
-	int rc;
-	const char *verdict;
-};
 
 static int usage(FILE *to)
 {
@@ -68,406 +31,6 @@ static int usage(FILE *to)
 		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
 		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n");
 	return HB_EXIT_USAGE;
-}
-
-/* Resolve --suite to a file and a name; validates the workload names against
- * the guest binary's registry so a typo fails before any boot. */
-static int load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
-		      char **text)
-{
-	static struct hb_suite_entry e[64];
-	static char describe[1 << 18];
-	struct hb_describe d;
-	char err[512];
-	char guest[PATH_MAX];
-	int n, rc;
-
-	if (strchr(suite, '/')) {
-		const char *base = strrchr(suite, '/') + 1;
-
-		snprintf(path, plen, "%s", suite);
-		snprintf(name, nlen, "%.*s", (int)strcspn(base, "."), base);
-		/* the name becomes part of a folder name and of result.json */
-		for (char *p = name; *p; p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
-				*p = '_';
-		if (!name[0])
-			snprintf(name, nlen, "suite");
-	} else {
-		snprintf(path, plen, "%s/configs/%s.suite", hb_root(), suite);
-		snprintf(name, nlen, "%s", suite);
-	}
-	*text = hb_read_text(path, NULL);
-	if (!*text) {
-		hb_errno("cannot read suite %s (suites live in configs/NAME.suite)", path);
-		return HB_EXIT_USAGE;
-	}
-	n = hb_suite_parse(*text, e, 64, err, sizeof(err));
-	if (n < 0) {
-		hb_err("suite %s: %s", path, err);
-		return HB_EXIT_USAGE;
-	}
-	if (n == 0) {
-		hb_err("suite %s lists no workloads", path);
-		return HB_EXIT_USAGE;
-	}
-	/* the guest's parameter tables: a bad line fails here, before any boot,
-	 * with the line the guest's runner would say (params.c) */
-	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
-	{
-		char *argv[] = { guest, "--describe", NULL };
-
-		if (hb_spawn_capture(argv, describe, sizeof(describe)) != 0 ||
-		    hb_describe_load(describe, &d, err, sizeof(err))) {
-			hb_err("cannot read the workloads' parameters from %s --describe; run: make",
-			       guest);
-			return HB_EXIT_INFRA;
-		}
-	}
-	rc = hb_suite_check(e, n, d.wl, d.n, err, sizeof(err));
-	hb_describe_free(&d);
-	if (rc) {
-		hb_err("suite %s: %s; nothing was booted (see: hugebench help workloads)", path, err);
-		return HB_EXIT_USAGE;
-	}
-	return 0;
-}
-
-static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
-			   const char *run_id, const char *suite_name)
-{
-	char iso[32];
-	struct utsname u;
-
-	char cpu[160] = "";
-	char *info = hb_read_text("/proc/cpuinfo", NULL);
-	const char *mn = info ? strstr(info, "model name") : NULL;
-
-	if (mn && (mn = strchr(mn, ':')))
-		snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(mn + 2, "\n"), mn + 2);
-	free(info);
-	hb_utc_iso(iso, sizeof(iso));
-	uname(&u);
-	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:i, s:s, s:s}, s:s, s:i, "
-			 "s:[], s:[], s:[], s:s, s:s}",
-			 "schema", "hugebench-result/1", "run_id", run_id, "hugebench_version",
-			 HB_VERSION, "created", iso, "target", "name", t->name, "kind",
-			 t->kind == HB_TARGET_HOST ? "host"
-			 : t->kind == HB_TARGET_BZIMAGE ? "bzimage" : "recipe",
-			 "environment", "accelerator", "unknown", "vcpus", o->vcpus, "memory_mb",
-			 o->memory_mb, "host_kernel", u.release, "host_cpu", cpu, "suite", suite_name,
-			 "repeat", 1,
-			 "workloads", "modules", "kernel_issues", "verdict", "incomplete",
-			 "verdict_reason", "the run has not finished (or hugebench was killed)");
-}
-
-static int save(const char *dir, json_t *res)
-{
-	char path[PATH_MAX];
-	char *s = json_dumps(res, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-	int r;
-
-	snprintf(path, sizeof(path), "%s/result.json", dir);
-	r = s ? hb_write_text(path, s) : -1;
-	free(s);
-	if (r)
-		hb_errno("cannot write %s", path);
-	return r;
-}
-
-/* Reads stream + console, sets workloads, issues and the verdict; returns the
- * exit code. */
-static int finish(const char *dir, json_t *res, enum hb_run_end end, const char *infra_error)
-{
-	char path[PATH_MAX], reason[512];
-	struct hb_stream_info info;
-	static struct hb_kissue issues[MAX_ISSUES];
-	size_t n_issues = 0;
-	json_t *mods, *wls, *target = json_object_get(res, "target");
-	char *stream, *console;
-	const char *verdict;
-	bool saved;
-
-	snprintf(path, sizeof(path), "%s/stream.jsonl", dir);
-	stream = hb_read_text(path, NULL);
-	snprintf(path, sizeof(path), "%s/console.log", dir);
-	console = hb_read_text(path, NULL);
-	wls = hb_result_from_stream(stream ? stream : "", &mods, &info);
-	json_object_set_new(res, "workloads", wls);
-	json_object_set_new(res, "modules", mods);
-	json_object_set_new(res, "repeat", json_integer(info.max_rep + 1));
-	if (info.kernel_release[0])
-		json_object_set_new(target, "kernel_release", json_string(info.kernel_release));
-	if (console) {
-		size_t found = hb_console_scan(console, issues, MAX_ISSUES);
-
-		n_issues = found < MAX_ISSUES ? found : MAX_ISSUES;
-		if (found > MAX_ISSUES)
-			json_object_set_new(res, "kernel_issues_truncated", json_integer((json_int_t)found));
-	}
-	json_object_set_new(res, "kernel_issues", hb_result_issues_json(issues, n_issues));
-	verdict = hb_result_verdict(end, &info, issues, n_issues, reason, sizeof(reason));
-	/* a panic found on the console says more than how the run ended */
-	if (infra_error && *infra_error && strcmp(verdict, "panic"))
-		snprintf(reason, sizeof(reason), "%s", infra_error);
-	json_object_set_new(res, "verdict", json_string(verdict));
-	json_object_set_new(res, "verdict_reason", hb_json_text(reason));
-	if (info.bad_lines)
-		json_object_set_new(res, "stream_bad_lines", json_integer(info.bad_lines));
-	saved = save(dir, res) == 0;
-	printf("\nverdict: %s (%s)\n", verdict, reason);
-	printf("workloads: %d pass, %d fail, %d skip, %d error; kernel issues: %zu\n", info.n_pass,
-	       info.n_fail, info.n_skip, info.n_error, n_issues);
-	printf("result: %s\n", dir);
-	free(stream);
-	free(console);
-	/* a verdict nobody can read afterwards is an infrastructure failure */
-	return saved ? hb_result_exit_code(verdict) : HB_EXIT_INFRA;
-}
-
-static int run_host(const struct run_opts *o, const char *dir, const char *suite_path, json_t *res)
-{
-	char guest[PATH_MAX], stream[PATH_MAX], console[PATH_MAX];
-	char *argv[] = { guest, "--out", stream, "--suite", (char *)suite_path, NULL };
-	double t0 = hb_mono_s();
-	enum hb_run_end end = HB_END_NORMAL;
-	bool signalled = false;
-	pid_t pid;
-	int st = 0;
-
-	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
-	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
-	snprintf(console, sizeof(console), "%s/console.log", dir);
-	json_object_set_new(json_object_get(res, "environment"), "accelerator", json_string("none"));
-	json_object_set_new(json_object_get(res, "environment"), "accelerator_reason",
-			    json_string("target host: workloads run on the running kernel"));
-	printf("[host] running the suite directly on this kernel (stderr: %s)\n", console);
-	fflush(stdout);
-	pid = hb_spawn_bg(argv, console);
-	if (pid < 0) {
-		char err[PATH_MAX + 64];
-
-		snprintf(err, sizeof(err), "cannot start %s: %s", guest, strerror(errno));
-		hb_err("%s", err);
-		return finish(dir, res, HB_END_INFRA, err);
-	}
-	/* Ctrl-C or the time limit: the runner gets SIGTERM, kills its workload,
-	 * restores the THP knobs and exits; only then do we record the end. Its
-	 * guard kills it after 30 s if it cannot (the runner's journal then
-	 * restores the knobs at its next start). */
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid || (r < 0 && errno != EINTR))
-			break;
-		if (!signalled && (hb_interrupted || hb_mono_s() - t0 > o->timeout_s)) {
-			end = hb_interrupted ? HB_END_INTERRUPTED : HB_END_TIMEOUT;
-			hb_stop(pid, SIGTERM);
-			signalled = true;
-		}
-		usleep(100000);
-	}
-	json_object_set_new(res, "timing", json_pack("{s:f}", "total_s", hb_mono_s() - t0));
-	return finish(dir, res, end, NULL);
-}
-
-/* A boot folder with an `incomplete` result.json: exists before anything can
- * fail, so every way a boot can end leaves a readable result. */
-static int boot_open(const struct run_ctx *c, const char *parent, const char *group_id, int i,
-		     struct boot *b)
-{
-	memset(b, 0, sizeof(*b));
-	if (group_id) {
-		snprintf(b->run_id, sizeof(b->run_id), "%s/boot-%d", group_id, i);
-		snprintf(b->dir, sizeof(b->dir), "%s/boot-%d", parent, i);
-		if (mkdir(b->dir, 0755)) {
-			hb_errno("cannot create result folder %s", b->dir);
-			return -1;
-		}
-	} else {
-		const char *slash = strrchr(parent, '/');
-
-		snprintf(b->run_id, sizeof(b->run_id), "%s/%s", c->t.name, slash ? slash + 1 : parent);
-		snprintf(b->dir, sizeof(b->dir), "%s", parent);
-	}
-	b->res = base_result(&c->o, &c->t, b->run_id, c->suite_name);
-	if (group_id) {
-		json_object_set_new(b->res, "group", json_string(group_id));
-		json_object_set_new(b->res, "boot", json_integer(i));
-		json_object_set_new(b->res, "boots", json_integer(c->o.boots));
-	}
-	return save(b->dir, b->res);
-}
-
-/* The kernel, the guest image, QEMU and the accelerator: once per run. */
-static int prepare(struct run_ctx *c, char *err, size_t errlen)
-{
-	int rc;
-
-	printf("[kernel] preparing %s\n", c->t.name);
-	fflush(stdout);
-	rc = hb_kernel_resolve(&c->t, c->o.modules, &c->k, err, errlen);
-	if (rc)
-		return rc;
-	hb_sha256_file(c->k.image, c->sha);
-	printf("[kernel] %s (%s)\n", c->k.release, c->k.image);
-	printf("[image] building the guest initramfs\n");
-	fflush(stdout);
-	if (hb_image_build(&c->k, c->suite_text, c->suite_name, c->initrd, sizeof(c->initrd), err,
-			   errlen))
-		return HB_EXIT_INFRA;
-	c->have_image = true;
-	hb_qemu_version(c->qver, sizeof(c->qver));
-	if (!c->qver[0]) {
-		snprintf(err, errlen,
-			 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
-		return HB_EXIT_INFRA;
-	}
-	hb_accel_choose(c->o.accel, &c->k, c->accel, sizeof(c->accel), c->accel_reason,
-			sizeof(c->accel_reason));
-	printf("[accel] %s: %s\n", c->accel, c->accel_reason);
-	/* kvm_*.nested apply when KVM is built in; module kernels get the same
-	 * parameters from configs/guest-modules.conf at load time. */
-	snprintf(c->cmdline, sizeof(c->cmdline),
-		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
-		 "kvm_intel.nested=1%s%s",
-		 c->o.extra_cmdline[0] ? " " : "", c->o.extra_cmdline);
-	c->quser = hb_qemu_user(c->uwhy, sizeof(c->uwhy));
-	return 0;
-}
-
-/* What the prepared run adds to a boot's result.json. */
-static void describe(const struct run_ctx *c, json_t *res)
-{
-	json_t *env = json_object_get(res, "environment"), *tgt = json_object_get(res, "target");
-
-	json_object_set_new(tgt, "kind", json_string(c->k.kind));
-	json_object_set_new(tgt, "kernel_release", json_string(c->k.release));
-	json_object_set_new(tgt, "image", hb_json_text(c->k.image));
-	json_object_set_new(tgt, "image_sha256", json_string(c->sha));
-	if (c->k.package[0])
-		json_object_set_new(tgt, "package", json_string(c->k.package));
-	json_object_set_new(env, "accelerator", json_string(c->accel));
-	json_object_set_new(env, "accelerator_reason", hb_json_text(c->accel_reason));
-	json_object_set_new(env, "qemu_version", json_string(c->qver));
-	json_object_set_new(env, "qemu_accel",
-			    json_string(strcmp(c->accel, "tcg") == 0 ? "tcg,thread=single" : c->accel));
-	json_object_set_new(env, "qemu_user", json_string(c->quser ? c->quser : "unchanged"));
-	json_object_set_new(env, "qemu_user_reason", json_string(c->uwhy));
-	json_object_set_new(tgt, "cmdline", hb_json_text(c->cmdline));
-}
-
-/* One guest boot into b->dir; returns the exit code of that boot. */
-static int boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
-{
-	char err[1024], console[PATH_MAX], stream[PATH_MAX], qlog[PATH_MAX];
-	json_t *env = json_object_get(b->res, "environment");
-	struct hb_vm_outcome vo;
-	int rc;
-
-	describe(c, b->res);
-	if (c->k.build_log[0] && hb_is_file(c->k.build_log)) {
-		char dst[PATH_MAX];
-		char *cp[] = { "cp", "--", (char *)c->k.build_log, dst, NULL };
-
-		snprintf(dst, sizeof(dst), "%s/build.log", b->dir);
-		hb_spawn_capture(cp, NULL, 0);
-	}
-	save(b->dir, b->res);
-	snprintf(console, sizeof(console), "%s/console.log", b->dir);
-	snprintf(stream, sizeof(stream), "%s/stream.jsonl", b->dir);
-	snprintf(qlog, sizeof(qlog), "%s/qemu.log", b->dir);
-	if (!quiet) {
-		printf("[boot] qemu %s, %d vCPU, %d MiB, time limit %.0f s (console: %s)\n",
-		       c->accel, c->o.vcpus, c->o.memory_mb, c->o.timeout_s, console);
-		fflush(stdout);
-	}
-	{
-		struct hb_vm vm = { .accel = c->accel, .kernel = c->k.image, .initrd = c->initrd,
-				    .runas = c->quser, .cmdline = c->cmdline,
-				    .console_path = console, .stream_path = stream,
-				    .qemu_log = qlog, .vcpus = c->o.vcpus,
-				    .memory_mb = c->o.memory_mb, .timeout_s = c->o.timeout_s,
-				    .stall_s = c->o.stall_s, .quiet = quiet };
-		struct hb_l1ram ram = { 0 };
-
-		if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0) {
-			if (hb_l1ram_setup(&ram, c->o.memory_mb, err, sizeof(err))) {
-				hb_err("%s", err);
-				finish(b->dir, b->res, HB_END_INFRA, err);
-				return HB_EXIT_INFRA;
-			}
-			vm.ram_path = ram.file;
-			vm.qmp_path = ram.qmp;
-			json_object_set_new(env, "guest_ram",
-					    json_string("host tmpfs huge=always file, share=on"));
-			if (!quiet)
-				printf("[boot] guest RAM on %s (host tmpfs huge=always)\n", ram.file);
-		}
-		rc = hb_vm_run(&vm, &vo);
-		hb_l1ram_teardown(&ram);
-		if (vm.qmp_path)
-			json_object_set_new(b->res, "host_kvm_stats",
-					    vo.host_kvm_stats
-						    ? vo.host_kvm_stats
-						    : json_pack("{s:s}", "unavailable",
-								"the guest never finished its suite, "
-								"so the stats were not read"));
-		if (rc) {
-			hb_err("%s", vo.error);
-			finish(b->dir, b->res, HB_END_INFRA, vo.error);
-			return HB_EXIT_INFRA;
-		}
-	}
-	json_object_set_new(b->res, "timing", json_pack("{s:f, s:f}", "boot_s", vo.boot_s,
-							 "total_s", vo.total_s));
-	if (vo.end == HB_END_NORMAL && vo.qemu_status != 0 && vo.boot_s == 0) {
-		/* QEMU refused to start the guest: its own message says why. */
-		char *qerr = hb_read_text(qlog, NULL);
-
-		snprintf(err, sizeof(err), "qemu exited with status %d before the guest spoke: %.300s",
-			 vo.qemu_status, qerr ? qerr : "(no qemu.log)");
-		err[strcspn(err, "\n")] = 0;
-		free(qerr);
-		hb_err("%s", err);
-		finish(b->dir, b->res, HB_END_INFRA, err);
-		return HB_EXIT_INFRA;
-	}
-	{
-		/* What the guest itself saw: nested virtualization and PMU. */
-		char *s = hb_read_text(stream, NULL);
-
-		hb_accel_guest_env(s, env);
-		free(s);
-	}
-	if (vo.stalled)
-		snprintf(err, sizeof(err),
-			 "the guest sent nothing for %.0f s (--stall); QEMU killed, partial results "
-			 "kept; see kernel_issues and console.log",
-			 c->o.stall_s);
-	rc = finish(b->dir, b->res, vo.end, vo.stalled ? err : NULL);
-	if (vo.end == HB_END_TIMEOUT && !vo.stalled)
-		hb_err("time limit of %.0f s reached; QEMU killed, partial results kept",
-		       c->o.timeout_s);
-	else if (vo.stalled)
-		hb_err("%s", err);
-	return rc;
-}
-
-/* Runs one boot in a child process (for --jobs > 1): its exit code is the
- * boot's. The child has the parent's signal handlers: a Ctrl-C reaches both,
- * each boot ends its QEMU and records `incomplete`. */
-static pid_t boot_fork(const struct run_ctx *c, struct boot *b)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0)
-		_exit(boot_vm(c, b, true));
-	return pid;
 }
 
 static int worst(int a, int b)
@@ -629,7 +192,7 @@ static int group_check(struct run_group *g, const struct run_opts *o)
 		hb_err("target host runs one boot at a time: drop --jobs");
 		return HB_EXIT_USAGE;
 	}
-	return load_suite(o->suite, g->c.suite_path, sizeof(g->c.suite_path), g->c.suite_name,
+	return hb_boot_load_suite(o->suite, g->c.suite_path, sizeof(g->c.suite_path), g->c.suite_name,
 			  sizeof(g->c.suite_name), &g->c.suite_text);
 }
 
@@ -668,7 +231,7 @@ static int group_create(struct run_group *g, bool force_group)
 	if (!g->boots)
 		return HB_EXIT_INFRA;
 	for (int i = 0; i < o->boots; i++)
-		if (boot_open(&g->c, g->dir, g->group ? g->group_id : NULL, i + 1, &g->boots[i]))
+		if (hb_boot_open(&g->c, g->dir, g->group ? g->group_id : NULL, i + 1, &g->boots[i]))
 			return HB_EXIT_INFRA;
 	return 0;
 }
@@ -681,11 +244,11 @@ static int group_prepare(struct run_group *g)
 
 	if (g->host || g->prepared)
 		return 0;
-	rc = prepare(&g->c, err, sizeof(err));
+	rc = hb_boot_prepare(&g->c, err, sizeof(err));
 	if (rc) {
 		hb_err("%s", err);
 		for (int i = 0; i < g->c.o.boots; i++)
-			finish(g->boots[i].dir, g->boots[i].res, HB_END_INFRA, err);
+			hb_boot_finish(g->boots[i].dir, g->boots[i].res, HB_END_INFRA, err);
 		g->rc = worst(g->rc, rc == HB_EXIT_USAGE ? HB_EXIT_INFRA : rc);
 		return rc;
 	}
@@ -699,16 +262,16 @@ static void group_boot(struct run_group *g, int i)
 	struct boot *b = &g->boots[i];
 
 	if (hb_interrupted) {
-		finish(b->dir, b->res, HB_END_INTERRUPTED, NULL);
+		hb_boot_finish(b->dir, b->res, HB_END_INTERRUPTED, NULL);
 		g->rc = worst(g->rc, HB_EXIT_INFRA);
 		return;
 	}
 	if (g->group)
 		printf("\n== %s boot %d/%d -> %s\n", g->c.t.name, i + 1, g->c.o.boots, b->dir);
 	if (g->host)
-		g->rc = worst(g->rc, run_host(&g->c.o, b->dir, g->c.suite_path, b->res));
+		g->rc = worst(g->rc, hb_boot_host(&g->c.o, b->dir, g->c.suite_path, b->res));
 	else
-		g->rc = worst(g->rc, boot_vm(&g->c, b, false));
+		g->rc = worst(g->rc, hb_boot_vm(&g->c, b, false));
 }
 
 /* --jobs J > 1: the boots in forked children, J at a time. */
@@ -724,9 +287,9 @@ static void group_boot_parallel(struct run_group *g)
 
 		while (running < g->c.o.jobs && next < n && !hb_interrupted) {
 			printf("[boot %d/%d] started -> %s\n", next + 1, n, g->boots[next].dir);
-			pids[next] = boot_fork(&g->c, &g->boots[next]);
+			pids[next] = hb_boot_fork(&g->c, &g->boots[next]);
 			if (pids[next] < 0) {
-				finish(g->boots[next].dir, g->boots[next].res, HB_END_INFRA,
+				hb_boot_finish(g->boots[next].dir, g->boots[next].res, HB_END_INFRA,
 				       "fork failed");
 				g->rc = worst(g->rc, HB_EXIT_INFRA);
 				done++;
@@ -738,7 +301,7 @@ static void group_boot_parallel(struct run_group *g)
 		if (!running) {
 			/* interrupted before the rest could start */
 			for (; next < n; next++, done++)
-				finish(g->boots[next].dir, g->boots[next].res, HB_END_INTERRUPTED,
+				hb_boot_finish(g->boots[next].dir, g->boots[next].res, HB_END_INTERRUPTED,
 				       NULL);
 			g->rc = worst(g->rc, HB_EXIT_INFRA);
 			break;

@@ -1,0 +1,63 @@
+/* boot.h - one boot of a run (boot.c), the unit run groups and A/B runs
+ * (run.c) are made of. */
+#ifndef HB_BOOT_H
+#define HB_BOOT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "kernel.h"
+#include "result.h"
+#include "target.h"
+
+struct run_opts {
+	const char *target, *suite, *accel, *results, *modules, *extra_cmdline, *guest_ram;
+	double timeout_s, stall_s;
+	int memory_mb, vcpus, boots, jobs;
+};
+
+/* What every boot of a run shares: prepared once. */
+struct run_ctx {
+	struct run_opts o;
+	struct hb_target t;
+	struct hb_kernel k;
+	char suite_path[PATH_MAX], suite_name[64], *suite_text;
+	char initrd[PATH_MAX], sha[65], qver[32], accel[8], accel_reason[256], cmdline[1024];
+	char uwhy[160];
+	const char *quser;
+	bool have_image;
+};
+
+/* One boot: its folder and its result document. */
+struct boot {
+	char dir[PATH_MAX], run_id[256];
+	json_t *res;
+	int rc;
+	const char *verdict;
+};
+
+/* Resolve --suite to a file and a name and check it against the guest's
+ * parameter tables (hb-guest --describe): a typo fails before any boot. */
+int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
+		       char **text);
+/* Kernel, guest image, QEMU and accelerator: once per run; an exit code. */
+int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen);
+/* b's folder (parent itself, or parent/boot-i in a group) with an
+ * `incomplete` result.json; 0 or -1. */
+int hb_boot_open(const struct run_ctx *c, const char *parent, const char *group_id, int i,
+		 struct boot *b);
+/* One guest boot into b->dir; the exit code of `hugebench run` for it. */
+int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet);
+/* hb_boot_vm in a child process; its exit status is the boot's exit code. */
+pid_t hb_boot_fork(const struct run_ctx *c, struct boot *b);
+/* TARGET=host: the suite on the running kernel into dir. */
+int hb_boot_host(const struct run_opts *o, const char *dir, const char *suite_path, json_t *res);
+/* Reads stream + console, sets workloads, issues and the verdict, saves
+ * result.json; returns the exit code. */
+int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char *infra_error);
+
+#endif
