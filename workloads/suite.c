@@ -1,24 +1,63 @@
 /* suite.c - parses suite text (configs/NAME.suite) into entries; shared by the
- * guest runner and the host, which validates a suite before booting. */
+ * guest runner and the host, which validates a suite before booting. Nothing
+ * is cut to fit: a name, key or value too long for its field, or a repeat
+ * that is not a plain number in 1..HB_MAX_REPEAT, is an error naming the
+ * line. */
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define BLANKS " \t\r"
+
+/* repeat=N: decimal digits only (no sign, blank or junk), 1..HB_MAX_REPEAT. */
+static int parse_repeat(const char *s, int *out)
+{
+	char *end = NULL;
+	long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 1 || v > HB_MAX_REPEAT)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int fail(char *err, size_t errlen, char *copy, int lineno, const char *what,
+		const char *tok)
+{
+	snprintf(err, errlen, "line %d: %s%s%.40s%s", lineno, what, tok ? " '" : "", tok ? tok : "",
+		 tok ? (strlen(tok) > 40 ? "...'" : "'") : "");
+	free(copy);
+	return -1;
+}
+
 int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *err, size_t errlen)
 {
 	int n = 0, lineno = 0;
-	char *copy = strdup(text), *save = NULL, *line;
+	char *copy = strdup(text ? text : ""), *save = NULL, *line;
 
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* strtok_r would merge empty lines and shift the numbers in messages */
+	for (line = copy; line; line = save) {
 		char *tok, *tsave = NULL;
 		struct hb_suite_entry *e;
 
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = 0;
 		lineno++;
 		line[strcspn(line, "#")] = 0;
-		tok = strtok_r(line, " \t", &tsave);
+		tok = strtok_r(line, BLANKS, &tsave);
 		if (!tok)
 			continue;
 		if (n >= max) {
@@ -29,30 +68,30 @@ int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *
 		e = &out[n];
 		memset(e, 0, sizeof(*e));
 		e->repeat = 1;
+		if (strlen(tok) >= sizeof(e->name))
+			return fail(err, errlen, copy, lineno, "workload name too long", tok);
 		snprintf(e->name, sizeof(e->name), "%s", tok);
-		while ((tok = strtok_r(NULL, " \t", &tsave))) {
+		while ((tok = strtok_r(NULL, BLANKS, &tsave))) {
 			char *eq = strchr(tok, '=');
 
-			if (!eq || eq == tok) {
-				snprintf(err, errlen, "line %d: '%s' is not key=value", lineno, tok);
-				free(copy);
-				return -1;
-			}
+			if (!eq || eq == tok)
+				return fail(err, errlen, copy, lineno, "not key=value:", tok);
 			if (strncmp(tok, "repeat=", 7) == 0) {
-				e->repeat = atoi(eq + 1);
-				if (e->repeat < 1 || e->repeat > 1000) {
-					snprintf(err, errlen, "line %d: repeat must be 1..1000", lineno);
+				if (parse_repeat(eq + 1, &e->repeat)) {
+					snprintf(err, errlen, "line %d: repeat must be a number in 1..%d",
+						 lineno, HB_MAX_REPEAT);
 					free(copy);
 					return -1;
 				}
 				continue;
 			}
-			if (e->n_params >= HB_MAX_PARAMS) {
-				snprintf(err, errlen, "line %d: too many parameters", lineno);
-				free(copy);
-				return -1;
-			}
+			if (e->n_params >= HB_MAX_PARAMS)
+				return fail(err, errlen, copy, lineno, "too many parameters", NULL);
 			*eq = 0;
+			if (strlen(tok) >= sizeof(e->params[0].key))
+				return fail(err, errlen, copy, lineno, "parameter name too long", tok);
+			if (strlen(eq + 1) >= sizeof(e->params[0].value))
+				return fail(err, errlen, copy, lineno, "parameter value too long", eq + 1);
 			snprintf(e->params[e->n_params].key, sizeof(e->params[0].key), "%s", tok);
 			snprintf(e->params[e->n_params].value, sizeof(e->params[0].value), "%s", eq + 1);
 			e->n_params++;
@@ -62,4 +101,3 @@ int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *
 	free(copy);
 	return n;
 }
-
