@@ -13,6 +13,11 @@
 
 #define BLANKS " \t\r"
 
+_Static_assert(sizeof(((struct hb_suite_entry *)0)->name) == 32 &&
+		       sizeof(((struct hb_suite_entry *)0)->params[0].key) == 32 &&
+		       sizeof(((struct hb_suite_entry *)0)->params[0].value) == 96,
+	       "the messages below say 31 and 95 bytes");
+
 /* repeat=N: decimal digits only (no sign, blank or junk), 1..HB_MAX_REPEAT. */
 static int parse_repeat(const char *s, int *out)
 {
@@ -29,10 +34,16 @@ static int parse_repeat(const char *s, int *out)
 	return 0;
 }
 
+/* The error for line lineno, quoting at most 40 bytes of tok (control and
+ * non-ASCII bytes as '?': the message goes to a terminal). */
 static int fail(char *err, size_t errlen, char *copy, int lineno, const char *what,
 		const char *tok)
 {
-	snprintf(err, errlen, "line %d: %s%s%.40s%s", lineno, what, tok ? " '" : "", tok ? tok : "",
+	char q[41] = "";
+
+	for (size_t i = 0; tok && tok[i] && i < sizeof(q) - 1; i++)
+		q[i] = (unsigned char)tok[i] < 0x20 || (unsigned char)tok[i] > 0x7e ? '?' : tok[i];
+	snprintf(err, errlen, "line %d: %s%s%s%s", lineno, what, tok ? " '" : "", q,
 		 tok ? (strlen(tok) > 40 ? "...'" : "'") : "");
 	free(copy);
 	return -1;
@@ -69,7 +80,8 @@ int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *
 		memset(e, 0, sizeof(*e));
 		e->repeat = 1;
 		if (strlen(tok) >= sizeof(e->name))
-			return fail(err, errlen, copy, lineno, "workload name too long", tok);
+			return fail(err, errlen, copy, lineno,
+				    "workload name too long (at most 31 bytes):", tok);
 		snprintf(e->name, sizeof(e->name), "%s", tok);
 		while ((tok = strtok_r(NULL, BLANKS, &tsave))) {
 			char *eq = strchr(tok, '=');
@@ -78,8 +90,9 @@ int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *
 				return fail(err, errlen, copy, lineno, "not key=value:", tok);
 			if (strncmp(tok, "repeat=", 7) == 0) {
 				if (parse_repeat(eq + 1, &e->repeat)) {
-					snprintf(err, errlen, "line %d: repeat must be a number in 1..%d",
-						 lineno, HB_MAX_REPEAT);
+					snprintf(err, errlen,
+						 "line %d: repeat must be a number in 1..%d", lineno,
+						 HB_MAX_REPEAT);
 					free(copy);
 					return -1;
 				}
@@ -89,9 +102,11 @@ int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *
 				return fail(err, errlen, copy, lineno, "too many parameters", NULL);
 			*eq = 0;
 			if (strlen(tok) >= sizeof(e->params[0].key))
-				return fail(err, errlen, copy, lineno, "parameter name too long", tok);
+				return fail(err, errlen, copy, lineno,
+					    "parameter name too long (at most 31 bytes):", tok);
 			if (strlen(eq + 1) >= sizeof(e->params[0].value))
-				return fail(err, errlen, copy, lineno, "parameter value too long", eq + 1);
+				return fail(err, errlen, copy, lineno,
+					    "parameter value too long (at most 95 bytes):", eq + 1);
 			snprintf(e->params[e->n_params].key, sizeof(e->params[0].key), "%s", tok);
 			snprintf(e->params[e->n_params].value, sizeof(e->params[0].value), "%s", eq + 1);
 			e->n_params++;
