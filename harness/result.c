@@ -140,7 +140,9 @@ int hb_stream_next(struct hb_stream_reader *r, json_t **ev)
 
 /* ---- what a guest may send -------------------------------------------------- */
 
-/* 1..HB_RESULT_NAME_MAX bytes of printable ASCII, no blanks. */
+/* 1..HB_RESULT_NAME_MAX bytes of letters, digits and _-.:+()/%=,@ (what
+ * the guest's names and /proc keys use): no blanks, no control bytes, and
+ * nothing that is markup in a markdown or HTML report (<>&|`"'\[]*). */
 static bool name_ok(const char *s)
 {
 	size_t n = 0;
@@ -148,8 +150,9 @@ static bool name_ok(const char *s)
 	if (!s)
 		return false;
 	for (; s[n]; n++)
-		if (n >= HB_RESULT_NAME_MAX || (unsigned char)s[n] <= 0x20 ||
-		    (unsigned char)s[n] >= 0x7f)
+		if (n >= HB_RESULT_NAME_MAX ||
+		    !(((s[n] | 0x20) >= 'a' && (s[n] | 0x20) <= 'z') || (s[n] >= '0' && s[n] <= '9') ||
+		      strchr("_-.:+()/%=,@", s[n])))
 			return false;
 	return n > 0;
 }

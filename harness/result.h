@@ -12,7 +12,8 @@
 /* What the aggregator takes from the guest is checked: a workload run has
  * at most HB_RESULT_MAX_WORKLOADS entries, each at most
  * HB_RESULT_MAX_METRICS metrics; names are 1..HB_RESULT_NAME_MAX bytes of
- * printable ASCII without blanks; reps are 0..HB_MAX_REPEAT-1. */
+ * letters, digits and _-.:+()/%=,@ (no blanks, control bytes or markup);
+ * reps are 0..HB_MAX_REPEAT-1. */
 #define HB_RESULT_MAX_WORKLOADS 1024
 #define HB_RESULT_MAX_METRICS 1024
 #define HB_RESULT_NAME_MAX 128

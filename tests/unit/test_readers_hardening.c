@@ -213,6 +213,8 @@ static const char *const hostile[] = {
 	"{\"ev\":\"workload_start\",\"workload\":\"\",\"rep\":0}",
 	"{\"ev\":\"workload_start\",\"workload\":\"\\u0001x\",\"rep\":0}",
 	"{\"ev\":\"workload_start\",\"workload\":7,\"rep\":0}",
+	"{\"ev\":\"workload_start\",\"workload\":\"<script>\",\"rep\":0}",
+	"{\"ev\":\"check\",\"workload\":\"fault\",\"name\":\"a|b\",\"pass\":false}",
 	"{\"ev\":\"suite_start\",\"kernel_release\":\"\\u00e9\\u00e9\\u00e9\"}",
 	"{\"ev\":\"suite_start\",\"kernel_release\":{}}",
 	"{\"ev\":\"suite_error\",\"reason\":\"\\u00ff\\n\\u001b[31m\"}",
@@ -258,6 +260,15 @@ static void test_stream_statuses_recorded(void **state)
 			       "without its workload_start"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 1), "status")),
 			    "pass");
+	json_decref(wls);
+	json_decref(mods);
+	/* markup in a name is refused: the workload ends in error */
+	wls = hb_result_from_stream_n(LIT(BOOT SS WS "{\"ev\":\"metric\",\"workload\":\"fault\","
+					  "\"name\":\"<b>x</b>\",\"samples\":[1]}\n" WE SE),
+				      &mods, &info);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 0), "status")),
+			    "error");
+	assert_int_equal(info.bad_lines, 1);
 	json_decref(wls);
 	json_decref(mods);
 	/* an unknown status is an error saying so */
