@@ -157,6 +157,21 @@ static bool name_ok(const char *s)
 	return n > 0;
 }
 
+/* A kernel release (uname -r): 1..127 bytes of printable ASCII without
+ * blanks or markup. */
+static bool release_ok(const char *s)
+{
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	for (; s[n]; n++)
+		if (n >= 127 || (unsigned char)s[n] <= 0x20 || (unsigned char)s[n] >= 0x7f ||
+		    strchr("<>&|`\"'\\", s[n]))
+			return false;
+	return n > 0;
+}
+
 /* A unit: up to 32 bytes of printable ASCII (blanks allowed). */
 static bool unit_ok(const char *s)
 {
@@ -531,14 +546,13 @@ static bool take_event(struct agg *a, json_t *modules, json_t *ev, int line,
 		return false;
 	info->booted = true;
 	if (strcmp(type, "suite_start") == 0) {
-		json_t *kr = json_object_get(ev, "kernel_release");
+		const char *kr = json_string_value(json_object_get(ev, "kernel_release"));
 
-		if (kr && !(json_is_string(kr) && name_ok(json_string_value(kr)) &&
-			    strlen(json_string_value(kr)) < sizeof(info->kernel_release)))
-			return false;
 		info->suite_started = true;
-		snprintf(info->kernel_release, sizeof(info->kernel_release), "%s",
-			 json_string_value(kr) ?: "");
+		/* a release that is not a plain word is left out (a bad line) */
+		if (json_object_get(ev, "kernel_release") && !release_ok(kr))
+			return false;
+		snprintf(info->kernel_release, sizeof(info->kernel_release), "%s", kr ?: "");
 	} else if (strcmp(type, "suite_end") == 0) {
 		info->suite_end = true;
 	} else if (strcmp(type, "suite_error") == 0) {

@@ -318,6 +318,27 @@ static void test_stream_malformed_metric(void **state)
 	json_decref(mods);
 }
 
+static void test_stream_kernel_release(void **state)
+{
+	static const char ok[] = "{\"ev\":\"suite_start\",\"kernel_release\":\"6.1.0~rc1+x\"}\n";
+	static const char bad[] = "{\"ev\":\"suite_start\",\"kernel_release\":\"<b>6.1\"}\n";
+	struct hb_stream_info info;
+	json_t *mods, *wls;
+
+	(void)state;
+	wls = hb_result_from_stream_n(LIT(ok), &mods, &info);
+	assert_string_equal(info.kernel_release, "6.1.0~rc1+x");
+	json_decref(wls);
+	json_decref(mods);
+	/* the suite did start; only the release is left out (a bad line) */
+	wls = hb_result_from_stream_n(LIT(bad), &mods, &info);
+	assert_true(info.suite_started);
+	assert_string_equal(info.kernel_release, "");
+	assert_int_equal(info.bad_lines, 1);
+	json_decref(wls);
+	json_decref(mods);
+}
+
 static void test_stream_rep_bounds(void **state)
 {
 	static const char huge[] = BOOT SS
@@ -500,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_stream_hostile_loads),
 		cmocka_unit_test(test_stream_statuses_recorded),
 		cmocka_unit_test(test_stream_malformed_metric),
+		cmocka_unit_test(test_stream_kernel_release),
 		cmocka_unit_test(test_stream_rep_bounds),
 		cmocka_unit_test(test_stream_samples_overflow),
 		cmocka_unit_test(test_stream_many_workloads),
