@@ -3,6 +3,7 @@
 #include "accel.h"
 #include "image.h"
 #include "qemu.h"
+#include "result.h"
 #include "target.h"
 #include "util.h"
 
@@ -51,6 +52,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 	char dir[PATH_MAX], initrd[PATH_MAX], err[512], con[PATH_MAX], str[PATH_MAX], log[PATH_MAX];
 	struct hb_vm_outcome o;
 	char *stream;
+	size_t slen = 0;
 	int ok;
 
 	snprintf(dir, sizeof(dir), "%s/accel/probe-%d", hb_cache_dir(), (int)getpid());
@@ -78,8 +80,8 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 		}
 	}
 	unlink(initrd);
-	stream = hb_read_text(str, NULL);
-	ok = stream && strstr(stream, "\"suite_end\"");
+	stream = hb_read_text(str, &slen);
+	ok = stream && hb_accel_stream_finished(stream, slen);
 	if (ok)
 		snprintf(why, wlen, "a probe boot of %s under KVM finished in %.1f s", k->release,
 			 o.total_s);
@@ -155,27 +157,49 @@ void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *acc
 	}
 }
 
-void hb_accel_guest_env(const char *stream, json_t *env)
+bool hb_accel_stream_finished(const char *stream, size_t len)
 {
-	const char *p = stream ? strstr(stream, "\"suite_start\"") : NULL;
-	const char *bol, *eol;
-	json_t *ev;
+	struct hb_stream_info info;
+	json_t *mods, *wls = hb_result_from_stream_n(stream, len, &mods, &info);
+
+	json_decref(wls);
+	json_decref(mods);
+	return info.suite_end;
+}
+
+void hb_accel_guest_env_n(const char *stream, size_t len, json_t *env)
+{
+	struct hb_stream_reader r;
+	json_t *ev = NULL, *v;
+	int got;
 
 	json_object_set_new(env, "nested_virt", json_string("unknown"));
 	json_object_set_new(env, "pmu", json_null());
-	if (!p)
+	hb_stream_reader_init(&r, stream, len);
+	while ((got = hb_stream_next(&r, &ev)) >= 0) {
+		if (got && strcmp(json_string_value(json_object_get(ev, "ev")), "suite_start") == 0)
+			break;
+		json_decref(ev);
+		ev = NULL;
+	}
+	if (!ev)
 		return;
-	for (bol = p; bol > stream && bol[-1] != '\n'; bol--)
-		;
-	eol = strchr(p, '\n');
-	ev = json_loadb(bol, eol ? (size_t)(eol - bol) : strlen(bol), 0, NULL);
-	if (json_object_get(ev, "nested_virt"))
-		json_object_set(env, "nested_virt", json_object_get(ev, "nested_virt"));
-	if (json_object_get(ev, "pmu"))
-		json_object_set(env, "pmu", json_object_get(ev, "pmu"));
-	if (json_object_get(ev, "pmu_reason"))
-		json_object_set(env, "pmu_reason", json_object_get(ev, "pmu_reason"));
+	/* what the guest says goes into result.json: strings as ASCII text */
+	v = json_object_get(ev, "nested_virt");
+	if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) < 64)
+		json_object_set_new(env, "nested_virt", hb_json_text(json_string_value(v)));
+	v = json_object_get(ev, "pmu");
+	if (json_is_boolean(v))
+		json_object_set(env, "pmu", v);
+	v = json_object_get(ev, "pmu_reason");
+	if (json_is_string(v) && json_string_length(v) < 512)
+		json_object_set_new(env, "pmu_reason", hb_json_text(json_string_value(v)));
 	json_decref(ev);
+}
+
+void hb_accel_guest_env(const char *stream, json_t *env)
+{
+	hb_accel_guest_env_n(stream, stream ? strlen(stream) : 0, env);
 }
 
 /* ---- doctor ----------------------------------------------------------- */

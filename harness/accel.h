@@ -4,6 +4,7 @@
 #define HB_ACCEL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "kernel.h"
@@ -13,8 +14,16 @@
  * QEMU version and guest kernel). */
 void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *accel, size_t alen,
 		     char *reason, size_t rlen);
-/* Copies what the guest reported (nested_virt, pmu) into env. */
+/* Copies what the guest reported in its suite_start event (nested_virt,
+ * pmu, pmu_reason) from len bytes of stream.jsonl into env; fields of the
+ * wrong type are left out ("unknown" / null). */
+void hb_accel_guest_env_n(const char *stream, size_t len, json_t *env);
+/* The same for a NUL-terminated string (NULL: nothing reported). Text read
+ * from a file must go through hb_accel_guest_env_n with the length read. */
 void hb_accel_guest_env(const char *stream, json_t *env);
+/* True when len bytes of stream.jsonl hold a real suite_end event (a line
+ * of its own, not the words inside some string): the probe boot finished. */
+bool hb_accel_stream_finished(const char *stream, size_t len);
 int hb_cmd_doctor(int argc, char **argv);
 
 #endif

@@ -145,21 +145,23 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	size_t n_issues = 0;
 	json_t *mods, *wls, *target = json_object_get(res, "target");
 	char *stream, *console;
+	size_t stream_len = 0, console_len = 0;
 	const char *verdict;
 	bool saved;
 
+	/* with their lengths: a NUL from a broken guest must not end the text */
 	snprintf(path, sizeof(path), "%s/stream.jsonl", dir);
-	stream = hb_read_text(path, NULL);
+	stream = hb_read_text(path, &stream_len);
 	snprintf(path, sizeof(path), "%s/console.log", dir);
-	console = hb_read_text(path, NULL);
-	wls = hb_result_from_stream(stream ? stream : "", &mods, &info);
+	console = hb_read_text(path, &console_len);
+	wls = hb_result_from_stream_n(stream, stream ? stream_len : 0, &mods, &info);
 	json_object_set_new(res, "workloads", wls);
 	json_object_set_new(res, "modules", mods);
 	json_object_set_new(res, "repeat", json_integer(info.max_rep + 1));
 	if (info.kernel_release[0])
 		json_object_set_new(target, "kernel_release", json_string(info.kernel_release));
 	if (console) {
-		size_t found = hb_console_scan(console, issues, MAX_ISSUES);
+		size_t found = hb_console_scan_n(console, console_len, issues, MAX_ISSUES);
 
 		n_issues = found < MAX_ISSUES ? found : MAX_ISSUES;
 		if (found > MAX_ISSUES)
@@ -395,9 +397,10 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	}
 	{
 		/* What the guest itself saw: nested virtualization and PMU. */
-		char *s = hb_read_text(stream, NULL);
+		size_t slen = 0;
+		char *s = hb_read_text(stream, &slen);
 
-		hb_accel_guest_env(s, env);
+		hb_accel_guest_env_n(s, s ? slen : 0, env);
 		free(s);
 	}
 	if (vo.stalled)

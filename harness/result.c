@@ -1,27 +1,83 @@
-/* result.c - stream aggregation, metric summaries and the verdict rules. */
+/* result.c - stream aggregation, metric summaries and the verdict rules.
+ *
+ * stream.jsonl is whatever the guest (a kernel under test, maybe dying)
+ * wrote to its serial port: lines are found by length, and every event is
+ * checked against docs/result-schema.md before it reaches result.json. A
+ * line that fails is counted (stream_bad_lines) and the next one read. */
 #define _GNU_SOURCE
 #include "result.h"
+#include "runner.h"
 #include "util.h"
 
+#include <float.h>
+#include <limits.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Guest text copied into result.json (reasons, expected/observed) is cut
+ * to this many bytes. */
+#define TEXT_MAX 1024
+
+/* A finite stand-in for a statistic that overflowed. */
+static double finite_or_max(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (isinf(v))
+		return copysign(DBL_MAX, v);
+	return v;
+}
+
+/* Mean without overflow: sum of x/n rather than sum / n. */
+static double mean_of(const double *s, size_t n)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += s[i] / (double)n;
+	return finite_or_max(m);
+}
+
+/* Sample standard deviation, computed on values scaled into [-1, 1] so
+ * that huge samples do not overflow. */
+static double sd_of(const double *s, size_t n)
+{
+	double big = 0, mean = 0, ss = 0;
+
+	if (n < 2)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		big = fmax(big, fabs(s[i]));
+	if (big == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		mean += (s[i] / big) / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = s[i] / big - mean;
+
+		ss += d * d;
+	}
+	return finite_or_max(big * sqrt(ss / (double)(n - 1)));
+}
+
 json_t *hb_result_summary(const double *s, size_t n)
 {
-	double *c = malloc(n * sizeof(*c));
+	double *c;
 	json_t *o;
 
+	if (!n || !(c = malloc(n * sizeof(*c))))
+		return NULL;
 	memcpy(c, s, n * sizeof(*c));
 	gsl_sort(c, 1, n);
 	o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)n, "min", c[0],
-		      "max", c[n - 1], "mean", gsl_stats_mean(c, 1, n), "stddev",
-		      n > 1 ? gsl_stats_sd(c, 1, n) : 0.0, "p50",
-		      gsl_stats_quantile_from_sorted_data(c, 1, n, 0.5), "p90",
-		      gsl_stats_quantile_from_sorted_data(c, 1, n, 0.9), "p99",
-		      gsl_stats_quantile_from_sorted_data(c, 1, n, 0.99));
+		      "max", c[n - 1], "mean", mean_of(c, n), "stddev", sd_of(c, n), "p50",
+		      finite_or_max(gsl_stats_quantile_from_sorted_data(c, 1, n, 0.5)), "p90",
+		      finite_or_max(gsl_stats_quantile_from_sorted_data(c, 1, n, 0.9)), "p99",
+		      finite_or_max(gsl_stats_quantile_from_sorted_data(c, 1, n, 0.99)));
 	free(c);
 	return o;
 }
@@ -38,29 +94,199 @@ json_t *hb_result_named(json_t *arr, const char *name)
 	return NULL;
 }
 
-/* The latest entry of that name: a suite may list a workload more than once
- * (other parameters); each line gets its own entry, and events always belong
- * to the line running now. */
-static json_t *workload_entry(json_t *wls, const char *name, bool fresh)
-{
-	json_t *w = NULL;
-	size_t i, instance = 0;
-	json_t *v;
+/* ---- the line reader ------------------------------------------------------ */
 
-	json_array_foreach(wls, i, v) {
-		if (strcmp(json_string_value(json_object_get(v, "name")), name) == 0) {
-			w = v;
-			instance++;
+void hb_stream_reader_init(struct hb_stream_reader *r, const char *buf, size_t len)
+{
+	r->p = buf;
+	r->end = buf ? buf + len : NULL;
+	r->line = 0;
+}
+
+static bool blank(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return false;
+	return true;
+}
+
+int hb_stream_next(struct hb_stream_reader *r, json_t **ev)
+{
+	*ev = NULL;
+	while (r->p && r->p < r->end) {
+		const char *p = r->p, *eol = memchr(p, '\n', (size_t)(r->end - p));
+		size_t len = eol ? (size_t)(eol - p) : (size_t)(r->end - p);
+		json_t *j;
+
+		r->p = eol ? eol + 1 : r->end;
+		if (r->line < INT_MAX)
+			r->line++;
+		if (blank(p, len))
+			continue;
+		/* jansson would stop at a NUL; such a line is garbage anyway */
+		if (memchr(p, 0, len))
+			return 0;
+		j = json_loadb(p, len, 0, NULL);
+		if (!json_is_string(json_object_get(j, "ev"))) {
+			json_decref(j);
+			return 0;
 		}
+		*ev = j;
+		return 1;
 	}
+	return -1;
+}
+
+/* ---- what a guest may send -------------------------------------------------- */
+
+/* 1..HB_RESULT_NAME_MAX bytes of letters, digits and _-.:+()/%=,@ (what
+ * the guest's names and /proc keys use): no blanks, no control bytes, and
+ * nothing that is markup in a markdown or HTML report (<>&|`"'\[]*). */
+static bool name_ok(const char *s)
+{
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	for (; s[n]; n++)
+		if (n >= HB_RESULT_NAME_MAX ||
+		    !(((s[n] | 0x20) >= 'a' && (s[n] | 0x20) <= 'z') || (s[n] >= '0' && s[n] <= '9') ||
+		      strchr("_-.:+()/%=,@", s[n])))
+			return false;
+	return n > 0;
+}
+
+/* A kernel release (uname -r): 1..127 bytes of printable ASCII without
+ * blanks or markup. */
+static bool release_ok(const char *s)
+{
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	for (; s[n]; n++)
+		if (n >= 127 || (unsigned char)s[n] <= 0x20 || (unsigned char)s[n] >= 0x7f ||
+		    strchr("<>&|`\"'\\", s[n]))
+			return false;
+	return n > 0;
+}
+
+/* A unit: up to 32 bytes of printable ASCII (blanks allowed). */
+static bool unit_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (n >= 32 || (unsigned char)s[n] < 0x20 || (unsigned char)s[n] >= 0x7f)
+			return false;
+	return true;
+}
+
+/* An optional text field: absent is "", a string is made ASCII-safe and cut
+ * to TEXT_MAX bytes, anything else is refused (NULL). */
+static json_t *text_field(json_t *ev, const char *key)
+{
+	json_t *v = json_object_get(ev, key);
+	char buf[TEXT_MAX + 1];
+
+	if (!v)
+		return json_string("");
+	if (!json_is_string(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s", json_string_value(v));
+	return hb_json_text(buf);
+}
+
+/* "rep": absent is 0, else an integer in 0..HB_MAX_REPEAT-1. */
+static bool rep_ok(json_t *ev, int *rep)
+{
+	json_t *v = json_object_get(ev, "rep");
+
+	*rep = 0;
+	if (!v)
+		return true;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) >= HB_MAX_REPEAT)
+		return false;
+	*rep = (int)json_integer_value(v);
+	return true;
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; s && *set; set++)
+		if (strcmp(s, *set) == 0)
+			return true;
+	return false;
+}
+
+static const char *const statuses[] = { "pass", "fail", "skip", "error", NULL };
+static const char *const betters[] = { "lower", "higher", "info", NULL };
+
+/* An object of name -> number (meminfo_kb, vmstat), or absent. */
+static bool counters_ok(json_t *v)
+{
+	const char *k;
+	json_t *x;
+
+	if (!v)
+		return true;
+	if (!json_is_object(v))
+		return false;
+	json_object_foreach(v, k, x)
+		if (!name_ok(k) || !json_is_number(x))
+			return false;
+	return true;
+}
+
+/* ---- aggregation ------------------------------------------------------------ */
+
+/* The aggregation under way: the entries, and the latest entry of each
+ * name (lookups stay O(1) however many events a guest sends). */
+struct agg {
+	json_t *wls;
+	json_t *latest;
+};
+
+/* The latest entry of that name: a suite may list a workload more than once
+ * (other parameters); each line gets its own entry (fresh: rep 0 starts),
+ * and events always belong to the line running now. NULL when the cap on
+ * entries is reached. */
+static json_t *workload_entry(struct agg *a, const char *name, bool fresh)
+{
+	json_t *w = json_object_get(a->latest, name);
+	json_int_t instance = 0;
+
 	if (w && !fresh)
 		return w;
-	w = json_pack("{s:s, s:s, s:s, s:{}, s:i, s:[], s:[], s:[], s:[]}", "name", name, "status",
-		      "incomplete", "reason", "", "params", "reps", 0, "metrics", "checks",
-		      "snapshots", "events");
+	if (json_array_size(a->wls) >= HB_RESULT_MAX_WORKLOADS)
+		return NULL;
+	if (w)
+		instance = json_integer_value(json_object_get(w, "instance")) + 1;
+	w = json_pack("{s:s, s:s, s:s, s:{}, s:i, s:[], s:[], s:[], s:[], s:{}}", "name", name,
+		      "status", "incomplete", "reason", "", "params", "reps", 0, "metrics", "checks",
+		      "snapshots", "events", "_metric");
 	if (instance)
-		json_object_set_new(w, "instance", json_integer((json_int_t)instance));
-	json_array_append_new(wls, w);
+		json_object_set_new(w, "instance", json_integer(instance));
+	json_array_append_new(a->wls, w);
+	json_object_set(a->latest, name, w);
+	return w;
+}
+
+/* An event for a workload with no workload_start: the start line was lost
+ * or corrupted, so nothing about this workload can be trusted. */
+static json_t *orphan_entry(struct agg *a, const char *name)
+{
+	json_t *w = workload_entry(a, name, false);
+
+	if (w && !json_object_get(w, "_open")) {
+		json_object_set_new(w, "status", json_string("error"));
+		json_object_set_new(w, "reason",
+				    json_string("the stream has events for this workload without "
+						"its workload_start (a lost or corrupted line)"));
+		json_object_set_new(w, "_open", json_false());
+	}
 	return w;
 }
 
@@ -75,45 +301,276 @@ static int status_rank(const char *s)
 	return 4;
 }
 
-static void add_metric(json_t *w, json_t *ev)
+static bool metric_ok(json_t *ev)
 {
-	json_t *metrics = json_object_get(w, "metrics");
+	json_t *samples = json_object_get(ev, "samples"), *un = json_object_get(ev, "unavailable");
+	json_t *unit = json_object_get(ev, "unit"), *better = json_object_get(ev, "better");
+	json_t *dropped = json_object_get(ev, "dropped_non_finite");
+	size_t i;
+	json_t *v;
+
+	if (!name_ok(json_string_value(json_object_get(ev, "name"))))
+		return false;
+	if (unit && !(json_is_string(unit) && unit_ok(json_string_value(unit))))
+		return false;
+	if (better && !one_of(json_string_value(better), betters))
+		return false;
+	if (dropped && !(json_is_integer(dropped) && json_integer_value(dropped) >= 0 &&
+			 json_integer_value(dropped) <= INT_MAX))
+		return false;
+	if (un)
+		return json_is_string(un);
+	if (samples && !json_is_array(samples))
+		return false;
+	json_array_foreach(samples, i, v)
+		if (!json_is_number(v) || !isfinite(json_number_value(v)))
+			return false;
+	return true;
+}
+
+/* false when the workload already has HB_RESULT_MAX_METRICS metrics */
+static bool add_metric(json_t *w, json_t *ev)
+{
+	json_t *metrics = json_object_get(w, "metrics"), *index = json_object_get(w, "_metric");
 	const char *name = json_string_value(json_object_get(ev, "name"));
-	json_t *m = hb_result_named(metrics, name ?: "");
+	json_t *m = json_object_get(index, name);
 	json_t *samples = json_object_get(ev, "samples");
 	json_t *un = json_object_get(ev, "unavailable");
+	json_t *all, *means;
+	size_t i, n;
+	double mean = 0;
+	json_t *v;
 
-	if (!name)
-		return;
 	if (!m) {
+		if (json_array_size(metrics) >= HB_RESULT_MAX_METRICS)
+			return false;
 		m = json_pack("{s:s, s:s, s:s}", "name", name, "unit",
 			      json_string_value(json_object_get(ev, "unit")) ?: "?", "better",
 			      json_string_value(json_object_get(ev, "better")) ?: "info");
 		json_array_append_new(metrics, m);
+		json_object_set(index, name, m);
 	}
 	if (un) {
-		json_object_set(m, "unavailable", un);
-		return;
+		json_object_set_new(m, "unavailable", text_field(ev, "unavailable"));
+		return true;
 	}
-	if (json_is_array(samples) && json_array_size(samples)) {
-		json_t *all = json_object_get(m, "samples");
-		json_t *means = json_object_get(m, "rep_means");
-		double sum = 0;
-		size_t i;
-		json_t *v;
+	n = json_array_size(samples);
+	if (!n) {
+		/* recorded as what it is, so that the metric is not without both */
+		if (!json_object_get(m, "samples") && !json_object_get(m, "unavailable"))
+			json_object_set_new(m, "unavailable",
+					    json_string("the guest sent this metric without samples"));
+		return true;
+	}
+	if (json_object_get(ev, "dropped_non_finite")) {
+		json_int_t d = json_integer_value(json_object_get(m, "dropped_non_finite")) +
+			       json_integer_value(json_object_get(ev, "dropped_non_finite"));
 
-		if (!all) {
-			all = json_array();
-			means = json_array();
-			json_object_set_new(m, "samples", all);
-			json_object_set_new(m, "rep_means", means);
-		}
-		json_array_foreach(samples, i, v) {
-			sum += json_number_value(v);
-			json_array_append(all, v);
-		}
-		json_array_append_new(means, json_real(sum / (double)json_array_size(samples)));
+		json_object_set_new(m, "dropped_non_finite", json_integer(d < INT_MAX ? d : INT_MAX));
 	}
+	all = json_object_get(m, "samples");
+	means = json_object_get(m, "rep_means");
+	if (!all) {
+		all = json_array();
+		means = json_array();
+		json_object_set_new(m, "samples", all);
+		json_object_set_new(m, "rep_means", means);
+	}
+	json_array_foreach(samples, i, v) {
+		mean += json_number_value(v) / (double)n;
+		json_array_append(all, v);
+	}
+	json_array_append_new(means, json_real(finite_or_max(mean)));
+	return true;
+}
+
+static bool check_ok(json_t *ev)
+{
+	json_t *e = json_object_get(ev, "expected"), *o = json_object_get(ev, "observed");
+
+	return name_ok(json_string_value(json_object_get(ev, "name"))) &&
+	       json_is_boolean(json_object_get(ev, "pass")) && (!e || json_is_string(e)) &&
+	       (!o || json_is_string(o));
+}
+
+static void add_check(json_t *w, json_t *ev, int rep)
+{
+	json_t *c = json_pack("{s:s, s:o, s:o, s:b, s:i}", "name",
+			      json_string_value(json_object_get(ev, "name")), "expected",
+			      text_field(ev, "expected"), "observed", text_field(ev, "observed"),
+			      "pass", json_is_true(json_object_get(ev, "pass")), "rep", rep);
+
+	json_array_append_new(json_object_get(w, "checks"), c);
+}
+
+static bool snapshot_ok(json_t *ev)
+{
+	return name_ok(json_string_value(json_object_get(ev, "label"))) &&
+	       counters_ok(json_object_get(ev, "meminfo_kb")) &&
+	       counters_ok(json_object_get(ev, "vmstat"));
+}
+
+static void add_snapshot(json_t *w, json_t *ev, int rep)
+{
+	json_t *s = json_pack("{s:s, s:i}", "label", json_string_value(json_object_get(ev, "label")),
+			      "rep", rep);
+
+	if (json_object_get(ev, "meminfo_kb"))
+		json_object_set(s, "meminfo_kb", json_object_get(ev, "meminfo_kb"));
+	if (json_object_get(ev, "vmstat"))
+		json_object_set(s, "vmstat", json_object_get(ev, "vmstat"));
+	json_array_append_new(json_object_get(w, "snapshots"), s);
+}
+
+static void end_workload(json_t *w, json_t *ev)
+{
+	json_t *stv = json_object_get(ev, "status"), *reason = text_field(ev, "reason");
+	const char *st = json_string_value(stv);
+	const char *cur = json_string_value(json_object_get(w, "status"));
+	json_t *params = json_object_get(ev, "params");
+
+	if (!stv) {
+		st = "error";
+	} else if (!one_of(st, statuses)) {
+		/* recorded, not dropped: this line did end the workload */
+		st = "error";
+		json_decref(reason);
+		reason = json_string("the guest ended this workload with a status that is not "
+				     "pass|fail|skip|error");
+	}
+	if (!reason)
+		reason = json_string("");
+	/* Across repetitions the worst status wins; the first rep replaces the
+	 * placeholder "incomplete". */
+	if (strcmp(cur, "incomplete") == 0 || status_rank(st) > status_rank(cur)) {
+		json_object_set_new(w, "status", json_string(st));
+		json_object_set(w, "reason", reason);
+	}
+	json_decref(reason);
+	if (json_is_object(params))
+		json_object_set(w, "params", params);
+	json_object_set_new(w, "_open", json_false());
+}
+
+/* A malformed event about a workload: that workload's results cannot be
+ * trusted, so it ends in error saying which line (it is a bad line too). */
+static void malformed(struct agg *a, const char *wname, const char *type, int line)
+{
+	json_t *w = workload_entry(a, wname, false);
+	char why[200];
+
+	if (!w || !strcmp(json_string_value(json_object_get(w, "status")), "error"))
+		return;
+	snprintf(why, sizeof(why),
+		 "the guest sent a malformed %.40s event for this workload (stream.jsonl line %d)",
+		 type, line);
+	json_object_set_new(w, "status", json_string("error"));
+	json_object_set_new(w, "reason", json_string(why));
+	if (!json_object_get(w, "_open"))
+		json_object_set_new(w, "_open", json_false());
+}
+
+static bool workload_event_ok(const char *type, json_t *ev, int *rep)
+{
+	if (!rep_ok(ev, rep))
+		return false;
+	if (strcmp(type, "workload_start") == 0)
+		return json_is_integer(json_object_get(ev, "rep"));
+	if (strcmp(type, "metric") == 0)
+		return metric_ok(ev);
+	if (strcmp(type, "check") == 0)
+		return check_ok(ev);
+	if (strcmp(type, "snapshot") == 0)
+		return snapshot_ok(ev);
+	return true;
+}
+
+/* One event about a workload; false when it is malformed. */
+static bool workload_event(struct agg *a, const char *type, const char *wname, json_t *ev,
+			   int line, struct hb_stream_info *info)
+{
+	json_t *w;
+	int rep;
+
+	if (!name_ok(wname))
+		return false;
+	if (!workload_event_ok(type, ev, &rep)) {
+		malformed(a, wname, type, line);
+		return false;
+	}
+	if (strcmp(type, "workload_start") == 0) {
+		w = workload_entry(a, wname, rep == 0);
+		if (!w)
+			goto full;
+		if (rep + 1 > json_integer_value(json_object_get(w, "reps")))
+			json_object_set_new(w, "reps", json_integer(rep + 1));
+		json_object_set_new(w, "_open", json_true());
+		if (rep > info->max_rep)
+			info->max_rep = rep;
+		return true;
+	}
+	w = orphan_entry(a, wname);
+	if (!w)
+		goto full;
+	if (strcmp(type, "metric") == 0) {
+		if (!add_metric(w, ev)) {
+			malformed(a, wname, "metric (one metric too many)", line);
+			return false;
+		}
+	} else if (strcmp(type, "check") == 0) {
+		add_check(w, ev, rep);
+	} else if (strcmp(type, "snapshot") == 0) {
+		add_snapshot(w, ev, rep);
+	} else if (strcmp(type, "workload_end") == 0) {
+		end_workload(w, ev);
+	} else {
+		json_object_del(ev, "workload");
+		json_array_append(json_object_get(w, "events"), ev);
+	}
+	return true;
+full:
+	if (!info->suite_error[0])
+		snprintf(info->suite_error, sizeof(info->suite_error),
+			 "the stream names more than %d workload runs", HB_RESULT_MAX_WORKLOADS);
+	return false;
+}
+
+/* One event; false when it is malformed (a bad line). */
+static bool take_event(struct agg *a, json_t *modules, json_t *ev, int line,
+		       struct hb_stream_info *info)
+{
+	const char *type = json_string_value(json_object_get(ev, "ev"));
+	json_t *wname = json_object_get(ev, "workload");
+
+	if (!name_ok(type))
+		return false;
+	info->booted = true;
+	if (strcmp(type, "suite_start") == 0) {
+		const char *kr = json_string_value(json_object_get(ev, "kernel_release"));
+
+		info->suite_started = true;
+		/* a release that is not a plain word is left out (a bad line) */
+		if (json_object_get(ev, "kernel_release") && !release_ok(kr))
+			return false;
+		snprintf(info->kernel_release, sizeof(info->kernel_release), "%s", kr ?: "");
+	} else if (strcmp(type, "suite_end") == 0) {
+		info->suite_end = true;
+	} else if (strcmp(type, "suite_error") == 0) {
+		json_t *r = text_field(ev, "reason");
+
+		if (!r)
+			return false;
+		snprintf(info->suite_error, sizeof(info->suite_error), "%s",
+			 json_string_length(r) ? json_string_value(r) : "(no reason given)");
+		json_decref(r);
+	} else if (strcmp(type, "module") == 0) {
+		json_object_del(ev, "ev");
+		json_array_append(modules, ev);
+	} else if (wname) {
+		return workload_event(a, type, json_string_value(wname), ev, line, info);
+	}
+	/* boot and other global events carry nothing we keep */
+	return true;
 }
 
 static void finish_summaries(json_t *wls)
@@ -127,9 +584,8 @@ static void finish_summaries(json_t *wls)
 			size_t n = json_array_size(s);
 			double *v;
 
-			if (!n)
+			if (!n || !(v = malloc(n * sizeof(*v))))
 				continue;
-			v = malloc(n * sizeof(*v));
 			for (size_t k = 0; k < n; k++)
 				v[k] = json_number_value(json_array_get(s, k));
 			json_object_set_new(m, "summary", hb_result_summary(v, n));
@@ -138,92 +594,24 @@ static void finish_summaries(json_t *wls)
 	}
 }
 
-static void end_workload(json_t *w, json_t *ev)
+json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules,
+				struct hb_stream_info *info)
 {
-	const char *st = json_string_value(json_object_get(ev, "status")) ?: "error";
-	const char *cur = json_string_value(json_object_get(w, "status"));
-	json_t *params = json_object_get(ev, "params");
-
-	/* Across repetitions the worst status wins; the first rep replaces the
-	 * placeholder "incomplete". */
-	if (strcmp(cur, "incomplete") == 0 || status_rank(st) > status_rank(cur)) {
-		json_object_set_new(w, "status", json_string(st));
-		json_object_set_new(w, "reason",
-				    json_string(json_string_value(json_object_get(ev, "reason")) ?: ""));
-	}
-	if (json_is_object(params))
-		json_object_set(w, "params", params);
-	json_object_set_new(w, "_open", json_false());
-}
-
-json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_stream_info *info)
-{
-	json_t *wls = json_array();
-	const char *p = stream;
+	struct agg a = { json_array(), json_object() };
+	json_t *wls = a.wls, *ev, *w;
+	struct hb_stream_reader r;
 	size_t i;
-	json_t *w;
+	int got;
 
 	memset(info, 0, sizeof(*info));
 	*modules = json_array();
-	while (p && *p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		json_error_t jerr;
-		json_t *ev = len ? json_loadb(p, len, 0, &jerr) : NULL;
-		const char *type = json_string_value(json_object_get(ev, "ev"));
-		const char *wname = json_string_value(json_object_get(ev, "workload"));
-
-		if (len && !type) {
+	hb_stream_reader_init(&r, stream, len);
+	while ((got = hb_stream_next(&r, &ev)) >= 0) {
+		if ((!got || !take_event(&a, *modules, ev, r.line, info)) && info->bad_lines < INT_MAX)
 			info->bad_lines++;
-		} else if (type) {
-			info->booted = true;
-			w = wname ? workload_entry(wls, wname,
-						   strcmp(type, "workload_start") == 0 &&
-							   json_integer_value(json_object_get(ev, "rep")) == 0)
-				  : NULL;
-			if (strcmp(type, "suite_start") == 0) {
-				info->suite_started = true;
-				snprintf(info->kernel_release, sizeof(info->kernel_release), "%s",
-					 json_string_value(json_object_get(ev, "kernel_release")) ?: "");
-			} else if (strcmp(type, "suite_end") == 0) {
-				info->suite_end = true;
-			} else if (strcmp(type, "suite_error") == 0) {
-				snprintf(info->suite_error, sizeof(info->suite_error), "%s",
-					 json_string_value(json_object_get(ev, "reason")) ?: "");
-			} else if (strcmp(type, "module") == 0) {
-				json_object_del(ev, "ev");
-				json_array_append(*modules, ev);
-			} else if (!w) {
-				/* boot and other global events carry nothing we keep */
-			} else if (strcmp(type, "workload_start") == 0) {
-				json_int_t rep = json_integer_value(json_object_get(ev, "rep"));
-
-				json_object_set_new(w, "reps", json_integer(rep + 1));
-				json_object_set_new(w, "_open", json_true());
-				if ((int)rep > info->max_rep)
-					info->max_rep = (int)rep;
-			} else if (strcmp(type, "metric") == 0) {
-				add_metric(w, ev);
-			} else if (strcmp(type, "check") == 0) {
-				json_object_del(ev, "ev");
-				json_object_del(ev, "workload");
-				json_array_append(json_object_get(w, "checks"), ev);
-			} else if (strcmp(type, "snapshot") == 0) {
-				json_object_del(ev, "ev");
-				json_object_del(ev, "workload");
-				json_array_append(json_object_get(w, "snapshots"), ev);
-			} else if (strcmp(type, "workload_end") == 0) {
-				end_workload(w, ev);
-			} else {
-				json_object_del(ev, "workload");
-				json_array_append(json_object_get(w, "events"), ev);
-			}
-		}
 		json_decref(ev);
-		if (!eol)
-			break;
-		p = eol + 1;
 	}
+	json_decref(a.latest);
 	json_array_foreach(wls, i, w) {
 		const char *st;
 
@@ -234,6 +622,7 @@ json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_st
 							"timed out during this workload"));
 		}
 		json_object_del(w, "_open");
+		json_object_del(w, "_metric");
 		st = json_string_value(json_object_get(w, "status"));
 		if (strcmp(st, "pass") == 0)
 			info->n_pass++;
@@ -246,6 +635,11 @@ json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_st
 	}
 	finish_summaries(wls);
 	return wls;
+}
+
+json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_stream_info *info)
+{
+	return hb_result_from_stream_n(stream, stream ? strlen(stream) : 0, modules, info);
 }
 
 const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *info,

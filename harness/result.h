@@ -9,19 +9,50 @@
 
 #include "console.h"
 
+/* What the aggregator takes from the guest is checked: a workload run has
+ * at most HB_RESULT_MAX_WORKLOADS entries, each at most
+ * HB_RESULT_MAX_METRICS metrics; names are 1..HB_RESULT_NAME_MAX bytes of
+ * letters, digits and _-.:+()/%=,@ (no blanks, control bytes or markup);
+ * reps are 0..HB_MAX_REPEAT-1. */
+#define HB_RESULT_MAX_WORKLOADS 1024
+#define HB_RESULT_MAX_METRICS 1024
+#define HB_RESULT_NAME_MAX 128
+
 struct hb_stream_info {
 	bool booted;		/* the guest's init spoke at all */
 	bool suite_started;
 	bool suite_end;
 	int n_error, n_fail, n_skip, n_pass;
-	int bad_lines;		/* lines that were not JSON (e.g. a cut last line) */
+	int bad_lines;		/* lines dropped: not JSON (e.g. a cut last line), a NUL
+				 * byte, or an event whose fields are not as documented */
 	char kernel_release[128];
 	char suite_error[256];
-	int max_rep;
+	int max_rep;		/* 0..HB_MAX_REPEAT-1 */
 };
 
-/* Build the "workloads" array (and "modules") from stream text. */
+/* Build the "workloads" array (and "modules") from len bytes of stream
+ * text: one JSON event per line (docs/result-schema.md). Any bytes are
+ * safe: a line with a NUL byte, that is not a JSON object or whose event is
+ * malformed is counted in bad_lines and the lines after it still count;
+ * events for a workload that never started make that workload an error.
+ * Every status is pass|fail|skip|error and every metric has samples or an
+ * "unavailable" reason, so compare-report can load what run writes. */
+json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules,
+				struct hb_stream_info *info);
+/* The same for a NUL-terminated string (tests, literals). Text read from a
+ * file must go through hb_result_from_stream_n with the length read. */
 json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_stream_info *info);
+
+/* The stream's line reader, for every reader of stream.jsonl. */
+struct hb_stream_reader {
+	const char *p, *end;
+	int line;		/* 1-based number of the line last returned */
+};
+void hb_stream_reader_init(struct hb_stream_reader *r, const char *buf, size_t len);
+/* Next non-blank line: 1 with *ev a JSON object whose "ev" is a string
+ * (the caller json_decref()s it); 0 for a bad line (*ev NULL: a NUL byte,
+ * not JSON, not an object, no "ev"); -1 at the end. */
+int hb_stream_next(struct hb_stream_reader *r, json_t **ev);
 /* The first element of arr whose "name" is name, or NULL. */
 json_t *hb_result_named(json_t *arr, const char *name);
 /* {n,min,max,mean,stddev,p50,p90,p99} of samples (n > 0). */

@@ -7,10 +7,13 @@
 
 #define HB_MAX_PARAMS 16
 
+/* A suite line's repeat=N is 1..HB_MAX_REPEAT. */
+#define HB_MAX_REPEAT 1000
+
 struct hb_suite_entry {
 	char name[32];
 	int line; /* in the suite text, from 1 */
-	int repeat;
+	int repeat;		/* 1..HB_MAX_REPEAT */
 	int n_params;
 	struct {
 		char key[32];
@@ -19,7 +22,9 @@ struct hb_suite_entry {
 };
 
 /* Parse suite text ("workload [repeat=N] [key=value ...]" per line, '#'
- * comments). Returns the number of entries, or -1 with err filled. */
+ * comments; blanks are spaces, tabs and the CR of CRLF files). Names, keys
+ * and values that do not fit the struct are refused, not cut. Returns the
+ * number of entries, or -1 with err filled. */
 int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *err, size_t errlen);
 int hb_run_suite(const char *suite_name, const char *text, int fd);
 

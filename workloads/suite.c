@@ -21,7 +21,7 @@ static int parse_repeat(const char *v)
 		return -1;
 	errno = 0;
 	r = strtol(v, &end, 10);
-	return errno || *end || r < 1 || r > 1000 ? -1 : (int)r;
+	return errno || *end || r < 1 || r > HB_MAX_REPEAT ? -1 : (int)r;
 }
 
 /* One line's tokens into e; 0, or -1 with err. */
@@ -55,7 +55,7 @@ static int parse_line(char *line, int lineno, struct hb_suite_entry *e, char *er
 			}
 			if (e->repeat < 0) {
 				snprintf(err, errlen, "line %d (%s): repeat=%s is not a whole number in "
-					 "1..1000", lineno, e->name, eq + 1);
+					 "1..%d", lineno, e->name, eq + 1, HB_MAX_REPEAT);
 				return -1;
 			}
 			repeat_seen = true;

@@ -1,0 +1,2 @@
+# The workload_end line is corrupted by a NUL: the workload has no end.
+{ printf '%s\n' '{"ev":"boot","cmdline":"console=ttyS0"}' '{"ev":"suite_start","suite":"s","kernel_release":"6.1.0-test","runs":1}' '{"ev":"workload_start","workload":"selftest","rep":0,"i":1,"n":1}' '{"ev":"metric","workload":"selftest","rep":0,"name":"selftest_value","unit":"ns","better":"lower","samples":[1,2,3]}'; printf '{"ev":"workload_end","workload":"selftest",\0"rep":0,"status":"pass"}\n'; printf '%s\n' '{"ev":"suite_end"}'; } >stream.in
