@@ -178,6 +178,8 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,u
 FUZZ_OBJ := $(patsubst harness/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out harness/main.c,$(HARNESS_SRC))) \
 	$(BUILD)/fuzz/obj/g_procstat.o $(BUILD)/fuzz/obj/g_suite.o $(BUILD)/fuzz/obj/g_params.o
 FUZZ_SECONDS ?= 60
+# keep the fuzz objects between builds (make deletes pattern-made intermediates)
+.SECONDARY: $(FUZZ_OBJ)
 
 $(BUILD)/fuzz/obj/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*.h) | check-deps
 	@mkdir -p $(dir $@)

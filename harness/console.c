@@ -86,8 +86,10 @@ size_t hb_console_scan_n(const char *text, size_t len, struct hb_kissue *out, si
 
 			if (!m)
 				continue;
-			if (found < max) {
-				struct hb_kissue *is = &out[found];
+			/* past max, a panic still takes the last slot: the verdict
+			 * must see it after any number of warnings */
+			if (found < max || (max && strcmp(patterns[i].kind, "panic") == 0)) {
+				struct hb_kissue *is = &out[found < max ? found : max - 1];
 
 				snprintf(is->kind, sizeof(is->kind), "%s", patterns[i].kind);
 				is->line = lineno;

@@ -510,9 +510,29 @@ static void test_suite_lengths_and_crlf(void **state)
 	assert_non_null(strstr(err, "line 4"));
 }
 
+/* A panic after more issues than the caller keeps is still kept (it was
+ * dropped: a late panic read as kernel-warning, or incomplete). */
+static void test_console_late_panic(void **state)
+{
+	static struct hb_kissue is[64];
+	char *text = malloc(100 * 40 + 64);
+	size_t off = 0, n;
+
+	(void)state;
+	assert_non_null(text);
+	for (int i = 0; i < 100; i++)
+		off += (size_t)sprintf(text + off, "WARNING: CPU: 0 PID: %d at x\n", i);
+	off += (size_t)sprintf(text + off, "Kernel panic - not syncing: late\n");
+	n = hb_console_scan_n(text, off, is, 64);
+	assert_int_equal(n, 101);
+	assert_true(hb_console_has_panic(is, 64));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_console_late_panic),
 		cmocka_unit_test(test_console_nul_before_panic),
 		cmocka_unit_test(test_console_nul_in_line),
 		cmocka_unit_test(test_console_long_line),
