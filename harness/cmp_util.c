@@ -131,9 +131,10 @@ char *hb_cmp_clean_dup(const char *src)
 }
 
 /* Markdown text (a table cell, a list item): control characters cleaned as
- * above, < > & as HTML entities and the other characters that make markup
- * - \ ` * [ ] | - escaped with a backslash, so a name is shown, never
- * interpreted (no raw HTML, no link, no extra table column). */
+ * above, < and & as HTML entities (no tag can open; a lone '>' is plain
+ * text, so "0 -> 16" stays readable) and the other characters that make
+ * markup - \ ` * [ ] | - escaped with a backslash, so a name is shown,
+ * never interpreted (no raw HTML, no link, no extra table column). */
 void hb_cmp_md_puts(FILE *f, const char *s)
 {
 	char *c = hb_cmp_clean_dup(s);
@@ -141,8 +142,6 @@ void hb_cmp_md_puts(FILE *f, const char *s)
 	for (const char *p = c ? c : "?"; *p; p++) {
 		if (*p == '<')
 			fputs("&lt;", f);
-		else if (*p == '>')
-			fputs("&gt;", f);
 		else if (*p == '&')
 			fputs("&amp;", f);
 		else {
