@@ -147,7 +147,9 @@ static void hb_cmp_cdf_line(FILE *f, const double *s, size_t n, double lo, doubl
 	for (size_t i = 0; i < pts; i++) {
 		double q = (double)i / (double)(pts - 1);
 		double v = s[(size_t)(q * (double)(n - 1))];
-		double t = lg ? (log(v) - log(lo)) / (log(hi) - log(lo)) : (v - lo) / (hi - lo);
+		/* halves: hi - lo of +-1.7e308 overflows */
+		double t = lg ? (log(v) - log(lo)) / (log(hi) - log(lo))
+			      : (v / 2 - lo / 2) / (hi / 2 - lo / 2);
 
 		fprintf(f, "%.1f,%.1f ", pad + t * (W - 2 * pad), H - pad - q * (H - 2 * pad));
 	}

@@ -78,8 +78,8 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			   size_t errlen)
 {
 	FILE *f = fopen(path, "r");
-	char line[512];
-	size_t cap = 0;
+	char *line = NULL;
+	size_t cap = 0, lcap = 0;
 	int lineno = 0;
 
 	hb_cmp_thresholds_default(t);
@@ -87,7 +87,7 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &lcap, f) >= 0) { /* a line of any length is one line */
 		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN } };
 		char *s = line, *tok, *save = NULL;
 
@@ -114,7 +114,7 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 				goto fail;
 			}
 			v = strtod(eq + 1, &end);
-			if (end == eq + 1 || *end || v < 0 || v >= 100) {
+			if (end == eq + 1 || *end || !(v >= 0 && v < 100)) { /* NAN too */
 				snprintf(err, errlen, "%s:%d: %.*s wants a number in [0, 100), not \"%s\"",
 					 path, lineno, (int)(eq - tok), tok, eq + 1);
 				goto fail;
@@ -131,11 +131,13 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			goto fail;
 		}
 	}
+	free(line);
 	fclose(f);
 	return 0;
 bad_pattern:
 	snprintf(err, errlen, "%s:%d: pattern too long", path, lineno);
 fail:
+	free(line);
 	fclose(f);
 	hb_cmp_thresholds_free(t);
 	return -1;
@@ -144,10 +146,14 @@ fail:
 void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
 		       const char *metric, struct hb_cmp_limits *lim)
 {
-	char key[256];
+	const char *w = workload ? workload : "", *m = metric ? metric : "";
+	size_t len = strlen(w) + strlen(m) + 2;
+	char small[256], *key = len <= sizeof(small) ? small : malloc(len);
 
 	*lim = t->def;
-	snprintf(key, sizeof(key), "%s.%s", workload ? workload : "", metric ? metric : "");
+	if (!key)
+		return; /* out of memory: the defaults */
+	snprintf(key, len, "%s.%s", w, m);
 	for (size_t i = 0; i < t->n; i++) {
 		if (fnmatch(t->lines[i].pattern, key, 0))
 			continue;
@@ -156,6 +162,8 @@ void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
 		if (!isnan(t->lines[i].lim.boot_sd_pct))
 			lim->boot_sd_pct = t->lines[i].lim.boot_sd_pct;
 	}
+	if (key != small)
+		free(key);
 }
 
 double hb_cmp_min_effect(const struct hb_cmp_thresholds *t, const char *workload,

@@ -123,9 +123,12 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 		default: {
 			char *end;
 
+			errno = 0;
 			c->opts.seed = strtoull(v, &end, 10);
-			if (*end || end == v)
-				return hb_cmp_usage_err("--seed wants an integer, not \"%s\"", v);
+			/* strtoull takes "-1" as 2^64 - 1 */
+			if (*end || end == v || *v == '-' || errno)
+				return hb_cmp_usage_err("--seed wants an integer from 0 to 2^64-1, not \"%s\"",
+							v);
 		}
 		}
 	}

@@ -714,6 +714,41 @@ static void test_defaults_follow_checkout(void **state)
 	free(out);
 }
 
+static void test_options_and_thresholds(void **state)
+{
+	struct hb_cmp_thresholds t;
+	char err[512], line[700];
+	char *good = write_json("opt.json", run_json("lower", "[1, 2, 3]", NULL));
+	char *argv[] = { "compare-report", "--thresholds", "/dev/null", "--seed", "-1", good, good };
+	struct hb_cmp_limits l;
+
+	(void)state;
+	/* --seed -1 wrapped to 2^64 - 1 */
+	assert_int_equal(hb_compare_main(7, argv), HB_CMP_USAGE);
+	/* "nan" passed the range check and left the setting silently unset */
+	assert_int_equal(hb_cmp_thresholds_load(write_file("th1.conf", "* min_effect_pct=nan boot_sd_pct=1\n"),
+						&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "th1.conf:1:"));
+	/* a line longer than the buffer was read as two lines */
+	snprintf(line, sizeof(line), "*%600s min_effect_pct=3\n", "");
+	assert_int_equal(hb_cmp_thresholds_load(write_file("th2.conf", line), &t, err, sizeof(err)), 0);
+	hb_cmp_limits_for(&t, "w", "m", &l);
+	assert_true(l.min_effect_pct == 3);
+	hb_cmp_thresholds_free(&t);
+	/* patterns see the whole "workload.metric", however long */
+	{
+		char name[400], pat[64];
+
+		memset(name, 'w', sizeof(name) - 1);
+		name[sizeof(name) - 1] = 0;
+		snprintf(pat, sizeof(pat), "*.lat min_effect_pct=9\n");
+		assert_int_equal(hb_cmp_thresholds_load(write_file("th3.conf", pat), &t, err, sizeof(err)), 0);
+		hb_cmp_limits_for(&t, name, "lat", &l);
+		assert_true(l.min_effect_pct == 9);
+		hb_cmp_thresholds_free(&t);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -758,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_table_validates_like_compare),
 		cmocka_unit_test(test_table_names_with_blanks),
 		cmocka_unit_test(test_defaults_follow_checkout),
+		cmocka_unit_test(test_options_and_thresholds),
 	};
 
 	if (getenv("HB_TEST_FILTER"))
