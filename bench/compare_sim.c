@@ -251,6 +251,18 @@ static int sim_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A number in [lo, hi] (whole when `whole`), or NAN: atoi/atof accepted
+ * "-5" and "x", and a negative --trials indexed before an array. */
+static double sim_arg(const char *s, double lo, double hi, bool whole)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= lo && v <= hi) || (whole && v != floor(v)))
+		return NAN;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static const int reps_list[] = { 3, 5, 10 };
@@ -265,23 +277,32 @@ int main(int argc, char **argv)
 	const double thr[SIM_RULES] = { 0.5, 1, 0.05 }; /* each rule's own threshold */
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--trials") && i + 1 < argc)
-			trials = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--boot-sd") && i + 1 < argc)
-			s.boot_sd = atof(argv[++i]) / 100;
-		else if (!strcmp(argv[i], "--rep-sd") && i + 1 < argc)
-			s.rep_sd = atof(argv[++i]) / 100;
-		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-			seed = strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--min-effect") && i + 1 < argc)
-			me = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--rule-boot-sd") && i + 1 < argc)
-			rbs = atof(argv[++i]);
-		else if (!strcmp(argv[i], "--synthetic"))
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+		bool ok = true;
+
+		if (!strcmp(o, "--synthetic")) {
 			synthetic = 1;
-		else {
+			continue;
+		}
+		i++;
+		if (!strcmp(o, "--trials") && (ok = !isnan(sim_arg(v, 10, 1e7, true))))
+			trials = (int)sim_arg(v, 10, 1e7, true);
+		else if (!strcmp(o, "--boot-sd") && (ok = !isnan(sim_arg(v, 0, 100, false))))
+			s.boot_sd = sim_arg(v, 0, 100, false) / 100;
+		else if (!strcmp(o, "--rep-sd") && (ok = !isnan(sim_arg(v, 0, 100, false))))
+			s.rep_sd = sim_arg(v, 0, 100, false) / 100;
+		else if (!strcmp(o, "--seed") && (ok = !isnan(sim_arg(v, 0, 4294967295.0, true))))
+			seed = (unsigned long)sim_arg(v, 0, 4294967295.0, true);
+		else if (!strcmp(o, "--min-effect"))
+			ok = !isnan(me = sim_arg(v, 0, 99.9, false));
+		else if (!strcmp(o, "--rule-boot-sd"))
+			ok = !isnan(rbs = sim_arg(v, 0, 99.9, false));
+		else
+			ok = false;
+		if (!ok) {
 			fprintf(stderr, "usage: %s [--trials N] [--boot-sd PCT] [--rep-sd PCT] "
-					"[--min-effect PCT] [--rule-boot-sd PCT] [--seed N] [--synthetic]\n",
+					"[--min-effect PCT] [--rule-boot-sd PCT] [--seed N] [--synthetic]\n"
+					"  (N: 10 to 10000000 trials; PCT: 0 to 100; seed: 0 to 2^32-1)\n",
 				argv[0]);
 			return 2;
 		}

@@ -3,7 +3,8 @@
  * Inline CSS and inline SVG generated here, no scripts and no external
  * assets: a forest plot of every judged metric's change with its interval
  * and minimum-effect band, empirical CDFs of each latency distribution
- * (BASE vs NEW), and the same tables as the text report.
+ * (BASE vs NEW), and the same tables as the text report. Every string that
+ * comes from a result file or the command line goes through hb_cmp_esc().
  */
 #include "compare.h"
 
@@ -19,17 +20,23 @@
 #define HB_CMP_C_GOOD "#2e7d32"
 #define HB_CMP_C_SAME "#616161"
 
+/* Text for element content or a quoted attribute: cleaned of control
+ * characters, markup characters as entities. */
 static void hb_cmp_esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	char *c = hb_cmp_clean_dup(s);
+
+	for (const char *p = c ? c : "?"; *p; p++) {
+		switch (*p) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*p, f);
 		}
 	}
+	free(c);
 }
 
 static void hb_cmp_td(FILE *f, const char *s, const char *cls)
@@ -140,7 +147,9 @@ static void hb_cmp_cdf_line(FILE *f, const double *s, size_t n, double lo, doubl
 	for (size_t i = 0; i < pts; i++) {
 		double q = (double)i / (double)(pts - 1);
 		double v = s[(size_t)(q * (double)(n - 1))];
-		double t = lg ? (log(v) - log(lo)) / (log(hi) - log(lo)) : (v - lo) / (hi - lo);
+		/* halves: hi - lo of +-1.7e308 overflows */
+		double t = lg ? (log(v) - log(lo)) / (log(hi) - log(lo))
+			      : (v / 2 - lo / 2) / (hi / 2 - lo / 2);
 
 		fprintf(f, "%.1f,%.1f ", pad + t * (W - 2 * pad), H - pad - q * (H - 2 * pad));
 	}
@@ -167,17 +176,19 @@ static void hb_cmp_cdf(FILE *f, const struct hb_cmp_mres *m)
 	hb_cmp_cdf_line(f, a, m->a->n, lo, hi, lg, HB_CMP_C_BASE, W, H, pad);
 	hb_cmp_cdf_line(f, b, m->b->n, lo, hi, lg, HB_CMP_C_NEW, W, H, pad);
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">%.4g</text>"
-		   "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%.4g %s%s</text>"
+		   "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%.4g ",
+		pad, H - pad + 14, lo, W - pad, H - pad + 14, hi);
+	hb_cmp_esc(f, m->unit);
+	fprintf(f, "%s</text>"
 		   "<text x=\"4\" y=\"%.0f\" font-size=\"10\">1</text><text x=\"4\" y=\"%.0f\" font-size=\"10\">0</text>\n"
 		   "<text x=\"%.0f\" y=\"16\" font-size=\"11\"><tspan fill=\"%s\">BASE n=%zu</tspan> "
 		   "<tspan fill=\"%s\">NEW n=%zu</tspan></text></svg>\n<figcaption>",
-		pad, H - pad + 14, lo, W - pad, H - pad + 14, hi, m->unit, lg ? " (log)" : "",
-		pad + 4, H - pad, pad, HB_CMP_C_BASE, m->a->n, HB_CMP_C_NEW, m->b->n);
+		lg ? " (log)" : "", pad + 4, H - pad, pad, HB_CMP_C_BASE, m->a->n, HB_CMP_C_NEW, m->b->n);
 	hb_cmp_esc(f, m->workload);
 	fputc('.', f);
 	hb_cmp_esc(f, m->name);
 	fprintf(f, ": median %+.1f%% <b style=\"color:%s\">%s</b></figcaption></figure>\n",
-		(m->db.p50 / m->da.p50 - 1) * 100, hb_cmp_color(m->verdict),
+		(hb_stats_rel(m->da.p50, m->db.p50) - 1) * 100, hb_cmp_color(m->verdict),
 		hb_cmp_verdict_name(m->verdict));
 out:
 	free(a);
@@ -330,11 +341,11 @@ int hb_cmp_render_html(FILE *f, const struct hb_cmp_report *r)
 	      "figcaption{font-size:12px}\n</style></head><body>\n"
 	      "<h1>hugebench compare-report</h1>\n", f);
 	fprintf(f, "<p>Result: <span class=\"%s\">%s</span> (%zu of %zu NEW run%s with a regression). "
-		   "Benjamini-Hochberg FDR %g, %g%% intervals, thresholds %s. "
-		   "A regression is worse in the metric's own direction.</p>\n",
+		   "Benjamini-Hochberg FDR %g, %g%% intervals, thresholds ",
 		bad ? "badw" : "goodw", bad ? "REGRESSION" : "no regression", bad, r->n_pairs,
-		r->n_pairs == 1 ? "" : "s", r->opts.alpha, r->opts.ci_level * 100,
-		r->thresholds_path ? r->thresholds_path : "built-in");
+		r->n_pairs == 1 ? "" : "s", r->opts.alpha, r->opts.ci_level * 100);
+	hb_cmp_esc(f, r->thresholds_path ? r->thresholds_path : "built-in");
+	fputs(". A regression is worse in the metric's own direction.</p>\n", f);
 	for (size_t i = 0; i < r->n_pairs; i++)
 		hb_cmp_html_pair(f, &r->pairs[i], i);
 	fputs("</body></html>\n", f);

@@ -9,15 +9,28 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static json_t *hb_cmp_jnum(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A string, or null; never NULL (json_pack would drop the whole object):
+ * a path that is not UTF-8 is written cleaned. */
 static json_t *hb_cmp_jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	json_t *j;
+	char *c;
+
+	if (!s)
+		return json_null();
+	if ((j = json_string(s)))
+		return j;
+	c = hb_cmp_clean_dup(s);
+	j = c ? json_string(c) : NULL;
+	free(c);
+	return j ? j : json_null();
 }
 
 static const char *hb_cmp_jverdict(enum hb_cmp_verdict v)
@@ -30,7 +43,7 @@ static const char *hb_cmp_jverdict(enum hb_cmp_verdict v)
 
 static json_t *hb_cmp_jrun(const struct hb_cmp_run *r)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:s}", "path", r->path, "run_id",
+	return json_pack("{s:o, s:o, s:o, s:o, s:s}", "path", hb_cmp_jstr(r->path), "run_id",
 			 hb_cmp_jstr(r->run_id), "target", hb_cmp_jstr(r->target),
 			 "kernel_release", hb_cmp_jstr(r->kernel_release), "verdict", r->verdict);
 }

@@ -1,20 +1,31 @@
-/* cmp_load.c - read a result.json (hugebench-result/1) for compare-report.
+/* cmp_load.c - read a result.json (hugebench-result/1) for compare-report
+ * and table.
  *
  * Every field compare-report relies on is validated here, so that a broken
- * or truncated file is reported once, as "FILE: FIELD: problem", and the
- * rest of the comparison can trust the structs. Strings point into the
- * jansson tree that the run keeps.
+ * or truncated file is reported once, as "FILE: FIELD: problem" or "FILE:
+ * invalid JSON at line L column C: what", and the rest of the comparison
+ * can trust the structs. Error lines never quote the file's content (it may
+ * be a symlink to a secret): only the path, the field and the position.
+ * Duplicate keys, integers out of range and empty names are refused. Strings
+ * point into the jansson tree that the run keeps.
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* Larger files are refused rather than read into memory. */
+#define HB_CMP_MAX_FILE (1024L * 1024 * 1024)
+#define HB_CMP_JSON_FLAGS JSON_REJECT_DUPLICATES
 
 struct hb_cmp_ld {
 	const char *file;
@@ -58,20 +69,49 @@ static const char *hb_cmp_ld_str(struct hb_cmp_ld *ld, json_t *obj, const char *
 	return json_string_value(v);
 }
 
+/* A required, non-empty string: a name that keys rows and lookups. */
+static const char *hb_cmp_ld_name(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
+				  const char *key)
+{
+	const char *s = hb_cmp_ld_str(ld, obj, prefix, key, true);
+	char field[192];
+
+	if (s && !*s) {
+		snprintf(field, sizeof(field), "%s%s", prefix, key);
+		hb_cmp_ld_fail(ld, field, "empty");
+		return NULL;
+	}
+	return s;
+}
+
+/* An optional integer in [0, INT_MAX] (an integral real such as 3.0 too);
+ * `def` when absent. Checked before any conversion: (long)1e300 is
+ * undefined behaviour. */
 static long hb_cmp_ld_int(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
 			  const char *key, long def)
 {
 	json_t *v = json_object_get(obj, key);
 	char field[192];
+	double d;
 
 	if (!v || json_is_null(v))
 		return def;
-	if (!json_is_number(v)) {
-		snprintf(field, sizeof(field), "%s%s", prefix, key);
+	snprintf(field, sizeof(field), "%s%s", prefix, key);
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+
+		if (i >= 0 && i <= INT_MAX)
+			return (long)i;
+	} else if (json_is_real(v)) {
+		d = json_real_value(v);
+		if (d >= 0 && d <= INT_MAX && d == floor(d))
+			return (long)d;
+	} else {
 		hb_cmp_ld_fail(ld, field, "expected a number");
 		return def;
 	}
-	return (long)json_number_value(v);
+	hb_cmp_ld_fail(ld, field, "expected an integer from 0 to %d", INT_MAX);
+	return def;
 }
 
 /* An optional array of numbers; NULL/0 when absent. */
@@ -134,7 +174,12 @@ static void hb_cmp_ld_metric(struct hb_cmp_ld *ld, json_t *j, const char *pre,
 	const char *better;
 	char field[192];
 
-	m->name = hb_cmp_ld_str(ld, j, pre, "name", true);
+	if (!json_is_object(j)) {
+		snprintf(field, sizeof(field), "%.*s", (int)strlen(pre) - 1, pre);
+		hb_cmp_ld_fail(ld, field, "expected an object");
+		return;
+	}
+	m->name = hb_cmp_ld_name(ld, j, pre, "name");
 	m->unit = hb_cmp_ld_str(ld, j, pre, "unit", false);
 	m->unavailable = hb_cmp_ld_str(ld, j, pre, "unavailable", false);
 	better = hb_cmp_ld_str(ld, j, pre, "better", true);
@@ -148,7 +193,7 @@ static void hb_cmp_ld_metric(struct hb_cmp_ld *ld, json_t *j, const char *pre,
 	else if (!strcmp(better, "info"))
 		m->better = HB_CMP_INFO;
 	else
-		hb_cmp_ld_fail(ld, field, "\"%s\" is not lower|higher|info", better);
+		hb_cmp_ld_fail(ld, field, "not one of lower|higher|info");
 	m->samples = hb_cmp_ld_nums(ld, j, pre, "samples", &m->n);
 	m->rep_means = hb_cmp_ld_nums(ld, j, pre, "rep_means", &m->n_reps);
 	if (!m->samples && !m->unavailable) {
@@ -175,8 +220,10 @@ static struct hb_cmp_kv *hb_cmp_ld_kvs(struct hb_cmp_ld *ld, json_t *obj, const 
 		return NULL;
 	}
 	kv = calloc(json_object_size(v) + 1, sizeof(*kv));
-	if (!kv)
+	if (!kv) {
+		hb_cmp_ld_fail(ld, field, "out of memory");
 		return NULL;
+	}
 	json_object_foreach(v, k, e) {
 		if (!json_is_number(e)) {
 			snprintf(field, sizeof(field), "%s%s.%s", pre, key, k);
@@ -206,7 +253,7 @@ static void hb_cmp_ld_workload(struct hb_cmp_ld *ld, json_t *j, size_t wi,
 		hb_cmp_ld_fail(ld, pre, "expected an object");
 		return;
 	}
-	w->name = hb_cmp_ld_str(ld, j, pre, "name", true);
+	w->name = hb_cmp_ld_name(ld, j, pre, "name");
 	w->status = hb_cmp_ld_str(ld, j, pre, "status", true);
 	w->reason = hb_cmp_ld_str(ld, j, pre, "reason", false);
 	w->reps = hb_cmp_ld_int(ld, j, pre, "reps", 1);
@@ -214,10 +261,14 @@ static void hb_cmp_ld_workload(struct hb_cmp_ld *ld, json_t *j, size_t wi,
 		ok |= !strcmp(w->status, hb_cmp_statuses[i]);
 	if (w->status && !ok) {
 		snprintf(sub, sizeof(sub), "%sstatus", pre);
-		hb_cmp_ld_fail(ld, sub, "\"%s\" is not pass|fail|skip|error", w->status);
+		hb_cmp_ld_fail(ld, sub, "not one of pass|fail|skip|error");
 	}
 	if ((arr = hb_cmp_ld_array(ld, j, pre, "metrics", false))) {
 		w->metrics = calloc(json_array_size(arr) + 1, sizeof(*w->metrics));
+		if (!w->metrics) {
+			arr = NULL;
+			hb_cmp_ld_fail(ld, pre, "out of memory");
+		}
 		json_array_foreach(arr, i, e) {
 			snprintf(sub, sizeof(sub), "%smetrics[%zu].", pre, i);
 			hb_cmp_ld_metric(ld, e, sub, &w->metrics[w->n_metrics++]);
@@ -225,12 +276,16 @@ static void hb_cmp_ld_workload(struct hb_cmp_ld *ld, json_t *j, size_t wi,
 	}
 	if ((arr = hb_cmp_ld_array(ld, j, pre, "checks", false))) {
 		w->checks = calloc(json_array_size(arr) + 1, sizeof(*w->checks));
+		if (!w->checks) {
+			arr = NULL;
+			hb_cmp_ld_fail(ld, pre, "out of memory");
+		}
 		json_array_foreach(arr, i, e) {
 			struct hb_cmp_check *c = &w->checks[w->n_checks++];
 			json_t *pass = json_object_get(e, "pass");
 
 			snprintf(sub, sizeof(sub), "%schecks[%zu].", pre, i);
-			c->name = hb_cmp_ld_str(ld, e, sub, "name", true);
+			c->name = hb_cmp_ld_name(ld, e, sub, "name");
 			c->expected = hb_cmp_ld_str(ld, e, sub, "expected", false);
 			c->observed = hb_cmp_ld_str(ld, e, sub, "observed", false);
 			c->rep = hb_cmp_ld_int(ld, e, sub, "rep", 0);
@@ -243,11 +298,15 @@ static void hb_cmp_ld_workload(struct hb_cmp_ld *ld, json_t *j, size_t wi,
 	}
 	if ((arr = hb_cmp_ld_array(ld, j, pre, "snapshots", false))) {
 		w->snaps = calloc(json_array_size(arr) + 1, sizeof(*w->snaps));
+		if (!w->snaps) {
+			arr = NULL;
+			hb_cmp_ld_fail(ld, pre, "out of memory");
+		}
 		json_array_foreach(arr, i, e) {
 			struct hb_cmp_snap *s = &w->snaps[w->n_snaps++];
 
 			snprintf(sub, sizeof(sub), "%ssnapshots[%zu].", pre, i);
-			s->label = hb_cmp_ld_str(ld, e, sub, "label", true);
+			s->label = hb_cmp_ld_name(ld, e, sub, "label");
 			s->rep = hb_cmp_ld_int(ld, e, sub, "rep", 0);
 			s->meminfo = hb_cmp_ld_kvs(ld, e, sub, "meminfo_kb", &s->n_meminfo);
 			s->vmstat = hb_cmp_ld_kvs(ld, e, sub, "vmstat", &s->n_vmstat);
@@ -282,14 +341,13 @@ struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, s
 	r->verdict_reason = hb_cmp_ld_str(&ld, root, "", "verdict_reason", false);
 	if (r->verdict && hb_cmp_verdict_rank(r->verdict) < 0)
 		hb_cmp_ld_fail(&ld, "verdict",
-			       "\"%s\" is not pass|fail|kernel-warning|panic|timeout|incomplete|error",
-			       r->verdict);
+			       "not one of pass|fail|kernel-warning|panic|timeout|incomplete|error");
 	r->pmu = -1;
 	t = json_object_get(root, "target");
 	if (!json_is_object(t)) {
 		hb_cmp_ld_fail(&ld, "target", t ? "expected an object" : "missing");
 	} else {
-		r->target = hb_cmp_ld_str(&ld, t, "target.", "name", true);
+		r->target = hb_cmp_ld_name(&ld, t, "target.", "name");
 		r->kernel_release = hb_cmp_ld_str(&ld, t, "target.", "kernel_release", false);
 		r->cmdline = hb_cmp_ld_str(&ld, t, "target.", "cmdline", false);
 		r->package = hb_cmp_ld_str(&ld, t, "target.", "package", false);
@@ -313,17 +371,25 @@ struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, s
 	}
 	if ((arr = hb_cmp_ld_array(&ld, root, "", "workloads", true))) {
 		r->workloads = calloc(json_array_size(arr) + 1, sizeof(*r->workloads));
+		if (!r->workloads) {
+			arr = NULL;
+			hb_cmp_ld_fail(&ld, "workloads", "out of memory");
+		}
 		json_array_foreach(arr, i, e)
 			hb_cmp_ld_workload(&ld, e, i, &r->workloads[r->n_workloads++]);
 	}
 	if ((arr = hb_cmp_ld_array(&ld, root, "", "kernel_issues", false))) {
 		r->issues = calloc(json_array_size(arr) + 1, sizeof(*r->issues));
+		if (!r->issues) {
+			arr = NULL;
+			hb_cmp_ld_fail(&ld, "kernel_issues", "out of memory");
+		}
 		json_array_foreach(arr, i, e) {
 			char pre[64];
 			struct hb_cmp_issue *is = &r->issues[r->n_issues++];
 
 			snprintf(pre, sizeof(pre), "kernel_issues[%zu].", i);
-			is->kind = hb_cmp_ld_str(&ld, e, pre, "kind", true);
+			is->kind = hb_cmp_ld_name(&ld, e, pre, "kind");
 			is->excerpt = hb_cmp_ld_str(&ld, e, pre, "excerpt", false);
 			is->line = hb_cmp_ld_int(&ld, e, pre, "line", 0);
 		}
@@ -335,20 +401,79 @@ bad:
 	return NULL;
 }
 
-struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen)
+/* What jansson found, in our words: its own text quotes the input ("near
+ * 'password'"), which must not reach an error line. */
+static const char *hb_cmp_json_problem(const json_error_t *je)
 {
-	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
+	switch (json_error_code(je)) {
+	case json_error_out_of_memory: return "out of memory";
+	case json_error_stack_overflow: return "nested too deeply";
+	case json_error_cannot_open_file: return "cannot be read";
+	case json_error_invalid_utf8: return "not valid UTF-8";
+	case json_error_premature_end_of_input: return "the document ends too early (truncated?)";
+	case json_error_end_of_input_expected: return "text after the end of the document";
+	case json_error_null_character: return "a NUL character";
+	case json_error_null_byte_in_key: return "a NUL character in a key";
+	case json_error_duplicate_key: return "a key appears twice in one object";
+	case json_error_numeric_overflow: return "a number too large to represent";
+	default: return "not valid JSON syntax (a JSON object is expected)";
+	}
+}
 
+static struct hb_cmp_run *hb_cmp_parsed(json_t *root, const json_error_t *je, const char *name,
+					char *err, size_t errlen)
+{
 	if (!root) {
-		if (je.line < 0)
-			snprintf(err, errlen, "%s: cannot read: %s", path, je.text);
-		else
-			snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", path,
-				 je.line, je.column, je.text);
+		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", name, je->line,
+			 je->column, hb_cmp_json_problem(je));
 		return NULL;
 	}
-	return hb_cmp_load_json(root, path, err, errlen);
+	return hb_cmp_load_json(root, name, err, errlen);
+}
+
+struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name, char *err,
+				   size_t errlen)
+{
+	json_error_t je;
+
+	return hb_cmp_parsed(json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je), &je, name, err, errlen);
+}
+
+struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	const char *why = NULL;
+	struct stat st;
+	json_error_t je;
+	json_t *root;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_size > HB_CMP_MAX_FILE)
+		why = "larger than 1 GiB";
+	if (why) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/* through stdio: json_loadfd() reads one byte per read() */
+	if (!(f = fdopen(fd, "r"))) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	root = json_loadf(f, HB_CMP_JSON_FLAGS, &je);
+	fclose(f);
+	return hb_cmp_parsed(root, &je, path, err, errlen);
 }
 
 void hb_cmp_run_free(struct hb_cmp_run *r)
@@ -393,6 +518,14 @@ static bool hb_cmp_is_dir(const char *p)
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
+/* Exists but is neither a regular file nor a folder (FIFO, device...). */
+static bool hb_cmp_is_other(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 /* Lexically greatest subfolder of dir holding a result.json ("<UTC>-<suite>",
  * optionally only that suite). */
 static char *hb_cmp_latest(const char *dir, const char *suite)
@@ -429,10 +562,18 @@ char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite
 
 	if (hb_cmp_is_file(arg))
 		return strdup(arg);
+	if (hb_cmp_is_other(arg)) {
+		snprintf(err, errlen, "%s: not a regular file", arg);
+		return NULL;
+	}
 	if (hb_cmp_is_dir(arg)) {
 		snprintf(buf, sizeof(buf), "%s/result.json", arg);
 		if (hb_cmp_is_file(buf))
 			return strdup(buf);
+		if (hb_cmp_is_other(buf) || hb_cmp_is_dir(buf)) {
+			snprintf(err, errlen, "%s: not a regular file", buf);
+			return NULL;
+		}
 		/* results/<target>: take its latest run */
 		if ((p = hb_cmp_latest(arg, suite)))
 			return p;

@@ -6,6 +6,9 @@
  * snapshot label, and the per-metric statistics of cmp_rule.c. Functional
  * regressions (a check that passed and now fails, pass -> fail/error, a new
  * kernel WARNING/panic, a worse run verdict) count whatever the statistics.
+ * Every lookup by name goes through a hash index built once per run, so the
+ * cost is linear in the size of the files (20000 workloads: well under a
+ * second), and a repeated name keeps its first entry.
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
@@ -42,8 +45,8 @@ static void hb_cmp_env_str(struct hb_cmp_pair *p, const char *field, const char 
 	struct hb_cmp_envdiff *e = &p->env[p->n_env++];
 
 	e->field = field;
-	snprintf(e->a, sizeof(e->a), "%s", hb_cmp_s(a));
-	snprintf(e->b, sizeof(e->b), "%s", hb_cmp_s(b));
+	hb_cmp_clean(e->a, sizeof(e->a), hb_cmp_s(a));
+	hb_cmp_clean(e->b, sizeof(e->b), hb_cmp_s(b));
 	e->differs = !hb_cmp_streq(a, b);
 	/* An unknown value on one side cannot prove a difference. */
 	e->blocks = blocks && e->differs && a && b;
@@ -99,59 +102,189 @@ static void hb_cmp_find(struct hb_cmp_pair *p, enum hb_cmp_fkind kind, bool regr
 			const char *workload, const char *what, const char *fmt, ...)
 {
 	struct hb_cmp_finding f = { .kind = kind, .regression = regression };
+	char text[1024];
 	va_list ap;
 
-	snprintf(f.workload, sizeof(f.workload), "%s", workload ? workload : "");
-	snprintf(f.what, sizeof(f.what), "%s", what ? what : "");
+	/* cleaned and cut at a character boundary: printable anywhere, and
+	 * always valid UTF-8 for the JSON report */
+	hb_cmp_clean(f.workload, sizeof(f.workload), workload);
+	hb_cmp_clean(f.what, sizeof(f.what), what);
 	va_start(ap, fmt);
-	vsnprintf(f.text, sizeof(f.text), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	hb_cmp_clean(f.text, sizeof(f.text), text);
 	if (!hb_cmp_append((void **)&p->f, &p->n_f, &p->f_cap, sizeof(f), &f) && regression)
 		p->n_regressions++;
 }
 
-static const struct hb_cmp_workload *hb_cmp_wl(const struct hb_cmp_run *r, const char *name)
+/* ---- per-run indexes ------------------------------------------------------------- */
+
+struct hb_cmp_chkagg {
+	int st; /* 1 all repetitions passed, 0 one failed */
+	const char *observed, *expected;
+};
+
+struct hb_cmp_snapagg {
+	double sum;
+	size_t found;
+};
+
+struct hb_cmp_runix {
+	const struct hb_cmp_run *r;
+	struct hb_cmp_idx wl;	/* name -> first workload of that name */
+	struct hb_cmp_idx met;	/* (workload, name) -> first metric of that name */
+	struct hb_cmp_idx chk;	/* (workload, name) -> chks[] */
+	struct hb_cmp_idx lab;	/* (workload, label) -> snapshots with that label */
+	struct hb_cmp_idx key;	/* (workload, label, source, key) -> sums[] */
+	struct hb_cmp_idx kind; /* kernel issue kind -> count */
+	struct hb_cmp_chkagg *chks;
+	struct hb_cmp_snapagg *sums;
+	size_t n_chks, cap_chks, n_sums, cap_sums;
+};
+
+static const char *const hb_cmp_src[2] = { "meminfo_kb", "vmstat" };
+
+static void hb_cmp_runix_free(struct hb_cmp_runix *x)
 {
-	for (size_t i = 0; i < r->n_workloads; i++)
-		if (!strcmp(r->workloads[i].name, name))
-			return &r->workloads[i];
-	return NULL;
+	hb_cmp_idx_free(&x->wl);
+	hb_cmp_idx_free(&x->met);
+	hb_cmp_idx_free(&x->chk);
+	hb_cmp_idx_free(&x->lab);
+	hb_cmp_idx_free(&x->key);
+	hb_cmp_idx_free(&x->kind);
+	free(x->chks);
+	free(x->sums);
 }
 
-static const struct hb_cmp_metric *hb_cmp_metric(const struct hb_cmp_workload *w,
-						 const char *name)
+/* One check result folded into its (workload, name) aggregate: every
+ * repetition passed, or the first failure's observed value. */
+static int hb_cmp_ix_check(struct hb_cmp_runix *x, const struct hb_cmp_workload *w,
+			   const struct hb_cmp_check *c)
 {
-	for (size_t i = 0; w && i < w->n_metrics; i++)
-		if (!strcmp(w->metrics[i].name, name))
-			return &w->metrics[i];
-	return NULL;
+	bool added;
+	size_t *v = hb_cmp_idx_put(&x->chk, w, c->name, NULL, NULL, x->n_chks, &added);
+	struct hb_cmp_chkagg *g, fresh = { -1, NULL, NULL };
+
+	if (!v)
+		return -1;
+	if (added && hb_cmp_append((void **)&x->chks, &x->n_chks, &x->cap_chks, sizeof(fresh), &fresh))
+		return -1;
+	g = &x->chks[*v];
+	if (g->st == -1 || (g->st == 1 && !c->pass))
+		g->observed = c->observed;
+	if (!g->expected && c->expected)
+		g->expected = c->expected;
+	g->st = g->st == -1 ? c->pass : (g->st && c->pass);
+	return 0;
 }
+
+static int hb_cmp_ix_snap(struct hb_cmp_runix *x, const struct hb_cmp_workload *w,
+			  const struct hb_cmp_snap *sn)
+{
+	size_t *v = hb_cmp_idx_put(&x->lab, w, sn->label, NULL, NULL, 0, NULL);
+
+	if (!v)
+		return -1;
+	++*v;
+	for (int vm = 0; vm < 2; vm++) {
+		const struct hb_cmp_kv *kv = vm ? sn->vmstat : sn->meminfo;
+		size_t nk = vm ? sn->n_vmstat : sn->n_meminfo;
+
+		for (size_t k = 0; k < nk; k++) {
+			struct hb_cmp_snapagg fresh = { 0, 0 };
+			bool added;
+
+			v = hb_cmp_idx_put(&x->key, w, sn->label, hb_cmp_src[vm], kv[k].key,
+					   x->n_sums, &added);
+			if (!v || (added && hb_cmp_append((void **)&x->sums, &x->n_sums,
+							  &x->cap_sums, sizeof(fresh), &fresh)))
+				return -1;
+			x->sums[*v].sum += kv[k].val;
+			x->sums[*v].found++;
+		}
+	}
+	return 0;
+}
+
+static int hb_cmp_runix_build(struct hb_cmp_runix *x, const struct hb_cmp_run *r)
+{
+	memset(x, 0, sizeof(*x));
+	x->r = r;
+	for (size_t i = 0; i < r->n_workloads; i++) {
+		const struct hb_cmp_workload *w = &r->workloads[i];
+
+		if (!hb_cmp_idx_put(&x->wl, NULL, w->name, NULL, NULL, i, NULL))
+			return -1;
+		for (size_t j = 0; j < w->n_metrics; j++)
+			if (!hb_cmp_idx_put(&x->met, w, w->metrics[j].name, NULL, NULL, j, NULL))
+				return -1;
+		for (size_t j = 0; j < w->n_checks; j++)
+			if (hb_cmp_ix_check(x, w, &w->checks[j]))
+				return -1;
+		for (size_t j = 0; j < w->n_snaps; j++)
+			if (hb_cmp_ix_snap(x, w, &w->snaps[j]))
+				return -1;
+	}
+	for (size_t i = 0; i < r->n_issues; i++) {
+		size_t *v = hb_cmp_idx_put(&x->kind, NULL, r->issues[i].kind, NULL, NULL, 0, NULL);
+
+		if (!v)
+			return -1;
+		++*v;
+	}
+	return 0;
+}
+
+static const struct hb_cmp_workload *hb_cmp_wl(const struct hb_cmp_runix *x, const char *name)
+{
+	size_t *v = hb_cmp_idx_get(&x->wl, NULL, name, NULL, NULL);
+
+	return v ? &x->r->workloads[*v] : NULL;
+}
+
+static const struct hb_cmp_metric *hb_cmp_metric(const struct hb_cmp_runix *x,
+						 const struct hb_cmp_workload *w, const char *name)
+{
+	size_t *v = w ? hb_cmp_idx_get(&x->met, w, name, NULL, NULL) : NULL;
+
+	return v ? &w->metrics[*v] : NULL;
+}
+
+struct hb_cmp_ctx {
+	struct hb_cmp_pair *p;
+	struct hb_cmp_runix a, b;
+	struct hb_cmp_idx seen; /* rows already made (checks, snapshot keys) */
+	bool oom;
+};
 
 /* Workload names of a then b (b-only appended), without repeats. */
-static const char **hb_cmp_wl_union(const struct hb_cmp_pair *p, size_t *n)
+static const char **hb_cmp_wl_union(struct hb_cmp_ctx *c, size_t *n)
 {
-	const char **names = hb_cmp_xcalloc(p->a->n_workloads + p->b->n_workloads, sizeof(*names));
+	const struct hb_cmp_run *a = c->p->a, *b = c->p->b;
+	const char **names = hb_cmp_xcalloc(a->n_workloads + b->n_workloads, sizeof(*names));
 
 	*n = 0;
 	if (!names)
 		return NULL;
-	for (size_t i = 0; i < p->a->n_workloads; i++)
-		if (&p->a->workloads[i] == hb_cmp_wl(p->a, p->a->workloads[i].name))
-			names[(*n)++] = p->a->workloads[i].name;
-	for (size_t i = 0; i < p->b->n_workloads; i++)
-		if (!hb_cmp_wl(p->a, p->b->workloads[i].name) &&
-		    &p->b->workloads[i] == hb_cmp_wl(p->b, p->b->workloads[i].name))
-			names[(*n)++] = p->b->workloads[i].name;
+	for (size_t i = 0; i < a->n_workloads; i++)
+		if (&a->workloads[i] == hb_cmp_wl(&c->a, a->workloads[i].name))
+			names[(*n)++] = a->workloads[i].name;
+	for (size_t i = 0; i < b->n_workloads; i++)
+		if (!hb_cmp_wl(&c->a, b->workloads[i].name) &&
+		    &b->workloads[i] == hb_cmp_wl(&c->b, b->workloads[i].name))
+			names[(*n)++] = b->workloads[i].name;
 	return names;
 }
 
-static void hb_cmp_workloads(struct hb_cmp_pair *p, const char **names, size_t n)
+static void hb_cmp_workloads(struct hb_cmp_ctx *c, const char **names, size_t n)
 {
+	struct hb_cmp_pair *p = c->p;
+
 	p->wl = hb_cmp_xcalloc(n, sizeof(*p->wl));
 	if (!p->wl)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const struct hb_cmp_workload *a = hb_cmp_wl(p->a, names[i]), *b = hb_cmp_wl(p->b, names[i]);
+		const struct hb_cmp_workload *a = hb_cmp_wl(&c->a, names[i]), *b = hb_cmp_wl(&c->b, names[i]);
 		struct hb_cmp_wlrow *r = &p->wl[p->n_wl++];
 		bool bad_b;
 
@@ -178,43 +311,45 @@ static void hb_cmp_workloads(struct hb_cmp_pair *p, const char **names, size_t n
 }
 
 /* 1 when every repetition of the check passed, 0 when one failed, -1 absent. */
-static int hb_cmp_check_state(const struct hb_cmp_workload *w, const char *name, char *obs,
-			      size_t len, const char **expected)
+static int hb_cmp_check_state(const struct hb_cmp_runix *x, const struct hb_cmp_workload *w,
+			      const char *name, char *obs, size_t len, const char **expected)
 {
-	int st = -1;
+	size_t *v = w ? hb_cmp_idx_get(&x->chk, w, name, NULL, NULL) : NULL;
+	const struct hb_cmp_chkagg *g;
 
-	for (size_t i = 0; w && i < w->n_checks; i++) {
-		const struct hb_cmp_check *c = &w->checks[i];
-
-		if (strcmp(c->name, name))
-			continue;
-		if (st == -1 || (st == 1 && !c->pass))
-			snprintf(obs, len, "%s", hb_cmp_s(c->observed));
-		if (!*expected && c->expected)
-			*expected = c->expected;
-		st = st == -1 ? c->pass : (st && c->pass);
-	}
-	return st;
+	if (!v)
+		return -1;
+	g = &x->chks[*v];
+	hb_cmp_clean(obs, len, hb_cmp_s(g->observed));
+	if (!*expected && g->expected)
+		*expected = g->expected;
+	return g->st;
 }
 
-static void hb_cmp_check_one(struct hb_cmp_pair *p, size_t *cap, const char *wname,
+static void hb_cmp_check_one(struct hb_cmp_ctx *c, size_t *cap, const char *wname,
 			     const char *cname)
 {
-	const struct hb_cmp_workload *a = hb_cmp_wl(p->a, wname), *b = hb_cmp_wl(p->b, wname);
+	struct hb_cmp_pair *p = c->p;
+	const struct hb_cmp_workload *a = hb_cmp_wl(&c->a, wname), *b = hb_cmp_wl(&c->b, wname);
 	struct hb_cmp_checkrow row = { .workload = wname, .name = cname };
+	bool added;
 
-	for (size_t i = 0; i < p->n_checks; i++)
-		if (!strcmp(p->checks[i].workload, wname) && !strcmp(p->checks[i].name, cname))
-			return;
-	row.pass_a = hb_cmp_check_state(a, cname, row.observed_a, sizeof(row.observed_a),
+	if (!hb_cmp_idx_put(&c->seen, "check", wname, cname, NULL, 0, &added)) {
+		c->oom = true;
+		return;
+	}
+	if (!added)
+		return;
+	row.pass_a = hb_cmp_check_state(&c->a, a, cname, row.observed_a, sizeof(row.observed_a),
 					&row.expected);
-	row.pass_b = hb_cmp_check_state(b, cname, row.observed_b, sizeof(row.observed_b),
+	row.pass_b = hb_cmp_check_state(&c->b, b, cname, row.observed_b, sizeof(row.observed_b),
 					&row.expected);
 	if (row.pass_a == -1)
 		snprintf(row.observed_a, sizeof(row.observed_a), "-");
 	if (row.pass_b == -1)
 		snprintf(row.observed_b, sizeof(row.observed_b), "-");
-	hb_cmp_append((void **)&p->checks, &p->n_checks, cap, sizeof(row), &row);
+	if (hb_cmp_append((void **)&p->checks, &p->n_checks, cap, sizeof(row), &row))
+		c->oom = true;
 	if (row.pass_b == 0 && row.pass_a != 0)
 		hb_cmp_find(p, HB_CMP_F_CHECK, true, wname, cname,
 			    "check %s %s in BASE, fails in NEW (expected %s, observed %s)", cname,
@@ -228,27 +363,28 @@ static void hb_cmp_check_one(struct hb_cmp_pair *p, size_t *cap, const char *wna
 			    "check %s fails in both (NEW observed %s)", cname, row.observed_b);
 }
 
-static void hb_cmp_checks(struct hb_cmp_pair *p, const char **names, size_t n)
+static void hb_cmp_checks(struct hb_cmp_ctx *c, const char **names, size_t n)
 {
 	size_t cap = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct hb_cmp_workload *a = hb_cmp_wl(p->a, names[i]), *b = hb_cmp_wl(p->b, names[i]);
+		const struct hb_cmp_workload *a = hb_cmp_wl(&c->a, names[i]), *b = hb_cmp_wl(&c->b, names[i]);
 
 		for (size_t j = 0; a && j < a->n_checks; j++)
-			hb_cmp_check_one(p, &cap, names[i], a->checks[j].name);
+			hb_cmp_check_one(c, &cap, names[i], a->checks[j].name);
 		for (size_t j = 0; b && j < b->n_checks; j++)
-			hb_cmp_check_one(p, &cap, names[i], b->checks[j].name);
+			hb_cmp_check_one(c, &cap, names[i], b->checks[j].name);
 	}
 }
 
-static void hb_cmp_metrics(struct hb_cmp_pair *p, const char **names, size_t n,
+static void hb_cmp_metrics(struct hb_cmp_ctx *c, const char **names, size_t n,
 			   const struct hb_cmp_thresholds *t, const struct hb_cmp_opts *o)
 {
+	struct hb_cmp_pair *p = c->p;
 	size_t total = 0, k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct hb_cmp_workload *a = hb_cmp_wl(p->a, names[i]), *b = hb_cmp_wl(p->b, names[i]);
+		const struct hb_cmp_workload *a = hb_cmp_wl(&c->a, names[i]), *b = hb_cmp_wl(&c->b, names[i]);
 
 		total += (a ? a->n_metrics : 0) + (b ? b->n_metrics : 0);
 	}
@@ -256,21 +392,20 @@ static void hb_cmp_metrics(struct hb_cmp_pair *p, const char **names, size_t n,
 	if (!p->m)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const struct hb_cmp_workload *a = hb_cmp_wl(p->a, names[i]), *b = hb_cmp_wl(p->b, names[i]);
+		const struct hb_cmp_workload *a = hb_cmp_wl(&c->a, names[i]), *b = hb_cmp_wl(&c->b, names[i]);
 		const struct hb_cmp_workload *sides[2] = { a, b };
 
 		for (int s = 0; s < 2; s++) {
 			for (size_t j = 0; sides[s] && j < sides[s]->n_metrics; j++) {
 				const char *mn = sides[s]->metrics[j].name;
-				const struct hb_cmp_metric *ma = hb_cmp_metric(a, mn);
-				const struct hb_cmp_metric *mb = hb_cmp_metric(b, mn);
+				const struct hb_cmp_metric *ma = hb_cmp_metric(&c->a, a, mn);
+				const struct hb_cmp_metric *mb = hb_cmp_metric(&c->b, b, mn);
+				struct hb_cmp_limits lim;
 
 				if (s == 1 && ma)
 					continue; /* done from BASE's side */
 				if ((s == 0 && ma != &a->metrics[j]) || (s == 1 && mb != &b->metrics[j]))
 					continue; /* a repeated name: first one wins */
-				struct hb_cmp_limits lim;
-
 				hb_cmp_limits_for(t, names[i], mn, &lim);
 				p->m[k].workload = names[i];
 				hb_cmp_metric_test(ma, mb, &lim, o, &p->m[k]);
@@ -286,6 +421,9 @@ static void hb_cmp_metrics(struct hb_cmp_pair *p, const char **names, size_t n,
 		if (r->verdict == HB_CMP_WORSE)
 			hb_cmp_find(p, HB_CMP_F_METRIC, true, r->workload, r->name,
 				    "%s worse by %.1f%% (%s)", r->name, r->worse_pct, r->why);
+		else if (r->not_judged)
+			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name, "%s %s", r->name,
+				    r->why);
 	}
 }
 
@@ -309,50 +447,25 @@ static bool hb_cmp_key_interesting(const char *key)
 }
 
 /* Mean of a key over the repetitions of one snapshot label; NAN if absent. */
-static double hb_cmp_snap_mean(const struct hb_cmp_workload *w, const char *label, bool vm,
-			       const char *key)
+static double hb_cmp_snap_mean(const struct hb_cmp_runix *x, const struct hb_cmp_workload *w,
+			       const char *label, int vm, const char *key)
 {
-	double sum = 0;
-	size_t reps = 0, found = 0;
+	size_t *reps = w ? hb_cmp_idx_get(&x->lab, w, label, NULL, NULL) : NULL;
+	size_t *v = w ? hb_cmp_idx_get(&x->key, w, label, hb_cmp_src[vm], key) : NULL;
 
-	for (size_t i = 0; w && i < w->n_snaps; i++) {
-		const struct hb_cmp_snap *s = &w->snaps[i];
-		const struct hb_cmp_kv *kv = vm ? s->vmstat : s->meminfo;
-		size_t n = vm ? s->n_vmstat : s->n_meminfo;
-
-		if (strcmp(s->label, label))
-			continue;
-		reps++;
-		for (size_t j = 0; j < n; j++)
-			if (!strcmp(kv[j].key, key)) {
-				sum += kv[j].val;
-				found++;
-			}
-	}
 	/* Deltas are recorded when non-zero: a repetition without the key is 0. */
-	return found ? sum / (double)reps : (reps ? 0 : NAN);
+	if (v && x->sums[*v].found)
+		return x->sums[*v].sum / (double)*reps;
+	return reps ? 0 : NAN;
 }
 
-static bool hb_cmp_snap_seen(const struct hb_cmp_pair *p, const char *w, const char *label,
-			     const char *src, const char *key)
+static void hb_cmp_snaps(struct hb_cmp_ctx *c, const char **names, size_t n)
 {
-	for (size_t i = 0; i < p->n_snaps; i++) {
-		const struct hb_cmp_snaprow *r = &p->snaps[i];
-
-		if (!strcmp(r->workload, w) && !strcmp(r->label, label) && r->source == src &&
-		    !strcmp(r->key, key))
-			return true;
-	}
-	return false;
-}
-
-static void hb_cmp_snaps(struct hb_cmp_pair *p, const char **names, size_t n)
-{
-	static const char *const src[2] = { "meminfo_kb", "vmstat" };
+	struct hb_cmp_pair *p = c->p;
 	size_t cap = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct hb_cmp_workload *a = hb_cmp_wl(p->a, names[i]), *b = hb_cmp_wl(p->b, names[i]);
+		const struct hb_cmp_workload *a = hb_cmp_wl(&c->a, names[i]), *b = hb_cmp_wl(&c->b, names[i]);
 		const struct hb_cmp_workload *sides[2] = { a, b };
 
 		for (int s = 0; s < 2; s++)
@@ -363,44 +476,50 @@ static void hb_cmp_snaps(struct hb_cmp_pair *p, const char **names, size_t n)
 					size_t nk = vm ? sn->n_vmstat : sn->n_meminfo;
 
 					for (size_t k = 0; k < nk; k++) {
-						struct hb_cmp_snaprow row = {
-							names[i], sn->label, src[vm], kv[k].key,
-							hb_cmp_snap_mean(a, sn->label, vm, kv[k].key),
-							hb_cmp_snap_mean(b, sn->label, vm, kv[k].key),
+						struct hb_cmp_snaprow row;
+						bool added;
+
+						if (!hb_cmp_idx_put(&c->seen, hb_cmp_src[vm], names[i],
+								    sn->label, kv[k].key, 0, &added)) {
+							c->oom = true;
+							return;
+						}
+						if (!added)
+							continue;
+						row = (struct hb_cmp_snaprow){
+							names[i], sn->label, hb_cmp_src[vm], kv[k].key,
+							hb_cmp_snap_mean(&c->a, a, sn->label, vm, kv[k].key),
+							hb_cmp_snap_mean(&c->b, b, sn->label, vm, kv[k].key),
 							hb_cmp_key_interesting(kv[k].key),
 						};
-
-						if (hb_cmp_snap_seen(p, names[i], sn->label, src[vm], kv[k].key))
-							continue;
-						hb_cmp_append((void **)&p->snaps, &p->n_snaps, &cap,
-							      sizeof(row), &row);
+						if (hb_cmp_append((void **)&p->snaps, &p->n_snaps, &cap,
+								  sizeof(row), &row))
+							c->oom = true;
 					}
 				}
 	}
 }
 
-static void hb_cmp_issues(struct hb_cmp_pair *p)
+static void hb_cmp_issues(struct hb_cmp_ctx *c)
 {
+	struct hb_cmp_pair *p = c->p;
 	int ra = hb_cmp_verdict_rank(p->a->verdict), rb = hb_cmp_verdict_rank(p->b->verdict);
 
 	for (size_t i = 0; i < p->b->n_issues; i++) {
 		const char *kind = p->b->issues[i].kind;
-		size_t na = 0, nb = 0;
-		bool first = true;
+		size_t *na = hb_cmp_idx_get(&c->a.kind, NULL, kind, NULL, NULL);
+		size_t *nb = hb_cmp_idx_get(&c->b.kind, NULL, kind, NULL, NULL);
+		bool first;
 
-		for (size_t j = 0; j < p->b->n_issues; j++) {
-			if (!strcmp(p->b->issues[j].kind, kind)) {
-				first &= j >= i;
-				nb++;
-			}
+		if (!hb_cmp_idx_put(&c->seen, "issue", kind, NULL, NULL, 0, &first)) {
+			c->oom = true;
+			return;
 		}
 		if (!first)
 			continue;
-		for (size_t j = 0; j < p->a->n_issues; j++)
-			na += !strcmp(p->a->issues[j].kind, kind);
-		hb_cmp_find(p, HB_CMP_F_ISSUE, nb > na, NULL, kind,
-			    "kernel %s: %zu in BASE, %zu in NEW (first: line %ld: %s)", kind, na, nb,
-			    p->b->issues[i].line, hb_cmp_s(p->b->issues[i].excerpt));
+		hb_cmp_find(p, HB_CMP_F_ISSUE, *nb > (na ? *na : 0), NULL, kind,
+			    "kernel %s: %zu in BASE, %zu in NEW (first: line %ld: %s)", kind,
+			    na ? *na : 0, *nb, p->b->issues[i].line, hb_cmp_s(p->b->issues[i].excerpt));
 	}
 	if (rb > ra)
 		hb_cmp_find(p, HB_CMP_F_VERDICT, true, NULL, "verdict",
@@ -415,23 +534,32 @@ int hb_cmp_pair_build(const struct hb_cmp_run *a, const struct hb_cmp_run *b,
 		      const struct hb_cmp_thresholds *t, const struct hb_cmp_opts *o,
 		      struct hb_cmp_pair *p)
 {
-	const char **names;
+	struct hb_cmp_ctx c = { .p = p };
+	const char **names = NULL;
 	size_t n;
+	int ret = -1;
 
 	memset(p, 0, sizeof(*p));
 	p->a = a;
 	p->b = b;
 	hb_cmp_env(p);
-	names = hb_cmp_wl_union(p, &n);
+	if (hb_cmp_runix_build(&c.a, a) || hb_cmp_runix_build(&c.b, b))
+		goto out;
+	names = hb_cmp_wl_union(&c, &n);
 	if (!names)
-		return -1;
-	hb_cmp_issues(p);
-	hb_cmp_workloads(p, names, n);
-	hb_cmp_checks(p, names, n);
-	hb_cmp_metrics(p, names, n, t, o);
-	hb_cmp_snaps(p, names, n);
+		goto out;
+	hb_cmp_issues(&c);
+	hb_cmp_workloads(&c, names, n);
+	hb_cmp_checks(&c, names, n);
+	hb_cmp_metrics(&c, names, n, t, o);
+	hb_cmp_snaps(&c, names, n);
+	ret = p->wl && p->m && !c.oom ? 0 : -1;
+out:
 	free(names);
-	return p->wl && p->m ? 0 : -1;
+	hb_cmp_runix_free(&c.a);
+	hb_cmp_runix_free(&c.b);
+	hb_cmp_idx_free(&c.seen);
+	return ret;
 }
 
 void hb_cmp_pair_free(struct hb_cmp_pair *p)

@@ -78,8 +78,8 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			   size_t errlen)
 {
 	FILE *f = fopen(path, "r");
-	char line[512];
-	size_t cap = 0;
+	char *line = NULL;
+	size_t cap = 0, lcap = 0;
 	int lineno = 0;
 
 	hb_cmp_thresholds_default(t);
@@ -87,7 +87,7 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &lcap, f) >= 0) { /* a line of any length is one line */
 		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN } };
 		char *s = line, *tok, *save = NULL;
 
@@ -114,7 +114,7 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 				goto fail;
 			}
 			v = strtod(eq + 1, &end);
-			if (end == eq + 1 || *end || v < 0 || v >= 100) {
+			if (end == eq + 1 || *end || !(v >= 0 && v < 100)) { /* NAN too */
 				snprintf(err, errlen, "%s:%d: %.*s wants a number in [0, 100), not \"%s\"",
 					 path, lineno, (int)(eq - tok), tok, eq + 1);
 				goto fail;
@@ -131,11 +131,13 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			goto fail;
 		}
 	}
+	free(line);
 	fclose(f);
 	return 0;
 bad_pattern:
 	snprintf(err, errlen, "%s:%d: pattern too long", path, lineno);
 fail:
+	free(line);
 	fclose(f);
 	hb_cmp_thresholds_free(t);
 	return -1;
@@ -144,10 +146,14 @@ fail:
 void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
 		       const char *metric, struct hb_cmp_limits *lim)
 {
-	char key[256];
+	const char *w = workload ? workload : "", *m = metric ? metric : "";
+	size_t len = strlen(w) + strlen(m) + 2;
+	char small[256], *key = len <= sizeof(small) ? small : malloc(len);
 
 	*lim = t->def;
-	snprintf(key, sizeof(key), "%s.%s", workload ? workload : "", metric ? metric : "");
+	if (!key)
+		return; /* out of memory: the defaults */
+	snprintf(key, len, "%s.%s", w, m);
 	for (size_t i = 0; i < t->n; i++) {
 		if (fnmatch(t->lines[i].pattern, key, 0))
 			continue;
@@ -156,6 +162,8 @@ void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
 		if (!isnan(t->lines[i].lim.boot_sd_pct))
 			lim->boot_sd_pct = t->lines[i].lim.boot_sd_pct;
 	}
+	if (key != small)
+		free(key);
 }
 
 double hb_cmp_min_effect(const struct hb_cmp_thresholds *t, const char *workload,
@@ -231,7 +239,19 @@ static bool hb_cmp_all_positive(const double *x, size_t n)
 	return true;
 }
 
-/* Welch on logs (or raw values): fills p-values, centers, ratio and t CI. */
+/* 1 + d / |c|: the relative level of c + d (an interval bound of a
+ * difference), with the direction kept when c = 0. */
+static double hb_cmp_rel_diff(double c, double d)
+{
+	if (c != 0)
+		return 1 + d / fabs(c);
+	return d > 0 ? INFINITY : d < 0 ? -INFINITY : 1;
+}
+
+/* Welch on logs (or raw values): fills p-values, centers, ratio and t CI.
+ * Raw values are first scaled by a power of two (exactly) into [-1, 1], so
+ * that the boot-to-boot variance below cannot overflow and denormals do
+ * not vanish. */
 static void hb_cmp_welch_ratio(const double *x, size_t nx, const double *y, size_t ny,
 			       bool worse_is_greater, const struct hb_cmp_opts *o,
 			       struct hb_cmp_mres *r)
@@ -239,19 +259,30 @@ static void hb_cmp_welch_ratio(const double *x, size_t nx, const double *y, size
 	bool logs = hb_cmp_all_positive(x, nx) && hb_cmp_all_positive(y, ny);
 	double *lx = malloc(nx * sizeof(*lx)), *ly = malloc(ny * sizeof(*ly));
 	struct hb_stats_test tg, tl;
-	double lo, hi, bs = r->boot_sd_pct / 100, ev;
+	double lo, hi, bs = r->boot_sd_pct / 100, ev, m = 0;
+	int k = 0;
 
 	if (!lx || !ly)
 		goto out;
+	if (!logs) {
+		for (size_t i = 0; i < nx; i++)
+			m = fmax(m, fabs(x[i]));
+		for (size_t i = 0; i < ny; i++)
+			m = fmax(m, fabs(y[i]));
+		if (m > 0 && isfinite(m)) {
+			frexp(m, &k);
+			k = -k;
+		}
+	}
 	for (size_t i = 0; i < nx; i++)
-		lx[i] = logs ? log(x[i]) : x[i];
+		lx[i] = logs ? log(x[i]) : ldexp(x[i], k);
 	for (size_t i = 0; i < ny; i++)
-		ly[i] = logs ? log(y[i]) : y[i];
+		ly[i] = logs ? log(y[i]) : ldexp(y[i], k);
 	/* Each side's center carries one boot effect of sd bs (relative):
 	 * var(difference) gains 2 bs^2 on the log scale. */
 	ev = 2 * bs * bs;
 	if (!logs)
-		ev *= hb_stats_mean(x, nx) * hb_stats_mean(x, nx);
+		ev *= hb_stats_mean(lx, nx) * hb_stats_mean(lx, nx);
 	hb_stats_welch_ev(lx, nx, ly, ny, ev, HB_STATS_GREATER, &tg);
 	hb_stats_welch_ev(lx, nx, ly, ny, ev, HB_STATS_LESS, &tl);
 	r->p_worse = worse_is_greater ? tg.p : tl.p;
@@ -266,12 +297,16 @@ static void hb_cmp_welch_ratio(const double *x, size_t nx, const double *y, size
 			r->ci_hi = exp(hi);
 		}
 	} else {
+		double ca = hb_stats_mean(lx, nx);
+
 		r->test = "welch";
-		r->center_a = hb_stats_mean(x, nx);
-		r->center_b = hb_stats_mean(y, ny);
-		if (r->center_a > 0 && !hb_stats_welch_ev_ci(x, nx, y, ny, ev, o->ci_level, &lo, &hi)) {
-			r->ci_lo = 1 + lo / r->center_a;
-			r->ci_hi = 1 + hi / r->center_a;
+		r->center_a = ldexp(ca, -k);
+		r->center_b = ldexp(hb_stats_mean(ly, ny), -k);
+		/* A difference interval, relative to |BASE|: a zero or negative
+		 * BASE keeps the direction (0 -> 1 is +inf, not "no ratio"). */
+		if (!hb_stats_welch_ev_ci(lx, nx, ly, ny, ev, o->ci_level, &lo, &hi)) {
+			r->ci_lo = hb_cmp_rel_diff(ca, lo);
+			r->ci_hi = hb_cmp_rel_diff(ca, hi);
 		}
 	}
 out:
@@ -311,6 +346,28 @@ static void hb_cmp_mw_median(const struct hb_cmp_metric *a, const struct hb_cmp_
 	}
 }
 
+/* A tested metric whose statistics are not numbers is not judged, and says
+ * so: never a silent "same" (or worse) built on NAN. */
+static void hb_cmp_check_finite(struct hb_cmp_mres *r)
+{
+	const char *bad = NULL;
+
+	if (r->mode == HB_CMP_MODE_NONE)
+		return;
+	if (isnan(r->p_worse) || isnan(r->p_better))
+		bad = "the test's p-value could not be computed";
+	else if (!isfinite(r->center_a) || !isfinite(r->center_b))
+		bad = "a center is not a finite number";
+	else if (isnan(r->change_pct))
+		bad = "the change could not be computed";
+	if (!bad)
+		return;
+	r->not_judged = true;
+	r->p_worse = r->p_better = NAN;
+	snprintf(r->why, sizeof(r->why), "not judged: %s (%s)", bad,
+		 "samples that are not finite numbers, or beyond what a double can hold");
+}
+
 static bool hb_cmp_is_dist(const struct hb_cmp_metric *m)
 {
 	size_t reps = m->n_reps ? m->n_reps : 1;
@@ -339,6 +396,7 @@ void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metri
 	r->ci_method = "-";
 	r->center_a = r->center_b = r->ratio = r->change_pct = r->worse_pct = NAN;
 	r->ci_lo = r->ci_hi = r->p_worse = r->p_better = r->q_worse = r->q_better = NAN;
+	r->not_judged = false;
 	r->why[0] = 0;
 	hb_stats_describe(a && a->samples ? a->samples : NULL, a ? a->n : 0, &r->da);
 	hb_stats_describe(b && b->samples ? b->samples : NULL, b ? b->n : 0, &r->db);
@@ -378,14 +436,11 @@ void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metri
 	}
 	free(ua);
 	free(ub);
-	if (r->center_a != 0)
-		r->ratio = r->center_b / r->center_a;
-	else if (r->center_b != 0)
-		r->ratio = r->center_b > 0 ? INFINITY : -INFINITY;
-	else
-		r->ratio = 1;
+	/* 1 + (NEW - BASE) / |BASE|: center_b / center_a for a positive BASE. */
+	r->ratio = hb_stats_rel(r->center_a, r->center_b);
 	r->change_pct = (r->ratio - 1) * 100;
 	r->worse_pct = r->better == HB_CMP_HIGHER ? -r->change_pct : r->change_pct;
+	hb_cmp_check_finite(r);
 }
 
 static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
@@ -412,7 +467,11 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 		return;
 	}
 	r->verdict = HB_CMP_SAME;
-	if (w > 0 && r->q_worse <= o->alpha && w >= me)
+	if (w > 0 && r->q_worse <= o->alpha && w >= me && isnan(ci_near_worse))
+		snprintf(r->why, sizeof(r->why),
+			 "worse by %.1f%%, but no interval of the change could be computed (samples of one boot)",
+			 w);
+	else if (w > 0 && r->q_worse <= o->alpha && w >= me)
 		snprintf(r->why, sizeof(r->why),
 			 "worse by %.1f%% but the %g%% interval reaches %.1f%% < min effect %g%% (samples of one boot)",
 			 w, o->ci_level * 100, ci_near_worse, me);
@@ -435,7 +494,7 @@ void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
 	 * tested metric (the exit code rests on it), and "NEW is better". */
 	for (size_t i = 0; i < n; i++) {
 		bool judged = r[i].better != HB_CMP_INFO && r[i].mode != HB_CMP_MODE_NONE &&
-			      r[i].verdict == HB_CMP_UNTESTED;
+			      r[i].verdict == HB_CMP_UNTESTED && !r[i].not_judged;
 
 		pw[i] = judged ? r[i].p_worse : NAN;
 		pb[i] = judged ? r[i].p_better : NAN;
@@ -445,7 +504,7 @@ void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
 	for (size_t i = 0; i < n; i++) {
 		r[i].q_worse = qw[i];
 		r[i].q_better = qb[i];
-		if (r[i].verdict != HB_CMP_UNTESTED)
+		if (r[i].verdict != HB_CMP_UNTESTED || r[i].not_judged)
 			continue;
 		if (r[i].better == HB_CMP_INFO) {
 			r[i].verdict = HB_CMP_INFO_ONLY;

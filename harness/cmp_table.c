@@ -1,6 +1,10 @@
-/* cmp_table.c - aligned text and markdown tables for compare-report. */
+/* cmp_table.c - aligned text and markdown tables for compare-report.
+ *
+ * Cells are stored cleaned (no control characters, valid UTF-8) and are
+ * escaped for markdown when printed as markdown. */
 #define _DEFAULT_SOURCE
 #include "cmp_table.h"
+#include "compare.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +29,7 @@ int hb_cmp_tbl_add(struct hb_cmp_tbl *t, const char *const *cells)
 		t->cap = ncap;
 	}
 	for (size_t c = 0; c < t->ncols; c++)
-		t->cells[t->nrows * t->ncols + c] = strdup(cells[c] ? cells[c] : "");
+		t->cells[t->nrows * t->ncols + c] = hb_cmp_clean_dup(cells[c]);
 	t->nrows++;
 	return 0;
 }
@@ -54,7 +58,7 @@ void hb_cmp_tbl_text(FILE *f, const struct hb_cmp_tbl *t, const char *indent)
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs(indent, f);
 		for (size_t c = 0; c < t->ncols && c < HB_CMP_TBL_MAXCOL; c++) {
-			const char *s = t->cells[r * t->ncols + c];
+			const char *s = t->cells[r * t->ncols + c] ? t->cells[r * t->ncols + c] : "";
 			size_t pad = w[c] - hb_cmp_width(s);
 			bool last = c + 1 == t->ncols;
 
@@ -67,25 +71,13 @@ void hb_cmp_tbl_text(FILE *f, const struct hb_cmp_tbl *t, const char *indent)
 	}
 }
 
-static void hb_cmp_md_cell(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else if (*s == '\n')
-			fputc(' ', f);
-		else
-			fputc(*s, f);
-	}
-}
-
 void hb_cmp_tbl_md(FILE *f, const struct hb_cmp_tbl *t)
 {
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs("|", f);
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(' ', f);
-			hb_cmp_md_cell(f, t->cells[r * t->ncols + c]);
+			hb_cmp_md_puts(f, t->cells[r * t->ncols + c]);
 			fputs(" |", f);
 		}
 		fputc('\n', f);

@@ -2,7 +2,9 @@
  *
  * Both formats share the tables built here; text aligns columns and marks
  * regressions with "!!" and the word REGRESSION so they stand out without
- * colour, markdown prints GitHub tables.
+ * colour, markdown prints GitHub tables. Text from the result files is
+ * printed cleaned (no control characters) and, in markdown, escaped: a name
+ * is shown, never interpreted.
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
@@ -71,11 +73,15 @@ static void hb_cmp_findings(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
 
 			if (f->regression != !pass)
 				continue;
-			if (o->md)
-				fprintf(o->f, "- %s%s%s%s%s\n", f->regression ? "**REGRESSION** " : "",
-					f->workload[0] ? "`" : "", f->workload,
-					f->workload[0] ? "`: " : "", f->text);
-			else
+			if (o->md) {
+				fprintf(o->f, "- %s", f->regression ? "**REGRESSION** " : "");
+				if (f->workload[0]) {
+					hb_cmp_md_puts(o->f, f->workload);
+					fputs(": ", o->f);
+				}
+				hb_cmp_md_puts(o->f, f->text);
+				fputc('\n', o->f);
+			} else
 				fprintf(o->f, "  %s %s%s%s\n", f->regression ? "!! REGRESSION" : "   note",
 					f->workload, f->workload[0] ? ": " : "", f->text);
 		}
@@ -267,16 +273,21 @@ static void hb_cmp_snap_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
 static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 			    const struct hb_cmp_pair *p, size_t k)
 {
-	const char *ida = p->a->run_id ? p->a->run_id : p->a->path;
-	const char *idb = p->b->run_id ? p->b->run_id : p->b->path;
+	char ida[512], idb[512];
 
-	if (o->md)
-		fprintf(o->f, "## %zu. `%s` vs `%s`: %s\n\n", k + 1, ida, idb,
-			p->n_regressions ? "**REGRESSION**" : "no regression");
-	else
+	hb_cmp_clean(ida, sizeof(ida), p->a->run_id ? p->a->run_id : p->a->path);
+	hb_cmp_clean(idb, sizeof(idb), p->b->run_id ? p->b->run_id : p->b->path);
+	if (o->md) {
+		fprintf(o->f, "## %zu. ", k + 1);
+		hb_cmp_md_puts(o->f, ida);
+		fputs(" vs ", o->f);
+		hb_cmp_md_puts(o->f, idb);
+		fprintf(o->f, ": %s\n\n", p->n_regressions ? "**REGRESSION**" : "no regression");
+	} else {
 		fprintf(o->f, "\n== %zu. BASE %s\n      NEW  %s\n   => %s (%zu regression%s)\n",
 			k + 1, ida, idb, p->n_regressions ? "!! REGRESSION" : "no regression",
 			p->n_regressions, p->n_regressions == 1 ? "" : "s");
+	}
 	if (!p->comparable)
 		fprintf(o->f, o->md ? "> **Not comparable** (compared because of --force).\n\n"
 				    : "   !! NOT COMPARABLE (compared because of --force)\n");
@@ -292,21 +303,25 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 static int hb_cmp_render(FILE *f, const struct hb_cmp_report *r, bool md)
 {
 	struct hb_cmp_out o = { f, md };
+	char th[1024];
 	size_t bad = 0;
 
 	for (size_t i = 0; i < r->n_pairs; i++)
 		bad += r->pairs[i].n_regressions > 0;
-	if (md)
+	hb_cmp_clean(th, sizeof(th), r->thresholds_path ? r->thresholds_path : "built-in");
+	if (md) {
 		fprintf(f, "# hugebench compare-report\n\n**Result: %s** (%zu of %zu NEW run%s with a regression; "
-			   "BH FDR %g, thresholds %s)\n\n",
+			   "BH FDR %g, thresholds ",
 			bad ? "REGRESSION" : "no regression", bad, r->n_pairs, r->n_pairs == 1 ? "" : "s",
-			r->opts.alpha, r->thresholds_path ? r->thresholds_path : "built-in");
-	else
+			r->opts.alpha);
+		hb_cmp_md_puts(f, th);
+		fputs(")\n\n", f);
+	} else {
 		fprintf(f, "hugebench compare-report: %s (%zu of %zu NEW run%s with a regression; "
 			   "BH FDR %g, thresholds %s)\n",
 			bad ? "!! REGRESSION" : "no regression", bad, r->n_pairs,
-			r->n_pairs == 1 ? "" : "s", r->opts.alpha,
-			r->thresholds_path ? r->thresholds_path : "built-in");
+			r->n_pairs == 1 ? "" : "s", r->opts.alpha, th);
+	}
 	for (size_t i = 0; i < r->n_pairs; i++)
 		hb_cmp_pair_out(&o, r, &r->pairs[i], i);
 	return ferror(f) ? -1 : 0;

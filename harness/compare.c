@@ -3,17 +3,21 @@
  * Parses options, resolves and loads the runs, refuses runs that are not
  * comparable (exit 3 unless --force), builds one comparison per NEW run
  * against BASE, renders it and returns the exit code: 0 no regression,
- * 1 regression, 2 usage or input error, 3 not comparable.
+ * 1 regression, 2 usage, input or output error, 3 not comparable. A reader
+ * that stops early (`| head`) does not change the exit code.
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* Relative to the hugebench checkout (hb_root()), not the current folder. */
 #define HB_CMP_DEFAULT_THRESHOLDS "configs/thresholds.conf"
+#define HB_CMP_DEFAULT_RESULTS "results"
 
 static const char hb_cmp_usage[] =
 	"usage: hugebench compare-report [options] BASE NEW [NEW2 ...]\n"
@@ -21,13 +25,17 @@ static const char hb_cmp_usage[] =
 	"             name (its latest run under the results folder)\n"
 	"  --format text|markdown|json|html   report format (default text)\n"
 	"  --output FILE       write the report to FILE instead of stdout\n"
-	"  --thresholds FILE   minimum effects (default " HB_CMP_DEFAULT_THRESHOLDS " if present)\n"
+	"  --thresholds FILE   minimum effects (default: the checkout's "
+	HB_CMP_DEFAULT_THRESHOLDS " if present)\n"
 	"  --alpha Q           Benjamini-Hochberg false discovery rate (default 0.01)\n"
 	"  --suite S           with a target name: latest run of suite S\n"
-	"  --results DIR       results folder for target names (default results)\n"
+	"  --results DIR       results folder for target names (default: the checkout's "
+	HB_CMP_DEFAULT_RESULTS ")\n"
 	"  --seed N            bootstrap seed (default 20151)\n"
 	"  --force             compare runs that are not comparable\n"
-	"exit: 0 no regression, 1 regression, 2 usage or input error, 3 not comparable\n";
+	"exit: 0 no regression, 1 regression, 2 usage, input or output error (e.g. disk\n"
+	"      full), 3 not comparable; when the reader of stdout stops early (`| head`)\n"
+	"      the exit code is still the verdict's\n";
 
 struct hb_cmp_cli {
 	const char *format, *output, *thresholds, *suite, *results;
@@ -67,7 +75,6 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 
 	memset(c, 0, sizeof(*c));
 	c->format = "text";
-	c->results = "results";
 	hb_cmp_opts_default(&c->opts);
 	c->args = calloc((size_t)argc + 1, sizeof(*c->args));
 	if (!c->args)
@@ -116,9 +123,12 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 		default: {
 			char *end;
 
+			errno = 0;
 			c->opts.seed = strtoull(v, &end, 10);
-			if (*end || end == v)
-				return hb_cmp_usage_err("--seed wants an integer, not \"%s\"", v);
+			/* strtoull takes "-1" as 2^64 - 1 */
+			if (*end || end == v || *v == '-' || errno)
+				return hb_cmp_usage_err("--seed wants an integer from 0 to 2^64-1, not \"%s\"",
+							v);
 		}
 		}
 	}
@@ -131,16 +141,19 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 	return 0;
 }
 
+/* 0 written, -1 write error (said on stderr), 1 stdout's reader has gone
+ * (nothing to say: the exit code stays the verdict's). */
 static int hb_cmp_render_to(const struct hb_cmp_cli *c, const struct hb_cmp_report *r)
 {
 	FILE *f = stdout;
-	int ret;
+	int ret, err;
 
 	if (c->output && !(f = fopen(c->output, "w"))) {
 		fprintf(stderr, "hugebench compare-report: cannot write %s: %s\n", c->output,
 			strerror(errno));
 		return -1;
 	}
+	errno = 0;
 	if (!strcmp(c->format, "json"))
 		ret = hb_cmp_render_json(f, r);
 	else if (!strcmp(c->format, "html"))
@@ -149,13 +162,19 @@ static int hb_cmp_render_to(const struct hb_cmp_cli *c, const struct hb_cmp_repo
 		ret = hb_cmp_render_markdown(f, r);
 	else
 		ret = hb_cmp_render_text(f, r);
-	if (fflush(f) || ret) {
+	if (fflush(f) || ret || ferror(f)) {
+		err = errno;
+		if (!c->output && (err == EPIPE || hb_cmp_broken_pipe(f)))
+			return 1;
 		fprintf(stderr, "hugebench compare-report: writing %s: %s\n",
-			c->output ? c->output : "stdout", strerror(errno));
+			c->output ? c->output : "stdout", err ? strerror(err) : "write error");
 		ret = -1;
 	}
-	if (c->output)
-		ret |= fclose(f);
+	if (c->output && fclose(f) && !ret) {
+		fprintf(stderr, "hugebench compare-report: writing %s: %s\n", c->output,
+			strerror(errno));
+		ret = -1;
+	}
 	return ret;
 }
 
@@ -187,18 +206,26 @@ int hb_compare_main(int argc, char **argv)
 	struct hb_cmp_report rep = { 0 };
 	struct hb_cmp_run **runs = NULL;
 	struct hb_cmp_cli c;
-	char err[1024];
+	char err[1024], dflt_th[4096], dflt_res[4096];
 	int ret, nruns = 0;
 	size_t bad = 0;
 
+	hb_stats_init();
 	hb_cmp_thresholds_default(&th);
 	ret = hb_cmp_parse(argc, argv, &c);
 	if (ret) {
 		free(c.args);
 		return ret < 0 ? HB_CMP_OK : ret;
 	}
-	if (!c.thresholds && !access(HB_CMP_DEFAULT_THRESHOLDS, R_OK))
-		c.thresholds = HB_CMP_DEFAULT_THRESHOLDS;
+	if (!c.thresholds) {
+		snprintf(dflt_th, sizeof(dflt_th), "%s/" HB_CMP_DEFAULT_THRESHOLDS, hb_root());
+		if (!access(dflt_th, R_OK))
+			c.thresholds = dflt_th;
+	}
+	if (!c.results) {
+		snprintf(dflt_res, sizeof(dflt_res), "%s/" HB_CMP_DEFAULT_RESULTS, hb_root());
+		c.results = dflt_res;
+	}
 	if (c.thresholds && hb_cmp_thresholds_load(c.thresholds, &th, err, sizeof(err))) {
 		fprintf(stderr, "hugebench compare-report: %s\n", err);
 		ret = HB_CMP_USAGE;
@@ -237,7 +264,14 @@ int hb_compare_main(int argc, char **argv)
 		ret = HB_CMP_INCOMPARABLE;
 		goto out;
 	}
-	if (hb_cmp_render_to(&c, &rep)) {
+	switch (hb_cmp_render_to(&c, &rep)) {
+	case 0:
+		break;
+	case 1:
+		fprintf(stderr, "hugebench compare-report: stdout closed early; result: %s\n",
+			bad ? "REGRESSION" : "no regression");
+		break;
+	default:
 		ret = HB_CMP_USAGE;
 		goto out;
 	}

@@ -94,8 +94,12 @@ struct hb_cmp_run {
 char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite, char *err,
 		     size_t errlen);
 /* Load and validate; on error returns NULL and writes one line to err
- * ("FILE: FIELD: problem" or "FILE: invalid JSON at line L column C: ..."). */
+ * ("FILE: FIELD: problem" or "FILE: invalid JSON at line L column C: ...",
+ * never a quote of the file's content). Only regular files are read. */
 struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen);
+/* The same from bytes in memory (fuzzing, tests); `name` is used in errors. */
+struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name, char *err,
+				   size_t errlen);
 /* The same from an in-memory document (tests); `name` is used in errors. */
 struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, size_t errlen);
 void hb_cmp_run_free(struct hb_cmp_run *run);
@@ -169,13 +173,17 @@ struct hb_cmp_mres {
 	const char *test;      /* "welch(log rep medians)", "mann-whitney", ... */
 	const char *ci_method; /* "t", "bootstrap" */
 	double center_a, center_b;
-	double ratio, change_pct; /* center_b / center_a, (ratio - 1) * 100 */
+	/* ratio = 1 + (center_b - center_a) / |center_a| (center_b / center_a
+	 * for a positive BASE; +-inf from a BASE of 0), change_pct = (ratio - 1)
+	 * * 100, so a negative or zero BASE keeps the direction of the change */
+	double ratio, change_pct;
 	double worse_pct;	  /* change_pct signed so that > 0 is worse */
-	double ci_lo, ci_hi;	  /* interval of the ratio */
+	double ci_lo, ci_hi;	  /* interval of the ratio (may be +-inf) */
 	double p_worse, p_better; /* one-sided p-values */
 	double q_worse, q_better; /* BH-adjusted within the comparison */
 	double min_effect_pct, boot_sd_pct;
 	enum hb_cmp_verdict verdict;
+	bool not_judged; /* tested, but a statistic is not a number: UNTESTED, why says */
 	char why[160];
 };
 
@@ -272,6 +280,36 @@ int hb_cmp_render_json(FILE *f, const struct hb_cmp_report *r);
 void hb_cmp_fmt_num(char *buf, size_t len, double v);
 void *hb_cmp_xcalloc(size_t n, size_t size);
 int hb_cmp_append(void **arr, size_t *n, size_t *cap, size_t size, const void *item);
+/* Text from a result.json made safe to print: control characters and
+ * invalid UTF-8 as '?' (tab/newline as ' '), cut at a character boundary. */
+void hb_cmp_clean(char *dst, size_t len, const char *src);
+char *hb_cmp_clean_dup(const char *src); /* malloc'ed; NULL when out of memory */
+/* Cleaned text with markdown's markup characters backslash-escaped. */
+void hb_cmp_md_puts(FILE *f, const char *s);
+/* f is a pipe or socket whose reader has gone (writes fail with EPIPE). */
+bool hb_cmp_broken_pipe(FILE *f);
+
+/* A hash index from (tag pointer, up to three strings) to a size_t; keys
+ * are not copied. Zero-initialise; put returns the stored value's address
+ * (an existing key keeps its value), NULL when out of memory. */
+struct hb_cmp_idx_ent {
+	bool used;
+	uint64_t h;
+	const void *tag;
+	const char *k[3];
+	size_t val;
+};
+
+struct hb_cmp_idx {
+	struct hb_cmp_idx_ent *e;
+	size_t n, cap;
+};
+
+size_t *hb_cmp_idx_put(struct hb_cmp_idx *x, const void *tag, const char *k1, const char *k2,
+		       const char *k3, size_t val, bool *added);
+size_t *hb_cmp_idx_get(const struct hb_cmp_idx *x, const void *tag, const char *k1,
+		       const char *k2, const char *k3);
+void hb_cmp_idx_free(struct hb_cmp_idx *x);
 
 /* `hugebench compare-report ...`; argv[0] is "compare-report". */
 int hb_compare_main(int argc, char **argv);

@@ -3,17 +3,83 @@
  * Conventions follow R so that results can be checked against it: type-7
  * quantiles, wilcox.test's exact/normal switch, p.adjust(method = "BH").
  * See stats.h for the contract of each function.
+ *
+ * Any finite double is valid input: sums and variances are taken on the
+ * data scaled by a power of two (exact) so that 1e308 does not overflow and
+ * denormals do not underflow, and GSL's abort()ing error handler is off.
+ * A result that still cannot be computed is NAN, never a crash.
  */
 #include "stats.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+
+void hb_stats_init(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	/* GSL's default handler calls abort() on a domain error (e.g. a NaN
+	 * df): errors become return values (NAN) that the callers check. */
+	gsl_set_error_handler_off();
+	done = true;
+}
+
+static bool hb_stats_all_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return false;
+	return true;
+}
+
+/* A shift k with max |x_i 2^k| in [0.5, 1) (0 when all are 0): sums of
+ * x 2^k and of its squares cannot overflow, and nothing underflows. The
+ * scaling is exact (ldexp), and 2^k itself may not be representable
+ * (k up to 1074 for denormals). */
+static int hb_stats_scale2(const double *x, size_t nx, const double *y, size_t ny)
+{
+	double m = 0;
+	int e;
+
+	for (size_t i = 0; i < nx; i++)
+		m = fmax(m, fabs(x[i]));
+	for (size_t i = 0; i < ny; i++)
+		m = fmax(m, fabs(y[i]));
+	if (!(m > 0) || !isfinite(m))
+		return 0;
+	frexp(m, &e);
+	return -e;
+}
+
+/* Mean and sample variance (n - 1) of x 2^k, two passes. */
+static void hb_stats_mv(const double *x, size_t n, int k, double *mean, double *var)
+{
+	double s = 0, ss = 0, c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += ldexp(x[i], k);
+	s /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = ldexp(x[i], k) - s;
+
+		ss += d * d;
+		c += d;
+	}
+	*mean = s;
+	if (var)
+		*var = n >= 2 ? (ss - c * c / (double)n) / (double)(n - 1) : NAN;
+}
 
 static int hb_stats_cmp_double(const void *a, const void *b)
 {
@@ -35,12 +101,26 @@ static double *hb_stats_sorted_copy(const double *x, size_t n)
 
 double hb_stats_mean(const double *x, size_t n)
 {
-	return n ? gsl_stats_mean(x, 1, n) : NAN;
+	double m;
+	int k;
+
+	if (!n)
+		return NAN;
+	k = hb_stats_scale2(x, n, NULL, 0);
+	hb_stats_mv(x, n, k, &m, NULL);
+	return ldexp(m, -k);
 }
 
 double hb_stats_sd(const double *x, size_t n)
 {
-	return n >= 2 ? gsl_stats_sd(x, 1, n) : NAN;
+	double m, v;
+	int k;
+
+	if (n < 2)
+		return NAN;
+	k = hb_stats_scale2(x, n, NULL, 0);
+	hb_stats_mv(x, n, k, &m, &v);
+	return ldexp(sqrt(v), -k);
 }
 
 double hb_stats_quantile(const double *x, size_t n, double q)
@@ -70,7 +150,7 @@ void hb_stats_describe(const double *x, size_t n, struct hb_stats_desc *d)
 	d->mean = d->sd = d->cov = d->min = d->max = d->p50 = d->p90 = d->p99 = NAN;
 	if (!n || !(s = hb_stats_sorted_copy(x, n)))
 		return;
-	d->mean = gsl_stats_mean(s, 1, n);
+	d->mean = hb_stats_mean(s, n);
 	d->sd = hb_stats_sd(s, n);
 	if (n >= 2 && d->mean != 0)
 		d->cov = d->sd / fabs(d->mean);
@@ -84,6 +164,14 @@ void hb_stats_describe(const double *x, size_t n, struct hb_stats_desc *d)
 
 static double hb_stats_p_from_t(double t, double df, enum hb_stats_alt alt)
 {
+	hb_stats_init();
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t)) {
+		if (alt == HB_STATS_TWO_SIDED)
+			return 0;
+		return (alt == HB_STATS_GREATER) == (t > 0) ? 0 : 1;
+	}
 	switch (alt) {
 	case HB_STATS_GREATER:
 		return gsl_cdf_tdist_Q(t, df);
@@ -97,17 +185,22 @@ static double hb_stats_p_from_t(double t, double df, enum hb_stats_alt alt)
 int hb_stats_welch_ev(const double *x, size_t nx, const double *y, size_t ny, double ev,
 		      enum hb_stats_alt alt, struct hb_stats_test *r)
 {
-	double mx, my, vx, vy, se2, dden;
+	double mx, my, vx, vy, se2, dden, a, b, e, s;
+	int k;
 
 	r->stat = r->df = r->p = NAN;
 	r->exact = 0;
-	if (nx < 2 || ny < 2)
+	if (nx < 2 || ny < 2 || !hb_stats_all_finite(x, nx) || !hb_stats_all_finite(y, ny) ||
+	    isnan(ev))
 		return -1;
-	mx = gsl_stats_mean(x, 1, nx);
-	my = gsl_stats_mean(y, 1, ny);
-	vx = gsl_stats_variance_m(x, 1, nx, mx) / (double)nx;
-	vy = gsl_stats_variance_m(y, 1, ny, my) / (double)ny;
-	se2 = vx + vy + (ev > 0 ? ev : 0);
+	/* In units of the scaled data (the test is scale-free). */
+	k = hb_stats_scale2(x, nx, y, ny);
+	hb_stats_mv(x, nx, k, &mx, &vx);
+	hb_stats_mv(y, ny, k, &my, &vy);
+	vx /= (double)nx;
+	vy /= (double)ny;
+	e = ev > 0 ? ldexp(ev, 2 * k) : 0;
+	se2 = vx + vy + e;
 	if (se2 <= 0) {
 		/* Both constant: no variance to test against. */
 		r->stat = my == mx ? 0 : (my > mx ? INFINITY : -INFINITY);
@@ -123,13 +216,17 @@ int hb_stats_welch_ev(const double *x, size_t nx, const double *y, size_t ny, do
 	r->stat = (my - mx) / sqrt(se2);
 	/* Welch-Satterthwaite with the known part at infinite df, capped at
 	 * nx + ny - 2: a sample variance that is small by chance would
-	 * otherwise claim near-normal tails (anti-conservative at n = 3). */
-	dden = vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1);
-	r->df = dden > 0 ? se2 * se2 / dden : 1e9;
+	 * otherwise claim near-normal tails (anti-conservative at n = 3).
+	 * Taken relative to se2 so that no square overflows. */
+	s = se2;
+	a = vx / s;
+	b = vy / s;
+	dden = a * a / (double)(nx - 1) + b * b / (double)(ny - 1);
+	r->df = dden > 0 ? 1 / dden : 1e9;
 	if (ev > 0 && r->df > (double)(nx + ny - 2))
 		r->df = (double)(nx + ny - 2);
 	r->p = hb_stats_p_from_t(r->stat, r->df, alt);
-	return 0;
+	return isnan(r->p) ? -1 : 0;
 }
 
 int hb_stats_welch(const double *x, size_t nx, const double *y, size_t ny,
@@ -142,21 +239,28 @@ int hb_stats_welch_ev_ci(const double *x, size_t nx, const double *y, size_t ny,
 			 double level, double *lo, double *hi)
 {
 	struct hb_stats_test t;
-	double d, se, q;
+	double mx, my, vx, vy, d, se, q;
+	int k;
 
 	*lo = *hi = NAN;
-	if (hb_stats_welch_ev(x, nx, y, ny, ev, HB_STATS_TWO_SIDED, &t))
+	if (!(level > 0 && level < 1) ||
+	    hb_stats_welch_ev(x, nx, y, ny, ev, HB_STATS_TWO_SIDED, &t))
 		return -1;
-	d = gsl_stats_mean(y, 1, ny) - gsl_stats_mean(x, 1, nx);
-	se = sqrt(gsl_stats_variance(x, 1, nx) / (double)nx +
-		  gsl_stats_variance(y, 1, ny) / (double)ny + (ev > 0 ? ev : 0));
+	k = hb_stats_scale2(x, nx, y, ny);
+	hb_stats_mv(x, nx, k, &mx, &vx);
+	hb_stats_mv(y, ny, k, &my, &vy);
+	d = my - mx;
+	se = sqrt(vx / (double)nx + vy / (double)ny + (ev > 0 ? ldexp(ev, 2 * k) : 0));
 	if (se <= 0) {
-		*lo = *hi = d;
+		*lo = *hi = ldexp(d, -k);
 		return 0;
 	}
-	q = gsl_cdf_tdist_Pinv(0.5 + level / 2, t.df);
-	*lo = d - q * se;
-	*hi = d + q * se;
+	q = hb_stats_t_quantile(0.5 + level / 2, t.df);
+	if (isnan(q))
+		return -1;
+	/* back to the data's units (may overflow to +-inf, never NAN) */
+	*lo = ldexp(d - q * se, -k);
+	*hi = ldexp(d + q * se, -k);
 	return 0;
 }
 
@@ -168,6 +272,9 @@ int hb_stats_welch_ci(const double *x, size_t nx, const double *y, size_t ny, do
 
 double hb_stats_t_quantile(double p, double df)
 {
+	hb_stats_init();
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
 	return gsl_cdf_tdist_Pinv(p, df);
 }
 
@@ -225,8 +332,9 @@ int hb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny
 
 	r->stat = r->df = r->p = NAN;
 	r->exact = 0;
-	if (!nx || !ny)
+	if (!nx || !ny || !hb_stats_all_finite(x, nx) || !hb_stats_all_finite(y, ny))
 		return -1;
+	hb_stats_init();
 	a = malloc(n * sizeof(*a));
 	if (!a)
 		return -1;
@@ -326,7 +434,7 @@ static double hb_stats_center_of(double *a, size_t n, enum hb_stats_center c)
 	double m;
 
 	if (c == HB_STATS_MEAN)
-		return gsl_stats_mean(a, 1, n);
+		return hb_stats_mean(a, n);
 	m = hb_stats_select(a, n, n / 2);
 	if (n % 2 == 0) {
 		/* the lower middle is the largest element left of n/2 */
@@ -335,9 +443,39 @@ static double hb_stats_center_of(double *a, size_t n, enum hb_stats_center c)
 		for (size_t i = 1; i < n / 2; i++)
 			if (a[i] > lo)
 				lo = a[i];
-		m = (m + lo) / 2;
+		m = isfinite(m + lo) ? (m + lo) / 2 : m / 2 + lo / 2;
 	}
 	return m;
+}
+
+double hb_stats_rel(double cx, double cy)
+{
+	if (cx > 0)
+		return cy / cx;
+	if (cx < 0)
+		return 2 + cy / -cx;
+	return cy > 0 ? INFINITY : cy < 0 ? -INFINITY : 1;
+}
+
+/* Type-7 quantile of sorted data that may hold +-inf (GSL's interpolation
+ * gives NAN there: 0 * inf). */
+static double hb_stats_q7(const double *s, size_t n, double q)
+{
+	double h = (double)(n - 1) * q, f, a, b;
+	size_t i = (size_t)h;
+
+	if (i + 1 >= n)
+		return s[n - 1];
+	f = h - (double)i;
+	a = s[i];
+	b = s[i + 1];
+	if (f == 0 || a == b)
+		return a;
+	if (isinf(a))
+		return a;
+	if (isinf(b))
+		return b;
+	return (1 - f) * a + f * b;
 }
 
 /* Thin x to `cap` evenly spaced order statistics (a copy either way). */
@@ -372,7 +510,8 @@ int hb_stats_bootstrap_ratio(const double *x, size_t nx, const double *y, size_t
 	int ret = -1;
 
 	*lo = *hi = NAN;
-	if (!nx || !ny || !B)
+	if (!nx || !ny || !B || !(level > 0 && level < 1) || !hb_stats_all_finite(x, nx) ||
+	    !hb_stats_all_finite(y, ny))
 		return -1;
 	xs = hb_stats_thin(x, nx, cap, &mx);
 	ys = hb_stats_thin(y, ny, cap, &my);
@@ -392,14 +531,14 @@ int hb_stats_bootstrap_ratio(const double *x, size_t nx, const double *y, size_t
 		for (size_t i = 0; i < my; i++)
 			buf[i] = ys[gsl_rng_uniform_int(rng, my)];
 		cy = hb_stats_center_of(buf, my, c);
-		if (cx != 0 && isfinite(cy / cx))
-			ratios[ok++] = cy / cx;
+		if (!isnan(hb_stats_rel(cx, cy)))
+			ratios[ok++] = hb_stats_rel(cx, cy);
 	}
-	if (ok < B / 2)
+	if (!ok || ok < B / 2)
 		goto out;
 	qsort(ratios, ok, sizeof(*ratios), hb_stats_cmp_double);
-	*lo = gsl_stats_quantile_from_sorted_data(ratios, 1, ok, (1 - level) / 2);
-	*hi = gsl_stats_quantile_from_sorted_data(ratios, 1, ok, 1 - (1 - level) / 2);
+	*lo = hb_stats_q7(ratios, ok, (1 - level) / 2);
+	*hi = hb_stats_q7(ratios, ok, 1 - (1 - level) / 2);
 	ret = 0;
 out:
 	gsl_rng_free(rng);

@@ -21,6 +21,11 @@ struct hb_stats_desc {
 	double min, max, p50, p90, p99;
 };
 
+/* Turns GSL's default error handler (abort()) off for the whole process;
+ * called by every function here that reaches GSL's special functions, and
+ * by the commands at their start. Idempotent. */
+void hb_stats_init(void);
+
 double hb_stats_mean(const double *x, size_t n);
 double hb_stats_sd(const double *x, size_t n); /* sample sd (n - 1); NAN for n < 2 */
 /* R's default quantile (type 7) of unsorted data, 0 <= q <= 1. */
@@ -37,7 +42,8 @@ struct hb_stats_test {
 };
 
 /* Welch's unequal-variance t-test of mean(y) - mean(x). Needs n >= 2 on both
- * sides; identical constant samples give p = 1. */
+ * sides and finite values (else -1, p NAN); identical constant samples give
+ * p = 1. */
 int hb_stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 		   enum hb_stats_alt alt, struct hb_stats_test *r);
 /* Welch's confidence interval of mean(y) - mean(x) at `level` (e.g. 0.95). */
@@ -62,18 +68,27 @@ enum hb_stats_center { HB_STATS_MEAN, HB_STATS_MEDIAN };
 
 /* Percentile bootstrap of center(y) / center(x): B resamples of each side
  * (with replacement) from a gsl_rng mt19937 seeded with `seed`. Writes the
- * two-sided `level` interval. Returns -1 when a center is 0 or a side is
- * empty. Samples larger than `cap` are first thinned to `cap` evenly spaced
- * order statistics (0: no cap), which keeps the shape and bounds the cost. */
+ * two-sided `level` interval. The "ratio" is 1 + (cy - cx) / |cx|, which is
+ * cy / cx for cx > 0 and keeps the direction of the change otherwise: +inf
+ * (-inf) when cx = 0 < cy (cy < 0), 1 when both are 0; the interval may
+ * therefore hold infinities. Returns -1 when a side is empty or holds a
+ * non-finite value. Samples larger than `cap` are first thinned to `cap`
+ * evenly spaced order statistics (0: no cap), which keeps the shape and
+ * bounds the cost. */
 int hb_stats_bootstrap_ratio(const double *x, size_t nx, const double *y, size_t ny,
 			     enum hb_stats_center c, unsigned B, double level, uint64_t seed,
 			     size_t cap, double *lo, double *hi);
+
+/* cy relative to cx as 1 + (cy - cx) / |cx|: cy / cx when cx > 0, and a
+ * direction that survives a negative or zero cx: -10 -> -20 gives 0 (100%
+ * lower), 0 -> 1 gives +inf, 0 -> -1 -inf, 0 -> 0 gives 1. NAN if either is. */
+double hb_stats_rel(double cx, double cy);
 
 /* Benjamini-Hochberg adjusted p-values (R's p.adjust(p, "BH")); NAN inputs
  * are not counted as tests and stay NAN. */
 void hb_stats_bh(const double *p, size_t n, double *q);
 
-/* Two-sided Student t quantile helpers used by renderers and rules. */
+/* Student t quantile (P^-1); NAN unless 0 < p < 1 and df > 0. */
 double hb_stats_t_quantile(double p, double df);
 
 #endif

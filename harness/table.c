@@ -1,13 +1,19 @@
 /* table.c - `hugebench table RUN...`: a markdown table of what a suite found
  * on each run (checks with their observed values, metric medians, KVM
  * mappings), with rows that differ between runs marked. The README's
- * per-kernel tables are produced by this command from real result folders. */
+ * per-kernel tables are produced by this command from real result folders.
+ *
+ * Runs are read with compare-report's validating loader (cmp_load.c), so
+ * both commands accept and refuse the same files; rows are found through
+ * hash indexes (linear in the size of the files); every name is escaped
+ * for markdown. Exit 0, or 2 for a usage, input or write error (a reader
+ * that stops early, as `| head` does, is not an error). */
 #define _GNU_SOURCE
 #include "compare.h"
-#include "result.h"
 #include "table.h"
 #include "util.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,6 +23,12 @@
 
 #define MAX_RUNS 8
 #define MAX_GLOBS 16
+#define CELL 160
+
+static const char table_usage[] =
+	"usage: hugebench table [--suite S] [--results DIR] [--only-diff] [--no-metrics]\n"
+	"                       [--match GLOB] [--exclude GLOB] RUN|TARGET ...\n"
+	"exit: 0 table written, 2 usage, input or write error";
 
 /* Row filters: --match (any may match; none given = all) and --exclude. */
 struct row_filter {
@@ -42,70 +54,126 @@ static const char *str(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* Unique "workload\tname" keys over all runs, in first-seen order. */
-static json_t *union_keys(json_t **runs, int n, const char *arrname)
+/* The runs with an index each: first workload of a name, first check and
+ * first metric of a name within it. */
+struct tbl_run {
+	struct hb_cmp_run *r;
+	struct hb_cmp_idx wl, chk, met;
+};
+
+struct tbl_key {
+	const char *wl, *name;
+};
+
+struct tbl {
+	struct tbl_run runs[MAX_RUNS];
+	int n;
+	struct row_filter rf;
+	bool oom;
+};
+
+static int tbl_index(struct tbl_run *t)
 {
-	json_t *keys = json_array(), *seen = json_object();
+	for (size_t i = 0; i < t->r->n_workloads; i++) {
+		const struct hb_cmp_workload *w = &t->r->workloads[i];
 
-	for (int r = 0; r < n; r++) {
-		size_t i, j;
-		json_t *w, *c;
+		if (!hb_cmp_idx_put(&t->wl, NULL, w->name, NULL, NULL, i, NULL))
+			return -1;
+		for (size_t j = 0; j < w->n_checks; j++)
+			if (!hb_cmp_idx_put(&t->chk, w, w->checks[j].name, NULL, NULL, j, NULL))
+				return -1;
+		for (size_t j = 0; j < w->n_metrics; j++)
+			if (!hb_cmp_idx_put(&t->met, w, w->metrics[j].name, NULL, NULL, j, NULL))
+				return -1;
+	}
+	return 0;
+}
 
-		json_array_foreach(json_object_get(runs[r], "workloads"), i, w) {
-			json_array_foreach(json_object_get(w, arrname), j, c) {
-				char key[256];
+static const struct hb_cmp_workload *tbl_wl(const struct tbl_run *t, const char *name)
+{
+	size_t *v = hb_cmp_idx_get(&t->wl, NULL, name, NULL, NULL);
 
-				snprintf(key, sizeof(key), "%s\t%s", str(w, "name"), str(c, "name"));
-				if (json_object_get(seen, key))
-					continue;
-				json_object_set_new(seen, key, json_true());
-				json_array_append_new(keys, json_string(key));
+	return v ? &t->r->workloads[*v] : NULL;
+}
+
+/* Unique (workload, name) pairs of checks (or metrics) over all runs, in
+ * first-seen order; NULL when out of memory. */
+static struct tbl_key *union_keys(struct tbl *tb, bool metrics, size_t *n)
+{
+	struct hb_cmp_idx seen = { 0 };
+	struct tbl_key *keys = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (int r = 0; r < tb->n; r++) {
+		const struct hb_cmp_run *run = tb->runs[r].r;
+
+		for (size_t i = 0; i < run->n_workloads; i++) {
+			const struct hb_cmp_workload *w = &run->workloads[i];
+			size_t m = metrics ? w->n_metrics : w->n_checks;
+
+			for (size_t j = 0; j < m; j++) {
+				struct tbl_key k = { w->name, metrics ? w->metrics[j].name
+								      : w->checks[j].name };
+				bool added;
+
+				if (!hb_cmp_idx_put(&seen, NULL, k.wl, k.name, NULL, 0, &added) ||
+				    (added && hb_cmp_append((void **)&keys, n, &cap, sizeof(k), &k))) {
+					tb->oom = true;
+					goto out;
+				}
 			}
 		}
 	}
-	json_decref(seen);
-	return keys;
+out:
+	hb_cmp_idx_free(&seen);
+	return keys ? keys : hb_cmp_xcalloc(1, sizeof(*keys));
 }
 
-static void cell_check(json_t *run, const char *wl, const char *name, char *buf, size_t len)
+static void cell_check(const struct tbl_run *t, const struct tbl_key *k, char *buf, size_t len)
 {
-	json_t *w = hb_result_named(json_object_get(run, "workloads"), wl);
-	json_t *c = w ? hb_result_named(json_object_get(w, "checks"), name) : NULL;
+	const struct hb_cmp_workload *w = tbl_wl(t, k->wl);
+	size_t *v = w ? hb_cmp_idx_get(&t->chk, w, k->name, NULL, NULL) : NULL;
 
 	if (!w)
 		snprintf(buf, len, "—");
-	else if (!c)
-		snprintf(buf, len, "%s", strcmp(str(w, "status"), "skip") ? "—" : "skip");
+	else if (!v)
+		snprintf(buf, len, "%s", strcmp(w->status, "skip") ? "—" : "skip");
 	else
-		snprintf(buf, len, "%s %s", json_is_true(json_object_get(c, "pass")) ? "✓" : "✗ FAIL",
-			 str(c, "observed"));
+		snprintf(buf, len, "%s %s", w->checks[*v].pass ? "✓" : "✗ FAIL",
+			 w->checks[*v].observed ? w->checks[*v].observed : "");
 }
 
-static void cell_metric(json_t *run, const char *wl, const char *name, char *buf, size_t len)
+/* The median of the metric's samples (as the run's summary.p50). */
+static void cell_metric(const struct tbl_run *t, const struct tbl_key *k, char *buf, size_t len)
 {
-	json_t *w = hb_result_named(json_object_get(run, "workloads"), wl);
-	json_t *m = w ? hb_result_named(json_object_get(w, "metrics"), name) : NULL;
-	json_t *s = json_object_get(m, "summary");
+	const struct hb_cmp_workload *w = tbl_wl(t, k->wl);
+	size_t *v = w ? hb_cmp_idx_get(&t->met, w, k->name, NULL, NULL) : NULL;
+	const struct hb_cmp_metric *m = v ? &w->metrics[*v] : NULL;
+	double p50;
 
-	if (!m)
+	if (!m) {
 		snprintf(buf, len, "—");
-	else if (json_object_get(m, "unavailable"))
+		return;
+	}
+	if (m->unavailable) {
 		snprintf(buf, len, "unavailable");
-	else if (s) {
-		double v = json_number_value(json_object_get(s, "p50"));
-		long long n = json_integer_value(json_object_get(s, "n"));
-
-		if (fabs(v) >= 1e6 || (fabs(v) < 1e-2 && v != 0))
-			snprintf(buf, len, "%.3g %s", v, str(m, "unit"));
-		else
-			snprintf(buf, len, "%.6g %s", v, str(m, "unit"));
-		if (n > 1) {
-			size_t l = strlen(buf);
-
-			snprintf(buf + l, len - l, " (n=%lld)", n);
-		}
-	} else
+		return;
+	}
+	if (!m->n) {
 		snprintf(buf, len, "—");
+		return;
+	}
+	p50 = hb_stats_median(m->samples, m->n);
+	if (fabs(p50) >= 1e6 || (fabs(p50) < 1e-2 && p50 != 0))
+		snprintf(buf, len, "%.3g %s", p50, m->unit ? m->unit : "");
+	else
+		snprintf(buf, len, "%.6g %s", p50, m->unit ? m->unit : "");
+	if (m->n > 1) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, len - l, " (n=%zu)", m->n);
+	}
 }
 
 /* Cells differ when their text does, except that addresses ("0x...") are
@@ -119,28 +187,76 @@ static bool cells_differ(const char *a, const char *b)
 	return strcmp(a, b) != 0;
 }
 
-static void print_row(const char *label, char cells[][160], int n, bool mark_diff)
+static bool row_differs(char cells[][CELL], int n)
 {
-	bool differ = false;
-
 	for (int r = 1; r < n; r++)
 		if (cells_differ(cells[r], cells[0]))
-			differ = true;
-	printf("| %s%s |", label, mark_diff && differ ? " **≠**" : "");
-	for (int r = 0; r < n; r++)
-		printf(" %s |", cells[r]);
+			return true;
+	return false;
+}
+
+/* "| label[ **≠**] | cell | ... |": label and cells escaped for markdown. */
+static void print_row(const char *w, const char *label, char cells[][CELL], int n,
+		      bool mark_diff)
+{
+	fputs("| ", stdout);
+	if (w) {
+		hb_cmp_md_puts(stdout, w);
+		fputc('.', stdout);
+	}
+	hb_cmp_md_puts(stdout, label);
+	printf("%s |", mark_diff && row_differs(cells, n) ? " **≠**" : "");
+	for (int r = 0; r < n; r++) {
+		fputc(' ', stdout);
+		hb_cmp_md_puts(stdout, cells[r]);
+		fputs(" |", stdout);
+	}
+	fputc('\n', stdout);
+}
+
+static void header(const struct tbl *tb, const char *first)
+{
+	printf("| %s |", first);
+	for (int r = 0; r < tb->n; r++) {
+		fputc(' ', stdout);
+		hb_cmp_md_puts(stdout, tb->runs[r].r->target);
+		fputs(" |", stdout);
+	}
+	printf("\n|---|");
+	for (int r = 0; r < tb->n; r++)
+		printf("---|");
 	printf("\n");
 }
 
-static void header(json_t **runs, int n, const char *first)
+/* "workload.name" for --match/--exclude; NULL when out of memory. */
+static char *row_label(const struct tbl_key *k)
 {
-	printf("| %s |", first);
-	for (int r = 0; r < n; r++)
-		printf(" %s |", str(json_object_get(runs[r], "target"), "name"));
-	printf("\n|---|");
-	for (int r = 0; r < n; r++)
-		printf("---|");
-	printf("\n");
+	char *s = NULL;
+
+	return asprintf(&s, "%s.%s", k->wl, k->name) < 0 ? NULL : s;
+}
+
+static void keyed_rows(struct tbl *tb, bool metrics, bool only_diff)
+{
+	size_t n;
+	struct tbl_key *keys = union_keys(tb, metrics, &n);
+
+	for (size_t i = 0; keys && i < n; i++) {
+		char cells[MAX_RUNS][CELL], *label = row_label(&keys[i]);
+
+		if (!label) {
+			tb->oom = true;
+			break;
+		}
+		for (int r = 0; r < tb->n; r++)
+			(metrics ? cell_metric : cell_check)(&tb->runs[r], &keys[i], cells[r], CELL);
+		if (row_wanted(&tb->rf, label) && !(only_diff && !row_differs(cells, tb->n)))
+			print_row(keys[i].wl, keys[i].name, cells, tb->n, !metrics);
+		free(label);
+	}
+	if (!keys)
+		tb->oom = true;
+	free(keys);
 }
 
 /* The kvm-map phases worth a row: mapped, hole punched, mapped again. */
@@ -150,184 +266,242 @@ static bool kvm_phase_shown(const char *phase)
 	       strcmp(phase, "after_punch_2m_retouch") == 0;
 }
 
-/* KVM stage-2 mappings reported by kvm-map, per backing and phase. */
-static void kvm_rows(json_t **runs, int n)
+/* Calls fn for every kvm_stats event of a shown phase in the run's
+ * workloads (events are not validated by the loader: anything else there
+ * is skipped). */
+static void kvm_events(const struct hb_cmp_run *run, void (*fn)(void *, json_t *), void *arg)
 {
-	json_t *keys = json_array(), *seen = json_object();
+	json_t *w, *e;
 	size_t i, j;
-	json_t *w, *e, *k;
 
-	for (int r = 0; r < n; r++) {
-		json_array_foreach(json_object_get(runs[r], "workloads"), i, w) {
-			json_array_foreach(json_object_get(w, "events"), j, e) {
-				char key[160];
-
-				if (strcmp(str(e, "ev"), "kvm_stats") || !kvm_phase_shown(str(e, "phase")))
-					continue;
-				snprintf(key, sizeof(key), "%s / %s", str(e, "backing"), str(e, "phase"));
-				if (!json_object_get(seen, key)) {
-					json_object_set_new(seen, key, json_true());
-					json_array_append_new(keys, json_string(key));
-				}
-			}
+	json_array_foreach(json_object_get(run->root, "workloads"), i, w) {
+		json_array_foreach(json_object_get(w, "events"), j, e) {
+			if (json_is_object(e) && !strcmp(str(e, "ev"), "kvm_stats") &&
+			    kvm_phase_shown(str(e, "phase")))
+				fn(arg, e);
 		}
 	}
-	if (json_array_size(keys)) {
-		printf("\n**KVM stage-2 mappings (kvm-map): pages_4k / pages_2m**\n\n");
-		header(runs, n, "backing / phase");
-	}
-	json_array_foreach(keys, i, k) {
-		char cells[MAX_RUNS][160];
+}
 
-		for (int r = 0; r < n; r++) {
-			snprintf(cells[r], sizeof(cells[r]), "—");
-			json_array_foreach(json_object_get(runs[r], "workloads"), j, w) {
-				size_t m;
+struct kvm_ctx {
+	struct hb_cmp_idx keys; /* (backing, phase) -> row */
+	struct tbl_key *rows;	/* wl = backing, name = phase */
+	size_t n, cap;
+	char (*cells)[CELL];	/* the current run's cell of each row */
+	bool oom;
+};
 
-				json_array_foreach(json_object_get(w, "events"), m, e) {
-					char key[160];
-					json_t *st = json_object_get(e, "vm");
+static void kvm_collect(void *arg, json_t *e)
+{
+	struct kvm_ctx *k = arg;
+	struct tbl_key row = { str(e, "backing"), str(e, "phase") };
+	bool added;
 
-					snprintf(key, sizeof(key), "%s / %s", str(e, "backing"),
-						 str(e, "phase"));
-					if (strcmp(str(e, "ev"), "kvm_stats") ||
-					    strcmp(key, json_string_value(k)))
-						continue;
-					if (!st)
-						st = e;
-					snprintf(cells[r], sizeof(cells[r]), "%lld / %lld",
-						 json_integer_value(json_object_get(st, "pages_4k")),
-						 json_integer_value(json_object_get(st, "pages_2m")));
+	if (!hb_cmp_idx_put(&k->keys, NULL, row.wl, row.name, NULL, k->n, &added) ||
+	    (added && hb_cmp_append((void **)&k->rows, &k->n, &k->cap, sizeof(row), &row)))
+		k->oom = true;
+}
+
+/* The last event of a (backing, phase) wins. */
+static void kvm_fill(void *arg, json_t *e)
+{
+	struct kvm_ctx *k = arg;
+	size_t *v = hb_cmp_idx_get(&k->keys, NULL, str(e, "backing"), str(e, "phase"), NULL);
+	json_t *st = json_object_get(e, "vm");
+
+	if (!v)
+		return;
+	if (!st)
+		st = e;
+	snprintf(k->cells[*v], CELL, "%lld / %lld",
+		 (long long)json_integer_value(json_object_get(st, "pages_4k")),
+		 (long long)json_integer_value(json_object_get(st, "pages_2m")));
+}
+
+/* KVM stage-2 mappings reported by kvm-map, per backing and phase. */
+static void kvm_rows(struct tbl *tb)
+{
+	struct kvm_ctx k = { 0 };
+	char (*all)[MAX_RUNS][CELL] = NULL;
+
+	for (int r = 0; r < tb->n; r++)
+		kvm_events(tb->runs[r].r, kvm_collect, &k);
+	if (k.n && !k.oom)
+		all = calloc(k.n, sizeof(*all));
+	if (k.n && !all)
+		k.oom = true;
+	if (all) {
+		char (*col)[CELL] = malloc(k.n * sizeof(*col));
+
+		if (!col)
+			k.oom = true;
+		for (int r = 0; col && r < tb->n; r++) {
+			for (size_t i = 0; i < k.n; i++)
+				snprintf(col[i], CELL, "—");
+			k.cells = col;
+			kvm_events(tb->runs[r].r, kvm_fill, &k);
+			for (size_t i = 0; i < k.n; i++)
+				memcpy(all[i][r], col[i], CELL);
+		}
+		if (col) {
+			printf("\n**KVM stage-2 mappings (kvm-map): pages_4k / pages_2m**\n\n");
+			header(tb, "backing / phase");
+			for (size_t i = 0; i < k.n; i++) {
+				char *label = NULL;
+
+				if (asprintf(&label, "%s / %s", k.rows[i].wl, k.rows[i].name) < 0) {
+					k.oom = true;
+					break;
 				}
+				print_row(NULL, label, all[i], tb->n, true);
+				free(label);
 			}
 		}
-		print_row(json_string_value(k), cells, n, true);
+		free(col);
 	}
-	json_decref(keys);
-	json_decref(seen);
+	tb->oom |= k.oom;
+	free(all);
+	free(k.rows);
+	hb_cmp_idx_free(&k.keys);
+}
+
+/* 0, or 2 after saying why; a closed pipe is not an error (`| head`). */
+static int finish_output(void)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return HB_EXIT_OK;
+	if (errno == EPIPE || hb_cmp_broken_pipe(stdout))
+		return HB_EXIT_OK;
+	hb_errno("table: writing the table to stdout");
+	return HB_EXIT_USAGE;
+}
+
+static void tbl_free(struct tbl *tb)
+{
+	for (int r = 0; r < tb->n; r++) {
+		hb_cmp_run_free(tb->runs[r].r);
+		hb_cmp_idx_free(&tb->runs[r].wl);
+		hb_cmp_idx_free(&tb->runs[r].chk);
+		hb_cmp_idx_free(&tb->runs[r].met);
+	}
+}
+
+static int table_load(struct tbl *tb, const char *arg, const char *results, const char *suite)
+{
+	char err[1024], dflt[4096];
+	char *path;
+	struct tbl_run *t = &tb->runs[tb->n];
+
+	if (tb->n == MAX_RUNS) {
+		hb_err("table: at most %d runs", MAX_RUNS);
+		return -1;
+	}
+	if (!results) {
+		snprintf(dflt, sizeof(dflt), "%s/results", hb_root());
+		results = dflt;
+	}
+	path = hb_cmp_resolve(arg, results, suite, err, sizeof(err));
+	if (!path) {
+		hb_err("table: %s", err);
+		return -1;
+	}
+	memset(t, 0, sizeof(*t));
+	t->r = hb_cmp_load(path, err, sizeof(err));
+	free(path);
+	if (!t->r) {
+		hb_err("table: %s", err);
+		return -1;
+	}
+	tb->n++;
+	if (tbl_index(t)) {
+		hb_err("table: out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 int hb_cmd_table(int argc, char **argv)
 {
-	json_t *runs[MAX_RUNS];
-	int n = 0;
+	struct tbl tb;
 	bool only_diff = false, no_metrics = false;
-	const char *suite = NULL;
-	struct row_filter rf = { 0 };
-	json_t *keys;
-	size_t i;
-	json_t *k;
+	const char *suite = NULL, *results = NULL, *args[MAX_RUNS + 1];
+	int nargs = 0, ret;
 
+	hb_stats_init();
+	memset(&tb, 0, sizeof(tb));
 	for (int a = 1; a < argc; a++) {
-		char err[512];
-		char *path;
-		json_error_t je;
-
 		if (strcmp(argv[a], "--only-diff") == 0) {
 			only_diff = true;
-			continue;
-		}
-		if (strcmp(argv[a], "--suite") == 0 && a + 1 < argc) {
-			suite = argv[++a];
-			continue;
-		}
-		if (strcmp(argv[a], "--no-metrics") == 0) {
+		} else if (strcmp(argv[a], "--no-metrics") == 0) {
 			no_metrics = true;
-			continue;
-		}
-		if ((strcmp(argv[a], "--match") == 0 || strcmp(argv[a], "--exclude") == 0) &&
-		    a + 1 < argc) {
+		} else if (strcmp(argv[a], "--suite") == 0 && a + 1 < argc) {
+			suite = argv[++a];
+		} else if (strcmp(argv[a], "--results") == 0 && a + 1 < argc) {
+			results = argv[++a];
+		} else if ((strcmp(argv[a], "--match") == 0 || strcmp(argv[a], "--exclude") == 0) &&
+			   a + 1 < argc) {
 			bool m = argv[a][2] == 'm';
-			int *cnt = m ? &rf.n_match : &rf.n_exclude;
+			int *cnt = m ? &tb.rf.n_match : &tb.rf.n_exclude;
 
 			if (*cnt == MAX_GLOBS) {
 				hb_err("table: at most %d --match/--exclude patterns each", MAX_GLOBS);
 				return HB_EXIT_USAGE;
 			}
-			(m ? rf.match : rf.exclude)[(*cnt)++] = argv[++a];
-			continue;
-		}
-		if (n == MAX_RUNS) {
+			(m ? tb.rf.match : tb.rf.exclude)[(*cnt)++] = argv[++a];
+		} else if (argv[a][0] == '-' && argv[a][1]) {
+			hb_err("table: unknown option or missing value: %s\n%s", argv[a], table_usage);
+			return HB_EXIT_USAGE;
+		} else if (nargs == MAX_RUNS) {
 			hb_err("table: at most %d runs", MAX_RUNS);
 			return HB_EXIT_USAGE;
+		} else {
+			args[nargs++] = argv[a];
 		}
-		path = hb_cmp_resolve(argv[a], "results", suite, err, sizeof(err));
-		if (!path) {
-			hb_err("%s", err);
-			return HB_EXIT_USAGE;
-		}
-		runs[n] = json_load_file(path, 0, &je);
-		if (!runs[n]) {
-			hb_err("%s: invalid JSON at line %d: %s", path, je.line, je.text);
-			free(path);
-			return HB_EXIT_USAGE;
-		}
-		free(path);
-		n++;
 	}
-	if (n == 0) {
-		hb_err("usage: hugebench table [--suite S] [--only-diff] [--no-metrics] "
-		       "[--match GLOB] [--exclude GLOB] RUN|TARGET ...");
+	if (nargs == 0) {
+		hb_err("%s", table_usage);
 		return HB_EXIT_USAGE;
 	}
+	/* options apply wherever they stand: resolve after parsing them all */
+	for (int i = 0; i < nargs; i++)
+		if (table_load(&tb, args[i], results, suite)) {
+			tbl_free(&tb);
+			return HB_EXIT_USAGE;
+		}
 
-	header(runs, n, "run");
+	header(&tb, "run");
 	{
-		char cells[MAX_RUNS][160];
-		const char *const rows[][2] = { { "target", "kernel_release" },
-						{ "environment", "accelerator" },
-						{ NULL, "suite" },
-						{ NULL, "verdict" } };
+		char cells[MAX_RUNS][CELL];
+		static const char *const rows[] = { "kernel_release", "accelerator", "suite",
+						    "verdict" };
 
 		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-			for (int x = 0; x < n; x++) {
-				json_t *o = rows[r][0] ? json_object_get(runs[x], rows[r][0]) : runs[x];
+			for (int x = 0; x < tb.n; x++) {
+				const struct hb_cmp_run *run = tb.runs[x].r;
+				const char *v[] = { run->kernel_release, run->accelerator, run->suite,
+						    run->verdict };
 
-				snprintf(cells[x], sizeof(cells[x]), "%s", str(o, rows[r][1]));
+				snprintf(cells[x], CELL, "%s", v[r] ? v[r] : "");
 			}
-			print_row(rows[r][1], cells, n, false);
+			print_row(NULL, rows[r], cells, tb.n, false);
 		}
 	}
 
 	printf("\n**Checks** (✓ pass, ✗ fail; observed value)%s\n\n",
 	       only_diff ? ", only rows that differ" : "");
-	header(runs, n, "workload.check");
-	keys = union_keys(runs, n, "checks");
-	json_array_foreach(keys, i, k) {
-		char wl[128], name[128], label[260], cells[MAX_RUNS][160];
-		bool differ = false;
-
-		sscanf(json_string_value(k), "%127[^\t]\t%127s", wl, name);
-		for (int r = 0; r < n; r++) {
-			cell_check(runs[r], wl, name, cells[r], sizeof(cells[r]));
-			differ |= r && cells_differ(cells[r], cells[0]);
-		}
-		snprintf(label, sizeof(label), "%s.%s", wl, name);
-		if ((only_diff && !differ) || !row_wanted(&rf, label))
-			continue;
-		print_row(label, cells, n, true);
-	}
-	json_decref(keys);
-
-	keys = no_metrics ? json_array() : union_keys(runs, n, "metrics");
+	header(&tb, "workload.check");
+	keyed_rows(&tb, false, only_diff);
 	if (!no_metrics) {
 		printf("\n**Metrics** (median of the samples)\n\n");
-		header(runs, n, "workload.metric");
+		header(&tb, "workload.metric");
+		keyed_rows(&tb, true, false);
 	}
-	json_array_foreach(keys, i, k) {
-		char wl[128], name[128], label[260], cells[MAX_RUNS][160];
-
-		sscanf(json_string_value(k), "%127[^\t]\t%127s", wl, name);
-		snprintf(label, sizeof(label), "%s.%s", wl, name);
-		if (!row_wanted(&rf, label))
-			continue;
-		for (int r = 0; r < n; r++)
-			cell_metric(runs[r], wl, name, cells[r], sizeof(cells[r]));
-		print_row(label, cells, n, false);
+	kvm_rows(&tb);
+	ret = finish_output();
+	if (tb.oom) {
+		hb_err("table: out of memory");
+		ret = HB_EXIT_USAGE;
 	}
-	json_decref(keys);
-	kvm_rows(runs, n);
-	for (int r = 0; r < n; r++)
-		json_decref(runs[r]);
-	return 0;
+	tbl_free(&tb);
+	return ret;
 }

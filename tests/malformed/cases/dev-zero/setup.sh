@@ -1,0 +1,2 @@
+# result.json -> /dev/zero: endless NUL bytes.
+ln -s /dev/zero result.json

@@ -1,0 +1,2 @@
+# result.json is a folder.
+mkdir result.json
