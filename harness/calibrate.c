@@ -83,7 +83,7 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 		hb_cmp_clean(clean, sizeof(clean), c->m[i].key);
 		printf("%-52s %7.1f%% ", clean, c->m[i].sd_log * 100);
 		for (int k = 0; k < 4; k++)
-			printf(" %6.1f%%", hb_cmp_detectable_pct(c->m[i].sd_log, nb[k], nb[k], &o));
+			printf(" %6.1f%%", hb_cmp_detectable_pct(c->m[i].sd_log, c->m[i].n, nb[k], nb[k], &o));
 		putchar('\n');
 	}
 	rc = HB_EXIT_OK;

@@ -104,12 +104,15 @@ static int hb_cmp_calib_index(struct hb_cmp_calib *c)
 	return 0;
 }
 
-double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric)
+double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
+		       size_t *boots)
 {
 	size_t len, *v;
 	char small[256], *key;
 	double sd = NAN;
 
+	if (boots)
+		*boots = 0;
 	if (!c || !c->ix)
 		return NAN;
 	len = strlen(wl_label) + strlen(metric) + 2;
@@ -118,8 +121,11 @@ double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const
 		return NAN;
 	snprintf(key, len, "%s.%s", wl_label, metric);
 	v = hb_cmp_idx_get(c->ix, NULL, key, NULL, NULL);
-	if (v)
+	if (v) {
 		sd = c->m[*v].sd_log;
+		if (boots)
+			*boots = c->m[*v].n;
+	}
 	if (key != small)
 		free(key);
 	return sd;

@@ -731,6 +731,7 @@ static void hb_cmp_metrics(struct hb_cmp_ctx *c)
 		struct hb_cmp_mres *r = &p->m[p->n_m];
 		const struct hb_cmp_metric *pa, *pb;
 		struct hb_cmp_limits lim;
+		size_t sd_n;
 		double sd;
 
 		for (size_t b = 0; b < p->ga->n; b++)
@@ -742,11 +743,11 @@ static void hb_cmp_metrics(struct hb_cmp_ctx *c)
 		pa = hb_cmp_pool(c, ma, p->ga->n);
 		pb = hb_cmp_pool(c, mb, p->gb->n);
 		hb_cmp_limits_for(c->t, k->name, rows[i].name, &lim);
-		sd = hb_cmp_calib_sd(p->calib, k->label, rows[i].name);
+		sd = hb_cmp_calib_sd(p->calib, k->label, rows[i].name, &sd_n);
 		r->workload = k->label;
 		r->wl_name = k->name;
 		hb_cmp_metric_test_boots(ma, p->ga->n, mb, p->gb->n, pa, pb, p->centers + i * nb,
-					 p->centers + i * nb + p->ga->n, &lim, sd, c->o, r);
+					 p->centers + i * nb + p->ga->n, &lim, sd, sd_n, c->o, r);
 		p->n_m++;
 	}
 	hb_cmp_decide(p->m, p->n_m, c->o);
@@ -759,14 +760,14 @@ static void hb_cmp_metrics(struct hb_cmp_ctx *c)
 		else if (r->not_judged)
 			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name, "%s %s", r->name,
 				    r->why);
-		else if (r->verdict == HB_CMP_NOISY && r->p_worse <= c->o->alpha &&
+		else if (r->verdict == HB_CMP_NOISY && r->q_worse <= c->o->alpha &&
 			 r->worse_pct > r->mde_pct)
 			/* beyond what the noise can explain, but the rule does not
 			 * judge this metric: a note for a human */
 			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name,
-				    "%s worse by %.1f%%, beyond its detectable change %.0f%% (p=%.2g, "
-				    "unadjusted); too noisy to be judged", r->name, r->worse_pct,
-				    r->mde_pct, r->p_worse);
+				    "%s worse by %.1f%% (q=%.2g), beyond its detectable change %.0f%%; "
+				    "too noisy to be judged at the %g%% minimum effect", r->name,
+				    r->worse_pct, r->q_worse, r->mde_pct, r->min_effect_pct);
 	}
 out:
 	free(rows);

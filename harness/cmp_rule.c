@@ -18,21 +18,25 @@
  *    "worse"; the change is the ratio of geometric means, its interval the
  *    Welch t interval on the log scale.
  *  - CALIB mode, when a side has fewer boots but a calibration gives the
- *    metric's boot sd s (log scale): z = (mean log NEW - mean log BASE) /
- *    (s sqrt(1/na + 1/nb)), one-sided; interval from the same normal.
- *    The thresholds file's boot_sd_pct is a fallback calibration.
+ *    metric's boot sd s (log scale), measured on m boots: t = (mean log NEW
+ *    - mean log BASE) / (s sqrt(1/na + 1/nb)) with m - 1 df (s is itself
+ *    an estimate; a known sigma would be a z-test, which under-covers when
+ *    s is low by chance), one-sided; interval from the same t. The
+ *    thresholds file's boot_sd_pct is a fallback taken as known (z).
  *  - ADVISORY otherwise: the change is shown, it never fails the run. For
  *    one boot per side a Mann-Whitney p on the samples is shown as a
  *    description of that pair of boots; it never reaches BH or the exit code.
  *  - Too noisy to judge: the minimum detectable effect, (q(1 - alpha) +
  *    q(power)) * s * sqrt(1/na + 1/nb) on the log scale (t quantiles with
- *    na + nb - 2 df in BOOTS mode, normal in CALIB mode; s the calibrated
+ *    na + nb - 2 df in BOOTS mode, with m - 1 in CALIB mode; s the calibrated
  *    sd, else the pooled sd of the log boot centers), exceeds log(1 +
  *    min_effect): the metric is listed, not judged. alpha is taken per
  *    test, the most lenient level BH can give, so only metrics that no
  *    comparison of this size could ever flag are left out.
- *  - Regression <=> BH q(worse) <= alpha over every judged metric of the
- *    comparison AND |log(NEW/BASE)| >= log(1 + min_effect) in the worse
+ *  - Regression <=> BH q(worse) <= alpha over every tested metric of the
+ *    comparison (too noisy ones count in the family, so that picking
+ *    metrics by an sd measured on the same boots cannot make BH more
+ *    lenient) AND |log(NEW/BASE)| >= log(1 + min_effect) in the worse
  *    direction (symmetric on the log scale: +5 % and -4.76 % are the same
  *    distance). Improvements the same way on the other side.
  *
@@ -270,13 +274,15 @@ static double hb_cmp_mde(double sd, size_t na, size_t nb, double df, const struc
 	return (qa + qp) * sd * sqrt(1.0 / (double)na + 1.0 / (double)nb);
 }
 
-double hb_cmp_detectable_pct(double sd_log, size_t na, size_t nb, const struct hb_cmp_opts *o)
+double hb_cmp_detectable_pct(double sd_log, size_t calib_boots, size_t na, size_t nb,
+			     const struct hb_cmp_opts *o)
 {
 	bool t = na >= HB_CMP_MIN_BOOTS && nb >= HB_CMP_MIN_BOOTS;
+	double df = t ? (double)(na + nb - 2) : calib_boots >= 2 ? (double)(calib_boots - 1) : 0;
 
 	if (!na || !nb)
 		return NAN;
-	return (exp(hb_cmp_mde(sd_log, na, nb, t ? (double)(na + nb - 2) : 0, o)) - 1) * 100;
+	return (exp(hb_cmp_mde(sd_log, na, nb, df, o)) - 1) * 100;
 }
 
 /* BOOTS mode: Welch on the logs of the boot centers (raw values, scaled by
@@ -351,9 +357,10 @@ static double hb_cmp_mean_log(const double *x, size_t n)
 	return s / (double)n;
 }
 
-/* CALIB mode: z-test of the mean log centers with the boot sd known. */
+/* CALIB mode: the mean log centers against the calibrated boot sd: a
+ * t-test with the calibration's df (df <= 0: the sd is known, a z-test). */
 static void hb_cmp_z_calib(const double *x, size_t nx, const double *y, size_t ny, double sd,
-			   bool worse_is_greater, const struct hb_cmp_opts *o,
+			   double df, bool worse_is_greater, const struct hb_cmp_opts *o,
 			   struct hb_cmp_mres *r)
 {
 	double mx = hb_cmp_mean_log(x, nx), my = hb_cmp_mean_log(y, ny);
@@ -361,8 +368,8 @@ static void hb_cmp_z_calib(const double *x, size_t nx, const double *y, size_t n
 
 	r->center_a = exp(mx);
 	r->center_b = exp(my);
-	r->test = "z(log boot centers, calibrated sd)";
-	r->ci_method = "z";
+	r->test = df > 0 ? "t(log boot centers, calibrated sd)" : "z(log boot centers, given sd)";
+	r->ci_method = df > 0 ? "t" : "z";
 	if (!(se > 0)) {
 		/* a calibrated sd of 0: any change is certain */
 		double pg = d > 0 ? 0 : 1, pl = d < 0 ? 0 : 1;
@@ -373,9 +380,15 @@ static void hb_cmp_z_calib(const double *x, size_t nx, const double *y, size_t n
 		return;
 	}
 	z = d / se;
-	r->p_worse = worse_is_greater ? gsl_cdf_ugaussian_Q(z) : gsl_cdf_ugaussian_P(z);
-	r->p_better = worse_is_greater ? gsl_cdf_ugaussian_P(z) : gsl_cdf_ugaussian_Q(z);
-	q = gsl_cdf_ugaussian_Pinv(0.5 + o->ci_level / 2);
+	if (df > 0) {
+		r->p_worse = worse_is_greater ? gsl_cdf_tdist_Q(z, df) : gsl_cdf_tdist_P(z, df);
+		r->p_better = worse_is_greater ? gsl_cdf_tdist_P(z, df) : gsl_cdf_tdist_Q(z, df);
+		q = hb_stats_t_quantile(0.5 + o->ci_level / 2, df);
+	} else {
+		r->p_worse = worse_is_greater ? gsl_cdf_ugaussian_Q(z) : gsl_cdf_ugaussian_P(z);
+		r->p_better = worse_is_greater ? gsl_cdf_ugaussian_P(z) : gsl_cdf_ugaussian_Q(z);
+		q = gsl_cdf_ugaussian_Pinv(0.5 + o->ci_level / 2);
+	}
 	r->ci_lo = exp(d - q * se);
 	r->ci_hi = exp(d + q * se);
 }
@@ -470,13 +483,14 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 			      const struct hb_cmp_metric *const *b, size_t nb,
 			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
 			      double *ca, double *cb, const struct hb_cmp_limits *lim,
-			      double calib_sd, const struct hb_cmp_opts *o, struct hb_cmp_mres *r)
+			      double calib_sd, size_t calib_boots, const struct hb_cmp_opts *o,
+			      struct hb_cmp_mres *r)
 {
 	const struct hb_cmp_metric *any = NULL;
 	const char *ua = NULL, *ub = NULL;
 	size_t pa, pb, va, vb, dist_n = 0, with_n = 0;
 	long ka, kb;
-	double sd = NAN, me_log;
+	double sd = NAN, me_log, df = 0;
 	bool wg;
 
 	for (size_t i = 0; !any && i < na; i++)
@@ -537,6 +551,7 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 	wg = r->better != HB_CMP_HIGHER; /* info metrics: "worse" only names a side */
 	if (!isnan(calib_sd)) {
 		sd = calib_sd;
+		df = calib_boots >= 2 ? (double)(calib_boots - 1) : 0;
 		r->sd_source = "calibration";
 	} else if (!isnan(lim->boot_sd_pct)) {
 		sd = lim->boot_sd_pct / 100;
@@ -557,8 +572,8 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 				      1) * 100;
 	} else if (!isnan(sd) && hb_cmp_all_positive(ca, r->na) && hb_cmp_all_positive(cb, r->nb)) {
 		r->mode = HB_CMP_MODE_CALIB;
-		hb_cmp_z_calib(ca, r->na, cb, r->nb, sd, wg, o, r);
-		r->mde_pct = (exp(hb_cmp_mde(sd, r->na, r->nb, 0, o)) - 1) * 100;
+		hb_cmp_z_calib(ca, r->na, cb, r->nb, sd, df, wg, o, r);
+		r->mde_pct = (exp(hb_cmp_mde(sd, r->na, r->nb, df, o)) - 1) * 100;
 	} else {
 		bool pos = hb_cmp_all_positive(ca, r->na) && hb_cmp_all_positive(cb, r->nb);
 
@@ -600,7 +615,7 @@ void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metri
 {
 	double ca[1], cb[1];
 
-	hb_cmp_metric_test_boots(&a, 1, &b, 1, a, b, ca, cb, lim, NAN, o, r);
+	hb_cmp_metric_test_boots(&a, 1, &b, 1, a, b, ca, cb, lim, NAN, 0, o, r);
 	/* the centers live on this stack only */
 	r->ca = r->cb = NULL;
 }
@@ -650,11 +665,17 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 		snprintf(r->why, sizeof(r->why), "no worse");
 }
 
-static bool hb_cmp_judged(const struct hb_cmp_mres *r)
+/* In the BH family: every tested metric, too noisy ones included. The
+ * noise rule picks metrics by their sd; when that sd is measured on the same
+ * boots it favours metrics whose t is large by chance, and BH over the
+ * picked few alone would be more lenient than over all (5 % of A/A suites
+ * flagged at 3 boots in the simulation instead of <= 1 %). A too-noisy
+ * metric counts in the family and is never flagged itself. */
+static bool hb_cmp_in_family(const struct hb_cmp_mres *r)
 {
 	return r->better != HB_CMP_INFO &&
 	       (r->mode == HB_CMP_MODE_BOOTS || r->mode == HB_CMP_MODE_CALIB) &&
-	       r->verdict == HB_CMP_UNTESTED && !r->not_judged;
+	       (r->verdict == HB_CMP_UNTESTED || r->verdict == HB_CMP_NOISY) && !r->not_judged;
 }
 
 void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
@@ -664,11 +685,11 @@ void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
 
 	if (!pw || !pb || !qw || !qb)
 		goto out;
-	/* Two families, each BH-controlled: "NEW is worse" over every judged
-	 * metric (the exit code rests on it), and "NEW is better". Advisory,
-	 * too noisy and within-boot p-values never enter them. */
+	/* Two families, each BH-controlled: "NEW is worse" over every tested
+	 * metric (the exit code rests on it), and "NEW is better". Advisory
+	 * and within-boot p-values never enter them. */
 	for (size_t i = 0; i < n; i++) {
-		bool judged = hb_cmp_judged(&r[i]);
+		bool judged = hb_cmp_in_family(&r[i]);
 
 		pw[i] = judged ? r[i].p_worse : NAN;
 		pb[i] = judged ? r[i].p_better : NAN;

@@ -174,8 +174,10 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,
 		      size_t notelen);
-/* sd of the log boot centers of "<workload label>.<metric>", NAN if absent. */
-double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric);
+/* sd of the log boot centers of "<workload label>.<metric>", NAN if absent;
+ * *boots (may be NULL) gets the number of boots it was measured on. */
+double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
+		       size_t *boots);
 void hb_cmp_calib_free(struct hb_cmp_calib *c);
 /* `hugebench calibrate ...`; argv[0] is "calibrate". */
 int hb_calibrate_main(int argc, char **argv);
@@ -289,16 +291,21 @@ struct hb_cmp_mres {
  * and b[0..nb) (an entry is NULL where a boot lacks the metric); no
  * verdict yet. ca and cb (na, nb doubles) receive the boot centers and
  * stay referenced by r. calib_sd: the calibrated sd of the log boot
- * center, NAN when none. r->workload, r->wl_name may be set before. */
+ * center, NAN when none, measured on calib_boots boots (the test then has
+ * calib_boots - 1 df; 0: the sd is taken as known). r->workload and
+ * r->wl_name may be set before. */
 void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 			      const struct hb_cmp_metric *const *b, size_t nb,
 			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
 			      double *ca, double *cb, const struct hb_cmp_limits *lim,
-			      double calib_sd, const struct hb_cmp_opts *o, struct hb_cmp_mres *r);
+			      double calib_sd, size_t calib_boots, const struct hb_cmp_opts *o,
+			      struct hb_cmp_mres *r);
 /* The smallest change (in %) the rule can detect with `o->power` at
- * o->alpha for a boot sd `sd_log` with na and nb boots (t quantiles with
- * na + nb - 2 df when both have >= 3 boots, else normal). */
-double hb_cmp_detectable_pct(double sd_log, size_t na, size_t nb, const struct hb_cmp_opts *o);
+ * o->alpha for a boot sd `sd_log` measured on calib_boots boots, with na
+ * and nb boots (t quantiles with na + nb - 2 df when both have >= 3 boots,
+ * else with calib_boots - 1, normal when calib_boots < 2). */
+double hb_cmp_detectable_pct(double sd_log, size_t calib_boots, size_t na, size_t nb,
+			     const struct hb_cmp_opts *o);
 /* A distribution: >= 5 samples per repetition (the median is its center). */
 bool hb_cmp_metric_is_dist(const struct hb_cmp_metric *m);
 /* One boot per side (a or b may be NULL), no calibration. */
