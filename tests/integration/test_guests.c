@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boots.h"
 #include "hardening.h"
 #include "itest.h"
 
@@ -802,6 +803,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_make_injection),
 		cmocka_unit_test(test_crash_and_fail),
 		cmocka_unit_test(test_panic),
+		cmocka_unit_test(test_boots_aa_calibrated),
+		cmocka_unit_test(test_boots_delay_alloc),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */

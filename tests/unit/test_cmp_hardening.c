@@ -768,7 +768,12 @@ static void test_defaults_follow_checkout(void **state)
 	snprintf(d, sizeof(d), "%s/results/tgt/20261203T000000Z-quick", root);
 	mkdir(d, 0755);
 	strcat(d, "/result.json");
-	json_dump_file(run_json("lower", "[1, 2, 3]", NULL), d, 0);
+	{
+		json_t *doc = run_json("lower", "[1, 2, 3]", NULL);
+
+		json_dump_file(doc, d, 0);
+		json_decref(doc); /* was leaked (LeakSanitizer in make sanitize) */
+	}
 	/* hb_root() is HUGEBENCH_ROOT (set in setup()); the current folder is
 	 * elsewhere */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
