@@ -625,7 +625,7 @@ int hb_cmd_table(int argc, char **argv)
 	header(&tb, "workload.check");
 	keyed_rows(&tb, false, only_diff);
 	if (!no_metrics) {
-		printf("\n**Metrics** (median of the samples)\n\n");
+		printf("\n**Metrics** (median of the samples; for a group of boots, the median of the boots' centers)\n\n");
 		header(&tb, "workload.metric");
 		keyed_rows(&tb, true, false);
 	}
