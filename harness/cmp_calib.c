@@ -7,7 +7,8 @@
  * schema hugebench-calibration/1. Per metric ("<workload>[#k].<metric>")
  * it holds the sd of the log boot centers (the same centers the rule uses:
  * cmp_rule.c), their geometric mean, the number of boots and the centers.
- * compare-report uses one only when both sides match all four keys.
+ * compare-report uses one only when both sides match all four keys, and the
+ * vCPUs and memory it records (a guest of another size is another noise).
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
@@ -192,6 +193,14 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 	c->group = hb_cmp_dup(g->group_id ? g->group_id : g->path);
 	c->path = hb_cmp_dup(name0);
 	c->boots = n;
+	c->vcpus = ok[0]->vcpus;
+	c->memory_mb = ok[0]->memory_mb;
+	for (size_t i = 1; i < n; i++) {
+		if (ok[i]->vcpus != c->vcpus)
+			c->vcpus = -1;
+		if (ok[i]->memory_mb != c->memory_mb)
+			c->memory_mb = -1;
+	}
 	if (!c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->target || !c->group ||
 	    !c->path)
 		goto oom;
@@ -281,6 +290,10 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 	json_object_set_new(root, "target", json_string(c->target));
 	json_object_set_new(root, "group", json_string(c->group));
 	json_object_set_new(root, "boots", json_integer((json_int_t)c->boots));
+	if (c->vcpus >= 0)
+		json_object_set_new(root, "vcpus", json_integer(c->vcpus));
+	if (c->memory_mb >= 0)
+		json_object_set_new(root, "memory_mb", json_integer(c->memory_mb));
 	json_object_set_new(root, "created", json_string(c->created));
 	json_object_set_new(root, "sd_log",
 			    json_string("per metric: sample sd of log(boot center) over the boots; "
@@ -353,6 +366,20 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 	if (err[0])
 		goto bad;
 	c->boots = (size_t)json_integer_value(v);
+	c->vcpus = c->memory_mb = -1;
+	for (int k = 0; k < 2; k++) {
+		json_t *x = json_object_get(root, k ? "memory_mb" : "vcpus");
+
+		if (!x)
+			continue;
+		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+		    json_integer_value(x) > 1 << 30) {
+			snprintf(err, errlen, "%s: %s: expected a positive integer", path,
+				 k ? "memory_mb" : "vcpus");
+			goto bad;
+		}
+		*(k ? &c->memory_mb : &c->vcpus) = (long)json_integer_value(x);
+	}
 	c->host_cpu = strdup(s[1]);
 	c->accelerator = strdup(s[2]);
 	c->suite = strdup(s[3]);
@@ -471,6 +498,19 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 			 fam);
 		hb_cmp_calib_free(c);
 		return 0;
+	}
+	/* the noise of 1 vCPU is not that of 2: the size of the guest must match */
+	for (int s = 0; s < 2; s++) {
+		const struct hb_cmp_run *r = (s ? b : a)->boots[0];
+
+		if ((c->vcpus >= 0 && r->vcpus >= 0 && r->vcpus != c->vcpus) ||
+		    (c->memory_mb >= 0 && r->memory_mb >= 0 && r->memory_mb != c->memory_mb)) {
+			snprintf(note, notelen, "none: %s was measured with %ld vCPUs and %ld MB, %s has "
+				 "%ld and %ld", path, c->vcpus, c->memory_mb, s ? "NEW" : "BASE",
+				 r->vcpus, r->memory_mb);
+			hb_cmp_calib_free(c);
+			return 0;
+		}
 	}
 	snprintf(note, notelen, "%s (%zu boots of %s, %s; %zu metrics)", path, c->boots, c->target,
 		 c->created, c->n);

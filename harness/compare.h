@@ -149,6 +149,7 @@ struct hb_cmp_calib {
 	char *path;
 	char *host_cpu, *accelerator, *suite, *family, *target, *created, *group;
 	size_t boots;
+	long vcpus, memory_mb; /* of the boots measured; -1 unknown */
 	struct hb_cmp_calib_metric *m;
 	size_t n;
 	struct hb_cmp_idx *ix; /* key -> m[] */
@@ -169,7 +170,8 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errlen);
 /* The calibration for comparing a with b: `where` is a calibration file, a
  * folder of them, or NULL (none). Both sides must match its host CPU,
- * accelerator, suite and kernel family. NULL when none matches; `note`
+ * accelerator, suite and kernel family (and, when the file records them,
+ * vCPUs and memory). NULL when none matches; `note`
  * says which file was used or why none (a broken file is an error: -1). */
 int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,

@@ -1,16 +1,23 @@
 /* boots.c - integration tests of issue 11 on real guests: run groups,
  * calibration and interleaved A/B with the boot as the unit. Registered in
  * test_guests.c's list. Suite: configs/boots.suite (fault 16 MiB and
- * fragment, ~6-10 s per boot under TCG), so both tests together stay well
- * under 6 minutes with the kernels cached.
+ * fragment and pressure, ~8 s per boot under TCG), so both tests together
+ * stay well under 6 minutes with the kernels cached (~100 s here).
  *
  * - A/A: `hugebench calibrate debian-6.12 --boots 4`, then `hugebench ab
  *   debian-6.12 debian-6.12 --boots 3`: exit 0, the calibration is found
  *   and used, no metric regression.
  * - Delay injection: `hugebench ab minimal-6.1 minimal-6.1-delay-alloc
- *   --boots 3` (1 ms added per shmem huge folio allocation): exactly the
- *   metrics that time a huge folio allocation are flagged (the set measured
- *   here, below), and nothing the injection cannot cause.
+ *   --boots 3 --vcpus 1` (1 ms added per shmem huge folio allocation): the
+ *   metric the delay moves in every boot is flagged, and nothing the
+ *   injection cannot cause.
+ *
+ * Why --vcpus 1: with 2 vCPUs the minimal-6.1 guests log "Marking TSC
+ * unstable due to TSCs unsynchronized", and the recipe's mdelay(1) is seen
+ * in only some boots (fragment.clean_fault_latency 3.27 ms in 2 of 5 boots,
+ * 2.28 ms in the other 3, /work/main/results/minimal-6.1-delay-alloc/
+ * 20261203T143533Z-quick): a busy wait on the TSC that ends early when the
+ * task moves to the other vCPU. With one vCPU every boot shows it.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -28,9 +35,13 @@
 #include "itest.h"
 
 #define BOOTS_SUITE "configs/boots.suite"
-/* Measured: the regressions `ab minimal-6.1 minimal-6.1-delay-alloc
- * --boots 3 --suite boots` reports here. */
-#define DELAY_ALLOC_FLAGGED "fragment.clean_fault_latency"
+/* Measured here (5 + 5 boots, --vcpus 1, boots.suite; every choice of 3 of
+ * the 5 boots per side through the rule, bench/aa_study --ab --half 3):
+ * fragment.fragmented_fault_latency +43.7 % (boot sd 0.7 %) in 100 of 100,
+ * fragment.clean_fault_latency in 10 (BASE has boots 0.6 ms slower),
+ * fault.write_fault_huge in 1 (boot sd 11.5 %). The first must be flagged;
+ * the other two may be. */
+#define DELAY_ALLOC_FLAGGED "fragment.fragmented_fault_latency"
 
 /* The folder printed after "label" (e.g. "  BASE -> ") in out. */
 static void printed_dir(const char *out, const char *label, char *dir, size_t len)
@@ -113,14 +124,15 @@ void test_boots_aa_calibrated(void **state)
 	printf("A/A with calibration: %.0f s\n", hb_itest_now() - t0);
 }
 
-/* Allocation delay: the expected regressions, measured here (3 + 3 boots,
- * boots.suite, TCG on 2 cores): see the report of issue 11. */
 static const char *const delay_alloc_flagged[] = { DELAY_ALLOC_FLAGGED };
-/* What a 1 ms delay per shmem huge folio allocation can move at all. */
+/* What a 1 ms delay per shmem huge folio allocation can move at all: the
+ * timed phases that allocate huge folios (pressure fills 32 of them). */
 static const char *const delay_alloc_possible[] = { "fault.write_fault_huge",
 						    "fault.private_read_fault_huge",
 						    "fragment.clean_fault_latency",
-						    "fragment.fragmented_fault_latency" };
+						    "fragment.fragmented_fault_latency",
+						    "pressure.swap_fill_time",
+						    "pressure.swap_phase_time" };
 
 static bool listed(const char *const *l, size_t n, const char *s)
 {
@@ -132,8 +144,8 @@ static bool listed(const char *const *l, size_t n, const char *s)
 
 void test_boots_delay_alloc(void **state)
 {
-	char *ab[] = { "ab", "minimal-6.1", "minimal-6.1-delay-alloc", "--boots", "3", "--suite",
-		       BOOTS_SUITE, "--results", (char *)hb_itest_results_dir(), NULL };
+	char *ab[] = { "ab", "minimal-6.1", "minimal-6.1-delay-alloc", "--boots", "3", "--vcpus", "1",
+		       "--suite", BOOTS_SUITE, "--results", (char *)hb_itest_results_dir(), NULL };
 	const size_t n_flag = sizeof(delay_alloc_flagged) / sizeof(delay_alloc_flagged[0]);
 	const size_t n_poss = sizeof(delay_alloc_possible) / sizeof(delay_alloc_possible[0]);
 	char base[4096], new[4096];
@@ -164,10 +176,9 @@ void test_boots_delay_alloc(void **state)
 		printf("flagged: %s\n", name);
 		if (!listed(delay_alloc_possible, n_poss, name))
 			fail_msg("%s flagged: the allocation delay cannot move it", name);
-		if (!listed(delay_alloc_flagged, n_flag, name))
-			fail_msg("%s flagged: not in the measured set", name);
-		found++;
+		found += listed(delay_alloc_flagged, n_flag, name);
 	}
+	/* every metric the delay moves in every boot */
 	assert_int_equal(found, n_flag);
 	json_decref(root);
 	printf("delay injection: %.0f s\n", hb_itest_now() - t0);

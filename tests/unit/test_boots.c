@@ -38,6 +38,7 @@
 static char g_dir[64];
 static gsl_rng *g_rng;
 static double g_within = 0.05; /* log sd of the samples of one boot */
+static int g_vcpus = 2;	       /* environment.vcpus of the runs made */
 
 /* ---- building result files ------------------------------------------------------- */
 
@@ -89,10 +90,10 @@ static json_t *wl(const char *name, const char *status, json_t *metrics, json_t 
 
 static json_t *doc(const char *target, const char *release, json_t *workloads, const char *verdict)
 {
-	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}, s:s, s:i, s:o, s:[], s:s}",
+	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:i}, s:s, s:i, s:o, s:[], s:s}",
 			 "schema", HB_CMP_RESULT_SCHEMA, "run_id", target, "target", "name", target,
 			 "kernel_release", release, "environment", "accelerator", "tcg", "host_cpu",
-			 "Test CPU", "qemu_version", "7.2", "suite", "quick", "repeat", 1,
+			 "Test CPU", "qemu_version", "7.2", "vcpus", g_vcpus, "suite", "quick", "repeat", 1,
 			 "workloads", workloads, "kernel_issues", "verdict", verdict);
 }
 
@@ -547,7 +548,7 @@ static void test_too_noisy(void **state)
  * suite and kernel family. */
 static void test_calibration(void **state)
 {
-	const char *cal, *a, *b, *c;
+	const char *cal, *a, *b, *c, *d;
 	char caldir[200], file[300], name[256], err[512], *out;
 	struct hb_cmp_group *g;
 	struct hb_cmp_calib *k, *k2;
@@ -560,6 +561,9 @@ static void test_calibration(void **state)
 	a = boots("cal_a", 1, "lower", 1000, 0.005, 1, "6.12.1");
 	b = boots("cal_b", 1, "lower", 1000, 0.005, 1.3, "6.12.7");
 	c = boots("cal_c", 1, "lower", 1000, 0.005, 1.3, "6.1.0");
+	g_vcpus = 1;
+	d = boots("cal_d", 1, "lower", 1000, 0.005, 1.3, "6.12.7");
+	g_vcpus = 2;
 	g_within = 0.05;
 	snprintf(caldir, sizeof(caldir), "%s/calibration", g_dir);
 	mkdir(caldir, 0755);
@@ -602,6 +606,15 @@ static void test_calibration(void **state)
 			    "advisory");
 	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")),
 			       "kernel family"));
+	json_decref(root);
+	/* measured with 2 vCPUs, NEW has 1: another noise, none */
+	rc = compare(&out, "--calibration", caldir, "--format", "json", a, d, NULL);
+	root = json_loads(out, 0, NULL);
+	free(out);
+	cmp = json_array_get(json_object_get(root, "comparisons"), 0);
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")),
+			       "measured with 2 vCPUs"));
 	json_decref(root);
 	/* a broken calibration file is an input error */
 	{
