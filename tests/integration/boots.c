@@ -16,8 +16,8 @@
  * unstable due to TSCs unsynchronized", and the recipe's mdelay(1) is seen
  * in only some boots (fragment.clean_fault_latency 3.27 ms in 2 of 5 boots,
  * 2.28 ms in the other 3, /work/main/results/minimal-6.1-delay-alloc/
- * 20261203T143533Z-quick): a busy wait on the TSC that ends early when the
- * task moves to the other vCPU. With one vCPU every boot shows it.
+ * 20261203T143533Z-quick), presumably because the TSC busy wait ends early
+ * when the task moves to the other vCPU. With one vCPU every boot shows it.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
