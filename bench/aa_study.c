@@ -304,6 +304,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--calibration") && v) {
 			c.o.calibration = strcmp(v, "none") ? v : NULL;
 			i++;
+		} else if (!strcmp(a, "--noisy-not-judged")) {
+			c.o.noisy_judged = false;
 		} else if (!strcmp(a, "--results") && v) {
 			res = v;
 			i++;
@@ -334,8 +336,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("rule: BH FDR %g, power %g for the too-noisy rule, thresholds %s, calibration %s\n",
-	       c.o.alpha, c.o.power, th, c.o.calibration ? c.o.calibration : "none");
+	printf("rule: BH FDR %g, power %g for the too-noisy rule (too-noisy metrics %s), thresholds "
+	       "%s, calibration %s\n", c.o.alpha, c.o.power,
+	       c.o.noisy_judged ? "judged against their detectable change" : "not judged", th,
+	       c.o.calibration ? c.o.calibration : "none");
 	if (ab) {
 		aa_ab(&c, g[0], g[1], half ? half : 3);
 	} else {

@@ -223,6 +223,7 @@ int main(int argc, char **argv)
 	unsigned long seed = 1;
 	char err[512];
 
+	hb_cmp_opts_default(&s.o);
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		double x = v ? sim_arg(v, 0, 4294967295.0) : NAN;
@@ -231,7 +232,10 @@ int main(int argc, char **argv)
 			cal = v;
 		else if (v && !strcmp(o, "--thresholds"))
 			thf = v;
-		else if (!strcmp(o, "--trials") && x >= 20 && x <= 1e7)
+		else if (!strcmp(o, "--noisy-not-judged")) {
+			s.o.noisy_judged = false;
+			continue;
+		} else if (!strcmp(o, "--trials") && x >= 20 && x <= 1e7)
 			trials = (long)x;
 		else if (!strcmp(o, "--seed") && !isnan(x))
 			seed = (unsigned long)x;
@@ -243,7 +247,6 @@ int main(int argc, char **argv)
 		i++;
 	}
 	hb_stats_init();
-	hb_cmp_opts_default(&s.o);
 	if (hb_cmp_thresholds_load(thf, &th, err, sizeof(err))) {
 		fprintf(stderr, "compare_sim: %s\n", err);
 		return 2;

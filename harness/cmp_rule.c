@@ -66,6 +66,7 @@ void hb_cmp_opts_default(struct hb_cmp_opts *o)
 	o->boot_cap = 4096;
 	o->seed = 20151;
 	o->strict = false;
+	o->noisy_judged = false; /* aa_study: judging them flagged 3 of 126 real A/A splits */
 	o->calibration = NULL;
 }
 
@@ -601,6 +602,9 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 	me_log = log1p(r->min_effect_pct / 100);
 	if (!r->not_judged && r->better != HB_CMP_INFO && !isnan(r->mde_pct) &&
 	    log1p(r->mde_pct / 100) > me_log * (1 + 1e-9)) {
+		r->noisy = true;
+		if (o->noisy_judged)
+			return; /* judged in hb_cmp_decide() against the detectable change */
 		r->verdict = HB_CMP_NOISY;
 		snprintf(r->why, sizeof(r->why),
 			 "too noisy to judge: boot sd %.1f%% (%s) needs a change of %.0f%% to be "
@@ -624,7 +628,7 @@ void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metri
  * raw values the worse % as a fraction; compared with log(1 + me). */
 static bool hb_cmp_beyond(const struct hb_cmp_mres *r, bool worse)
 {
-	double me = log1p(r->min_effect_pct / 100), d;
+	double me = log1p(fmax(r->min_effect_pct, r->noisy ? r->mde_pct : 0) / 100), d;
 
 	if (r->center_a > 0 && r->center_b > 0) {
 		d = log(r->center_b / r->center_a);
@@ -645,14 +649,28 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 
 	if (r->q_worse <= o->alpha && w > 0 && hb_cmp_beyond(r, true)) {
 		r->verdict = HB_CMP_WORSE;
-		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%% (min effect %g%%)",
-			 r->test, r->q_worse, o->alpha, w, r->min_effect_pct);
+		if (r->noisy)
+			snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%%, beyond what its "
+				 "boot noise can hide (%.0f%%; min effect %g%%)", r->test, r->q_worse,
+				 o->alpha, w, r->mde_pct, r->min_effect_pct);
+		else
+			snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%% (min effect %g%%)",
+				 r->test, r->q_worse, o->alpha, w, r->min_effect_pct);
 		return;
 	}
 	if (r->q_better <= o->alpha && w < 0 && hb_cmp_beyond(r, false)) {
 		r->verdict = HB_CMP_BETTER;
 		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, better by %.1f%%", r->test,
 			 r->q_better, o->alpha, -w);
+		return;
+	}
+	if (r->noisy) {
+		r->verdict = HB_CMP_NOISY;
+		snprintf(r->why, sizeof(r->why),
+			 "too noisy for the %g%% minimum effect (boot sd %.1f%% %s, %zu vs %zu boots): "
+			 "judged against its detectable change %.0f%%; %+.1f%%, q=%.2g",
+			 r->min_effect_pct, r->sd_log * 100, r->sd_source, r->na, r->nb, r->mde_pct,
+			 r->change_pct, r->q_worse);
 		return;
 	}
 	r->verdict = HB_CMP_SAME;

@@ -247,6 +247,11 @@ struct hb_cmp_opts {
 	size_t boot_cap;    /* thinning cap for bootstrap inputs */
 	uint64_t seed;
 	bool strict;	    /* a vanished or newly unavailable metric is a regression */
+	/* A metric too noisy for its minimum effect is not judged (false, the
+	 * default), or judged against the change it can detect (true; bench
+	 * programs only: it flagged 3 of 126 real A/A splits, on bimodal
+	 * metrics). */
+	bool noisy_judged;
 	const char *calibration; /* calibration file or folder; NULL: none */
 };
 
@@ -282,6 +287,7 @@ struct hb_cmp_mres {
 	double sd_log;	       /* boot sd (log scale) behind the noise rule; NAN none */
 	const char *sd_source; /* "calibration", "measured", "thresholds" or "-" */
 	double mde_pct;	       /* smallest change detectable at alpha with `power` */
+	bool noisy;	       /* the detectable change exceeds the minimum effect */
 	double p_within;       /* one boot per side: Mann-Whitney on its samples;
 				* descriptive only, never in BH or the exit code */
 	enum hb_cmp_verdict verdict;
