@@ -44,7 +44,7 @@ static int aa_usage(void)
 {
 	fprintf(stderr, "usage: aa_study GROUP [--half K] [--splits N] [--seed S] [--thresholds F] "
 			"[--calibration F] [--results DIR]\n"
-			"       aa_study --ab BASE NEW [--half K] [--thresholds F] [--calibration F] "
+			"       aa_study --ab BASE NEW [--half K] [--judge-noisy] [--thresholds F] [--calibration F] "
 			"[--results DIR]\n");
 	return 2;
 }
@@ -304,8 +304,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--calibration") && v) {
 			c.o.calibration = strcmp(v, "none") ? v : NULL;
 			i++;
-		} else if (!strcmp(a, "--noisy-not-judged")) {
-			c.o.noisy_judged = false;
+		} else if (!strcmp(a, "--judge-noisy")) {
+			c.o.noisy_judged = true;
 		} else if (!strcmp(a, "--results") && v) {
 			res = v;
 			i++;

@@ -232,8 +232,8 @@ int main(int argc, char **argv)
 			cal = v;
 		else if (v && !strcmp(o, "--thresholds"))
 			thf = v;
-		else if (!strcmp(o, "--noisy-not-judged")) {
-			s.o.noisy_judged = false;
+		else if (!strcmp(o, "--judge-noisy")) {
+			s.o.noisy_judged = true;
 			continue;
 		} else if (!strcmp(o, "--trials") && x >= 20 && x <= 1e7)
 			trials = (long)x;
