@@ -160,8 +160,10 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 		    hb_cmp_verdict_rank(g->boots[i]->verdict) < hb_cmp_verdict_rank("error"))
 			ok[n++] = g->boots[i];
 	if (n < HB_CMP_MIN_BOOTS) {
-		snprintf(err, errlen, "%s: %zu of %zu boots ran to the end; a calibration needs >= %d "
-			 "(run more: --boots N)", g->path, n, g->n, HB_CMP_MIN_BOOTS);
+		snprintf(err, errlen, "%s: %zu usable boot%s (of %zu; boots that ended in error, "
+			 "timeout, panic or incomplete are left out): a calibration needs >= %d "
+			 "(hugebench calibrate TARGET --boots 10)", g->path, n, n == 1 ? "" : "s", g->n,
+			 HB_CMP_MIN_BOOTS);
 		goto out;
 	}
 	if (hb_cmp_calib_name(ok[0], name0, sizeof(name0))) {
