@@ -26,9 +26,11 @@ export HB_B := $(value B)
 export HB_BASE := $(value BASE)
 export HB_NEW := $(value NEW)
 export HB_BOOTS := $(value BOOTS)
+export HB_GROUP := $(value GROUP)
+export HB_RESULTS := $(value RESULTS)
 # make would export command-line variables itself, expanding them (and any
 # $(shell ...) inside) on the way: only the HB_* copies above are exported.
-unexport TARGET SUITE ARGS A B BASE NEW BOOTS
+unexport TARGET SUITE ARGS A B BASE NEW BOOTS GROUP RESULTS
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
@@ -49,7 +51,7 @@ HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: ab all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim test-deps install-pkgs \
+.PHONY: ab all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -105,15 +107,36 @@ $(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(SHARED_OBJ) $(BUILD)/guest/hb_
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(filter-out workloads/%.c,$^) $(HOST_LIBS) -lcmocka
 
+# The compare-report rule outside hugebench (no run.c, no QEMU): the bench
+# programs below link exactly these.
+CMP_SRC := harness/stats.c harness/cmp_rule.c harness/cmp_util.c harness/cmp_load.c \
+	harness/cmp_report.c harness/cmp_group.c harness/cmp_calib.c
+
 # Benchmark of the compare-report rule (not a test): false alarms and power
-# by simulation, for hugebench's rule and the mmtests and LKP rules.
-$(BUILD)/compare_sim: bench/compare_sim.c harness/stats.c harness/cmp_rule.c harness/cmp_util.c \
-		harness/cmp_load.c harness/cmp_report.c | check-deps
+# by simulation from measured boot-to-boot noise (bench/data/*.json, made by
+# hugebench calibrate), at 1, 3, 5 and 10 boots per side.
+$(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(wildcard harness/*.h) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $^ -ljansson -lgsl -lgslcblas -lm
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
 compare-sim: $(BUILD)/compare_sim
-	$(BUILD)/compare_sim --trials 1000
+	$(BUILD)/compare_sim --trials 2000 --calibration bench/data/debian-6.12-tcg-quick.json
+
+# The rule on real boots: every A/A split of GROUP (>= 10 boots of one
+# kernel; default: the latest debian-6.12 group) into halves of 5, then each
+# delay-injection group against its interleaved minimal-6.1 group when
+# RESULTS (default results/) holds them.
+$(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(wildcard harness/*.h) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+
+aa-study: $(BUILD)/aa_study
+	@res="$${HB_RESULTS:-results}"; \
+	$(BUILD)/aa_study --results "$$res" -- "$${HB_GROUP:-$$res/debian-6.12}" || exit $$?; \
+	for t in minimal-6.1-delay-alloc minimal-6.1-delay-split; do \
+		[ -d "$$res/$$t" ] || continue; echo; \
+		$(BUILD)/aa_study --results "$$res" --ab -- "$$res/minimal-6.1" "$$res/$$t" || exit $$?; \
+	done
 
 bench: all
 	set -f; $(BUILD)/hugebench run --target "$$HB_TARGET" --suite "$$HB_SUITE" --boots "$$HB_BOOTS" $$HB_ARGS

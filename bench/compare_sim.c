@@ -1,413 +1,318 @@
-/* compare_sim.c - false alarms and power of compare-report's rule, by simulation.
+/* compare_sim.c - false alarms and power of compare-report's rule, by
+ * simulation from measured boot-to-boot noise (issue 11; `make compare-sim`).
  *
- * Not a test: a benchmark of decision rules. It simulates a suite of 40
- * judged metrics (half per-fault latency distributions, half one value per
- * repetition), two runs at a time, each run one boot: a boot effect shared
- * by all repetitions of a run, a repetition effect, and the samples. Latency
- * shapes are resampled from real runs (results/<target>/<run>/result.json)
- * when any exist, else lognormal with 2% slow outliers. It then measures,
- * for hugebench's rule (cmp_rule.c), the mmtests rule (|dmean| > sum of the
- * two 95% CI half-widths) and the LKP rule (>= 3 runs, ranges do not
- * overlap, change > 5%):
- *   - false alarms per suite: share of A/A suites with any regression;
- *   - power: share of trials where a 5/10/20% worse shift in one metric is
- *     flagged on that metric,
- * at 3, 5 and 10 repetitions, and prints a markdown table.
+ * Not a test: a benchmark of the decision rule. The rule works on one
+ * center per boot, so a simulated boot is one center per metric. The
+ * noise comes from a calibration file (`hugebench calibrate`; the one used
+ * by `make compare-sim` is shipped as bench/data/, so the numbers do not
+ * depend on the git-ignored results/): every timing metric of the suite
+ * with its measured sd of the log boot center. Metrics with a boot sd of 0
+ * (counts that never vary between boots) are left out: any change in them
+ * is found at any boot count. Noise models, one row each:
+ *   measured      each metric's boot centers lognormal with its measured sd;
+ *   resampled     each metric's boot centers drawn (with replacement) from
+ *                 its measured boot centers (keeps bimodal boots bimodal);
+ *   3 / 5 / 10 %  every metric with that boot sd.
+ * For 1, 3, 5 and 10 boots per side, without and with a calibration (the
+ * calibration's sd is itself estimated per trial from as many A/A boots as
+ * the file was measured on), it runs the real rule (cmp_rule.c:
+ * hb_cmp_metric_test_boots + hb_cmp_decide, thresholds from
+ * configs/thresholds.conf) and reports:
+ *   judged       share of metrics the rule judges (the rest: advisory or
+ *                too noisy to judge);
+ *   false alarms share of A/A suites with any regression;
+ *   power        share of trials in which NEW made one metric (chosen at
+ *                random) 10 / 25 / 50 % worse and that metric was flagged.
+ * Every metric is simulated as lower-is-better (the rule is symmetric).
  *
- * Build and run from the repository root (see docs/compare.md):
- *   gcc -std=c11 -O2 -Iharness -o build/compare_sim bench/compare_sim.c \
- *       harness/stats.c harness/cmp_rule.c harness/cmp_util.c harness/cmp_load.c \
- *       harness/cmp_report.c -ljansson -lgsl -lgslcblas -lm
- *   build/compare_sim [--trials N] [--boot-sd PCT] [--rep-sd PCT] [--seed N] [--synthetic]
+ *   build/compare_sim [--calibration FILE] [--trials N] [--seed N]
+ *                     [--thresholds FILE]
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
 
-#include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#define SIM_METRICS 40
-#define SIM_MAX_PER_REP 512
-#define SIM_MAX_SHAPES 64
+#define SIM_MAX_BOOTS 10
+#define SIM_MAX_METRICS 512
 
-enum sim_rule { SIM_HB, SIM_MMTESTS, SIM_LKP, SIM_RULES };
-static const char *const sim_rule_names[] = { "hugebench", "mmtests", "LKP" };
+enum sim_noise { SIM_MEASURED, SIM_RESAMPLED, SIM_FIXED };
 
-struct sim_shape { /* a latency distribution to resample, or lognormal */
-	double *x;
+struct sim_metric {
+	char wl[128], name[128];
+	double sd;	 /* measured sd of the log boot center */
+	double *dev;	 /* measured log deviations from the mean (n) */
 	size_t n;
-	const char *from;
-};
-
-struct sim_metric_kind {
-	bool dist;
-	size_t per_rep;
-	double sigma;	    /* lognormal sample sd (synthetic) */
-	int shape;	    /* index into shapes, -1 synthetic */
-	enum hb_cmp_better better;
-	struct hb_cmp_limits lim; /* from the thresholds */
+	struct hb_cmp_limits lim;
 };
 
 struct sim {
 	gsl_rng *rng;
-	double boot_sd, rep_sd;
-	struct sim_shape shapes[SIM_MAX_SHAPES];
-	size_t n_shapes;
-	struct sim_metric_kind kinds[SIM_METRICS];
-	struct hb_cmp_opts opts;
-	struct hb_cmp_thresholds th;
+	struct sim_metric m[SIM_MAX_METRICS];
+	size_t n;
+	size_t cal_boots; /* boots the calibration was measured on */
+	struct hb_cmp_opts o;
 };
 
-/* Collect real latency distributions: metrics with >= 5 samples per rep. */
-static void sim_load_shapes(struct sim *s)
+/* One boot's log deviation of metric i under the noise model. */
+static double sim_dev(struct sim *s, size_t i, enum sim_noise noise, double fixed_sd)
 {
-	glob_t g;
+	const struct sim_metric *m = &s->m[i];
 
-	if (glob("results/*/*/result.json", 0, NULL, &g))
-		return;
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		char err[512];
-		struct hb_cmp_run *r = hb_cmp_load(g.gl_pathv[i], err, sizeof(err));
-
-		if (!r)
-			continue;
-		for (size_t w = 0; w < r->n_workloads; w++)
-			for (size_t m = 0; m < r->workloads[w].n_metrics; m++) {
-				struct hb_cmp_metric *mt = &r->workloads[w].metrics[m];
-				size_t reps = mt->n_reps ? mt->n_reps : 1, per = mt->n / reps;
-				struct sim_shape *sh;
-
-				if (mt->unavailable || mt->better == HB_CMP_INFO || per < 5 ||
-				    s->n_shapes == SIM_MAX_SHAPES)
-					continue;
-				sh = &s->shapes[s->n_shapes++];
-				/* one repetition's samples, scaled to median 1 */
-				sh->n = per;
-				sh->x = malloc(per * sizeof(double));
-				memcpy(sh->x, mt->samples, per * sizeof(double));
-				{
-					double med = hb_stats_median(sh->x, per);
-
-					for (size_t k = 0; k < per; k++)
-						sh->x[k] /= med > 0 ? med : 1;
-				}
-				sh->from = strdup(mt->name);
-			}
-		hb_cmp_run_free(r);
+	switch (noise) {
+	case SIM_MEASURED:
+		return gsl_ran_gaussian(s->rng, m->sd);
+	case SIM_RESAMPLED:
+		return m->dev[gsl_rng_uniform_int(s->rng, m->n)];
+	default:
+		return gsl_ran_gaussian(s->rng, fixed_sd);
 	}
-	globfree(&g);
 }
 
-static void sim_kinds(struct sim *s)
+/* The sd a calibration of cal_boots A/A boots would have measured. */
+static double sim_cal_sd(struct sim *s, size_t i, enum sim_noise noise, double fixed_sd)
 {
-	static const double dist_sigma[] = { 0.1, 0.2, 0.3, 0.5 };
-	static const double scalar_cov[] = { 0.01, 0.02, 0.03, 0.05 };
+	double x[64], mean = 0, ss = 0;
+	size_t n = s->cal_boots < 64 ? s->cal_boots : 64;
 
-	for (int i = 0; i < SIM_METRICS; i++) {
-		struct sim_metric_kind *k = &s->kinds[i];
-		char name[32];
+	for (size_t k = 0; k < n; k++) {
+		x[k] = sim_dev(s, i, noise, fixed_sd);
+		mean += x[k];
+	}
+	mean /= (double)n;
+	for (size_t k = 0; k < n; k++)
+		ss += (x[k] - mean) * (x[k] - mean);
+	return sqrt(ss / (double)(n - 1));
+}
 
-		k->dist = i < SIM_METRICS / 2;
-		k->better = i % 3 == 2 ? HB_CMP_HIGHER : HB_CMP_LOWER;
-		k->shape = -1;
-		if (k->dist) {
-			k->sigma = dist_sigma[i % 4];
-			k->per_rep = i % 2 ? 32 : 256;
-			k->better = HB_CMP_LOWER;
-			if (s->n_shapes) {
-				k->shape = (int)((size_t)i % s->n_shapes);
-				k->per_rep = s->shapes[k->shape].n;
-				if (k->per_rep > SIM_MAX_PER_REP)
-					k->per_rep = SIM_MAX_PER_REP;
-			}
-		} else {
-			k->sigma = scalar_cov[i % 4];
-			k->per_rep = 1;
+struct sim_out {
+	size_t judged, metrics;	   /* over all trials */
+	bool any_worse, target_worse;
+};
+
+/* One suite: nb boots per side, metric `target` (or none) made `shift`
+ * worse in NEW. */
+static void sim_suite(struct sim *s, enum sim_noise noise, double fixed_sd, size_t nb, bool calib,
+		      long target, double shift, struct sim_out *out)
+{
+	static double va[SIM_MAX_METRICS][SIM_MAX_BOOTS], vb[SIM_MAX_METRICS][SIM_MAX_BOOTS];
+	static double ca[SIM_MAX_METRICS][SIM_MAX_BOOTS], cb[SIM_MAX_METRICS][SIM_MAX_BOOTS];
+	static struct hb_cmp_metric ma[SIM_MAX_METRICS][SIM_MAX_BOOTS], mb[SIM_MAX_METRICS][SIM_MAX_BOOTS];
+	static struct hb_cmp_mres r[SIM_MAX_METRICS];
+	const struct hb_cmp_metric *pa[SIM_MAX_BOOTS], *pb[SIM_MAX_BOOTS];
+
+	for (size_t i = 0; i < s->n; i++) {
+		double mult = (long)i == target ? 1 + shift : 1;
+		double cal = calib ? sim_cal_sd(s, i, noise, fixed_sd) : NAN;
+
+		for (size_t k = 0; k < nb; k++) {
+			va[i][k] = 1000 * exp(sim_dev(s, i, noise, fixed_sd));
+			vb[i][k] = 1000 * mult * exp(sim_dev(s, i, noise, fixed_sd));
+			ma[i][k] = (struct hb_cmp_metric){ .name = s->m[i].name, .unit = "ns",
+							   .better = HB_CMP_LOWER,
+							   .samples = &va[i][k], .n = 1 };
+			mb[i][k] = ma[i][k];
+			mb[i][k].samples = &vb[i][k];
+			pa[k] = &ma[i][k];
+			pb[k] = &mb[i][k];
 		}
-		snprintf(name, sizeof(name), "m%d", i);
-		hb_cmp_limits_for(&s->th, "sim", name, &k->lim);
+		r[i] = (struct hb_cmp_mres){ .workload = s->m[i].wl };
+		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &s->m[i].lim, cal,
+					 s->cal_boots, &s->o, &r[i]);
 	}
-}
+	hb_cmp_decide(r, s->n, &s->o);
+	out->any_worse = out->target_worse = false;
+	for (size_t i = 0; i < s->n; i++) {
+		bool j = r[i].verdict == HB_CMP_SAME || r[i].verdict == HB_CMP_WORSE ||
+			 r[i].verdict == HB_CMP_BETTER;
 
-/* One simulated run of metric k: reps repetitions, factor `mult`. */
-static void sim_run(struct sim *s, const struct sim_metric_kind *k, int reps, double mult,
-		    struct hb_cmp_metric *m)
-{
-	double boot = exp(gsl_ran_gaussian(s->rng, s->boot_sd));
-
-	m->n = (size_t)reps * k->per_rep;
-	m->n_reps = (size_t)reps;
-	m->better = k->better;
-	m->name = "m";
-	m->unit = "ns";
-	m->unavailable = NULL;
-	for (int r = 0; r < reps; r++) {
-		double eff = mult * boot * exp(gsl_ran_gaussian(s->rng, s->rep_sd)), sum = 0;
-		double *x = m->samples + (size_t)r * k->per_rep;
-		const struct sim_shape *sh = k->shape >= 0 ? &s->shapes[k->shape] : NULL;
-
-		for (size_t i = 0; i < k->per_rep; i++) {
-			double v;
-
-			if (sh)
-				v = sh->x[gsl_rng_uniform_int(s->rng, sh->n)];
-			else if (k->dist && gsl_rng_uniform(s->rng) < 0.02)
-				v = 3 + 7 * gsl_rng_uniform(s->rng); /* slow outlier */
-			else
-				v = exp(gsl_ran_gaussian(s->rng, k->sigma));
-			x[i] = 1000 * eff * v;
-			sum += x[i];
+		out->judged += j;
+		out->metrics++;
+		if (r[i].verdict == HB_CMP_WORSE) {
+			if (getenv("SIM_DEBUG") && (long)i != target)
+				fprintf(stderr, "false alarm: %zu boots: %s.%s: %s\n", nb, s->m[i].wl,
+					s->m[i].name, r[i].why);
+			out->any_worse = true;
+			if ((long)i == target)
+				out->target_worse = true;
 		}
-		m->rep_means[r] = sum / (double)k->per_rep;
 	}
 }
 
-/* mmtests: worse difference of means over the sum of the 95% CI half-widths;
- * the rule flags a score > 1. */
-static double sim_mmtests(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b)
+static int sim_load(struct sim *s, const char *path, const struct hb_cmp_thresholds *th)
 {
-	size_t na = a->n_reps, nb = b->n_reps;
-	double ma = hb_stats_mean(a->rep_means, na), mb = hb_stats_mean(b->rep_means, nb);
-	double ha = gsl_cdf_tdist_Pinv(0.975, (double)na - 1) * hb_stats_sd(a->rep_means, na) /
-		    sqrt((double)na);
-	double hb = gsl_cdf_tdist_Pinv(0.975, (double)nb - 1) * hb_stats_sd(b->rep_means, nb) /
-		    sqrt((double)nb);
-	double worse = a->better == HB_CMP_HIGHER ? ma - mb : mb - ma;
+	json_t *root, *ms, *v;
+	const char *key;
+	char err[1024];
 
-	if (ha + hb <= 0)
-		return worse > 0 ? INFINITY : 0;
-	return worse / (ha + hb);
-}
-
-/* LKP: the worse change (ratio - 1) when the ranges do not overlap, else -1;
- * the rule flags a score > 0.05. */
-static double sim_lkp(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b)
-{
-	double mina = INFINITY, maxa = -INFINITY, minb = INFINITY, maxb = -INFINITY, ratio;
-
-	if (a->n_reps < 3 || b->n_reps < 3)
+	root = hb_cmp_read_json(path, err, sizeof(err));
+	if (!root) {
+		fprintf(stderr, "compare_sim: %s\n", err);
 		return -1;
-	for (size_t i = 0; i < a->n_reps; i++) {
-		mina = fmin(mina, a->rep_means[i]);
-		maxa = fmax(maxa, a->rep_means[i]);
 	}
-	for (size_t i = 0; i < b->n_reps; i++) {
-		minb = fmin(minb, b->rep_means[i]);
-		maxb = fmax(maxb, b->rep_means[i]);
+	ms = json_object_get(root, "metrics");
+	s->cal_boots = (size_t)json_integer_value(json_object_get(root, "boots"));
+	if (!json_is_object(ms) || s->cal_boots < 3) {
+		fprintf(stderr, "compare_sim: %s: not a calibration file (metrics, boots >= 3)\n",
+			path);
+		json_decref(root);
+		return -1;
 	}
-	ratio = hb_stats_mean(b->rep_means, b->n_reps) / hb_stats_mean(a->rep_means, a->n_reps);
-	if (a->better == HB_CMP_HIGHER)
-		return maxb < mina ? 1 / ratio - 1 : -1;
-	return minb > maxa ? ratio - 1 : -1;
+	json_object_foreach(ms, key, v) {
+		struct sim_metric *m = &s->m[s->n];
+		json_t *cs = json_object_get(v, "centers"), *c;
+		const char *dot = strchr(key, '.');
+		double sd = json_number_value(json_object_get(v, "sd_log")), mean = 0;
+		size_t k;
+
+		if (!dot || !(sd > 0) || !json_is_array(cs) || json_array_size(cs) < 3 ||
+		    s->n == SIM_MAX_METRICS)
+			continue;
+		snprintf(m->wl, sizeof(m->wl), "%.*s", (int)(dot - key), key);
+		snprintf(m->name, sizeof(m->name), "%s", dot + 1);
+		m->sd = sd;
+		m->n = json_array_size(cs);
+		m->dev = calloc(m->n, sizeof(double));
+		json_array_foreach(cs, k, c)
+			mean += log(json_number_value(c));
+		mean /= (double)m->n;
+		json_array_foreach(cs, k, c)
+			m->dev[k] = log(json_number_value(c)) - mean;
+		{
+			char wl[128];
+
+			/* thresholds match the workload's name, not "name#2" */
+			snprintf(wl, sizeof(wl), "%s", m->wl);
+			if (strchr(wl, '#'))
+				*strchr(wl, '#') = 0;
+			hb_cmp_limits_for(th, wl, m->name, &m->lim);
+		}
+		m->lim.boot_sd_pct = NAN; /* the calibration is simulated, not the file's */
+		s->n++;
+	}
+	json_decref(root);
+	if (!s->n) {
+		fprintf(stderr, "compare_sim: %s: no metric with a boot sd > 0\n", path);
+		return -1;
+	}
+	return 0;
 }
 
-/* One suite: score[rule][metric], flagged when > the rule's threshold
- * (hugebench: 1 for a regression, 0 otherwise). target < 0: A/A. */
-static void sim_suite(struct sim *s, int reps, int target, double shift,
-		      double score[SIM_RULES][SIM_METRICS])
-{
-	static double buf[4][SIM_METRICS][10 * SIM_MAX_PER_REP];
-	static double rm[4][SIM_METRICS][10];
-	struct hb_cmp_metric ma[SIM_METRICS], mb[SIM_METRICS];
-	struct hb_cmp_mres res[SIM_METRICS];
-
-	for (int i = 0; i < SIM_METRICS; i++) {
-		const struct sim_metric_kind *k = &s->kinds[i];
-		double mult = 1;
-
-		if (i == target)
-			mult = k->better == HB_CMP_HIGHER ? 1 / (1 + shift) : 1 + shift;
-		ma[i].samples = buf[0][i];
-		ma[i].rep_means = rm[0][i];
-		mb[i].samples = buf[1][i];
-		mb[i].rep_means = rm[1][i];
-		sim_run(s, k, reps, 1, &ma[i]);
-		sim_run(s, k, reps, mult, &mb[i]);
-		memset(&res[i], 0, sizeof(res[i]));
-		res[i].workload = "sim";
-		hb_cmp_metric_test(&ma[i], &mb[i], &k->lim, &s->opts, &res[i]);
-		score[SIM_MMTESTS][i] = sim_mmtests(&ma[i], &mb[i]);
-		score[SIM_LKP][i] = sim_lkp(&ma[i], &mb[i]);
-	}
-	hb_cmp_decide(res, SIM_METRICS, &s->opts);
-	for (int i = 0; i < SIM_METRICS; i++) {
-		score[SIM_HB][i] = res[i].verdict == HB_CMP_WORSE;
-		if (getenv("SIM_DEBUG") && score[SIM_HB][i] > 0 && i != target)
-			fprintf(stderr, "false alarm: m%d reps %d shape %d per_rep %zu: %s\n", i, reps,
-				s->kinds[i].shape, s->kinds[i].per_rep, res[i].why);
-	}
-}
-
-static int sim_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* A number in [lo, hi] (whole when `whole`), or NAN: atoi/atof accepted
- * "-5" and "x", and a negative --trials indexed before an array. */
-static double sim_arg(const char *s, double lo, double hi, bool whole)
+static double sim_arg(const char *v, double lo, double hi)
 {
 	char *end;
-	double v = strtod(s, &end);
+	double x = strtod(v, &end);
 
-	if (end == s || *end || !(v >= lo && v <= hi) || (whole && v != floor(v)))
-		return NAN;
-	return v;
+	return end == v || *end || !(x >= lo && x <= hi) || x != floor(x) ? NAN : x;
 }
 
 int main(int argc, char **argv)
 {
-	static const int reps_list[] = { 3, 5, 10 };
-	static const double shifts[] = { 0.05, 0.10, 0.20 };
-	struct sim s = { .boot_sd = 0.01, .rep_sd = 0.01 };
-	int trials = 1000, synthetic = 0;
-	double me = NAN, rbs = NAN;
+	static const size_t boots[] = { 1, 3, 5, 10 };
+	static const double shifts[] = { 0.10, 0.25, 0.50 };
+	static const double fixed[] = { 0.03, 0.05, 0.10 };
+	const char *cal = "bench/data/debian-6.12-tcg-quick.json", *thf = "configs/thresholds.conf";
+	struct hb_cmp_thresholds th;
+	static struct sim s;
+	long trials = 1000;
 	unsigned long seed = 1;
-	char err[256];
-	double fa[SIM_RULES][3], pw[SIM_RULES][3][3], side[SIM_RULES][3];
-	double fa_cal[SIM_RULES][3], pw_cal[SIM_RULES][3][3], cal[SIM_RULES][3];
-	const double thr[SIM_RULES] = { 0.5, 1, 0.05 }; /* each rule's own threshold */
+	char err[512];
 
+	hb_cmp_opts_default(&s.o);
 	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
-		bool ok = true;
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		double x = v ? sim_arg(v, 0, 4294967295.0) : NAN;
 
-		if (!strcmp(o, "--synthetic")) {
-			synthetic = 1;
+		if (v && !strcmp(o, "--calibration"))
+			cal = v;
+		else if (v && !strcmp(o, "--thresholds"))
+			thf = v;
+		else if (!strcmp(o, "--judge-noisy")) {
+			s.o.noisy_judged = true;
 			continue;
-		}
-		i++;
-		if (!strcmp(o, "--trials") && (ok = !isnan(sim_arg(v, 10, 1e7, true))))
-			trials = (int)sim_arg(v, 10, 1e7, true);
-		else if (!strcmp(o, "--boot-sd") && (ok = !isnan(sim_arg(v, 0, 100, false))))
-			s.boot_sd = sim_arg(v, 0, 100, false) / 100;
-		else if (!strcmp(o, "--rep-sd") && (ok = !isnan(sim_arg(v, 0, 100, false))))
-			s.rep_sd = sim_arg(v, 0, 100, false) / 100;
-		else if (!strcmp(o, "--seed") && (ok = !isnan(sim_arg(v, 0, 4294967295.0, true))))
-			seed = (unsigned long)sim_arg(v, 0, 4294967295.0, true);
-		else if (!strcmp(o, "--min-effect"))
-			ok = !isnan(me = sim_arg(v, 0, 99.9, false));
-		else if (!strcmp(o, "--rule-boot-sd"))
-			ok = !isnan(rbs = sim_arg(v, 0, 99.9, false));
-		else
-			ok = false;
-		if (!ok) {
-			fprintf(stderr, "usage: %s [--trials N] [--boot-sd PCT] [--rep-sd PCT] "
-					"[--min-effect PCT] [--rule-boot-sd PCT] [--seed N] [--synthetic]\n"
-					"  (N: 10 to 10000000 trials; PCT: 0 to 100; seed: 0 to 2^32-1)\n",
-				argv[0]);
+		} else if (!strcmp(o, "--trials") && x >= 20 && x <= 1e7)
+			trials = (long)x;
+		else if (!strcmp(o, "--seed") && !isnan(x))
+			seed = (unsigned long)x;
+		else {
+			fprintf(stderr, "usage: compare_sim [--calibration FILE] [--trials N (20..1e7)] "
+					"[--seed N] [--thresholds FILE]\n");
 			return 2;
 		}
+		i++;
 	}
+	hb_stats_init();
+	if (hb_cmp_thresholds_load(thf, &th, err, sizeof(err))) {
+		fprintf(stderr, "compare_sim: %s\n", err);
+		return 2;
+	}
+	if (sim_load(&s, cal, &th))
+		return 2;
 	s.rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(s.rng, seed);
-	hb_cmp_opts_default(&s.opts);
-	if (hb_cmp_thresholds_load("configs/thresholds.conf", &s.th, err, sizeof(err)))
-		hb_cmp_thresholds_default(&s.th);
-	if (!isnan(me) || !isnan(rbs)) { /* explicit rule settings replace the file */
-		hb_cmp_thresholds_free(&s.th);
-		if (!isnan(me))
-			s.th.def.min_effect_pct = me;
-		if (!isnan(rbs))
-			s.th.def.boot_sd_pct = rbs;
+	{
+		double sds[SIM_MAX_METRICS], med;
+
+		for (size_t i = 0; i < s.n; i++)
+			sds[i] = s.m[i].sd;
+		med = hb_stats_median(sds, s.n);
+		printf("Simulated suite: the %zu timing metrics of %s (boot sd measured on %zu boots: "
+		       "median %.1f%%, from %.1f%% to %.1f%%), %ld trials per cell, BH FDR %g, "
+		       "power %g for the too-noisy rule, min effect from %s; a calibration is "
+		       "simulated as measured on %zu A/A boots.\n\n",
+		       s.n, cal, s.cal_boots, med * 100, hb_stats_quantile(sds, s.n, 0) * 100,
+		       hb_stats_quantile(sds, s.n, 1) * 100, trials, s.o.alpha, s.o.power, thf,
+		       s.cal_boots);
 	}
-	if (!synthetic)
-		sim_load_shapes(&s);
-	sim_kinds(&s);
+	printf("| boot noise | boots / side | calibration | metrics judged | false alarms / suite "
+	       "| power +10%% | power +25%% | power +50%% |\n|---|---:|---|---:|---:|---:|---:|---:|\n");
+	for (int nz = 0; nz < 5; nz++) {
+		enum sim_noise noise = nz == 0 ? SIM_MEASURED : nz == 1 ? SIM_RESAMPLED : SIM_FIXED;
+		double fsd = nz >= 2 ? fixed[nz - 2] : 0;
+		char label[48];
 
-	for (int r = 0; r < 3; r++) {
-		double *maxes[SIM_RULES];
+		if (nz == 0)
+			snprintf(label, sizeof(label), "measured (lognormal)");
+		else if (nz == 1)
+			snprintf(label, sizeof(label), "measured (resampled)");
+		else
+			snprintf(label, sizeof(label), "%.0f%% every metric", fsd * 100);
+		for (size_t b = 0; b < sizeof(boots) / sizeof(boots[0]); b++)
+			for (int calib = 0; calib < 2; calib++) {
+				struct sim_out o = { 0 };
+				long fa = 0, hit[3] = { 0 };
 
-		for (int u = 0; u < SIM_RULES; u++)
-			maxes[u] = calloc((size_t)trials, sizeof(double));
-		for (int t = 0; t < trials; t++) {
-			double f[SIM_RULES][SIM_METRICS];
-
-			sim_suite(&s, reps_list[r], -1, 0, f);
-			for (int u = 0; u < SIM_RULES; u++) {
-				maxes[u][t] = -INFINITY;
-				for (int i = 0; i < SIM_METRICS; i++)
-					maxes[u][t] = fmax(maxes[u][t], f[u][i]);
-			}
-		}
-		for (int u = 0; u < SIM_RULES; u++) {
-			int any = 0, any_cal = 0;
-
-			for (int t = 0; t < trials; t++)
-				any += maxes[u][t] > thr[u];
-			fa[u][r] = (double)any / trials;
-			/* calibrated: the smallest threshold with <= 1% A/A suites over it */
-			qsort(maxes[u], (size_t)trials, sizeof(double), sim_cmp);
-			cal[u][r] = fmax(thr[u], maxes[u][(int)(0.99 * trials)]);
-			for (int t = 0; t < trials; t++)
-				any_cal += maxes[u][t] > cal[u][r];
-			fa_cal[u][r] = (double)any_cal / trials;
-			free(maxes[u]);
-		}
-		for (int sh = 0; sh < 3; sh++) {
-			int hits[SIM_RULES] = { 0 }, hits_cal[SIM_RULES] = { 0 };
-			int others[SIM_RULES] = { 0 };
-
-			for (int t = 0; t < trials; t++) {
-				double f[SIM_RULES][SIM_METRICS];
-				int target = t % SIM_METRICS;
-
-				sim_suite(&s, reps_list[r], target, shifts[sh], f);
-				for (int u = 0; u < SIM_RULES; u++) {
-					bool o = false;
-
-					hits[u] += f[u][target] > thr[u];
-					hits_cal[u] += f[u][target] > cal[u][r];
-					for (int i = 0; i < SIM_METRICS; i++)
-						o |= i != target && f[u][i] > thr[u];
-					others[u] += o;
+				for (long t = 0; t < trials; t++) {
+					sim_suite(&s, noise, fsd, boots[b], calib, -1, 0, &o);
+					fa += o.any_worse;
 				}
-			}
-			for (int u = 0; u < SIM_RULES; u++) {
-				pw[u][r][sh] = (double)hits[u] / trials;
-				pw_cal[u][r][sh] = (double)hits_cal[u] / trials;
-				if (sh == 2)
-					side[u][r] = (double)others[u] / trials;
-			}
-		}
-	}
+				for (int k = 0; k < 3; k++)
+					for (long t = 0; t < trials; t++) {
+						struct sim_out q = { 0 };
 
-	printf("Simulated suite: %d judged metrics (%d latency distributions, %d one value per "
-	       "repetition), %d trials per cell, boot-to-boot sd %.1f%%, repetition sd %.1f%%, "
-	       "latency shapes: %s%s; hugebench: BH FDR %g, min effect %g%%, assumed boot sd %g%% "
-	       "(%s).\n\n",
-	       SIM_METRICS, SIM_METRICS / 2, SIM_METRICS / 2, trials, s.boot_sd * 100,
-	       s.rep_sd * 100, s.n_shapes ? "resampled from " : "lognormal sd 0.1-0.5 + 2% outliers",
-	       s.n_shapes ? "real runs under results/" : "", s.opts.alpha,
-	       s.kinds[0].lim.min_effect_pct, s.kinds[0].lim.boot_sd_pct,
-	       s.th.n ? "configs/thresholds.conf" : "defaults");
-	printf("| rule | reps | false alarms / suite | power 5%% | power 10%% | power 20%% | "
-	       "other metrics flagged (20%%) |\n|---|---:|---:|---:|---:|---:|---:|\n");
-	for (int u = 0; u < SIM_RULES; u++)
-		for (int r = 0; r < 3; r++)
-			printf("| %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n",
-			       sim_rule_names[u], reps_list[r], fa[u][r] * 100, pw[u][r][0] * 100,
-			       pw[u][r][1] * 100, pw[u][r][2] * 100, side[u][r] * 100);
-	printf("\nThe other rules made as strict as it takes for <= 1%% false alarms per suite "
-	       "(threshold chosen on these A/A suites, an advantage hugebench does not get):\n\n"
-	       "| rule | reps | threshold | false alarms / suite | power 5%% | power 10%% | "
-	       "power 20%% |\n|---|---:|---|---:|---:|---:|---:|\n");
-	for (int u = SIM_MMTESTS; u < SIM_RULES; u++)
-		for (int r = 0; r < 3; r++)
-			printf("| %s, calibrated | %d | %s > %.3g | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n",
-			       sim_rule_names[u], reps_list[r],
-			       u == SIM_MMTESTS ? "diff / CI half-widths" : "change",
-			       cal[u][r], fa_cal[u][r] * 100, pw_cal[u][r][0] * 100,
-			       pw_cal[u][r][1] * 100, pw_cal[u][r][2] * 100);
-	hb_cmp_thresholds_free(&s.th);
+						sim_suite(&s, noise, fsd, boots[b], calib,
+							  (long)gsl_rng_uniform_int(s.rng, s.n), shifts[k],
+							  &q);
+						hit[k] += q.target_worse;
+					}
+				printf("| %s | %zu | %s | %.0f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n",
+				       label, boots[b], calib ? "yes" : "no",
+				       100.0 * (double)o.judged / (double)o.metrics,
+				       100.0 * (double)fa / (double)trials,
+				       100.0 * (double)hit[0] / (double)trials,
+				       100.0 * (double)hit[1] / (double)trials,
+				       100.0 * (double)hit[2] / (double)trials);
+				fflush(stdout);
+			}
+	}
+	for (size_t i = 0; i < s.n; i++)
+		free(s.m[i].dev);
+	hb_cmp_thresholds_free(&th);
 	gsl_rng_free(s.rng);
 	return 0;
 }

@@ -198,7 +198,7 @@ out:
 static void hb_cmp_html_tables(FILE *f, const struct hb_cmp_pair *p)
 {
 	fputs("<h3>Metrics</h3>\n<table><tr><th></th><th>metric</th><th>unit</th><th>better</th>"
-	      "<th>n B/N</th><th>test</th><th>BASE</th><th>NEW</th><th>change</th><th>interval</th>"
+	      "<th>boots B/N</th><th>test</th><th>BASE</th><th>NEW</th><th>change</th><th>interval</th>"
 	      "<th>q(worse)</th><th>min</th><th>verdict</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < p->n_m; i++) {
 		const struct hb_cmp_mres *m = &p->m[i];
@@ -211,9 +211,7 @@ static void hb_cmp_html_tables(FILE *f, const struct hb_cmp_pair *p)
 		hb_cmp_td(f, b, NULL);
 		hb_cmp_td(f, m->unit, NULL);
 		hb_cmp_td(f, hb_cmp_better_name(m->better), NULL);
-		snprintf(b, sizeof(b), "%zu/%zu%s", m->mode == HB_CMP_MODE_REPS ? m->a->n_reps : m->da.n,
-			 m->mode == HB_CMP_MODE_REPS ? m->b->n_reps : m->db.n,
-			 m->mode == HB_CMP_MODE_REPS ? " reps" : "");
+		snprintf(b, sizeof(b), "%zu/%zu", m->na, m->nb);
 		hb_cmp_td(f, b, NULL);
 		hb_cmp_td(f, m->test, NULL);
 		hb_cmp_tdnum(f, m->center_a);
@@ -238,8 +236,8 @@ static void hb_cmp_html_tables(FILE *f, const struct hb_cmp_pair *p)
 	for (size_t i = 0; i < p->n_wl; i++) {
 		fprintf(f, "<tr class=\"%s\">", p->wl[i].regression ? "bad" : "");
 		hb_cmp_td(f, p->wl[i].name, NULL);
-		hb_cmp_td(f, p->wl[i].status_a ? p->wl[i].status_a : "(not run)", NULL);
-		hb_cmp_td(f, p->wl[i].status_b ? p->wl[i].status_b : "(not run)", NULL);
+		hb_cmp_td(f, p->wl[i].status_a ? p->wl[i].sum_a : "(not run)", NULL);
+		hb_cmp_td(f, p->wl[i].status_b ? p->wl[i].sum_b : "(not run)", NULL);
 		hb_cmp_td(f, p->wl[i].reason_a, NULL);
 		hb_cmp_td(f, p->wl[i].reason_b, NULL);
 		fputs("</tr>\n", f);
@@ -283,13 +281,16 @@ static void hb_cmp_html_tables(FILE *f, const struct hb_cmp_pair *p)
 static void hb_cmp_html_pair(FILE *f, const struct hb_cmp_pair *p, size_t k)
 {
 	fprintf(f, "<h2>%zu. ", k + 1);
-	hb_cmp_esc(f, p->a->run_id ? p->a->run_id : p->a->path);
+	hb_cmp_esc(f, hb_cmp_side_name(p, 0));
 	fputs(" &rarr; ", f);
-	hb_cmp_esc(f, p->b->run_id ? p->b->run_id : p->b->path);
+	hb_cmp_esc(f, hb_cmp_side_name(p, 1));
 	fprintf(f, ": <span class=\"%s\">%s</span></h2>\n", p->n_regressions ? "badw" : "goodw",
 		p->n_regressions ? "REGRESSION" : "no regression");
 	if (!p->comparable)
 		fputs("<p class=\"badw\">Not comparable (compared because of --force).</p>\n", f);
+	fprintf(f, "<p>Boots: %zu BASE, %zu NEW. Calibration: ", p->ga->n, p->gb->n);
+	hb_cmp_esc(f, p->calib_note);
+	fputs("</p>\n", f);
 	fputs("<table><tr><th>environment</th><th>BASE</th><th>NEW</th></tr>\n", f);
 	for (size_t i = 0; i < p->n_env; i++) {
 		fprintf(f, "<tr class=\"%s\">", p->env[i].blocks ? "bad" : p->env[i].differs ? "diff" : "");

@@ -1,9 +1,10 @@
 /* cmp_json.c - compare-report as JSON, schema hugebench-compare/1 (for CI).
  *
  * Layout (documented in docs/compare.md): top level schema, result
- * ("regression" | "ok"), alpha, ci_level, thresholds, forced, and
- * comparisons[] with base/new identity, comparable, regressions, environment[],
- * findings[], workloads[], metrics[], checks[], snapshots[]. Non-finite
+ * ("regression" | "ok"), alpha, ci_level, thresholds, forced, power, strict,
+ * and comparisons[] with base/new identity, groups and boots, calibration,
+ * comparable, regressions, environment[], findings[], workloads[],
+ * metrics[] (with the boot centers), checks[], snapshots[]. Non-finite
  * numbers are written as null.
  */
 #include "compare.h"
@@ -36,7 +37,8 @@ static json_t *hb_cmp_jstr(const char *s)
 static const char *hb_cmp_jverdict(enum hb_cmp_verdict v)
 {
 	static const char *const names[] = { "same", "regression", "improvement", "info",
-					     "untested", "unavailable", "missing" };
+					     "untested", "unavailable", "missing", "advisory",
+					     "too_noisy" };
 
 	return names[v];
 }
@@ -46,6 +48,15 @@ static json_t *hb_cmp_jrun(const struct hb_cmp_run *r)
 	return json_pack("{s:o, s:o, s:o, s:o, s:s}", "path", hb_cmp_jstr(r->path), "run_id",
 			 hb_cmp_jstr(r->run_id), "target", hb_cmp_jstr(r->target),
 			 "kernel_release", hb_cmp_jstr(r->kernel_release), "verdict", r->verdict);
+}
+
+static json_t *hb_cmp_jnums(const double *x, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; x && i < n; i++)
+		json_array_append_new(a, hb_cmp_jnum(x[i]));
+	return a;
 }
 
 static json_t *hb_cmp_jdesc(const struct hb_stats_desc *d, double center)
@@ -67,8 +78,12 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 
 	json_object_set_new(o, "base", hb_cmp_jdesc(&m->da, m->center_a));
 	json_object_set_new(o, "new", hb_cmp_jdesc(&m->db, m->center_b));
-	json_object_set_new(o, "base_reps", json_integer(m->a ? (json_int_t)m->a->n_reps : 0));
-	json_object_set_new(o, "new_reps", json_integer(m->b ? (json_int_t)m->b->n_reps : 0));
+	json_object_set_new(o, "base_boots", json_integer((json_int_t)m->na));
+	json_object_set_new(o, "new_boots", json_integer((json_int_t)m->nb));
+	json_object_set_new(o, "base_centers", hb_cmp_jnums(m->ca, m->na));
+	json_object_set_new(o, "new_centers", hb_cmp_jnums(m->cb, m->nb));
+	json_object_set_new(o, "base_reps", json_integer((json_int_t)m->reps_a));
+	json_object_set_new(o, "new_reps", json_integer((json_int_t)m->reps_b));
 	json_object_set_new(o, "ratio", hb_cmp_jnum(m->ratio));
 	json_object_set_new(o, "change_pct", hb_cmp_jnum(m->change_pct));
 	json_object_set_new(o, "worse_pct", hb_cmp_jnum(m->worse_pct));
@@ -79,6 +94,10 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 	json_object_set_new(o, "p_better", hb_cmp_jnum(m->p_better));
 	json_object_set_new(o, "q_better", hb_cmp_jnum(m->q_better));
 	json_object_set_new(o, "min_effect_pct", hb_cmp_jnum(m->min_effect_pct));
+	json_object_set_new(o, "boot_sd_log", hb_cmp_jnum(m->sd_log));
+	json_object_set_new(o, "boot_sd_source", json_string(m->sd_source));
+	json_object_set_new(o, "detectable_pct", hb_cmp_jnum(m->mde_pct));
+	json_object_set_new(o, "p_within_boot", hb_cmp_jnum(m->p_within));
 	json_object_set_new(o, "verdict", json_string(hb_cmp_jverdict(m->verdict)));
 	json_object_set_new(o, "why", json_string(m->why));
 	return o;
@@ -87,11 +106,17 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 {
 	static const char *const kinds[] = { "environment", "verdict", "kernel_issue",
-					     "workload", "check", "metric" };
+					     "workload", "check", "metric", "direction" };
 	json_t *o = json_object(), *a;
 
 	json_object_set_new(o, "base", hb_cmp_jrun(p->a));
 	json_object_set_new(o, "new", hb_cmp_jrun(p->b));
+	json_object_set_new(o, "base_group", hb_cmp_jstr(p->ga->group_id));
+	json_object_set_new(o, "new_group", hb_cmp_jstr(p->gb->group_id));
+	json_object_set_new(o, "base_boots", json_integer((json_int_t)p->ga->n));
+	json_object_set_new(o, "new_boots", json_integer((json_int_t)p->gb->n));
+	json_object_set_new(o, "calibration", hb_cmp_jstr(p->calib ? p->calib->path : NULL));
+	json_object_set_new(o, "calibration_note", hb_cmp_jstr(p->calib_note));
 	json_object_set_new(o, "comparable", json_boolean(p->comparable));
 	json_object_set_new(o, "regressions", json_integer((json_int_t)p->n_regressions));
 	a = json_array();
@@ -110,12 +135,15 @@ static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 	json_object_set_new(o, "findings", a);
 	a = json_array();
 	for (size_t i = 0; i < p->n_wl; i++)
-		json_array_append_new(a, json_pack("{s:s, s:o, s:o, s:o, s:o, s:b}", "name",
+		json_array_append_new(a, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "name",
 						   p->wl[i].name, "base", hb_cmp_jstr(p->wl[i].status_a),
-						   "new", hb_cmp_jstr(p->wl[i].status_b), "base_reason",
-						   hb_cmp_jstr(p->wl[i].reason_a), "new_reason",
-						   hb_cmp_jstr(p->wl[i].reason_b), "regression",
-						   p->wl[i].regression));
+						   "new", hb_cmp_jstr(p->wl[i].status_b), "base_boots",
+						   hb_cmp_jstr(p->wl[i].status_a ? p->wl[i].sum_a : NULL),
+						   "new_boots",
+						   hb_cmp_jstr(p->wl[i].status_b ? p->wl[i].sum_b : NULL),
+						   "base_reason", hb_cmp_jstr(p->wl[i].reason_a),
+						   "new_reason", hb_cmp_jstr(p->wl[i].reason_b),
+						   "regression", p->wl[i].regression));
 	json_object_set_new(o, "workloads", a);
 	a = json_array();
 	for (size_t i = 0; i < p->n_m; i++)
@@ -165,6 +193,8 @@ json_t *hb_cmp_report_json(const struct hb_cmp_report *r)
 	json_object_set_new(o, "seed", json_integer((json_int_t)r->opts.seed));
 	json_object_set_new(o, "thresholds", hb_cmp_jstr(r->thresholds_path));
 	json_object_set_new(o, "forced", json_boolean(r->forced));
+	json_object_set_new(o, "power", json_real(r->opts.power));
+	json_object_set_new(o, "strict", json_boolean(r->opts.strict));
 	json_object_set_new(o, "comparisons", a);
 	return o;
 }

@@ -439,7 +439,7 @@ struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name
 	return hb_cmp_parsed(json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je), &je, name, err, errlen);
 }
 
-struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen)
+json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -473,7 +473,17 @@ struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen)
 	}
 	root = json_loadf(f, HB_CMP_JSON_FLAGS, &je);
 	fclose(f);
-	return hb_cmp_parsed(root, &je, path, err, errlen);
+	if (!root)
+		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", path, je.line,
+			 je.column, hb_cmp_json_problem(&je));
+	return root;
+}
+
+struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen)
+{
+	json_t *root = hb_cmp_read_json(path, err, errlen);
+
+	return root ? hb_cmp_load_json(root, path, err, errlen) : NULL;
 }
 
 void hb_cmp_run_free(struct hb_cmp_run *r)
@@ -526,11 +536,22 @@ static bool hb_cmp_is_other(const char *p)
 	return !stat(p, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-/* Lexically greatest subfolder of dir holding a result.json ("<UTC>-<suite>",
- * optionally only that suite). */
+/* The run of a folder: its result.json, else its group.json (a run group),
+ * written to buf; false when it has neither. */
+static bool hb_cmp_entry(const char *dir, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/result.json", dir);
+	if (hb_cmp_is_file(buf))
+		return true;
+	snprintf(buf, len, "%s/group.json", dir);
+	return hb_cmp_is_file(buf);
+}
+
+/* Lexically greatest subfolder of dir holding a result.json or a group.json
+ * ("<UTC>-<suite>", optionally only that suite): a run or a run group. */
 static char *hb_cmp_latest(const char *dir, const char *suite)
 {
-	char best[256] = "", cand[4096];
+	char best[256] = "", cand[4096], sub[4096];
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
@@ -543,14 +564,15 @@ static char *hb_cmp_latest(const char *dir, const char *suite)
 			continue;
 		if (suite && (!dash || strcmp(dash + 1, suite)))
 			continue;
-		snprintf(cand, sizeof(cand), "%s/%s/result.json", dir, de->d_name);
-		if (hb_cmp_is_file(cand) && strcmp(de->d_name, best) > 0)
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		if (hb_cmp_entry(sub, cand, sizeof(cand)) && strcmp(de->d_name, best) > 0)
 			snprintf(best, sizeof(best), "%s", de->d_name);
 	}
 	closedir(d);
 	if (!best[0])
 		return NULL;
-	snprintf(cand, sizeof(cand), "%s/%s/result.json", dir, best);
+	snprintf(sub, sizeof(sub), "%s/%s", dir, best);
+	hb_cmp_entry(sub, cand, sizeof(cand));
 	return strdup(cand);
 }
 
@@ -567,9 +589,9 @@ char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite
 		return NULL;
 	}
 	if (hb_cmp_is_dir(arg)) {
-		snprintf(buf, sizeof(buf), "%s/result.json", arg);
-		if (hb_cmp_is_file(buf))
+		if (hb_cmp_entry(arg, buf, sizeof(buf)))
 			return strdup(buf);
+		snprintf(buf, sizeof(buf), "%s/result.json", arg);
 		if (hb_cmp_is_other(buf) || hb_cmp_is_dir(buf)) {
 			snprintf(err, errlen, "%s: not a regular file", buf);
 			return NULL;
@@ -577,7 +599,7 @@ char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite
 		/* results/<target>: take its latest run */
 		if ((p = hb_cmp_latest(arg, suite)))
 			return p;
-		snprintf(err, errlen, "%s: no result.json in this folder%s%s", arg,
+		snprintf(err, errlen, "%s: no result.json or group.json in this folder%s%s", arg,
 			 suite ? " nor a run of suite " : "", suite ? suite : "");
 		return NULL;
 	}

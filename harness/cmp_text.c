@@ -100,8 +100,8 @@ static void hb_cmp_wl_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
 	for (size_t i = 0; i < p->n_wl; i++) {
 		const struct hb_cmp_wlrow *w = &p->wl[i];
 		const char *row[] = { w->regression ? "!!" : "", w->name,
-				      w->status_a ? w->status_a : "(not run)",
-				      w->status_b ? w->status_b : "(not run)",
+				      w->status_a ? w->sum_a : "(not run)",
+				      w->status_b ? w->sum_b : "(not run)",
 				      w->reason_a, w->reason_b };
 
 		hb_cmp_tbl_add(&t, row);
@@ -109,32 +109,38 @@ static void hb_cmp_wl_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
 	hb_cmp_emit(o, &t);
 }
 
+/* "3.1% m": the boot sd behind the noise rule and where it came from. */
+static void hb_cmp_noise(char *buf, size_t len, const struct hb_cmp_mres *m)
+{
+	if (isnan(m->sd_log))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%% %c", m->sd_log * 100, m->sd_source[0]);
+}
+
 static void hb_cmp_metric_table(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 				const struct hb_cmp_pair *p)
 {
-	static const char *const head[] = { "", "metric", "unit", "better", "n B/N", "test",
+	static const char *const head[] = { "", "metric", "unit", "better", "boots B/N", "test",
 					    "BASE", "NEW", "change", "interval", "q(worse)",
-					    "min", "verdict" };
+					    "min", "noise", "verdict" };
 	struct hb_cmp_tbl t;
-	char title[160];
+	char title[200];
 
 	snprintf(title, sizeof(title),
-		 "Metrics (BH FDR %g over %s metrics; %g%% intervals of NEW/BASE; q = BH-adjusted p)",
-		 r->opts.alpha, "judged", r->opts.ci_level * 100);
+		 "Metrics (one center per boot; BH FDR %g over judged metrics; %g%% intervals of "
+		 "NEW/BASE; q = BH-adjusted p)", r->opts.alpha, r->opts.ci_level * 100);
 	hb_cmp_heading(o, title);
-	hb_cmp_tbl_init(&t, "lllllllrrlrrl", head);
+	hb_cmp_tbl_init(&t, "llllllrrrlrrrl", head);
 	for (size_t i = 0; i < p->n_m; i++) {
 		const struct hb_cmp_mres *m = &p->m[i];
 		char name[192], n[48], ca[32], cb[32], ch[32], lo[32], hi[32], ci[72], q[32],
-			me[16];
+			me[16], sd[24];
 		const char *flag = m->verdict == HB_CMP_WORSE ? "!!" :
 				   m->verdict == HB_CMP_BETTER ? "++" : "";
 
 		snprintf(name, sizeof(name), "%s.%s", m->workload, m->name);
-		snprintf(n, sizeof(n), "%zu/%zu%s", m->da.n, m->db.n,
-			 m->mode == HB_CMP_MODE_REPS ? " reps" : "");
-		if (m->mode == HB_CMP_MODE_REPS)
-			snprintf(n, sizeof(n), "%zu/%zu reps", m->a->n_reps, m->b->n_reps);
+		snprintf(n, sizeof(n), "%zu/%zu", m->na, m->nb);
 		hb_cmp_fmt_num(ca, sizeof(ca), m->center_a);
 		hb_cmp_fmt_num(cb, sizeof(cb), m->center_b);
 		hb_cmp_pct(ch, sizeof(ch), m->change_pct);
@@ -149,9 +155,10 @@ static void hb_cmp_metric_table(struct hb_cmp_out *o, const struct hb_cmp_report
 		else
 			snprintf(q, sizeof(q), "%.2g", m->q_worse);
 		snprintf(me, sizeof(me), "%g%%", m->min_effect_pct);
+		hb_cmp_noise(sd, sizeof(sd), m);
 		{
 			const char *row[] = { flag, name, m->unit, hb_cmp_better_name(m->better), n,
-					      m->test, ca, cb, ch, ci, q, me,
+					      m->test, ca, cb, ch, ci, q, me, sd,
 					      hb_cmp_verdict_name(m->verdict) };
 
 			hb_cmp_tbl_add(&t, row);
@@ -159,7 +166,9 @@ static void hb_cmp_metric_table(struct hb_cmp_out *o, const struct hb_cmp_report
 	}
 	hb_cmp_emit(o, &t);
 	if (!o->md)
-		fprintf(o->f, "  (n B/N: samples, or repetitions when they are the unit; "
+		fprintf(o->f, "  (boots B/N: boots with a value; BASE/NEW: geometric mean of the boot "
+			      "centers; noise: boot sd of the log center, c calibration, m measured, t "
+			      "thresholds; advisory: too few boots and no calibration, cannot fail; "
 			      "reasons: --format json)\n");
 }
 
@@ -187,7 +196,7 @@ static void hb_cmp_dist_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
 					    "p90", "p99" };
 	struct hb_cmp_tbl t;
 
-	hb_cmp_heading(o, "Samples (all repetitions pooled; p90/p99 need >= 10 / 100 samples)");
+	hb_cmp_heading(o, "Samples (every boot and repetition pooled, descriptive; p90/p99 need >= 10 / 100 samples)");
 	hb_cmp_tbl_init(&t, "llrrrrrrr", head);
 	for (size_t i = 0; i < p->n_m; i++) {
 		const struct hb_cmp_mres *m = &p->m[i];
@@ -275,8 +284,8 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 {
 	char ida[512], idb[512];
 
-	hb_cmp_clean(ida, sizeof(ida), p->a->run_id ? p->a->run_id : p->a->path);
-	hb_cmp_clean(idb, sizeof(idb), p->b->run_id ? p->b->run_id : p->b->path);
+	hb_cmp_clean(ida, sizeof(ida), hb_cmp_side_name(p, 0));
+	hb_cmp_clean(idb, sizeof(idb), hb_cmp_side_name(p, 1));
 	if (o->md) {
 		fprintf(o->f, "## %zu. ", k + 1);
 		hb_cmp_md_puts(o->f, ida);
@@ -291,6 +300,19 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 	if (!p->comparable)
 		fprintf(o->f, o->md ? "> **Not comparable** (compared because of --force).\n\n"
 				    : "   !! NOT COMPARABLE (compared because of --force)\n");
+	{
+		char note[600];
+
+		hb_cmp_clean(note, sizeof(note), p->calib_note);
+		if (o->md) {
+			fprintf(o->f, "Boots: %zu BASE, %zu NEW. Calibration: ", p->ga->n, p->gb->n);
+			hb_cmp_md_puts(o->f, note);
+			fputs("\n\n", o->f);
+		} else {
+			fprintf(o->f, "   boots: %zu BASE, %zu NEW; calibration: %s\n", p->ga->n,
+				p->gb->n, note);
+		}
+	}
 	hb_cmp_env_table(o, p);
 	hb_cmp_findings(o, p);
 	hb_cmp_wl_table(o, p);

@@ -280,3 +280,13 @@ bool hb_cmp_broken_pipe(FILE *f)
 		return false;
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
+
+const char *hb_cmp_side_name(const struct hb_cmp_pair *p, int side)
+{
+	const struct hb_cmp_group *g = side ? p->gb : p->ga;
+	const struct hb_cmp_run *r = side ? p->b : p->a;
+
+	if (g && g->group_id)
+		return g->group_id;
+	return r->run_id ? r->run_id : r->path;
+}

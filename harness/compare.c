@@ -1,8 +1,10 @@
 /* compare.c - the `hugebench compare-report BASE NEW [NEW2 ...]` command.
  *
- * Parses options, resolves and loads the runs, refuses runs that are not
- * comparable (exit 3 unless --force), builds one comparison per NEW run
- * against BASE, renders it and returns the exit code: 0 no regression,
+ * Parses options, resolves and loads each side (a run group of boots, or
+ * one run as a group of one), finds the calibration that matches, refuses
+ * sides that are not comparable (exit 3 unless --force), builds one
+ * comparison per NEW side against BASE, renders it and returns the exit
+ * code: 0 no regression,
  * 1 regression, 2 usage, input or output error, 3 not comparable. A reader
  * that stops early (`| head`) does not change the exit code.
  */
@@ -13,16 +15,19 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Relative to the hugebench checkout (hb_root()), not the current folder. */
 #define HB_CMP_DEFAULT_THRESHOLDS "configs/thresholds.conf"
 #define HB_CMP_DEFAULT_RESULTS "results"
+#define HB_CMP_CALIB_DIR "calibration" /* under the results folder */
 
 static const char hb_cmp_usage[] =
 	"usage: hugebench compare-report [options] BASE NEW [NEW2 ...]\n"
-	"  BASE, NEW: a result folder, its result.json, results/<target>, or a target\n"
-	"             name (its latest run under the results folder)\n"
+	"  BASE, NEW: a run group folder (hugebench run --boots N), a result folder,\n"
+	"             its result.json, results/<target>, or a target name (its latest\n"
+	"             run or group under the results folder)\n"
 	"  --format text|markdown|json|html   report format (default text)\n"
 	"  --output FILE       write the report to FILE instead of stdout\n"
 	"  --thresholds FILE   minimum effects (default: the checkout's "
@@ -31,14 +36,20 @@ static const char hb_cmp_usage[] =
 	"  --suite S           with a target name: latest run of suite S\n"
 	"  --results DIR       results folder for target names (default: the checkout's "
 	HB_CMP_DEFAULT_RESULTS ")\n"
-	"  --seed N            bootstrap seed (default 20151)\n"
+	"  --calibration FILE|DIR|none  measured boot-to-boot noise (default: the\n"
+	"                      results folder's " HB_CMP_CALIB_DIR "/, the file matching host,\n"
+	"                      accelerator, suite and kernel family)\n"
+	"  --strict            a metric that vanished or became unavailable is a regression\n"
+	"  --seed N            accepted for old scripts (the rule has no random part)\n"
 	"  --force             compare runs that are not comparable\n"
+	"metrics are judged with >= 3 boots per side (Welch on log boot centers), or\n"
+	"against a calibration with fewer; otherwise they are advisory\n"
 	"exit: 0 no regression, 1 regression, 2 usage, input or output error (e.g. disk\n"
 	"      full), 3 not comparable; when the reader of stdout stops early (`| head`)\n"
 	"      the exit code is still the verdict's\n";
 
 struct hb_cmp_cli {
-	const char *format, *output, *thresholds, *suite, *results;
+	const char *format, *output, *thresholds, *suite, *results, *calibration;
 	bool force;
 	struct hb_cmp_opts opts;
 	const char **args;
@@ -70,7 +81,7 @@ static const char *hb_cmp_optval(int argc, char **argv, int *i, const char *name
 static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 {
 	static const char *const names[] = { "--format", "--output", "--thresholds", "--alpha",
-					     "--suite", "--results", "--seed", NULL };
+					     "--suite", "--results", "--seed", "--calibration", NULL };
 	bool dashdash = false;
 
 	memset(c, 0, sizeof(*c));
@@ -99,6 +110,10 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 			c->force = true;
 			continue;
 		}
+		if (!strcmp(a, "--strict")) {
+			c->opts.strict = true;
+			continue;
+		}
 		for (k = 0; names[k]; k++)
 			if ((v = hb_cmp_optval(argc, argv, &i, names[k])))
 				break;
@@ -120,6 +135,7 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 		}
 		case 4: c->suite = v; break;
 		case 5: c->results = v; break;
+		case 7: c->calibration = v; break;
 		default: {
 			char *end;
 
@@ -193,6 +209,11 @@ static bool hb_cmp_all_comparable(const struct hb_cmp_report *r, bool force)
 					force ? "warning" : "not comparable", p->a->path, p->b->path,
 					p->env[j].field, p->env[j].a, p->env[j].b,
 					force ? " (--force)" : "");
+		for (size_t j = 0; j < p->n_f; j++)
+			if (p->f[j].kind == HB_CMP_F_DIRECTION)
+				fprintf(stderr, "hugebench compare-report: %s: %s.%s%s\n",
+					force ? "warning" : "not comparable", p->f[j].workload,
+					p->f[j].text, force ? " (--force)" : "");
 		ok &= p->comparable;
 	}
 	if (!ok && !force)
@@ -204,9 +225,9 @@ int hb_compare_main(int argc, char **argv)
 {
 	struct hb_cmp_thresholds th;
 	struct hb_cmp_report rep = { 0 };
-	struct hb_cmp_run **runs = NULL;
+	struct hb_cmp_group **runs = NULL;
 	struct hb_cmp_cli c;
-	char err[1024], dflt_th[4096], dflt_res[4096];
+	char err[1024], dflt_th[4096], dflt_res[4096], dflt_cal[4200];
 	int ret, nruns = 0;
 	size_t bad = 0;
 
@@ -226,6 +247,15 @@ int hb_compare_main(int argc, char **argv)
 		snprintf(dflt_res, sizeof(dflt_res), "%s/" HB_CMP_DEFAULT_RESULTS, hb_root());
 		c.results = dflt_res;
 	}
+	if (!c.calibration) {
+		struct stat st;
+
+		snprintf(dflt_cal, sizeof(dflt_cal), "%s/" HB_CMP_CALIB_DIR, c.results);
+		if (!stat(dflt_cal, &st) && S_ISDIR(st.st_mode))
+			c.opts.calibration = dflt_cal;
+	} else if (strcmp(c.calibration, "none")) {
+		c.opts.calibration = c.calibration;
+	}
 	if (c.thresholds && hb_cmp_thresholds_load(c.thresholds, &th, err, sizeof(err))) {
 		fprintf(stderr, "hugebench compare-report: %s\n", err);
 		ret = HB_CMP_USAGE;
@@ -238,10 +268,7 @@ int hb_compare_main(int argc, char **argv)
 		goto out;
 	}
 	for (nruns = 0; nruns < c.nargs; nruns++) {
-		char *path = hb_cmp_resolve(c.args[nruns], c.results, c.suite, err, sizeof(err));
-
-		runs[nruns] = path ? hb_cmp_load(path, err, sizeof(err)) : NULL;
-		free(path);
+		runs[nruns] = hb_cmp_group_open(c.args[nruns], c.results, c.suite, err, sizeof(err));
 		if (!runs[nruns]) {
 			fprintf(stderr, "hugebench compare-report: %s\n", err);
 			ret = HB_CMP_USAGE;
@@ -252,7 +279,16 @@ int hb_compare_main(int argc, char **argv)
 	rep.thresholds_path = c.thresholds;
 	rep.forced = c.force;
 	for (int i = 1; i < nruns; i++) {
-		if (hb_cmp_pair_build(runs[0], runs[i], &th, &c.opts, &rep.pairs[rep.n_pairs++])) {
+		int b = hb_cmp_pair_build_groups(runs[0], runs[i], &th, &c.opts,
+						 &rep.pairs[rep.n_pairs++]);
+
+		if (b == -2) {
+			fprintf(stderr, "hugebench compare-report: calibration: %s\n",
+				rep.pairs[rep.n_pairs - 1].calib_note);
+			ret = HB_CMP_USAGE;
+			goto out;
+		}
+		if (b) {
 			fprintf(stderr, "hugebench compare-report: out of memory comparing %s\n",
 				runs[i]->path);
 			ret = HB_CMP_USAGE;
@@ -284,7 +320,7 @@ out:
 		hb_cmp_pair_free(&rep.pairs[i]);
 	free(rep.pairs);
 	for (int i = 0; i < nruns; i++)
-		hb_cmp_run_free(runs[i]);
+		hb_cmp_group_free(runs[i]);
 	free(runs);
 	hb_cmp_thresholds_free(&th);
 	free(c.args);

@@ -1,11 +1,14 @@
 /* compare.h - `hugebench compare-report`: trustworthy verdicts between runs.
  *
  * Modules: cmp_load.c (result.json -> struct hb_cmp_run, with field-level
- * errors), cmp_rule.c (thresholds and the per-metric decision rule),
- * cmp_report.c (pairs two runs: checks, workloads, kernel issues, snapshots,
- * environment), cmp_text.c / cmp_json.c / cmp_html.c (renderers) and
+ * errors), cmp_group.c (a run group: group.json and its boots, or one run
+ * as a group of one), cmp_calib.c (per-metric boot-to-boot noise measured
+ * by `hugebench calibrate`), cmp_rule.c (thresholds and the per-metric
+ * decision rule, the boot being the unit), cmp_report.c (pairs two groups:
+ * checks, workloads, kernel issues, snapshots, environment, per (workload,
+ * instance)), cmp_text.c / cmp_json.c / cmp_html.c (renderers) and
  * compare.c (the command line). The decision rule is documented in
- * docs/compare.md and above hb_cmp_metric_test() in cmp_rule.c.
+ * docs/compare.md and above hb_cmp_metric_test_boots() in cmp_rule.c.
  */
 #ifndef HB_COMPARE_H
 #define HB_COMPARE_H
@@ -21,6 +24,10 @@
 
 #define HB_CMP_SCHEMA "hugebench-compare/1"
 #define HB_CMP_RESULT_SCHEMA "hugebench-result/1"
+#define HB_CMP_GROUP_SCHEMA "hugebench-group/1"
+#define HB_CMP_CALIB_SCHEMA "hugebench-calibration/1"
+/* Boots per side from which boot-to-boot variance is estimated from the data. */
+#define HB_CMP_MIN_BOOTS 3
 
 /* Exit codes (DESIGN.md contract). */
 enum { HB_CMP_OK = 0, HB_CMP_REGRESSION = 1, HB_CMP_USAGE = 2, HB_CMP_INCOMPARABLE = 3 };
@@ -88,9 +95,11 @@ struct hb_cmp_run {
 	size_t n_issues;
 };
 
-/* Resolve a user argument (folder, result.json, or target name whose latest
- * run under `results_dir` is taken; `suite` may restrict that choice) to a
- * result.json path. Returns a malloc'ed path, or NULL with `err` filled. */
+/* Resolve a user argument (a run folder, a group folder, a result.json or
+ * group.json, results/<target>, or a target name whose latest entry under
+ * `results_dir` is taken; `suite` may restrict that choice) to the path of
+ * a result.json or group.json. Returns a malloc'ed path, or NULL with
+ * `err` filled. */
 char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite, char *err,
 		     size_t errlen);
 /* Load and validate; on error returns NULL and writes one line to err
@@ -103,6 +112,77 @@ struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name
 /* The same from an in-memory document (tests); `name` is used in errors. */
 struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, size_t errlen);
 void hb_cmp_run_free(struct hb_cmp_run *run);
+/* A JSON file read the way the loader reads result.json (regular files
+ * only, <= 1 GiB, duplicate keys refused, errors never quote the file). */
+json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen);
+
+/* ---- a run group: every boot of one side ------------------------------------ */
+struct hb_cmp_group {
+	char *path;	  /* the group.json or result.json read */
+	char *group_id;	  /* group.json's group_id; NULL for a single run */
+	struct hb_cmp_run **boots;
+	size_t n;
+	bool owns;	  /* the boots are freed with the group */
+};
+
+/* Load a group.json (each boot's result.json through hb_cmp_load) or a
+ * result.json (a group of one); NULL with err = one line. */
+struct hb_cmp_group *hb_cmp_group_load(const char *path, char *err, size_t errlen);
+/* Resolve (as hb_cmp_resolve) and load. */
+struct hb_cmp_group *hb_cmp_group_open(const char *arg, const char *results_dir,
+				       const char *suite, char *err, size_t errlen);
+/* A group over runs the caller keeps (not freed with the group). */
+struct hb_cmp_group *hb_cmp_group_view(struct hb_cmp_run *const *runs, size_t n,
+				       const char *path);
+void hb_cmp_group_free(struct hb_cmp_group *g);
+
+/* ---- calibration: measured boot-to-boot noise ---------------------------------- */
+struct hb_cmp_calib_metric {
+	char *key;	 /* "<workload>[#instance].<metric>" */
+	double sd_log;	 /* sd of the log boot centers */
+	double center;	 /* geometric mean of the boot centers */
+	size_t n;	 /* boots it was measured on */
+	double *centers; /* the boot centers (n) */
+};
+
+struct hb_cmp_calib {
+	char *path;
+	char *host_cpu, *accelerator, *suite, *family, *target, *created, *group;
+	size_t boots;
+	long vcpus, memory_mb; /* of the boots measured; -1 unknown */
+	struct hb_cmp_calib_metric *m;
+	size_t n;
+	struct hb_cmp_idx *ix; /* key -> m[] */
+};
+
+/* "6.12" from "6.12.118+deb12-cloud-amd64": the kernel family (major.minor
+ * of the release); "unknown" when the release does not start that way. */
+void hb_cmp_kernel_family(const char *release, char *buf, size_t len);
+/* The file name (no folder) of a run's calibration:
+ * "<cpu-hash>-<accelerator>-<suite>-<family>.json"; -1 when a field is
+ * unknown or unsafe for a file name. */
+int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len);
+/* Measure per-metric boot sd from a group (boots with verdict error or
+ * worse are left out); NULL with err when fewer than 3 boots are usable. */
+struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err,
+					  size_t errlen);
+int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err, size_t errlen);
+struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errlen);
+/* The calibration for comparing a with b: `where` is a calibration file, a
+ * folder of them, or NULL (none). Both sides must match its host CPU,
+ * accelerator, suite and kernel family (and, when the file records them,
+ * vCPUs and memory). NULL when none matches; `note`
+ * says which file was used or why none (a broken file is an error: -1). */
+int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
+		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,
+		      size_t notelen);
+/* sd of the log boot centers of "<workload label>.<metric>", NAN if absent;
+ * *boots (may be NULL) gets the number of boots it was measured on. */
+double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
+		       size_t *boots);
+void hb_cmp_calib_free(struct hb_cmp_calib *c);
+/* `hugebench calibrate ...`; argv[0] is "calibrate". */
+int hb_calibrate_main(int argc, char **argv);
 /* Severity of a run verdict: pass 0 < kernel-warning < fail < error <
  * incomplete < timeout < panic 6; -1 for an unknown word. */
 int hb_cmp_verdict_rank(const char *verdict);
@@ -110,7 +190,10 @@ int hb_cmp_verdict_rank(const char *verdict);
 /* ---- thresholds ---------------------------------------------------------- */
 struct hb_cmp_limits {
 	double min_effect_pct; /* smaller changes are never regressions */
-	double boot_sd_pct;    /* boot-to-boot sd of the metric's center, in % */
+	/* A fallback calibration: the boot-to-boot sd of the metric's log
+	 * center, in %, used only when no calibration file matches; NAN (the
+	 * default): none. */
+	double boot_sd_pct;
 };
 
 struct hb_cmp_rule_line {
@@ -138,9 +221,10 @@ void hb_cmp_thresholds_free(struct hb_cmp_thresholds *t);
 
 /* ---- the per-metric decision ---------------------------------------------- */
 enum hb_cmp_mode {
-	HB_CMP_MODE_NONE,    /* too few values to test */
-	HB_CMP_MODE_REPS,    /* >= 3 repetitions per side: repetitions are the unit */
-	HB_CMP_MODE_SAMPLES, /* < 3 repetitions: raw samples, stricter rule */
+	HB_CMP_MODE_NONE,     /* no boot center on a side */
+	HB_CMP_MODE_BOOTS,    /* >= 3 boots per side: Welch on the log boot centers */
+	HB_CMP_MODE_CALIB,    /* fewer boots: z-test against a calibrated boot sd */
+	HB_CMP_MODE_ADVISORY, /* fewer boots and no calibration: shown, never judged */
 };
 
 enum hb_cmp_verdict {
@@ -151,27 +235,45 @@ enum hb_cmp_verdict {
 	HB_CMP_UNTESTED,     /* too few values */
 	HB_CMP_UNAVAILABLE,  /* unavailable on a side */
 	HB_CMP_MISSING,	     /* present on one side only */
+	HB_CMP_ADVISORY,     /* too few boots and no calibration: cannot fail the run */
+	HB_CMP_NOISY,	     /* the boot noise hides the minimum effect: not judged */
 };
 
 struct hb_cmp_opts {
 	double alpha;	    /* BH false discovery rate */
 	double ci_level;    /* confidence level of intervals */
-	unsigned boot_B;    /* bootstrap resamples */
+	double power;	    /* power of the "too noisy to judge" rule (0.8) */
+	unsigned boot_B;    /* bootstrap resamples (descriptive within-boot interval) */
 	size_t boot_cap;    /* thinning cap for bootstrap inputs */
 	uint64_t seed;
+	bool strict;	    /* a vanished or newly unavailable metric is a regression */
+	/* A metric too noisy for its minimum effect is not judged (false, the
+	 * default), or judged against the change it can detect (true; bench
+	 * programs only: it flagged 3 of 126 real A/A splits, on bimodal
+	 * metrics). */
+	bool noisy_judged;
+	const char *calibration; /* calibration file or folder; NULL: none */
 };
 
 void hb_cmp_opts_default(struct hb_cmp_opts *o);
 
 struct hb_cmp_mres {
 	const char *workload, *name, *unit;
+	const char *wl_name; /* the workload's name (workload may be "name#2") */
 	enum hb_cmp_better better;
-	const struct hb_cmp_metric *a, *b; /* either may be NULL */
+	/* All samples of a side, every boot and repetition pooled (the
+	 * boot's own metric for a group of one); either may be NULL. */
+	const struct hb_cmp_metric *a, *b;
 	struct hb_stats_desc da, db;
-	bool distribution; /* many samples per repetition: median is the center */
+	bool distribution; /* >= 5 samples per repetition: the median is the center */
+	/* One center per boot (median of the boot's samples, pooled over its
+	 * repetitions, for distributions; their mean otherwise) */
+	const double *ca, *cb;
+	size_t na, nb;	   /* boots with a center */
+	size_t reps_a, reps_b; /* repetitions, summed over the boots */
 	enum hb_cmp_mode mode;
-	const char *test;      /* "welch(log rep medians)", "mann-whitney", ... */
-	const char *ci_method; /* "t", "bootstrap" */
+	const char *test;      /* "welch(log boot centers)", "z(calibrated sd)", ... */
+	const char *ci_method; /* "t", "z" */
 	double center_a, center_b;
 	/* ratio = 1 + (center_b - center_a) / |center_a| (center_b / center_a
 	 * for a positive BASE; +-inf from a BASE of 0), change_pct = (ratio - 1)
@@ -181,14 +283,40 @@ struct hb_cmp_mres {
 	double ci_lo, ci_hi;	  /* interval of the ratio (may be +-inf) */
 	double p_worse, p_better; /* one-sided p-values */
 	double q_worse, q_better; /* BH-adjusted within the comparison */
-	double min_effect_pct, boot_sd_pct;
+	double min_effect_pct;
+	double sd_log;	       /* boot sd (log scale) behind the noise rule; NAN none */
+	const char *sd_source; /* "calibration", "measured", "thresholds" or "-" */
+	double mde_pct;	       /* smallest change detectable at alpha with `power` */
+	bool noisy;	       /* the detectable change exceeds the minimum effect */
+	double p_within;       /* one boot per side: Mann-Whitney on its samples;
+				* descriptive only, never in BH or the exit code */
 	enum hb_cmp_verdict verdict;
 	bool not_judged; /* tested, but a statistic is not a number: UNTESTED, why says */
 	char why[160];
 };
 
-/* Fill r's statistics for one metric (no verdict yet; p-values NAN when the
- * mode is NONE). a or b may be NULL. */
+/* Fill r's statistics for one metric from its per-boot entries a[0..na)
+ * and b[0..nb) (an entry is NULL where a boot lacks the metric); no
+ * verdict yet. ca and cb (na, nb doubles) receive the boot centers and
+ * stay referenced by r. calib_sd: the calibrated sd of the log boot
+ * center, NAN when none, measured on calib_boots boots (the test then has
+ * calib_boots - 1 df; 0: the sd is taken as known). r->workload and
+ * r->wl_name may be set before. */
+void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
+			      const struct hb_cmp_metric *const *b, size_t nb,
+			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
+			      double *ca, double *cb, const struct hb_cmp_limits *lim,
+			      double calib_sd, size_t calib_boots, const struct hb_cmp_opts *o,
+			      struct hb_cmp_mres *r);
+/* The smallest change (in %) the rule can detect with `o->power` at
+ * o->alpha for a boot sd `sd_log` measured on calib_boots boots, with na
+ * and nb boots (t quantiles with na + nb - 2 df when both have >= 3 boots,
+ * else with calib_boots - 1, normal when calib_boots < 2). */
+double hb_cmp_detectable_pct(double sd_log, size_t calib_boots, size_t na, size_t nb,
+			     const struct hb_cmp_opts *o);
+/* A distribution: >= 5 samples per repetition (the median is its center). */
+bool hb_cmp_metric_is_dist(const struct hb_cmp_metric *m);
+/* One boot per side (a or b may be NULL), no calibration. */
 void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b,
 			const struct hb_cmp_limits *lim, const struct hb_cmp_opts *o,
 			struct hb_cmp_mres *r);
@@ -200,7 +328,7 @@ const char *hb_cmp_better_name(enum hb_cmp_better b);
 
 /* ---- one BASE vs NEW comparison --------------------------------------------- */
 enum hb_cmp_fkind { HB_CMP_F_ENV, HB_CMP_F_VERDICT, HB_CMP_F_ISSUE, HB_CMP_F_WORKLOAD,
-		    HB_CMP_F_CHECK, HB_CMP_F_METRIC };
+		    HB_CMP_F_CHECK, HB_CMP_F_METRIC, HB_CMP_F_DIRECTION };
 
 struct hb_cmp_finding {
 	enum hb_cmp_fkind kind;
@@ -224,8 +352,9 @@ struct hb_cmp_checkrow {
 };
 
 struct hb_cmp_wlrow {
-	const char *name;
-	const char *status_a, *status_b; /* NULL when absent */
+	const char *name;		 /* "fault", or "fragment#2" for a second instance */
+	const char *status_a, *status_b; /* NULL when absent from every boot */
+	char sum_a[64], sum_b[64];	 /* "pass", or "pass 4, fail 1" over the boots */
 	const char *reason_a, *reason_b;
 	bool regression;
 };
@@ -237,9 +366,15 @@ struct hb_cmp_snaprow {
 	bool key_of_interest; /* huge tmpfs accounting: shown in text too */
 };
 
+struct hb_cmp_wkey; /* a workload (name, instance) of a pair (cmp_report.c) */
+
 struct hb_cmp_pair {
-	const struct hb_cmp_run *a, *b;
-	struct hb_cmp_envdiff env[24];
+	const struct hb_cmp_run *a, *b;	    /* the first boot of each side */
+	const struct hb_cmp_group *ga, *gb; /* every boot */
+	struct hb_cmp_group *own_ga, *own_gb; /* groups of one made by hb_cmp_pair_build */
+	struct hb_cmp_calib *calib;	    /* the calibration used, or NULL */
+	char calib_note[512];		    /* which one, or why none */
+	struct hb_cmp_envdiff env[40];
 	size_t n_env;
 	bool comparable;
 	struct hb_cmp_mres *m;
@@ -253,6 +388,13 @@ struct hb_cmp_pair {
 	struct hb_cmp_finding *f;
 	size_t n_f, f_cap;
 	size_t n_regressions;
+	size_t n_direction; /* metrics whose `better` differs between the sides */
+	/* storage the rows point into */
+	struct hb_cmp_wkey *wk;
+	size_t n_wk;
+	double *centers;
+	struct hb_cmp_metric *pool;
+	size_t n_pool;
 };
 
 struct hb_cmp_report {
@@ -263,7 +405,13 @@ struct hb_cmp_report {
 	bool forced;
 };
 
-/* Compare b against a; never fails except on allocation (returns -1). */
+/* Compare group b against group a; -1 on allocation failure, or -2 when
+ * the calibration file named in o->calibration is broken (p->calib_note
+ * says why). */
+int hb_cmp_pair_build_groups(const struct hb_cmp_group *a, const struct hb_cmp_group *b,
+			     const struct hb_cmp_thresholds *t, const struct hb_cmp_opts *o,
+			     struct hb_cmp_pair *p);
+/* The same for two single runs (groups of one). */
 int hb_cmp_pair_build(const struct hb_cmp_run *a, const struct hb_cmp_run *b,
 		      const struct hb_cmp_thresholds *t, const struct hb_cmp_opts *o,
 		      struct hb_cmp_pair *p);
@@ -277,6 +425,8 @@ json_t *hb_cmp_report_json(const struct hb_cmp_report *r);
 int hb_cmp_render_json(FILE *f, const struct hb_cmp_report *r);
 
 /* Small shared helpers (cmp_util.c). */
+/* What names a side in a report: the group id, else the run id, else the path. */
+const char *hb_cmp_side_name(const struct hb_cmp_pair *p, int side);
 void hb_cmp_fmt_num(char *buf, size_t len, double v);
 void *hb_cmp_xcalloc(size_t n, size_t size);
 int hb_cmp_append(void **arr, size_t *n, size_t *cap, size_t size, const void *item);

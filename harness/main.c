@@ -60,6 +60,7 @@ static const struct {
 	{ "run", hb_cmd_run, "boot a target, run a suite, write results/<target>/<ts>-<suite>/" },
 	{ "ab", hb_cmd_ab, "boot BASE and NEW alternately, N boots each, then compare-report" },
 	{ "compare-report", hb_compare_main, "compare result folders: BASE NEW [NEW2 ...]" },
+	{ "calibrate", hb_calibrate_main, "measure boot-to-boot noise: TARGET --boots N, or --from GROUP" },
 	{ "table", hb_cmd_table, "markdown table of runs side by side (checks, metrics, KVM)" },
 	{ "doctor", hb_cmd_doctor, "what works here: accelerator, QEMU, nested virt, PMU, cache" },
 	{ "kernels", cmd_kernels, "list the known targets" },

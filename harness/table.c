@@ -17,6 +17,7 @@
 #include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,15 +55,21 @@ static const char *str(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* The runs with an index each: first workload of a name, first check and
- * first metric of a name within it. */
+/* The runs (each a group of boots, one for a single run) with an index:
+ * (workload name, instance) of every boot, first check and first metric of
+ * a name within a workload. `r` is the first boot (target, environment). */
 struct tbl_run {
-	struct hb_cmp_run *r;
-	struct hb_cmp_idx wl, chk, met;
+	struct hb_cmp_group *g;
+	const struct hb_cmp_run *r;
+	struct hb_cmp_idx *wl; /* per boot: (instance, name) -> workload */
+	struct hb_cmp_idx chk, met;
 };
 
+/* A row: workload (name, instance) and a check or metric name. */
 struct tbl_key {
-	const char *wl, *name;
+	const char *wl;
+	size_t inst;
+	const char *name;
 };
 
 struct tbl {
@@ -72,32 +79,57 @@ struct tbl {
 	bool oom;
 };
 
+/* The tag of a workload instance in an index (compared as a value). */
+static void *inst_tag(size_t inst)
+{
+	return (void *)(uintptr_t)(inst + 1);
+}
+
 static int tbl_index(struct tbl_run *t)
 {
-	for (size_t i = 0; i < t->r->n_workloads; i++) {
-		const struct hb_cmp_workload *w = &t->r->workloads[i];
+	t->wl = hb_cmp_xcalloc(t->g->n, sizeof(*t->wl));
+	if (!t->wl)
+		return -1;
+	for (size_t b = 0; b < t->g->n; b++) {
+		const struct hb_cmp_run *r = t->g->boots[b];
+		struct hb_cmp_idx count = { 0 };
 
-		if (!hb_cmp_idx_put(&t->wl, NULL, w->name, NULL, NULL, i, NULL))
-			return -1;
-		for (size_t j = 0; j < w->n_checks; j++)
-			if (!hb_cmp_idx_put(&t->chk, w, w->checks[j].name, NULL, NULL, j, NULL))
+		for (size_t i = 0; i < r->n_workloads; i++) {
+			const struct hb_cmp_workload *w = &r->workloads[i];
+			size_t *n = hb_cmp_idx_put(&count, NULL, w->name, NULL, NULL, 0, NULL);
+
+			if (!n || !hb_cmp_idx_put(&t->wl[b], inst_tag((*n)++), w->name, NULL, NULL, i,
+						  NULL)) {
+				hb_cmp_idx_free(&count);
 				return -1;
-		for (size_t j = 0; j < w->n_metrics; j++)
-			if (!hb_cmp_idx_put(&t->met, w, w->metrics[j].name, NULL, NULL, j, NULL))
-				return -1;
+			}
+			for (size_t j = 0; j < w->n_checks; j++)
+				if (!hb_cmp_idx_put(&t->chk, w, w->checks[j].name, NULL, NULL, j, NULL))
+					goto oom;
+			for (size_t j = 0; j < w->n_metrics; j++)
+				if (!hb_cmp_idx_put(&t->met, w, w->metrics[j].name, NULL, NULL, j, NULL))
+					goto oom;
+		}
+		hb_cmp_idx_free(&count);
+		continue;
+oom:
+		hb_cmp_idx_free(&count);
+		return -1;
 	}
 	return 0;
 }
 
-static const struct hb_cmp_workload *tbl_wl(const struct tbl_run *t, const char *name)
+static const struct hb_cmp_workload *tbl_wl(const struct tbl_run *t, size_t boot,
+					    const struct tbl_key *k)
 {
-	size_t *v = hb_cmp_idx_get(&t->wl, NULL, name, NULL, NULL);
+	const struct hb_cmp_run *r = t->g->boots[boot];
+	size_t *v = hb_cmp_idx_get(&t->wl[boot], inst_tag(k->inst), k->wl, NULL, NULL);
 
-	return v ? &t->r->workloads[*v] : NULL;
+	return v ? &r->workloads[*v] : NULL;
 }
 
-/* Unique (workload, name) pairs of checks (or metrics) over all runs, in
- * first-seen order; NULL when out of memory. */
+/* Unique (workload, instance, name) rows of checks (or metrics) over all
+ * runs and boots, in first-seen order; NULL when out of memory. */
 static struct tbl_key *union_keys(struct tbl *tb, bool metrics, size_t *n)
 {
 	struct hb_cmp_idx seen = { 0 };
@@ -105,75 +137,152 @@ static struct tbl_key *union_keys(struct tbl *tb, bool metrics, size_t *n)
 	size_t cap = 0;
 
 	*n = 0;
-	for (int r = 0; r < tb->n; r++) {
-		const struct hb_cmp_run *run = tb->runs[r].r;
+	for (int r = 0; r < tb->n; r++)
+		for (size_t b = 0; b < tb->runs[r].g->n; b++) {
+			const struct hb_cmp_run *run = tb->runs[r].g->boots[b];
+			struct hb_cmp_idx count = { 0 };
 
-		for (size_t i = 0; i < run->n_workloads; i++) {
-			const struct hb_cmp_workload *w = &run->workloads[i];
-			size_t m = metrics ? w->n_metrics : w->n_checks;
+			for (size_t i = 0; i < run->n_workloads; i++) {
+				const struct hb_cmp_workload *w = &run->workloads[i];
+				size_t m = metrics ? w->n_metrics : w->n_checks;
+				size_t *inst = hb_cmp_idx_put(&count, NULL, w->name, NULL, NULL, 0, NULL);
 
-			for (size_t j = 0; j < m; j++) {
-				struct tbl_key k = { w->name, metrics ? w->metrics[j].name
-								      : w->checks[j].name };
-				bool added;
-
-				if (!hb_cmp_idx_put(&seen, NULL, k.wl, k.name, NULL, 0, &added) ||
-				    (added && hb_cmp_append((void **)&keys, n, &cap, sizeof(k), &k))) {
+				if (!inst) {
 					tb->oom = true;
+					hb_cmp_idx_free(&count);
 					goto out;
 				}
+				for (size_t j = 0; j < m; j++) {
+					struct tbl_key k = { w->name, *inst,
+							     metrics ? w->metrics[j].name
+								     : w->checks[j].name };
+					bool added;
+
+					if (!hb_cmp_idx_put(&seen, inst_tag(k.inst), k.wl, k.name,
+							    NULL, 0, &added) ||
+					    (added && hb_cmp_append((void **)&keys, n, &cap, sizeof(k), &k))) {
+						tb->oom = true;
+						hb_cmp_idx_free(&count);
+						goto out;
+					}
+				}
+				++*inst;
 			}
+			hb_cmp_idx_free(&count);
 		}
-	}
 out:
 	hb_cmp_idx_free(&seen);
 	return keys ? keys : hb_cmp_xcalloc(1, sizeof(*keys));
 }
 
-static void cell_check(const struct tbl_run *t, const struct tbl_key *k, char *buf, size_t len)
+/* One boot's check: 1 pass, 0 fail, -1 absent (*skip when the workload skipped). */
+static int check_of(const struct tbl_run *t, size_t b, const struct tbl_key *k,
+		    const struct hb_cmp_check **c, bool *skip)
 {
-	const struct hb_cmp_workload *w = tbl_wl(t, k->wl);
+	const struct hb_cmp_workload *w = tbl_wl(t, b, k);
 	size_t *v = w ? hb_cmp_idx_get(&t->chk, w, k->name, NULL, NULL) : NULL;
 
-	if (!w)
-		snprintf(buf, len, "—");
-	else if (!v)
-		snprintf(buf, len, "%s", strcmp(w->status, "skip") ? "—" : "skip");
-	else
-		snprintf(buf, len, "%s %s", w->checks[*v].pass ? "✓" : "✗ FAIL",
-			 w->checks[*v].observed ? w->checks[*v].observed : "");
+	*skip = w && !strcmp(w->status, "skip");
+	*c = v ? &w->checks[*v] : NULL;
+	return v ? w->checks[*v].pass : -1;
 }
 
-/* The median of the metric's samples (as the run's summary.p50). */
+/* ✓ / ✗ FAIL with the observed value of the first (failing) boot; for a
+ * group, how many boots failed. */
+static void cell_check(const struct tbl_run *t, const struct tbl_key *k, char *buf, size_t len)
+{
+	const struct hb_cmp_check *first = NULL, *fail = NULL, *c;
+	size_t ran = 0, failed = 0, skipped = 0;
+	bool skip;
+
+	for (size_t b = 0; b < t->g->n; b++) {
+		int st = check_of(t, b, k, &c, &skip);
+
+		skipped += skip;
+		if (st < 0)
+			continue;
+		ran++;
+		if (!first)
+			first = c;
+		if (!st) {
+			failed++;
+			if (!fail)
+				fail = c;
+		}
+	}
+	if (!ran)
+		snprintf(buf, len, "%s", skipped ? "skip" : "—");
+	else if (!failed)
+		snprintf(buf, len, "✓ %s", first->observed ? first->observed : "");
+	else if (t->g->n == 1)
+		snprintf(buf, len, "✗ FAIL %s", fail->observed ? fail->observed : "");
+	else
+		snprintf(buf, len, "✗ FAIL %s (%zu of %zu boots)", fail->observed ? fail->observed : "",
+			 failed, t->g->n);
+}
+
+static void fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	if (fabs(v) >= 1e6 || (fabs(v) < 1e-2 && v != 0))
+		snprintf(buf, len, "%.3g %s", v, unit ? unit : "");
+	else
+		snprintf(buf, len, "%.6g %s", v, unit ? unit : "");
+}
+
+/* One run: the median of the metric's samples (as the run's summary.p50).
+ * A group: the median over its boots of each boot's center (the median of
+ * the boot's samples for a distribution, else their mean), as
+ * compare-report takes them. */
 static void cell_metric(const struct tbl_run *t, const struct tbl_key *k, char *buf, size_t len)
 {
-	const struct hb_cmp_workload *w = tbl_wl(t, k->wl);
-	size_t *v = w ? hb_cmp_idx_get(&t->met, w, k->name, NULL, NULL) : NULL;
-	const struct hb_cmp_metric *m = v ? &w->metrics[*v] : NULL;
-	double p50;
+	const struct hb_cmp_metric *m = NULL, *any = NULL;
+	double *c = hb_cmp_xcalloc(t->g->n, sizeof(*c));
+	size_t nc = 0, unavailable = 0;
+	bool dist = true;
 
-	if (!m) {
+	if (!c) {
 		snprintf(buf, len, "—");
 		return;
 	}
-	if (m->unavailable) {
+	for (size_t pass = 0; pass < 2; pass++)
+		for (size_t b = 0; b < t->g->n; b++) {
+			const struct hb_cmp_workload *w = tbl_wl(t, b, k);
+			size_t *v = w ? hb_cmp_idx_get(&t->met, w, k->name, NULL, NULL) : NULL;
+
+			m = v ? &w->metrics[*v] : NULL;
+			if (!m)
+				continue;
+			any = m;
+			if (pass == 0) {
+				unavailable += m->unavailable != NULL;
+				if (!m->unavailable && m->n)
+					dist &= hb_cmp_metric_is_dist(m);
+			} else if (!m->unavailable && m->n) {
+				c[nc++] = dist ? hb_stats_median(m->samples, m->n)
+					       : hb_stats_mean(m->samples, m->n);
+			}
+		}
+	if (!any)
+		snprintf(buf, len, "—");
+	else if (!nc && unavailable)
 		snprintf(buf, len, "unavailable");
-		return;
-	}
-	if (!m->n) {
+	else if (!nc)
 		snprintf(buf, len, "—");
-		return;
-	}
-	p50 = hb_stats_median(m->samples, m->n);
-	if (fabs(p50) >= 1e6 || (fabs(p50) < 1e-2 && p50 != 0))
-		snprintf(buf, len, "%.3g %s", p50, m->unit ? m->unit : "");
-	else
-		snprintf(buf, len, "%.6g %s", p50, m->unit ? m->unit : "");
-	if (m->n > 1) {
-		size_t l = strlen(buf);
+	else if (t->g->n == 1) {
+		fmt_value(buf, len, hb_stats_median(any->samples, any->n), any->unit);
+		if (any->n > 1) {
+			size_t l = strlen(buf);
 
-		snprintf(buf + l, len - l, " (n=%zu)", m->n);
+			snprintf(buf + l, len - l, " (n=%zu)", any->n);
+		}
+	} else {
+		size_t l;
+
+		fmt_value(buf, len, hb_stats_median(c, nc), any->unit);
+		l = strlen(buf);
+		snprintf(buf + l, len - l, " (%zu boots)", nc);
 	}
+	free(c);
 }
 
 /* Cells differ when their text does, except that addresses ("0x...") are
@@ -195,13 +304,16 @@ static bool row_differs(char cells[][CELL], int n)
 	return false;
 }
 
-/* "| label[ **≠**] | cell | ... |": label and cells escaped for markdown. */
-static void print_row(const char *w, const char *label, char cells[][CELL], int n,
+/* "| label[ **≠**] | cell | ... |": label and cells escaped for markdown; a
+ * second instance of a workload is "name#2". */
+static void print_row(const char *w, size_t inst, const char *label, char cells[][CELL], int n,
 		      bool mark_diff)
 {
 	fputs("| ", stdout);
 	if (w) {
 		hb_cmp_md_puts(stdout, w);
+		if (inst)
+			printf("#%zu", inst + 1);
 		fputc('.', stdout);
 	}
 	hb_cmp_md_puts(stdout, label);
@@ -220,6 +332,8 @@ static void header(const struct tbl *tb, const char *first)
 	for (int r = 0; r < tb->n; r++) {
 		fputc(' ', stdout);
 		hb_cmp_md_puts(stdout, tb->runs[r].r->target);
+		if (tb->runs[r].g->n > 1)
+			printf(" (%zu boots)", tb->runs[r].g->n);
 		fputs(" |", stdout);
 	}
 	printf("\n|---|");
@@ -228,11 +342,14 @@ static void header(const struct tbl *tb, const char *first)
 	printf("\n");
 }
 
-/* "workload.name" for --match/--exclude; NULL when out of memory. */
+/* "workload.name" (or "workload#2.name") for --match/--exclude; NULL when
+ * out of memory. */
 static char *row_label(const struct tbl_key *k)
 {
 	char *s = NULL;
 
+	if (k->inst)
+		return asprintf(&s, "%s#%zu.%s", k->wl, k->inst + 1, k->name) < 0 ? NULL : s;
 	return asprintf(&s, "%s.%s", k->wl, k->name) < 0 ? NULL : s;
 }
 
@@ -251,7 +368,7 @@ static void keyed_rows(struct tbl *tb, bool metrics, bool only_diff)
 		for (int r = 0; r < tb->n; r++)
 			(metrics ? cell_metric : cell_check)(&tb->runs[r], &keys[i], cells[r], CELL);
 		if (row_wanted(&tb->rf, label) && !(only_diff && !row_differs(cells, tb->n)))
-			print_row(keys[i].wl, keys[i].name, cells, tb->n, !metrics);
+			print_row(keys[i].wl, keys[i].inst, keys[i].name, cells, tb->n, !metrics);
 		free(label);
 	}
 	if (!keys)
@@ -294,7 +411,7 @@ struct kvm_ctx {
 static void kvm_collect(void *arg, json_t *e)
 {
 	struct kvm_ctx *k = arg;
-	struct tbl_key row = { str(e, "backing"), str(e, "phase") };
+	struct tbl_key row = { str(e, "backing"), 0, str(e, "phase") };
 	bool added;
 
 	if (!hb_cmp_idx_put(&k->keys, NULL, row.wl, row.name, NULL, k->n, &added) ||
@@ -353,7 +470,7 @@ static void kvm_rows(struct tbl *tb)
 					k.oom = true;
 					break;
 				}
-				print_row(NULL, label, all[i], tb->n, true);
+				print_row(NULL, 0, label, all[i], tb->n, true);
 				free(label);
 			}
 		}
@@ -363,6 +480,24 @@ static void kvm_rows(struct tbl *tb)
 	free(all);
 	free(k.rows);
 	hb_cmp_idx_free(&k.keys);
+}
+
+/* "pass 9, fail 1": the verdicts of a group's boots. */
+static void verdict_summary(const struct hb_cmp_group *g, char *buf, size_t len)
+{
+	static const char *const v[] = { "pass", "kernel-warning", "fail", "error", "incomplete",
+					 "timeout", "panic" };
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < 7; k++) {
+		size_t c = 0;
+
+		for (size_t b = 0; b < g->n; b++)
+			c += hb_cmp_verdict_rank(g->boots[b]->verdict) == k;
+		if (c && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s %zu", o ? ", " : "", v[k], c);
+	}
 }
 
 /* 0, or 2 after saying why; a closed pipe is not an error (`| head`). */
@@ -379,8 +514,10 @@ static int finish_output(void)
 static void tbl_free(struct tbl *tb)
 {
 	for (int r = 0; r < tb->n; r++) {
-		hb_cmp_run_free(tb->runs[r].r);
-		hb_cmp_idx_free(&tb->runs[r].wl);
+		for (size_t b = 0; tb->runs[r].wl && b < tb->runs[r].g->n; b++)
+			hb_cmp_idx_free(&tb->runs[r].wl[b]);
+		free(tb->runs[r].wl);
+		hb_cmp_group_free(tb->runs[r].g);
 		hb_cmp_idx_free(&tb->runs[r].chk);
 		hb_cmp_idx_free(&tb->runs[r].met);
 	}
@@ -389,7 +526,6 @@ static void tbl_free(struct tbl *tb)
 static int table_load(struct tbl *tb, const char *arg, const char *results, const char *suite)
 {
 	char err[1024], dflt[4096];
-	char *path;
 	struct tbl_run *t = &tb->runs[tb->n];
 
 	if (tb->n == MAX_RUNS) {
@@ -400,18 +536,13 @@ static int table_load(struct tbl *tb, const char *arg, const char *results, cons
 		snprintf(dflt, sizeof(dflt), "%s/results", hb_root());
 		results = dflt;
 	}
-	path = hb_cmp_resolve(arg, results, suite, err, sizeof(err));
-	if (!path) {
-		hb_err("table: %s", err);
-		return -1;
-	}
 	memset(t, 0, sizeof(*t));
-	t->r = hb_cmp_load(path, err, sizeof(err));
-	free(path);
-	if (!t->r) {
+	t->g = hb_cmp_group_open(arg, results, suite, err, sizeof(err));
+	if (!t->g) {
 		hb_err("table: %s", err);
 		return -1;
 	}
+	t->r = t->g->boots[0];
 	tb->n++;
 	if (tbl_index(t)) {
 		hb_err("table: out of memory");
@@ -482,8 +613,10 @@ int hb_cmd_table(int argc, char **argv)
 						    run->verdict };
 
 				snprintf(cells[x], CELL, "%s", v[r] ? v[r] : "");
+				if (r == 3 && tb.runs[x].g->n > 1)
+					verdict_summary(tb.runs[x].g, cells[x], CELL);
 			}
-			print_row(NULL, rows[r], cells, tb.n, false);
+			print_row(NULL, 0, rows[r], cells, tb.n, false);
 		}
 	}
 
@@ -492,7 +625,7 @@ int hb_cmd_table(int argc, char **argv)
 	header(&tb, "workload.check");
 	keyed_rows(&tb, false, only_diff);
 	if (!no_metrics) {
-		printf("\n**Metrics** (median of the samples)\n\n");
+		printf("\n**Metrics** (median of the samples; for a group of boots, the median of the boots' centers)\n\n");
 		header(&tb, "workload.metric");
 		keyed_rows(&tb, true, false);
 	}

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boots.h"
 #include "hardening.h"
 #include "itest.h"
 
@@ -528,11 +529,55 @@ static json_t *latest_quick(const char *target, char *path, size_t len)
 
 /* A real run with a 30 % slower small-page write fault and one check flipped to
  * fail: flagged on exactly those, nothing else. */
+/* A run group of 3 boots made from one real run: boot k's samples of every
+ * metric scaled by jitter[k] (boot-to-boot noise of about 1 %), and, in
+ * NEW, fault.write_fault_small by a further `shift` and one check flipped.
+ * Metric verdicts need boots (issue 11): one run per side is advisory. */
+static void write_fake_group(const char *dir, const json_t *real, double shift, bool flip)
+{
+	static const double jitter[3] = { 1.0, 1.01, 0.99 };
+	json_t *runs = json_array(), *group;
+	char path[4200];
+
+	for (int k = 0; k < 3; k++) {
+		json_t *res = json_deep_copy(real), *w, *m, *v;
+		size_t i, j, l;
+
+		json_array_foreach(json_object_get(res, "workloads"), i, w)
+			json_array_foreach(json_object_get(w, "metrics"), j, m) {
+				bool target = !strcmp(hb_itest_str(w, "name"), "fault") &&
+					      !strcmp(hb_itest_str(m, "name"), "write_fault_small");
+
+				json_array_foreach(json_object_get(m, "samples"), l, v)
+					json_real_set(v, json_number_value(v) * jitter[k] *
+								 (target ? shift : 1.0));
+			}
+		if (flip)
+			json_object_set_new(hb_itest_check(hb_itest_workload(res, "unmap"),
+							   "dontneed_ShmemPmdMapped_drop_kb"),
+					    "pass", json_false());
+		snprintf(path, sizeof(path), "%s/boot-%d", dir, k + 1);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/boot-%d/result.json", dir, k + 1);
+		assert_int_equal(json_dump_file(res, path, JSON_INDENT(1)), 0);
+		json_array_append_new(runs, json_pack("{s:i, s:s+, s:s}", "boot", k + 1, "dir",
+						      "boot-", k == 0 ? "1" : k == 1 ? "2" : "3",
+						      "verdict", flip ? "fail" : "pass"));
+		json_decref(res);
+	}
+	group = json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "schema", "hugebench-group/1",
+			  "group_id", flip ? "t/new" : "t/base", "target", "debian-6.12", "suite",
+			  "quick", "boots", 3, "runs", runs);
+	snprintf(path, sizeof(path), "%s/group.json", dir);
+	assert_int_equal(json_dump_file(group, path, JSON_INDENT(1)), 0);
+	json_decref(group);
+}
+
 static void test_compare_injected(void **state)
 {
-	char base[4096], dir[] = "/tmp/hb-injected-XXXXXX", out[4200];
+	char base[4096], dir[] = "/tmp/hb-injected-XXXXXX", gbase[4200], gnew[4200];
 	json_t *res = latest_quick("debian-6.12", base, sizeof(base));
-	json_t *w, *m, *v, *rep, *pair, *f;
+	json_t *rep, *pair, *f;
 	struct hb_itest_out o;
 	size_t i;
 	int metric_regressions = 0, check_regressions = 0, other = 0;
@@ -540,18 +585,15 @@ static void test_compare_injected(void **state)
 	(void)state;
 	assert_non_null(res);
 	assert_non_null(mkdtemp(dir));
-	w = hb_itest_workload(res, "fault");
-	m = hb_itest_metric(w, "write_fault_small");
-	json_array_foreach(json_object_get(m, "samples"), i, v)
-		json_real_set(v, json_number_value(v) * 1.3);
-	json_object_set_new(hb_itest_check(hb_itest_workload(res, "unmap"),
-					   "dontneed_ShmemPmdMapped_drop_kb"),
-			    "pass", json_false());
-	snprintf(out, sizeof(out), "%s/result.json", dir);
-	assert_int_equal(json_dump_file(res, out, JSON_INDENT(1)), 0);
+	snprintf(gbase, sizeof(gbase), "%s/base", dir);
+	snprintf(gnew, sizeof(gnew), "%s/new", dir);
+	mkdir(gbase, 0755);
+	mkdir(gnew, 0755);
+	write_fake_group(gbase, res, 1.0, false);
+	write_fake_group(gnew, res, 1.3, true);
 	json_decref(res);
 	{
-		const char *args[] = { "--format", "json", base, dir, NULL };
+		const char *args[] = { "--format", "json", gbase, gnew, NULL };
 
 		compare(args, &o);
 	}
@@ -802,6 +844,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_make_injection),
 		cmocka_unit_test(test_crash_and_fail),
 		cmocka_unit_test(test_panic),
+		cmocka_unit_test(test_boots_aa_calibrated),
+		cmocka_unit_test(test_boots_delay_alloc),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */

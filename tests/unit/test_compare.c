@@ -1,11 +1,13 @@
 /* test_compare.c - compare-report on synthetic result.json files.
  *
  * Runs are generated here (seeded lognormal latencies and scalar metrics,
- * hugebench-result/1 layout) and written to a temporary folder: A/A gives no
- * regression, a 20% shift is found on that metric and no other, check and
+ * hugebench-result/1 layout, one boot effect per run) and grouped into
+ * sides of several boots: A/A gives no regression, a 20% shift is found on
+ * that metric and no other, one boot per side is advisory only, check and
  * workload flips and new kernel warnings are regressions, different
  * accelerators exit 3, broken files exit 2 naming file and field, and every
- * format renders.
+ * format renders. The rules added with the boot as the unit are tested in
+ * test_boots.c.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -172,6 +174,48 @@ static void pair_of(const struct gen *ga, const struct gen *gb, struct hb_cmp_ru
 	assert_int_equal(hb_cmp_pair_build(*a, *b, &th, &o, p), 0);
 }
 
+/* A side of `boots` boots: gen_run with seeds derived from g->seed. */
+static struct hb_cmp_group *gen_group(const struct gen *g, int boots)
+{
+	struct hb_cmp_run *runs[16];
+	struct hb_cmp_group *grp;
+	char err[256];
+
+	assert_true(boots > 0 && boots <= 16);
+	for (int k = 0; k < boots; k++) {
+		struct gen gk = *g;
+
+		gk.seed = g->seed * 100 + (unsigned long)k;
+		runs[k] = hb_cmp_load_json(gen_run(&gk), "boot.json", err, sizeof(err));
+		assert_non_null(runs[k]);
+	}
+	grp = hb_cmp_group_view(runs, (size_t)boots, "group");
+	assert_non_null(grp);
+	grp->owns = true;
+	return grp;
+}
+
+/* Compare two generated groups in memory. */
+static void groups_of(const struct gen *ga, int na, const struct gen *gb, int nb,
+		      struct hb_cmp_group **a, struct hb_cmp_group **b, struct hb_cmp_pair *p)
+{
+	struct hb_cmp_thresholds th;
+	struct hb_cmp_opts o;
+
+	hb_cmp_thresholds_default(&th);
+	hb_cmp_opts_default(&o);
+	*a = gen_group(ga, na);
+	*b = gen_group(gb, nb);
+	assert_int_equal(hb_cmp_pair_build_groups(*a, *b, &th, &o, p), 0);
+}
+
+static void free_groups(struct hb_cmp_group *a, struct hb_cmp_group *b, struct hb_cmp_pair *p)
+{
+	hb_cmp_pair_free(p);
+	hb_cmp_group_free(a);
+	hb_cmp_group_free(b);
+}
+
 static size_t count_verdict(const struct hb_cmp_pair *p, enum hb_cmp_verdict v,
 			    const char **which)
 {
@@ -197,20 +241,21 @@ static void test_aa_no_regression(void **state)
 {
 	(void)state;
 	for (unsigned long s = 1; s <= 6; s++) {
-		struct gen ga = { .seed = s, .reps = 5, .per_rep = 32 };
-		struct gen gb = { .seed = s + 100, .reps = 5, .per_rep = 32 };
-		struct hb_cmp_run *a, *b;
+		struct gen ga = { .seed = s, .reps = 3, .per_rep = 128 };
+		struct gen gb = { .seed = s + 1000, .reps = 3, .per_rep = 128 };
+		struct hb_cmp_group *a, *b;
 		struct hb_cmp_pair p;
 
-		pair_of(&ga, &gb, &a, &b, &p);
+		groups_of(&ga, 5, &gb, 5, &a, &b, &p);
 		assert_int_equal(p.n_regressions, 0);
 		assert_int_equal(count_verdict(&p, HB_CMP_WORSE, NULL), 0);
 		assert_int_equal(count_verdict(&p, HB_CMP_INFO_ONLY, NULL), 1);
 		assert_int_equal(count_verdict(&p, HB_CMP_UNAVAILABLE, NULL), 1);
-		assert_int_equal(p.m[0].mode, HB_CMP_MODE_REPS);
+		assert_int_equal(p.m[0].mode, HB_CMP_MODE_BOOTS);
+		assert_int_equal(p.m[0].na, 5);
 		assert_true(p.m[0].distribution);
 		assert_true(p.comparable);
-		free_pair(a, b, &p);
+		free_groups(a, b, &p);
 	}
 }
 
@@ -220,62 +265,64 @@ static void test_shift_found_on_that_metric_only(void **state)
 
 	(void)state;
 	for (size_t t = 0; t < 2; t++) {
-		struct gen ga = { .seed = 11, .reps = 5, .per_rep = 32 };
-		struct gen gb = { .seed = 12, .reps = 5, .per_rep = 32, .shift_metric = targets[t],
+		struct gen ga = { .seed = 11, .reps = 3, .per_rep = 128 };
+		struct gen gb = { .seed = 12, .reps = 3, .per_rep = 128, .shift_metric = targets[t],
 				  .shift = t ? 0.8 : 1.2 }; /* tput: higher is better */
-		struct hb_cmp_run *a, *b;
+		struct hb_cmp_group *a, *b;
 		struct hb_cmp_pair p;
 		const char *which = NULL;
 
-		pair_of(&ga, &gb, &a, &b, &p);
+		groups_of(&ga, 5, &gb, 5, &a, &b, &p);
 		assert_int_equal(count_verdict(&p, HB_CMP_WORSE, &which), 1);
 		assert_string_equal(which, targets[t]);
 		assert_int_equal(p.n_regressions, 1);
 		for (size_t i = 0; i < p.n_m; i++)
 			if (!strcmp(p.m[i].name, targets[t]))
 				assert_true(p.m[i].worse_pct > 15 && p.m[i].worse_pct < 25);
-		free_pair(a, b, &p);
+		free_groups(a, b, &p);
 	}
 }
 
 static void test_improvement_is_not_regression(void **state)
 {
-	struct gen ga = { .seed = 21, .reps = 5, .per_rep = 32 };
-	struct gen gb = { .seed = 22, .reps = 5, .per_rep = 32, .shift_metric = "lat1", .shift = 0.7 };
-	struct hb_cmp_run *a, *b;
+	struct gen ga = { .seed = 21, .reps = 3, .per_rep = 128 };
+	struct gen gb = { .seed = 22, .reps = 3, .per_rep = 128, .shift_metric = "lat1", .shift = 0.7 };
+	struct hb_cmp_group *a, *b;
 	struct hb_cmp_pair p;
 	const char *which = NULL;
 
 	(void)state;
-	pair_of(&ga, &gb, &a, &b, &p);
+	groups_of(&ga, 5, &gb, 5, &a, &b, &p);
 	assert_int_equal(p.n_regressions, 0);
 	assert_int_equal(count_verdict(&p, HB_CMP_BETTER, &which), 1);
 	assert_string_equal(which, "lat1");
-	free_pair(a, b, &p);
+	free_groups(a, b, &p);
 }
 
-static void test_samples_mode(void **state)
+static void test_one_boot_is_advisory(void **state)
 {
-	/* one repetition: the samples of one boot, stricter rule */
+	/* One boot per side (this was "samples mode", which tested the samples
+	 * of one boot and flagged A/A pairs): every metric is advisory, the
+	 * change is shown, the within-boot p-value is descriptive only. */
 	struct gen ga = { .seed = 31, .reps = 1, .per_rep = 400 };
 	struct gen gb = { .seed = 32, .reps = 1, .per_rep = 400 };
 	struct gen gc = { .seed = 33, .reps = 1, .per_rep = 400, .shift_metric = "lat0", .shift = 1.3 };
 	struct hb_cmp_run *a, *b;
 	struct hb_cmp_pair p;
-	const char *which = NULL;
 
 	(void)state;
 	pair_of(&ga, &gb, &a, &b, &p);
-	assert_int_equal(p.m[0].mode, HB_CMP_MODE_SAMPLES);
-	assert_string_equal(p.m[0].test, "mann-whitney");
+	assert_int_equal(p.m[0].mode, HB_CMP_MODE_ADVISORY);
 	assert_int_equal(count_verdict(&p, HB_CMP_WORSE, NULL), 0);
-	/* scalar metrics have one value per side: shown, not judged */
-	assert_int_equal(count_verdict(&p, HB_CMP_UNTESTED, NULL), N_SCALAR);
+	assert_int_equal(count_verdict(&p, HB_CMP_ADVISORY, NULL), N_LAT + N_SCALAR);
 	free_pair(a, b, &p);
 	pair_of(&ga, &gc, &a, &b, &p);
-	assert_int_equal(count_verdict(&p, HB_CMP_WORSE, &which), 1);
-	assert_string_equal(which, "lat0");
-	assert_true(p.m[0].ci_lo > 1.05);
+	assert_int_equal(count_verdict(&p, HB_CMP_WORSE, NULL), 0);
+	assert_int_equal(p.n_regressions, 0);
+	assert_int_equal(p.m[0].verdict, HB_CMP_ADVISORY);
+	assert_true(p.m[0].change_pct > 20);
+	assert_true(p.m[0].p_within < 1e-6); /* shown, never judged */
+	assert_true(isnan(p.m[0].q_worse));
 	free_pair(a, b, &p);
 }
 
@@ -391,17 +438,17 @@ static char *render(const struct hb_cmp_report *rep, int (*fn)(FILE *, const str
 
 static void test_formats(void **state)
 {
-	struct gen ga = { .seed = 71, .reps = 5, .per_rep = 32 };
-	struct gen gb = { .seed = 72, .reps = 5, .per_rep = 32, .shift_metric = "lat2", .shift = 1.25 };
+	struct gen ga = { .seed = 71, .reps = 3, .per_rep = 128 };
+	struct gen gb = { .seed = 72, .reps = 3, .per_rep = 128, .shift_metric = "lat2", .shift = 1.25 };
 	struct hb_cmp_report rep = { 0 };
-	struct hb_cmp_run *a, *b;
+	struct hb_cmp_group *a, *b;
 	struct hb_cmp_pair p;
 	json_error_t je;
 	json_t *j;
 	char *s;
 
 	(void)state;
-	pair_of(&ga, &gb, &a, &b, &p);
+	groups_of(&ga, 4, &gb, 4, &a, &b, &p);
 	rep.pairs = &p;
 	rep.n_pairs = 1;
 	hb_cmp_opts_default(&rep.opts);
@@ -432,8 +479,9 @@ static void test_formats(void **state)
 	s = render(&rep, hb_cmp_render_text);
 	assert_non_null(strstr(s, "!! REGRESSION"));
 	assert_non_null(strstr(s, "fault.lat2"));
+	assert_non_null(strstr(s, "boots: 4 BASE, 4 NEW"));
 	free(s);
-	free_pair(a, b, &p);
+	free_groups(a, b, &p);
 }
 
 static void test_thresholds(void **state)
@@ -455,7 +503,9 @@ static void test_thresholds(void **state)
 		hb_cmp_limits_for(&t, "fault", "write_fault_small", &l);
 		assert_true(l.min_effect_pct == 2.5 && l.boot_sd_pct == 3);
 		hb_cmp_limits_for(&t, "mix", "x", &l);
-		assert_true(l.min_effect_pct == 4 && l.boot_sd_pct == 1);
+		/* boot_sd_pct has no built-in value any more: it is a fallback
+		 * calibration, set only where a line sets it */
+		assert_true(l.min_effect_pct == 4 && isnan(l.boot_sd_pct));
 	}
 	assert_true(hb_cmp_min_effect(&t, "mix", "x") == 4);
 	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_huge") == 10);
@@ -520,7 +570,7 @@ int main(void)
 		cmocka_unit_test(test_aa_no_regression),
 		cmocka_unit_test(test_shift_found_on_that_metric_only),
 		cmocka_unit_test(test_improvement_is_not_regression),
-		cmocka_unit_test(test_samples_mode),
+		cmocka_unit_test(test_one_boot_is_advisory),
 		cmocka_unit_test(test_functional_regressions),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_broken_files),

@@ -1,0 +1,181 @@
+/* calibrate.c - `hugebench calibrate`: measure every metric's boot-to-boot
+ * noise on this host and store it for compare-report.
+ *
+ *   hugebench calibrate TARGET --boots N [--suite S] [run options]
+ *     boots TARGET N times (an A/A run group, as `hugebench run --boots N`),
+ *     then measures the group;
+ *   hugebench calibrate --from GROUP [--results DIR] [--output FILE]
+ *     measures a group that exists.
+ * The file goes to <results>/calibration/<cpu-hash>-<accel>-<suite>-<family>
+ * .json (cmp_calib.c), or to --output. Exit 0 written, 2 usage or input
+ * error, 3 when the boots could not run.
+ */
+#define _GNU_SOURCE
+#include "compare.h"
+#include "run.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char calib_usage[] =
+	"usage: hugebench calibrate TARGET --boots N [--suite S] [run options]\n"
+	"       hugebench calibrate --from GROUP [--results DIR] [--output FILE]\n"
+	"Measures the boot-to-boot sd of every metric's log center (N >= 3 boots of one\n"
+	"kernel; 10 recommended) and writes results/calibration/<cpu>-<accel>-<suite>-\n"
+	"<kernel family>.json, which compare-report uses to judge metrics with fewer\n"
+	"than 3 boots per side and to find metrics too noisy to judge.\n";
+
+static int cmp_sd(const void *x, const void *y)
+{
+	const struct hb_cmp_calib_metric *a = x, *b = y;
+
+	return (a->sd_log > b->sd_log) - (a->sd_log < b->sd_log);
+}
+
+/* Measure the group at `path` and write the file; an exit code. */
+static int calibrate_group(const char *arg, const char *results, const char *output)
+{
+	char err[1024], name[256], dir[PATH_MAX], path[PATH_MAX + 300];
+	struct hb_cmp_group *g = hb_cmp_group_open(arg, results, NULL, err, sizeof(err));
+	struct hb_cmp_calib *c;
+	struct hb_cmp_opts o;
+	int rc = HB_EXIT_USAGE;
+
+	if (!g) {
+		hb_err("calibrate: %s", err);
+		return HB_EXIT_USAGE;
+	}
+	c = hb_cmp_calib_measure(g, err, sizeof(err));
+	if (!c) {
+		hb_err("calibrate: %s", err);
+		goto out;
+	}
+	snprintf(name, sizeof(name), "%s", c->path);
+	if (output) {
+		snprintf(path, sizeof(path), "%s", output);
+	} else {
+		snprintf(dir, sizeof(dir), "%s/calibration", results);
+		if (hb_mkdir_p(dir)) {
+			hb_errno("calibrate: cannot create %s", dir);
+			goto out;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+	}
+	if (hb_cmp_calib_save(c, path, err, sizeof(err))) {
+		hb_err("calibrate: %s", err);
+		goto out;
+	}
+	printf("calibration: %zu boots of %s (kernel family %s, suite %s, %s) -> %s\n", c->boots,
+	       c->target, c->family, c->suite, c->accelerator, path);
+	/* the noisiest last: what a verdict at 5 boots per side can judge */
+	qsort(c->m, c->n, sizeof(*c->m), cmp_sd);
+	hb_cmp_opts_default(&o);
+	printf("%-52s %8s  %s\n", "metric", "boot sd",
+	       "smallest detectable change with 1 / 3 / 5 / 10 boots per side");
+	for (size_t i = 0; i < c->n; i++) {
+		static const size_t nb[] = { 1, 3, 5, 10 };
+		char clean[256];
+
+		hb_cmp_clean(clean, sizeof(clean), c->m[i].key);
+		printf("%-52s %7.1f%% ", clean, c->m[i].sd_log * 100);
+		for (int k = 0; k < 4; k++)
+			printf(" %6.1f%%", hb_cmp_detectable_pct(c->m[i].sd_log, c->m[i].n, nb[k], nb[k], &o));
+		putchar('\n');
+	}
+	rc = HB_EXIT_OK;
+out:
+	hb_cmp_calib_free(c);
+	hb_cmp_group_free(g);
+	return rc;
+}
+
+/* The value of --name (as "--name V" or "--name=V") anywhere in argv. */
+static const char *opt_value(int argc, char **argv, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], name, l) && argv[i][l] == '=')
+			return argv[i] + l + 1;
+		if (!strcmp(argv[i], name) && i + 1 < argc)
+			return argv[i + 1];
+	}
+	return NULL;
+}
+
+int hb_calibrate_main(int argc, char **argv)
+{
+	const char *from = opt_value(argc, argv, "--from"), *res = opt_value(argc, argv, "--results");
+	const char *out = opt_value(argc, argv, "--output"), *boots = opt_value(argc, argv, "--boots");
+	char dflt[PATH_MAX], dir[PATH_MAX] = "";
+	char **rargv;
+	int rargc = 0, rc;
+	long n;
+	char *end;
+
+	hb_stats_init();
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(calib_usage, stdout);
+			return HB_EXIT_OK;
+		}
+	if (!res) {
+		snprintf(dflt, sizeof(dflt), "%s/results", hb_root());
+		res = dflt;
+	}
+	if (from) {
+		for (int i = 1; i < argc; i++) {
+			bool known = !strncmp(argv[i], "--from", 6) || !strncmp(argv[i], "--results", 9) ||
+				     !strncmp(argv[i], "--output", 8);
+
+			if (!known && (i == 1 || (strcmp(argv[i - 1], "--from") &&
+						  strcmp(argv[i - 1], "--results") &&
+						  strcmp(argv[i - 1], "--output")))) {
+				hb_err("calibrate --from: unexpected argument '%s'\n%s", argv[i],
+				       calib_usage);
+				return HB_EXIT_USAGE;
+			}
+		}
+		return calibrate_group(from, res, out);
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		hb_err("calibrate: TARGET first, or --from GROUP\n%s", calib_usage);
+		return HB_EXIT_USAGE;
+	}
+	errno = 0;
+	n = boots ? strtol(boots, &end, 10) : 0;
+	if (!boots || errno || *end || end == boots || n < HB_CMP_MIN_BOOTS || n > 200) {
+		hb_err("calibrate: --boots wants a number of boots from %d to 200 (10 recommended)%s%s",
+		       HB_CMP_MIN_BOOTS, boots ? ", not " : "", boots ? boots : "");
+		return HB_EXIT_USAGE;
+	}
+	/* hugebench run --target TARGET <the rest, --output left out> */
+	rargv = calloc((size_t)argc + 3, sizeof(*rargv));
+	if (!rargv)
+		return HB_EXIT_INFRA;
+	rargv[rargc++] = "run";
+	rargv[rargc++] = "--target";
+	rargv[rargc++] = argv[1];
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--output")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(argv[i], "--output=", 9))
+			continue;
+		rargv[rargc++] = argv[i];
+	}
+	rc = hb_run_main(rargc, rargv, true, dir, sizeof(dir));
+	free(rargv);
+	if (!dir[0])
+		return rc ? rc : HB_EXIT_INFRA;
+	if (rc)
+		printf("calibrate: the run group ended with exit %d; measuring the boots that ran to "
+		       "the end\n", rc);
+	rc = calibrate_group(dir, res, out);
+	return rc == HB_EXIT_USAGE ? HB_EXIT_INFRA : rc;
+}

@@ -1,0 +1,521 @@
+/* cmp_calib.c - calibration files: the boot-to-boot noise of every metric,
+ * measured on this host from an A/A group of boots (`hugebench calibrate`).
+ *
+ * A calibration is keyed by host CPU model, accelerator, suite and kernel
+ * family (major.minor of the kernel release: 6.12 for 6.12.118+deb12-...):
+ * results/calibration/<cpu-hash>-<accelerator>-<suite>-<family>.json,
+ * schema hugebench-calibration/1. Per metric ("<workload>[#k].<metric>")
+ * it holds the sd of the log boot centers (the same centers the rule uses:
+ * cmp_rule.c), their geometric mean, the number of boots and the centers.
+ * compare-report uses one only when both sides match all four keys, and the
+ * vCPUs and memory it records (a guest of another size is another noise).
+ */
+#define _DEFAULT_SOURCE
+#include "compare.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void hb_cmp_kernel_family(const char *release, char *buf, size_t len)
+{
+	const char *s = release ? release : "";
+	size_t i = 0;
+
+	while (isdigit((unsigned char)s[i]))
+		i++;
+	if (i && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
+		i++;
+		while (isdigit((unsigned char)s[i]))
+			i++;
+		snprintf(buf, len, "%.*s", (int)i, s);
+		return;
+	}
+	snprintf(buf, len, "unknown");
+}
+
+static bool hb_cmp_safe_word(const char *s)
+{
+	if (!s || !*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._+", *s))
+			return false;
+	return true;
+}
+
+static uint64_t hb_cmp_fnv(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len)
+{
+	char fam[32];
+
+	hb_cmp_kernel_family(r->kernel_release, fam, sizeof(fam));
+	if (!r->host_cpu || !hb_cmp_safe_word(r->accelerator) || !hb_cmp_safe_word(r->suite) ||
+	    !strcmp(fam, "unknown"))
+		return -1;
+	snprintf(buf, len, "%012llx-%s-%s-%s.json",
+		 (unsigned long long)(hb_cmp_fnv(r->host_cpu) >> 16), r->accelerator, r->suite, fam);
+	return 0;
+}
+
+void hb_cmp_calib_free(struct hb_cmp_calib *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->m[i].key);
+		free(c->m[i].centers);
+	}
+	free(c->m);
+	if (c->ix)
+		hb_cmp_idx_free(c->ix);
+	free(c->ix);
+	free(c->path);
+	free(c->host_cpu);
+	free(c->accelerator);
+	free(c->suite);
+	free(c->family);
+	free(c->target);
+	free(c->created);
+	free(c->group);
+	free(c);
+}
+
+static int hb_cmp_calib_index(struct hb_cmp_calib *c)
+{
+	c->ix = calloc(1, sizeof(*c->ix));
+	if (!c->ix)
+		return -1;
+	for (size_t i = 0; i < c->n; i++)
+		if (!hb_cmp_idx_put(c->ix, NULL, c->m[i].key, NULL, NULL, i, NULL))
+			return -1;
+	return 0;
+}
+
+double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
+		       size_t *boots)
+{
+	size_t len, *v;
+	char small[256], *key;
+	double sd = NAN;
+
+	if (boots)
+		*boots = 0;
+	if (!c || !c->ix)
+		return NAN;
+	len = strlen(wl_label) + strlen(metric) + 2;
+	key = len <= sizeof(small) ? small : malloc(len);
+	if (!key)
+		return NAN;
+	snprintf(key, len, "%s.%s", wl_label, metric);
+	v = hb_cmp_idx_get(c->ix, NULL, key, NULL, NULL);
+	if (v) {
+		sd = c->m[*v].sd_log;
+		if (boots)
+			*boots = c->m[*v].n;
+	}
+	if (key != small)
+		free(key);
+	return sd;
+}
+
+/* ---- measuring ----------------------------------------------------------------- */
+
+static char *hb_cmp_dup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err, size_t errlen)
+{
+	struct hb_cmp_run **ok = hb_cmp_xcalloc(g->n, sizeof(*ok));
+	struct hb_cmp_group *use = NULL;
+	struct hb_cmp_thresholds th;
+	struct hb_cmp_calib *c = NULL;
+	struct hb_cmp_pair p = { 0 };
+	struct hb_cmp_opts o;
+	size_t n = 0, cap = 0;
+	char name0[256], name[256], fam[32];
+
+	if (!ok) {
+		snprintf(err, errlen, "%s: out of memory", g->path);
+		return NULL;
+	}
+	/* boots that ran to the end: pass, kernel-warning or fail */
+	for (size_t i = 0; i < g->n; i++)
+		if (hb_cmp_verdict_rank(g->boots[i]->verdict) >= 0 &&
+		    hb_cmp_verdict_rank(g->boots[i]->verdict) < hb_cmp_verdict_rank("error"))
+			ok[n++] = g->boots[i];
+	if (n < HB_CMP_MIN_BOOTS) {
+		snprintf(err, errlen, "%s: %zu usable boot%s (of %zu; boots that ended in error, "
+			 "timeout, panic or incomplete are left out): a calibration needs >= %d "
+			 "(hugebench calibrate TARGET --boots 10)", g->path, n, n == 1 ? "" : "s", g->n,
+			 HB_CMP_MIN_BOOTS);
+		goto out;
+	}
+	if (hb_cmp_calib_name(ok[0], name0, sizeof(name0))) {
+		snprintf(err, errlen, "%s: host CPU, accelerator, suite or kernel release unknown or "
+			 "not usable in a file name: no calibration key", ok[0]->path);
+		goto out;
+	}
+	for (size_t i = 1; i < n; i++)
+		if (hb_cmp_calib_name(ok[i], name, sizeof(name)) || strcmp(name, name0)) {
+			snprintf(err, errlen, "%s: its boots differ in host CPU, accelerator, suite or "
+				 "kernel family (%s vs %s)", g->path, ok[i]->path, ok[0]->path);
+			goto out;
+		}
+	use = hb_cmp_group_view(ok, n, g->path);
+	c = calloc(1, sizeof(*c));
+	if (!use || !c)
+		goto oom;
+	/* the rule's own boot centers: the group compared with itself */
+	hb_cmp_thresholds_default(&th);
+	hb_cmp_opts_default(&o);
+	if (hb_cmp_pair_build_groups(use, use, &th, &o, &p))
+		goto oom;
+	hb_cmp_kernel_family(ok[0]->kernel_release, fam, sizeof(fam));
+	c->host_cpu = hb_cmp_dup(ok[0]->host_cpu);
+	c->accelerator = hb_cmp_dup(ok[0]->accelerator);
+	c->suite = hb_cmp_dup(ok[0]->suite);
+	c->family = hb_cmp_dup(fam);
+	c->target = hb_cmp_dup(ok[0]->target);
+	c->group = hb_cmp_dup(g->group_id ? g->group_id : g->path);
+	c->path = hb_cmp_dup(name0);
+	c->boots = n;
+	c->vcpus = ok[0]->vcpus;
+	c->memory_mb = ok[0]->memory_mb;
+	for (size_t i = 1; i < n; i++) {
+		if (ok[i]->vcpus != c->vcpus)
+			c->vcpus = -1;
+		if (ok[i]->memory_mb != c->memory_mb)
+			c->memory_mb = -1;
+	}
+	if (!c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->target || !c->group ||
+	    !c->path)
+		goto oom;
+	for (size_t i = 0; i < p.n_m; i++) {
+		const struct hb_cmp_mres *r = &p.m[i];
+		struct hb_cmp_calib_metric m = { 0 };
+		double s = 0, ss = 0;
+		bool pos = r->na >= 2;
+
+		if (r->better == HB_CMP_INFO || !r->ca)
+			continue;
+		for (size_t k = 0; pos && k < r->na; k++)
+			pos = r->ca[k] > 0;
+		if (!pos)
+			continue; /* zero or negative centers have no log scale */
+		for (size_t k = 0; k < r->na; k++)
+			s += log(r->ca[k]);
+		s /= (double)r->na;
+		for (size_t k = 0; k < r->na; k++)
+			ss += (log(r->ca[k]) - s) * (log(r->ca[k]) - s);
+		m.sd_log = sqrt(ss / (double)(r->na - 1));
+		m.center = exp(s);
+		m.n = r->na;
+		m.key = malloc(strlen(r->workload) + strlen(r->name) + 2);
+		m.centers = malloc(r->na * sizeof(double));
+		if (!m.key || !m.centers) {
+			free(m.key);
+			free(m.centers);
+			goto oom;
+		}
+		sprintf(m.key, "%s.%s", r->workload, r->name);
+		memcpy(m.centers, r->ca, r->na * sizeof(double));
+		if (hb_cmp_append((void **)&c->m, &c->n, &cap, sizeof(m), &m)) {
+			free(m.key);
+			free(m.centers);
+			goto oom;
+		}
+	}
+	if (hb_cmp_calib_index(c))
+		goto oom;
+	{
+		char iso[32];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		c->created = strdup(iso);
+	}
+	if (!c->created)
+		goto oom;
+	goto out;
+oom:
+	snprintf(err, errlen, "%s: out of memory", g->path);
+	hb_cmp_calib_free(c);
+	c = NULL;
+out:
+	hb_cmp_pair_free(&p);
+	hb_cmp_group_free(use);
+	free(ok);
+	return c;
+}
+
+/* ---- the file -------------------------------------------------------------------- */
+
+int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err, size_t errlen)
+{
+	json_t *root = json_object(), *ms = json_object();
+	char tmp[4200];
+	int ret = -1;
+
+	for (size_t i = 0; i < c->n; i++) {
+		json_t *cs = json_array();
+
+		for (size_t k = 0; k < c->m[i].n; k++)
+			json_array_append_new(cs, json_real(c->m[i].centers[k]));
+		json_object_set_new(ms, c->m[i].key,
+				    json_pack("{s:f, s:f, s:I, s:o}", "sd_log", c->m[i].sd_log, "center",
+					      c->m[i].center, "boots", (json_int_t)c->m[i].n,
+					      "centers", cs));
+	}
+	json_object_set_new(root, "schema", json_string(HB_CMP_CALIB_SCHEMA));
+	json_object_set_new(root, "host_cpu", json_string(c->host_cpu));
+	json_object_set_new(root, "accelerator", json_string(c->accelerator));
+	json_object_set_new(root, "suite", json_string(c->suite));
+	json_object_set_new(root, "kernel_family", json_string(c->family));
+	json_object_set_new(root, "target", json_string(c->target));
+	json_object_set_new(root, "group", json_string(c->group));
+	json_object_set_new(root, "boots", json_integer((json_int_t)c->boots));
+	if (c->vcpus >= 0)
+		json_object_set_new(root, "vcpus", json_integer(c->vcpus));
+	if (c->memory_mb >= 0)
+		json_object_set_new(root, "memory_mb", json_integer(c->memory_mb));
+	json_object_set_new(root, "created", json_string(c->created));
+	json_object_set_new(root, "sd_log",
+			    json_string("per metric: sample sd of log(boot center) over the boots; "
+					"boot center = median of the boot's samples (>= 5 per "
+					"repetition) or their mean"));
+	json_object_set_new(root, "metrics", ms);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8)))
+		snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+	else if (rename(tmp, path))
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+	else
+		ret = 0;
+	if (ret)
+		unlink(tmp);
+	json_decref(root);
+	return ret;
+}
+
+static const char *hb_cmp_cstr(json_t *root, const char *key, const char *path, char *err,
+			       size_t errlen)
+{
+	json_t *v = json_object_get(root, key);
+
+	if (json_is_string(v) && *json_string_value(v))
+		return json_string_value(v);
+	if (!err[0])
+		snprintf(err, errlen, "%s: %s: %s", path, key,
+			 !v ? "missing" : json_is_string(v) ? "empty" : "expected a string");
+	return NULL;
+}
+
+struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errlen)
+{
+	json_t *root = hb_cmp_read_json(path, err, errlen), *ms, *v;
+	struct hb_cmp_calib *c;
+	const char *key, *s[7];
+	size_t cap = 0;
+
+	if (!root)
+		return NULL;
+	err[0] = 0;
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->path = strdup(path))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto bad;
+	}
+	if (!json_is_object(root)) {
+		snprintf(err, errlen, "%s: (top level): expected a JSON object", path);
+		goto bad;
+	}
+	s[0] = hb_cmp_cstr(root, "schema", path, err, errlen);
+	if (s[0] && strcmp(s[0], HB_CMP_CALIB_SCHEMA)) {
+		snprintf(err, errlen, "%s: schema: not %s", path, HB_CMP_CALIB_SCHEMA);
+		goto bad;
+	}
+	s[1] = hb_cmp_cstr(root, "host_cpu", path, err, errlen);
+	s[2] = hb_cmp_cstr(root, "accelerator", path, err, errlen);
+	s[3] = hb_cmp_cstr(root, "suite", path, err, errlen);
+	s[4] = hb_cmp_cstr(root, "kernel_family", path, err, errlen);
+	s[5] = json_string_value(json_object_get(root, "target"));
+	s[6] = json_string_value(json_object_get(root, "created"));
+	v = json_object_get(root, "boots");
+	if (!err[0] && !(json_is_integer(v) && json_integer_value(v) >= 2 &&
+			 json_integer_value(v) <= 1000000))
+		snprintf(err, errlen, "%s: boots: expected an integer >= 2", path);
+	ms = json_object_get(root, "metrics");
+	if (!err[0] && !json_is_object(ms))
+		snprintf(err, errlen, "%s: metrics: %s", path, ms ? "expected an object" : "missing");
+	if (err[0])
+		goto bad;
+	c->boots = (size_t)json_integer_value(v);
+	c->vcpus = c->memory_mb = -1;
+	for (int k = 0; k < 2; k++) {
+		json_t *x = json_object_get(root, k ? "memory_mb" : "vcpus");
+
+		if (!x)
+			continue;
+		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+		    json_integer_value(x) > 1 << 30) {
+			snprintf(err, errlen, "%s: %s: expected a positive integer", path,
+				 k ? "memory_mb" : "vcpus");
+			goto bad;
+		}
+		*(k ? &c->memory_mb : &c->vcpus) = (long)json_integer_value(x);
+	}
+	c->host_cpu = strdup(s[1]);
+	c->accelerator = strdup(s[2]);
+	c->suite = strdup(s[3]);
+	c->family = strdup(s[4]);
+	c->target = hb_cmp_dup(s[5]);
+	c->created = hb_cmp_dup(s[6]);
+	c->group = hb_cmp_dup(json_string_value(json_object_get(root, "group")));
+	if (!c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->target ||
+	    !c->created || !c->group) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto bad;
+	}
+	json_object_foreach(ms, key, v) {
+		struct hb_cmp_calib_metric m = { 0 };
+		json_t *sd = json_object_get(v, "sd_log"), *nb = json_object_get(v, "boots");
+		json_t *center = json_object_get(v, "center");
+
+		if (!json_is_object(v) || !json_is_number(sd) || !isfinite(json_number_value(sd)) ||
+		    json_number_value(sd) < 0 || json_number_value(sd) > 100 ||
+		    !json_is_integer(nb) || json_integer_value(nb) < 2 ||
+		    json_integer_value(nb) > 1000000) {
+			/* the key is a metric name from a result file: not quoted */
+			snprintf(err, errlen, "%s: metrics: an entry without a valid sd_log (a number "
+				 "from 0 to 100) and boots (an integer >= 2)", path);
+			goto bad;
+		}
+		m.key = strdup(key);
+		m.sd_log = json_number_value(sd);
+		m.n = (size_t)json_integer_value(nb);
+		m.center = json_is_number(center) ? json_number_value(center) : NAN;
+		if (!m.key || hb_cmp_append((void **)&c->m, &c->n, &cap, sizeof(m), &m)) {
+			free(m.key);
+			snprintf(err, errlen, "%s: out of memory", path);
+			goto bad;
+		}
+	}
+	if (hb_cmp_calib_index(c)) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto bad;
+	}
+	json_decref(root);
+	return c;
+bad:
+	json_decref(root);
+	hb_cmp_calib_free(c);
+	return NULL;
+}
+
+/* ---- finding the one for a comparison ----------------------------------------------- */
+
+/* The calibration file name all boots of both sides share; -1 with a note. */
+static int hb_cmp_common_name(const struct hb_cmp_group *a, const struct hb_cmp_group *b,
+			      char *name, size_t len, char *note, size_t notelen)
+{
+	char other[256];
+	const struct hb_cmp_group *g[2] = { a, b };
+
+	if (hb_cmp_calib_name(a->boots[0], name, len)) {
+		snprintf(note, notelen, "none: BASE's host CPU, accelerator, suite or kernel release "
+			 "is unknown");
+		return -1;
+	}
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < g[s]->n; i++)
+			if (hb_cmp_calib_name(g[s]->boots[i], other, sizeof(other)) ||
+			    strcmp(other, name)) {
+				char fa[32], fb[32];
+
+				hb_cmp_kernel_family(a->boots[0]->kernel_release, fa, sizeof(fa));
+				hb_cmp_kernel_family(g[s]->boots[i]->kernel_release, fb, sizeof(fb));
+				snprintf(note, notelen, "none: the boots differ in host CPU, accelerator, "
+					 "suite or kernel family (%s vs %s); a calibration is per all four",
+					 fa, fb);
+				return -1;
+			}
+	return 0;
+}
+
+int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
+		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,
+		      size_t notelen)
+{
+	char name[256], path[4400], fam[32], err[1024];
+	struct hb_cmp_calib *c;
+	struct stat st;
+
+	*out = NULL;
+	if (!where) {
+		snprintf(note, notelen, "none (no calibration folder or file given)");
+		return 0;
+	}
+	if (hb_cmp_common_name(a, b, name, sizeof(name), note, notelen))
+		return 0;
+	if (!stat(where, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(path, sizeof(path), "%s/%s", where, name);
+		if (stat(path, &st)) {
+			snprintf(note, notelen, "none: no %s (run: hugebench calibrate %s --boots 10 "
+				 "--suite %s)", path, a->boots[0]->target ? a->boots[0]->target : "TARGET", a->boots[0]->suite);
+			return 0;
+		}
+	} else {
+		snprintf(path, sizeof(path), "%s", where);
+	}
+	c = hb_cmp_calib_load(path, err, sizeof(err));
+	if (!c) {
+		snprintf(note, notelen, "%s", err);
+		return -1;
+	}
+	hb_cmp_kernel_family(a->boots[0]->kernel_release, fam, sizeof(fam));
+	if (strcmp(c->host_cpu, a->boots[0]->host_cpu) ||
+	    strcmp(c->accelerator, a->boots[0]->accelerator) || strcmp(c->suite, a->boots[0]->suite) ||
+	    strcmp(c->family, fam)) {
+		snprintf(note, notelen, "none: %s is for %s / %s / suite %s / kernel %s, not this "
+			 "comparison's %s / %s / %s / %s", path, c->host_cpu, c->accelerator, c->suite,
+			 c->family, a->boots[0]->host_cpu, a->boots[0]->accelerator, a->boots[0]->suite,
+			 fam);
+		hb_cmp_calib_free(c);
+		return 0;
+	}
+	/* the noise of 1 vCPU is not that of 2: the size of the guest must match */
+	for (int s = 0; s < 2; s++) {
+		const struct hb_cmp_run *r = (s ? b : a)->boots[0];
+
+		if ((c->vcpus >= 0 && r->vcpus >= 0 && r->vcpus != c->vcpus) ||
+		    (c->memory_mb >= 0 && r->memory_mb >= 0 && r->memory_mb != c->memory_mb)) {
+			snprintf(note, notelen, "none: %s was measured with %ld vCPUs and %ld MB, %s has "
+				 "%ld and %ld", path, c->vcpus, c->memory_mb, s ? "NEW" : "BASE",
+				 r->vcpus, r->memory_mb);
+			hb_cmp_calib_free(c);
+			return 0;
+		}
+	}
+	snprintf(note, notelen, "%s (%zu boots of %s, %s; %zu metrics)", path, c->boots, c->target,
+		 c->created, c->n);
+	*out = c;
+	return 0;
+}
