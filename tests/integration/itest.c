@@ -212,35 +212,6 @@ void hb_itest_run_suite_text(const char *target, const char *name, const char *t
 	unlink(path);
 }
 
-void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_itest_run *r)
-{
-	char out[] = "/tmp/hb-itest-out-XXXXXX", err[] = "/tmp/hb-itest-err-XXXXXX";
-	const char *extra[] = { "--timeout", "300", "--cmdline", "hb.hang=1", NULL };
-	char *argv[64];
-	double t0 = hb_itest_now();
-	pid_t pid;
-
-	close(mkstemp(out));
-	close(mkstemp(err));
-	build_argv(argv, target, "smoke", extra);
-	pid = start(argv, out, err);
-	/* Wait until QEMU runs (the "[boot]" line), then a bit more, as a
-	 * person would press Ctrl-C while the guest is up. */
-	while (hb_itest_now() - t0 < 120) {
-		char *so = hb_itest_slurp(out);
-		int up = strstr(so, "[boot]") != NULL;
-
-		free(so);
-		if (up)
-			break;
-		usleep(100000);
-	}
-	usleep((useconds_t)(at_most_s * 1e6));
-	kill(pid, SIGINT);
-	r->exit_code = finish(pid, out, err, &r->out, &r->err);
-	load_result(r);
-}
-
 void hb_itest_run_killed(const char *target, const char *const *extra, double after_boot_s,
 			 int sig, void (*while_up)(const char *dir), struct hb_itest_run *r)
 {
@@ -277,13 +248,23 @@ void hb_itest_run_killed(const char *target, const char *const *extra, double af
 	load_result(r);
 }
 
-int hb_itest_qemu_uid(const char *dir)
+/* Ctrl-C once the guest is up (after the "[boot]" line, plus at_most_s, as
+ * a person would press it). */
+void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_itest_run *r)
+{
+	const char *extra[] = { "--timeout", "300", "--cmdline", "hb.hang=1", NULL };
+
+	hb_itest_run_killed(target, extra, at_most_s, SIGINT, NULL, r);
+}
+
+/* The pid of a QEMU process whose command line refers to dir, or 0. */
+static pid_t qemu_pid(const char *dir)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	int uid = -1;
+	pid_t found = 0;
 
-	while (d && (e = readdir(d)) && uid < 0) {
+	while (d && (e = readdir(d)) && !found) {
 		char p[300], buf[8192];
 		ssize_t n;
 		int fd;
@@ -302,20 +283,29 @@ int hb_itest_qemu_uid(const char *dir)
 			if (!buf[i])
 				buf[i] = ' ';
 		buf[n] = 0;
-		if (strstr(buf, "qemu-system") && strstr(buf, dir)) {
-			char *st;
-			const char *u;
-
-			snprintf(p, sizeof(p), "/proc/%s/status", e->d_name);
-			st = hb_itest_slurp(p);
-			u = strstr(st, "\nUid:");
-			if (u)
-				sscanf(u + 5, "%*d %d", &uid); /* the effective uid */
-			free(st);
-		}
+		if (strstr(buf, "qemu-system") && strstr(buf, dir))
+			found = (pid_t)atoi(e->d_name);
 	}
 	if (d)
 		closedir(d);
+	return found;
+}
+
+int hb_itest_qemu_uid(const char *dir)
+{
+	char p[64], *st;
+	const char *u;
+	pid_t pid = qemu_pid(dir);
+	int uid = -1;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	st = hb_itest_slurp(p);
+	u = strstr(st, "\nUid:");
+	if (u)
+		sscanf(u + 5, "%*d %d", &uid); /* the effective uid */
+	free(st);
 	return uid;
 }
 
@@ -379,32 +369,5 @@ int hb_itest_lines(const char *text)
 
 bool hb_itest_qemu_running(const char *dir)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool found = false;
-
-	while (d && (e = readdir(d)) && !found) {
-		char p[300], buf[8192];
-		ssize_t n;
-		int fd;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
-		fd = open(p, O_RDONLY);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		for (ssize_t i = 0; i < n; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		buf[n] = 0;
-		found = strstr(buf, "qemu-system") && strstr(buf, dir);
-	}
-	if (d)
-		closedir(d);
-	return found;
+	return qemu_pid(dir) > 0;
 }
