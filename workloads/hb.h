@@ -142,9 +142,6 @@ uint64_t hb_hash(const void *buf, size_t len);
 void hb_pattern_fill(void *buf, size_t len, uint64_t seed, size_t offset);
 /* Returns the first byte offset that differs from the pattern, or len. */
 size_t hb_pattern_verify(const void *buf, size_t len, uint64_t seed, size_t offset);
-/* The common `unsupported` probe of huge tmpfs workloads: NULL when the
- * kernel has shmem THP and shmem_enabled is not 'deny', else the reason. */
-const char *hb_huge_tmpfs_unsupported(struct hb_ctx *ctx);
 /* Load a module from /lib/modules/hb (the initramfs); 0, -EEXIST or -errno. */
 int hb_load_module(const char *name, const char *params);
 

@@ -278,21 +278,6 @@ size_t hb_pattern_verify(const void *buf, size_t len, uint64_t seed, size_t offs
 	return len;
 }
 
-const char *hb_huge_tmpfs_unsupported(struct hb_ctx *ctx)
-{
-	const char *knob = "/sys/kernel/mm/transparent_hugepage/shmem_enabled";
-	char v[32];
-
-	(void)ctx;
-	if (access(knob, F_OK))
-		return "kernel has no shmem THP (/sys/kernel/mm/transparent_hugepage/shmem_enabled "
-		       "missing)";
-	hb_knob_active(knob, v, sizeof(v));
-	if (strcmp(v, "deny") == 0)
-		return "shmem_enabled is 'deny': no huge tmpfs pages at all";
-	return NULL;
-}
-
 int hb_load_module(const char *name, const char *params)
 {
 	char path[256];
