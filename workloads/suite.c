@@ -3,6 +3,7 @@
  * syntax only: whether a workload and its key=value pairs exist is
  * params.c's hb_suite_check(). */
 #define _GNU_SOURCE
+#include "params.h"
 #include "runner.h"
 
 #include <errno.h>
@@ -11,17 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* repeat=N: decimal 1..1000 (it was atoi(): "5x" read as 5). */
+/* repeat=N: decimal 1..HB_MAX_REPEAT (it was atoi(): "5x" read as 5); the
+ * number itself is read as every other whole-number parameter is. */
 static int parse_repeat(const char *v)
 {
-	char *end;
 	long r;
 
-	if (*v < '0' || *v > '9')
-		return -1;
-	errno = 0;
-	r = strtol(v, &end, 10);
-	return errno || *end || r < 1 || r > HB_MAX_REPEAT ? -1 : (int)r;
+	return hb_param_parse_long(v, &r) || r < 1 || r > HB_MAX_REPEAT ? -1 : (int)r;
 }
 
 /* One line's tokens into e; 0, or -1 with err. */
