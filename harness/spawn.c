@@ -186,27 +186,45 @@ reaped:
 	_exit(128 + WTERMSIG(st));
 }
 
-/* fork the guard; out_fd is where the command's stdout goes (-1: ours). */
+/* fork the guard; out_fd is where the command's stdout goes (-1: s->log_path
+ * for stdout and stderr when set, else ours). */
 static pid_t start_guarded(const struct hb_spawn *s, int out_fd)
 {
 	pid_t parent = getpid(), pid;
-	int errpipe[2];
+	int errpipe[2], logfd = -1;
 	int err = 0;
 
-	if (pipe2(errpipe, O_CLOEXEC))
+	if (out_fd < 0 && s->log_path) {
+		logfd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (logfd < 0)
+			return -1;
+		out_fd = logfd;
+	}
+	if (pipe2(errpipe, O_CLOEXEC)) {
+		err = errno;
+		if (logfd >= 0)
+			close(logfd);
+		errno = err;
 		return -1;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
+		err = errno;
 		close(errpipe[0]);
 		close(errpipe[1]);
+		if (logfd >= 0)
+			close(logfd);
+		errno = err;
 		return -1;
 	}
 	if (pid == 0) {
 		close(errpipe[0]);
 		guard(s, parent, out_fd, errpipe[1]);
 	}
+	if (logfd >= 0)
+		close(logfd);
 	setpgid(pid, pid); /* also done by the guard: whichever runs first */
 	close(errpipe[1]);
 	/* the exec succeeded when the pipe closes without a word */
@@ -262,16 +280,10 @@ int hb_run(const struct hb_spawn *s, char **out, size_t *out_len)
 			return -1;
 		/* the child's copy must survive exec: dup2 in exec_command clears CLOEXEC */
 		fd = pipefd[1];
-	} else if (s->log_path) {
-		fd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0)
-			return -1;
 	}
 	pid = start_guarded(s, fd);
 	if (s->capture)
 		close(pipefd[1]);
-	else if (fd >= 0)
-		close(fd);
 	if (pid < 0) {
 		int e = errno;
 
@@ -319,18 +331,7 @@ int hb_run(const struct hb_spawn *s, char **out, size_t *out_len)
 
 pid_t hb_start(const struct hb_spawn *s)
 {
-	int fd = -1;
-	pid_t pid;
-
-	if (s->log_path) {
-		fd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0)
-			return -1;
-	}
-	pid = start_guarded(s, fd);
-	if (fd >= 0)
-		close(fd);
-	return pid;
+	return start_guarded(s, -1);
 }
 
 int hb_spawn_capture(char *const argv[], char *out, size_t outlen)
