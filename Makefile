@@ -34,7 +34,6 @@ unexport TARGET SUITE ARGS A B BASE NEW BOOTS GROUP RESULTS
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
-CPPFLAGS += -Iworkloads -Iharness
 
 BUILD := build
 # Debian packages the build, the guests and the tests need.
@@ -42,12 +41,25 @@ DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-d
 	libgsl-dev libssl-dev cpio xz-utils zstd kmod \
 	build-essential flex bison bc libelf-dev
 
-GUEST_SRC := $(wildcard workloads/*.c)
-GUEST_OBJ := $(patsubst workloads/%.c,$(BUILD)/guest/%.o,$(GUEST_SRC))
-HARNESS_SRC := $(wildcard harness/*.c)
-HARNESS_OBJ := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRC))
-# Harness objects without main(), for unit tests.
-HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
+# The tree (README "Where things are"). Each side sees only its own headers
+# and lib/: the host build cannot include a guest header and vice versa.
+HOST_DIRS := harness harness/common harness/vm harness/kernel harness/result harness/compare
+GUEST_DIRS := guest-images/runner workloads/api workloads lib/kvm
+HOST_INC := $(addprefix -I,lib $(HOST_DIRS))
+GUEST_INC := $(addprefix -I,lib $(GUEST_DIRS))
+# Tests and benchmarks see everything.
+ALL_INC := $(addprefix -I,lib $(HOST_DIRS) $(GUEST_DIRS))
+ALL_H := $(wildcard lib/*.h $(addsuffix /*.h,$(HOST_DIRS) $(GUEST_DIRS)))
+
+LIB_SRC := $(wildcard lib/*.c)
+HOST_SRC := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))
+GUEST_SRC := $(foreach d,$(GUEST_DIRS),$(wildcard $(d)/*.c))
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+LIB_OBJ := $(call obj,$(LIB_SRC))
+HOST_OBJ := $(call obj,$(HOST_SRC))
+GUEST_OBJ := $(call obj,$(GUEST_SRC))
+# Host objects without main(), for unit tests.
+HARNESS_LIB := $(filter-out $(BUILD)/obj/harness/main.o,$(HOST_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
@@ -80,44 +92,48 @@ install-pkgs:
 
 check-deps: deps
 
-$(BUILD)/guest/%.o: workloads/%.c $(wildcard workloads/*.h) | check-deps
+# make picks the pattern with the shortest stem: harness/ and lib/ objects
+# get their own include paths, everything else is guest code.
+$(BUILD)/obj/harness/%.o: harness/%.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+	$(CC) $(HOST_INC) $(WARN) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/hb-guest: $(GUEST_OBJ)
+$(BUILD)/obj/lib/%.o: lib/%.c $(ALL_H) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) -Ilib $(WARN) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.c $(ALL_H) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(GUEST_INC) $(WARN) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/hb-guest: $(GUEST_OBJ) $(LIB_OBJ)
 	$(CC) -static -o $@ $^ -ljansson -lm
 
-$(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*.h) | check-deps
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
-
-# The host links the same /proc and suite parsers the guest uses.
-SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o $(BUILD)/guest/params.o
 HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
-$(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
+$(BUILD)/hugebench: $(HOST_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
-# test_kvm_stats, test_wl_a and test_wl_b #include guest .c files: rebuild
-# them when those change.
-$(BUILD)/tests/test_kvm_stats: workloads/kvm_stats.c
+# test_wl_a, test_wl_b and test_subject #include workload .c files for their
+# static helpers: rebuild them when those change.
 $(BUILD)/tests/test_wl_a $(BUILD)/tests/test_wl_b $(BUILD)/tests/test_subject: \
 	$(wildcard workloads/wl_*.c workloads/*_table.c)
-$(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(SHARED_OBJ) $(BUILD)/guest/hb_util.o \
-		$(BUILD)/guest/hb_core.o
+$(BUILD)/tests/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o
+WL_API_OBJ := $(call obj,workloads/api/hb_util.c workloads/api/hb_core.c)
+$(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(LIB_OBJ) $(WL_API_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(filter-out workloads/%.c,$^) $(HOST_LIBS) -lcmocka
+	$(CC) $(ALL_INC) $(WARN) $(CFLAGS) -o $@ $(filter-out workloads/%.c,$^) $(HOST_LIBS) -lcmocka
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.
-CMP_SRC := harness/stats.c harness/cmp_rule.c harness/cmp_util.c harness/cmp_load.c \
-	harness/cmp_report.c harness/cmp_group.c harness/cmp_calib.c
+CMP_SRC := $(addprefix harness/compare/,stats.c cmp_rule.c cmp_util.c cmp_load.c \
+	cmp_report.c cmp_group.c cmp_calib.c)
 
 # Benchmark of the compare-report rule (not a test): false alarms and power
 # by simulation from measured boot-to-boot noise (bench/data/*.json, made by
 # hugebench calibrate), at 1, 3, 5 and 10 boots per side.
-$(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(wildcard harness/*.h) | check-deps
+$(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
 compare-sim: $(BUILD)/compare_sim
 	$(BUILD)/compare_sim --trials 2000 --calibration bench/data/debian-6.12-tcg-quick.json
@@ -126,9 +142,9 @@ compare-sim: $(BUILD)/compare_sim
 # kernel; default: the latest debian-6.12 group) into halves of 5, then each
 # delay-injection group against its interleaved minimal-6.1 group when
 # RESULTS (default results/) holds them.
-$(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(wildcard harness/*.h) | check-deps
+$(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
 aa-study: $(BUILD)/aa_study
 	@res="$${HB_RESULTS:-results}"; \
@@ -198,23 +214,18 @@ FUZZ_CC := clang
 FUZZ_WARN := $(filter-out -Wno-format-truncation,$(WARN))
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all
-FUZZ_OBJ := $(patsubst harness/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out harness/main.c,$(HARNESS_SRC))) \
-	$(BUILD)/fuzz/obj/g_procstat.o $(BUILD)/fuzz/obj/g_suite.o $(BUILD)/fuzz/obj/g_params.o
+FUZZ_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/fuzz/obj/%,$(HARNESS_LIB) $(LIB_OBJ))
 FUZZ_SECONDS ?= 60
 # keep the fuzz objects between builds (make deletes pattern-made intermediates)
 .SECONDARY: $(FUZZ_OBJ)
 
-$(BUILD)/fuzz/obj/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*.h) | check-deps
+$(BUILD)/fuzz/obj/%.o: %.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
-
-$(BUILD)/fuzz/obj/g_%.o: workloads/%.c $(wildcard workloads/*.h) | check-deps
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(ALL_INC) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HOST_LIBS)
+	$(FUZZ_CC) $(ALL_INC) $(FUZZ_WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HOST_LIBS)
 
 # CI: every checked-in input once through its target (a regression test).
 fuzz-regress: test-deps $(FUZZ_BIN)
@@ -234,7 +245,7 @@ fuzz: test-deps $(FUZZ_BIN)
 ITEST_SRC := $(wildcard tests/integration/*.c)
 $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/integration $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) -ljansson -lcmocka
+	$(CC) -Itests/integration $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) -ljansson -lcmocka
 
 # Boots real guests: Debian 6.1 and 6.12 under TCG (kernels cached in .cache/).
 integration: all $(BUILD)/tests/test_guests

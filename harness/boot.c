@@ -12,7 +12,7 @@
 #include "params.h"
 #include "qemu.h"
 #include "result.h"
-#include "runner.h"
+#include "suite.h"
 #include "target.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # kernels/build-source.sh - build a kernel from a source recipe (packaging glue).
 #
-# The harness drives this script (hb_recipe_build() in harness/recipe.c): the
+# The harness drives this script (hb_recipe_build() in harness/kernel/recipe.c): the
 # C side parses the recipe, resolves base= chains and patches/series, and
 # computes the cache key (hb_recipe_cache_key: the ONE implementation of it).
 # This script obtains the source, applies the patches, merges the config and

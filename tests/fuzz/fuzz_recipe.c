@@ -1,5 +1,5 @@
 /* fuzz_recipe.c - libFuzzer target for the kernel recipe parser
- * (hb_recipe_load in harness/recipe.c) and the cache key over what it
+ * (hb_recipe_load in harness/kernel/recipe.c) and the cache key over what it
  * resolved. The input is the recipe file, optionally followed by a line
  * "%%series" and the patches/series text, and a line "%%config" and a
  * config fragment. They are written to a private kernels folder holding

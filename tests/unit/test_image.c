@@ -1,4 +1,4 @@
-/* test_image.c - hb_image_build() (harness/image.c) with the real
+/* test_image.c - hb_image_build() (harness/kernel/image.c) with the real
  * guest-images/mkinitramfs.sh, against a fake checkout: a module list longer
  * than the old 8 KiB stack buffer must reach the initramfs whole, and
  * symlinks planted under the cache at the old predictable temporary names

@@ -1,5 +1,5 @@
 /* test_kvm_stats.c - unit tests for the KVM binary stats parser
- * (workloads/kvm_stats.c) against captured stats files and hand-built ones.
+ * (lib/kvm/kvm_stats.c) against captured stats files and hand-built ones.
  *
  * Captured blobs in tests/unit/data/:
  *   kvm_vm_stats.bin, kvm_vcpu_stats.bin - kvm_amd on 6.12.117+deb12-cloud-amd64
@@ -7,8 +7,7 @@
  *     `kvm-map size_mb=16 backings=huge raw_stats=1`: 8 x 2 MiB data pages,
  *     11 x 4 KiB system pages; the vCPU file has three log histograms.
  *   kvm_vm_stats_pvm.bin - an idle VM of this project's host kvm_pvm (6.18).
- * The parser is included directly: the unit-test rule links only the shared
- * objects, not build/guest/kvm_stats.o.
+ * The Makefile links lib/kvm/kvm_stats.o into this test.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -25,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../workloads/kvm_stats.c"
+#include "kvm_stats.h"
 
 struct blob {
 	unsigned char *p;

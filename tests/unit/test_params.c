@@ -24,7 +24,7 @@
 
 #include "hb.h"
 #include "params.h"
-#include "runner.h"
+#include "suite.h"
 #include "util.h"
 
 static char g_root[PATH_MAX]; /* the source tree */

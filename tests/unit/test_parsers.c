@@ -16,7 +16,7 @@
 #include "hb.h"
 #include "modules.h"
 #include "procstat.h"
-#include "runner.h"
+#include "suite.h"
 #include "target.h"
 
 static const char meminfo_text[] =

@@ -20,7 +20,7 @@
 #include "compare.h"
 #include "console.h"
 #include "result.h"
-#include "runner.h"
+#include "suite.h"
 
 /* sizeof of a literal, without its terminating NUL: NULs inside count */
 #define LIT(s) (s), (sizeof(s) - 1)

@@ -1,4 +1,4 @@
-/* test_spawn.c - the guarded process runner (harness/util.c): a child and
+/* test_spawn.c - the guarded process runner (harness/common/util.c): a child and
  * everything it started die with hugebench, even when hugebench is killed
  * with SIGKILL; a SIGTERM to hugebench reaches the child's whole group;
  * exit statuses and captured output come back as before; option values are

@@ -1,4 +1,4 @@
-/* test_stats.c - harness/stats.c against values computed with R 4.2.2.
+/* test_stats.c - harness/compare/stats.c against values computed with R 4.2.2.
  *
  * Each expected value is R's output (t.test, wilcox.test, p.adjust,
  * quantile) for the same data, hard-coded with a tolerance, plus the

@@ -1,7 +1,7 @@
-/* runner.h - suite parsing and running, shared by the guest binary and the
- * host's unit tests. */
-#ifndef HB_RUNNER_H
-#define HB_RUNNER_H
+/* suite.h - the suite text format ("workload [repeat=N] [key=value ...]" per
+ * line), parsed by the guest runner and, before any boot, by the host. */
+#ifndef HB_SUITE_H
+#define HB_SUITE_H
 
 #include <stddef.h>
 
@@ -26,9 +26,5 @@ struct hb_suite_entry {
  * and values that do not fit the struct are refused, not cut. Returns the
  * number of entries, or -1 with err filled. */
 int hb_suite_parse(const char *text, struct hb_suite_entry *out, int max, char *err, size_t errlen);
-int hb_run_suite(const char *suite_name, const char *text, int fd);
-
-struct hb_workload;
-const struct hb_workload *hb_workload_find(const char *name);
 
 #endif

@@ -6,7 +6,7 @@
  * line that fails is counted (stream_bad_lines) and the next one read. */
 #define _GNU_SOURCE
 #include "result.h"
-#include "runner.h"
+#include "suite.h"
 #include "util.h"
 
 #include <float.h>

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "params.h"
+#include "procstat.h"
 
 #define HB_MB (1024UL * 1024UL)
 #define HB_HPAGE (2UL * HB_MB)
@@ -86,10 +87,6 @@ bool hb_failed(const struct hb_ctx *ctx); /* error or skip already recorded */
 
 /* ---- /proc/meminfo + /proc/vmstat snapshots --------------------------- */
 #define HB_SNAP_MAX 320
-struct hb_kv {
-	char key[48];
-	long long val;
-};
 struct hb_snap {
 	struct hb_kv meminfo[96]; /* values in kB as the kernel prints them */
 	size_t n_meminfo;

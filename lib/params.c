@@ -4,7 +4,7 @@
  * gets the same one line from both. */
 #define _GNU_SOURCE
 #include "params.h"
-#include "runner.h"
+#include "suite.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * params.c's hb_suite_check(). */
 #define _GNU_SOURCE
 #include "params.h"
-#include "runner.h"
+#include "suite.h"
 
 #include <errno.h>
 #include <stdbool.h>

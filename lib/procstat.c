@@ -1,6 +1,5 @@
 /* procstat.c - /proc/meminfo and /proc/vmstat parsing (see procstat.h). */
 #include "procstat.h"
-#include "hb.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct hb_kv;
+/* One "key value" pair of /proc/meminfo or /proc/vmstat. */
+struct hb_kv {
+	char key[48];
+	long long val;
+};
 
 enum procstat_format {
 	PROCSTAT_MEMINFO, /* "Key:   123 kB" (the unit is dropped, values stay in kB) */
