@@ -125,7 +125,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(LIB_OBJ) $(WL_API_OBJ)
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.
-CMP_SRC := $(addprefix harness/compare/,stats.c cmp_rule.c cmp_util.c cmp_load.c \
+CMP_SRC := harness/common/stats.c $(addprefix harness/compare/,cmp_rule.c cmp_util.c cmp_load.c \
 	cmp_report.c cmp_group.c cmp_calib.c)
 
 # Benchmark of the compare-report rule (not a test): false alarms and power
@@ -133,7 +133,7 @@ CMP_SRC := $(addprefix harness/compare/,stats.c cmp_rule.c cmp_util.c cmp_load.c
 # hugebench calibrate), at 1, 3, 5 and 10 boots per side.
 $(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Ilib -Iharness/common -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
 compare-sim: $(BUILD)/compare_sim
 	$(BUILD)/compare_sim --trials 2000 --calibration bench/data/debian-6.12-tcg-quick.json
@@ -144,7 +144,7 @@ compare-sim: $(BUILD)/compare_sim
 # RESULTS (default results/) holds them.
 $(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Ilib -Iharness/common -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
 aa-study: $(BUILD)/aa_study
 	@res="$${HB_RESULTS:-results}"; \

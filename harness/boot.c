@@ -3,6 +3,7 @@
  * exist before the guest boots, so every way a boot can end leaves a
  * readable result. Run groups and A/B runs (run.c) are made of these. */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "accel.h"
 #include "boot.h"
 #include "console.h"
@@ -110,7 +111,7 @@ static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
 	uname(&u);
 	return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:i, s:s, s:s}, s:s, s:i, "
 			 "s:[], s:[], s:[], s:s, s:s}",
-			 "schema", "hugebench-result/1", "run_id", run_id, "hugebench_version",
+			 "schema", HB_SCHEMA_RESULT, "run_id", run_id, "hugebench_version",
 			 HB_VERSION, "created", iso, "target", "name", t->name, "kind",
 			 t->kind == HB_TARGET_HOST ? "host"
 			 : t->kind == HB_TARGET_BZIMAGE ? "bzimage" : "recipe",

@@ -2,6 +2,7 @@
  * `hugebench ab` (two targets booted alternately, then compare-report). A
  * boot itself is boot.c. */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "boot.h"
 #include "compare.h"
 #include "qemu.h"
@@ -68,7 +69,7 @@ static int write_group(const struct run_ctx *c, const char *dir, const char *gro
 		json_decref(res);
 	}
 	hb_utc_iso(iso, sizeof(iso));
-	g = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:o, s:s, s:i}", "schema", "hugebench-group/1",
+	g = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:o, s:s, s:i}", "schema", HB_SCHEMA_GROUP,
 		      "group_id", group_id, "target", c->t.name, "suite", c->suite_name, "boots", n,
 		      "jobs", c->o.jobs, "runs", arr, "created", iso, "exit_code", rc);
 	snprintf(path, sizeof(path), "%s/group.json", dir);

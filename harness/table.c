@@ -9,6 +9,7 @@
  * for markdown. Exit 0, or 2 for a usage, input or write error (a reader
  * that stops early, as `| head` does, is not an error). */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "compare.h"
 #include "table.h"
 #include "util.h"
@@ -393,7 +394,7 @@ static void kvm_events(const struct hb_cmp_run *run, void (*fn)(void *, json_t *
 
 	json_array_foreach(json_object_get(run->root, "workloads"), i, w) {
 		json_array_foreach(json_object_get(w, "events"), j, e) {
-			if (json_is_object(e) && !strcmp(str(e, "ev"), "kvm_stats") &&
+			if (json_is_object(e) && !strcmp(str(e, HB_EV_KEY), HB_EV_KVM_STATS) &&
 			    kvm_phase_shown(str(e, "phase")))
 				fn(arg, e);
 		}

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "protocol.h"
+
 enum hb_param_type {
 	HB_PARAM_LONG, /* decimal whole number in min..max, a multiple of mult */
 	HB_PARAM_BOOL, /* 0 or 1 */
@@ -74,7 +76,7 @@ int hb_suite_check(const struct hb_suite_entry *e, int n, const struct hb_wl_des
 		   size_t n_wl, char *err, size_t len);
 
 /* ---- the tables as JSON: hb-guest --describe, read back by the host ---- */
-#define HB_DESCRIBE_SCHEMA "hugebench-describe/1"
+#define HB_DESCRIBE_SCHEMA HB_SCHEMA_DESCRIBE
 json_t *hb_describe_json(const struct hb_wl_desc *wl, size_t n);
 
 struct hb_describe {

@@ -37,6 +37,7 @@
  * are reported from such a path.
  */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "hb.h"
 #include "kvm_stats.h"
 #include "kvm_vm.h"
@@ -295,7 +296,7 @@ static void kvm_map_stats_raw(struct kvm_map_run *r, const char *phase, const ch
 			hex[2 * i + 1] = digits[buf[i] & 15];
 		}
 		hex[2 * len] = 0;
-		hb_emit_event(r->ctx, "kvm_stats_raw",
+		hb_emit_event(r->ctx, HB_EV_KVM_STATS_RAW,
 			      json_pack("{s:s, s:s, s:s, s:I, s:s}", "backing", r->b->tag, "phase",
 					phase, "which", which, "bytes", (json_int_t)len, "hex", hex));
 	}
@@ -334,7 +335,7 @@ static int kvm_map_stats(struct kvm_map_run *r, const char *phase)
 	r->pg.p4k = (long long)kvm_stats_value(&vs, "pages_4k", 0);
 	r->pg.p2m = (long long)kvm_stats_value(&vs, "pages_2m", 0);
 	r->pg.p1g = (long long)kvm_stats_value(&vs, "pages_1g", 0);
-	hb_emit_event(r->ctx, "kvm_stats",
+	hb_emit_event(r->ctx, HB_EV_KVM_STATS,
 		      json_pack("{s:s, s:s, s:b, s:I, s:s, s:o, s:o}", "backing", r->b->tag, "phase",
 				phase, "host_prefault", r->prefault, "size_mb",
 				(json_int_t)(r->size / HB_MB), "decided_by", r->knob, "vm",

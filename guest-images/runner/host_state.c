@@ -4,6 +4,7 @@
  * cgroups) that lets the next hb-guest start undo what a killed run left.
  * Split out of runner.c; the runner calls it through host_state.h. */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "hb.h"
 #include "host_state.h"
 
@@ -448,7 +449,7 @@ static int hs_recover(int fd)
 			"hb-guest: restored the host state a killed run (pid %ld) left behind: "
 			"%d knob(s) put back%s%s\n",
 			s->pid, knobs, items ? "; undone: " : "", done);
-		hb_emit_raw(fd, json_pack("{s:s, s:I, s:i, s:s}", "ev", "host_state_restored", "pid",
+		hb_emit_raw(fd, json_pack("{s:s, s:I, s:i, s:s}", HB_EV_KEY, HB_EV_HOST_STATE_RESTORED, "pid",
 					  (json_int_t)s->pid, "knobs", knobs, "undone", done));
 	}
 	close(fd_old);
@@ -514,7 +515,7 @@ void hb_host_state_after_workload(const char *workload, int rep, int fd)
 		return;
 	if (hs_load(g_hs_fd, s) == 0 && s->n_items &&
 	    hs_undo_items(s, done, sizeof(done)) > 0)
-		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:s}", "ev", "leftovers_removed",
+		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:s}", HB_EV_KEY, HB_EV_LEFTOVERS_REMOVED,
 					  "workload", workload, "rep", rep, "undone", done));
 	free(s);
 }

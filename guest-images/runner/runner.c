@@ -18,6 +18,7 @@
  * (host_state.c).
  */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "hb.h"
 #include "host_state.h"
 #include "registry.h"
@@ -159,7 +160,7 @@ static int host_begin(int fd)
 		return 0; /* no knob, mount or swap can change: nothing to record */
 	if (hb_host_state_begin(false, fd, why, sizeof(why)) || host_namespaces(why, sizeof(why))) {
 		fprintf(stderr, "hb-guest: %s\n", why);
-		hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", why));
+		hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_SUITE_ERROR, "reason", why));
 		hb_host_state_end();
 		return 2;
 	}
@@ -266,7 +267,7 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 
 	pid_t self = getpid();
 
-	hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i, s:i}", "ev", "workload_start", "workload",
+	hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i, s:i}", HB_EV_KEY, HB_EV_WORKLOAD_START, "workload",
 				  w->name, "rep", rep, "i", idx, "n", total));
 	progress("workload %d/%d %s rep %d", idx, total, e->name, rep);
 	hb_knobs_save();
@@ -332,7 +333,7 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 			break;
 		}
 		if (now > next_beat) {
-			hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:f}", "ev", "heartbeat", "workload",
+			hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:f}", HB_EV_KEY, HB_EV_HEARTBEAT, "workload",
 						  w->name, "rep", rep, "elapsed_s",
 						  (double)(now - t0) / 1e9));
 			next_beat = now + HEARTBEAT_S * 1000000000ULL;
@@ -356,11 +357,11 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 	if (pid < 0)
 		snprintf(reason, sizeof(reason), "fork: %s", strerror(errno));
 	if (reason[0])
-		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:s, s:s}", "ev", "workload_end",
+		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:s, s:s}", HB_EV_KEY, HB_EV_WORKLOAD_END,
 					  "workload", w->name, "rep", rep, "status", "error",
 					  "reason", reason));
 	if (restored)
-		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i}", "ev", "knobs_restored",
+		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:i}", HB_EV_KEY, HB_EV_KNOBS_RESTORED,
 					  "workload", w->name, "rep", rep, "count", restored));
 	return rc;
 }
@@ -413,7 +414,7 @@ static int suite_load(const char *suite_name, const char *text, struct hb_suite_
 	if (n >= 0 && hb_suite_check(entries, n, descs(), N_REGISTRY, err, sizeof(err)) == 0)
 		return n;
 	fprintf(stderr, "hb-guest: suite %s: %s; nothing was run\n", suite_name, err);
-	hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason", err));
+	hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_SUITE_ERROR, "reason", err));
 	return -1;
 }
 
@@ -434,7 +435,7 @@ int hb_run_suite(const char *suite_name, const char *text, int fd)
 		json_array_append_new(names, json_string(entries[i].name));
 	}
 	{
-		json_t *ev = json_pack("{s:s, s:s, s:s, s:o, s:i}", "ev", "suite_start", "suite",
+		json_t *ev = json_pack("{s:s, s:s, s:s, s:o, s:i}", HB_EV_KEY, HB_EV_SUITE_START, "suite",
 				       suite_name, "kernel_release", u.release, "workloads", names,
 				       "runs", total);
 
@@ -444,14 +445,14 @@ int hb_run_suite(const char *suite_name, const char *text, int fd)
 	for (int i = 0; i < n; i++) {
 		for (int r = 0; r < entries[i].repeat; r++) {
 			if (g_interrupted || run_one(&entries[i], r, ++idx, total, fd)) {
-				hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason",
+				hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_SUITE_ERROR, "reason",
 							  g_interrupted ? "interrupted"
 									: "a workload could not be killed"));
 				return 3;
 			}
 		}
 	}
-	hb_emit_raw(fd, json_pack("{s:s}", "ev", "suite_end"));
+	hb_emit_raw(fd, json_pack("{s:s}", HB_EV_KEY, HB_EV_SUITE_END));
 	return 0;
 }
 
@@ -497,7 +498,7 @@ static void load_modules(int fd)
 		if (sp)
 			*sp++ = 0;
 		r = hb_load_module(line, sp);
-		hb_emit_raw(fd, json_pack("{s:s, s:s, s:s, s:s}", "ev", "module", "name", line,
+		hb_emit_raw(fd, json_pack("{s:s, s:s, s:s, s:s}", HB_EV_KEY, HB_EV_MODULE, "name", line,
 					  "params", sp ? sp : "", "result",
 					  r == 0 ? "loaded" : r == -EEXIST ? "already loaded" : strerror(-r)));
 	}
@@ -539,7 +540,7 @@ static int pid1_main(void)
 		fd = 2;
 	}
 	cmdline = read_all("/proc/cmdline");
-	hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "boot", "cmdline", cmdline ? cmdline : ""));
+	hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_BOOT, "cmdline", cmdline ? cmdline : ""));
 	/* Test-only: a guest that never finishes, to exercise the host's timeout. */
 	if (cmdline && strstr(cmdline, "hb.hang=1")) {
 		progress("hb.hang=1: sleeping forever (test of the host timeout)");
@@ -556,7 +557,7 @@ static int pid1_main(void)
 	if (name)
 		name[strcspn(name, "\n")] = 0;
 	if (!suite)
-		hb_emit_raw(fd, json_pack("{s:s, s:s}", "ev", "suite_error", "reason",
+		hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_SUITE_ERROR, "reason",
 					  "/etc/hb/suite missing from the initramfs"));
 	else
 		hb_run_suite(name ? name : "unnamed", suite, fd);

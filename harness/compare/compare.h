@@ -20,12 +20,13 @@
 
 #include <jansson.h>
 
+#include "protocol.h"
 #include "stats.h"
 
-#define HB_CMP_SCHEMA "hugebench-compare/1"
-#define HB_CMP_RESULT_SCHEMA "hugebench-result/1"
-#define HB_CMP_GROUP_SCHEMA "hugebench-group/1"
-#define HB_CMP_CALIB_SCHEMA "hugebench-calibration/1"
+#define HB_CMP_SCHEMA HB_SCHEMA_COMPARE
+#define HB_CMP_RESULT_SCHEMA HB_SCHEMA_RESULT
+#define HB_CMP_GROUP_SCHEMA HB_SCHEMA_GROUP
+#define HB_CMP_CALIB_SCHEMA HB_SCHEMA_CALIB
 /* Boots per side from which boot-to-boot variance is estimated from the data. */
 #define HB_CMP_MIN_BOOTS 3
 

@@ -5,14 +5,14 @@
  * checked against docs/result-schema.md before it reaches result.json. A
  * line that fails is counted (stream_bad_lines) and the next one read. */
 #define _GNU_SOURCE
+#include "protocol.h"
+#include "stats.h"
 #include "result.h"
 #include "suite.h"
 #include "util.h"
 
 #include <float.h>
 #include <limits.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,54 +32,23 @@ static double finite_or_max(double v)
 	return v;
 }
 
-/* Mean without overflow: sum of x/n rather than sum / n. */
-static double mean_of(const double *s, size_t n)
-{
-	double m = 0;
-
-	for (size_t i = 0; i < n; i++)
-		m += s[i] / (double)n;
-	return finite_or_max(m);
-}
-
-/* Sample standard deviation, computed on values scaled into [-1, 1] so
- * that huge samples do not overflow. */
-static double sd_of(const double *s, size_t n)
-{
-	double big = 0, mean = 0, ss = 0;
-
-	if (n < 2)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		big = fmax(big, fabs(s[i]));
-	if (big == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		mean += (s[i] / big) / (double)n;
-	for (size_t i = 0; i < n; i++) {
-		double d = s[i] / big - mean;
-
-		ss += d * d;
-	}
-	return finite_or_max(big * sqrt(ss / (double)(n - 1)));
-}
-
+/* The per-run summary of a metric's samples, from the statistics module
+ * compare-report uses (harness/common/stats.c): one implementation, so the
+ * numbers agree. JSON has no NaN: one sample has no spread, so its stddev
+ * is written as 0 (docs/result-schema.md); an overflow is clamped. */
 json_t *hb_result_summary(const double *s, size_t n)
 {
-	double *c;
-	json_t *o;
+	struct hb_stats_desc d;
 
-	if (!n || !(c = malloc(n * sizeof(*c))))
+	if (!n)
 		return NULL;
-	memcpy(c, s, n * sizeof(*c));
-	gsl_sort(c, 1, n);
-	o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)n, "min", c[0],
-		      "max", c[n - 1], "mean", mean_of(c, n), "stddev", sd_of(c, n), "p50",
-		      finite_or_max(gsl_stats_quantile_from_sorted_data(c, 1, n, 0.5)), "p90",
-		      finite_or_max(gsl_stats_quantile_from_sorted_data(c, 1, n, 0.9)), "p99",
-		      finite_or_max(gsl_stats_quantile_from_sorted_data(c, 1, n, 0.99)));
-	free(c);
-	return o;
+	hb_stats_describe(s, n, &d);
+	if (isnan(d.mean)) /* allocation failed */
+		return NULL;
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)n, "min",
+			 d.min, "max", d.max, "mean", finite_or_max(d.mean), "stddev",
+			 n < 2 ? 0.0 : finite_or_max(d.sd), "p50", finite_or_max(d.p50), "p90",
+			 finite_or_max(d.p90), "p99", finite_or_max(d.p99));
 }
 
 json_t *hb_result_named(json_t *arr, const char *name)
@@ -128,7 +97,7 @@ int hb_stream_next(struct hb_stream_reader *r, json_t **ev)
 		if (memchr(p, 0, len))
 			return 0;
 		j = json_loadb(p, len, 0, NULL);
-		if (!json_is_string(json_object_get(j, "ev"))) {
+		if (!json_is_string(json_object_get(j, HB_EV_KEY))) {
 			json_decref(j);
 			return 0;
 		}
@@ -474,13 +443,13 @@ static bool workload_event_ok(const char *type, json_t *ev, int *rep)
 {
 	if (!rep_ok(ev, rep))
 		return false;
-	if (strcmp(type, "workload_start") == 0)
+	if (strcmp(type, HB_EV_WORKLOAD_START) == 0)
 		return json_is_integer(json_object_get(ev, "rep"));
-	if (strcmp(type, "metric") == 0)
+	if (strcmp(type, HB_EV_METRIC) == 0)
 		return metric_ok(ev);
-	if (strcmp(type, "check") == 0)
+	if (strcmp(type, HB_EV_CHECK) == 0)
 		return check_ok(ev);
-	if (strcmp(type, "snapshot") == 0)
+	if (strcmp(type, HB_EV_SNAPSHOT) == 0)
 		return snapshot_ok(ev);
 	return true;
 }
@@ -498,7 +467,7 @@ static bool workload_event(struct agg *a, const char *type, const char *wname, j
 		malformed(a, wname, type, line);
 		return false;
 	}
-	if (strcmp(type, "workload_start") == 0) {
+	if (strcmp(type, HB_EV_WORKLOAD_START) == 0) {
 		w = workload_entry(a, wname, rep == 0);
 		if (!w)
 			goto full;
@@ -512,16 +481,16 @@ static bool workload_event(struct agg *a, const char *type, const char *wname, j
 	w = orphan_entry(a, wname);
 	if (!w)
 		goto full;
-	if (strcmp(type, "metric") == 0) {
+	if (strcmp(type, HB_EV_METRIC) == 0) {
 		if (!add_metric(w, ev)) {
 			malformed(a, wname, "metric (one metric too many)", line);
 			return false;
 		}
-	} else if (strcmp(type, "check") == 0) {
+	} else if (strcmp(type, HB_EV_CHECK) == 0) {
 		add_check(w, ev, rep);
-	} else if (strcmp(type, "snapshot") == 0) {
+	} else if (strcmp(type, HB_EV_SNAPSHOT) == 0) {
 		add_snapshot(w, ev, rep);
-	} else if (strcmp(type, "workload_end") == 0) {
+	} else if (strcmp(type, HB_EV_WORKLOAD_END) == 0) {
 		end_workload(w, ev);
 	} else {
 		json_object_del(ev, "workload");
@@ -539,13 +508,13 @@ full:
 static bool take_event(struct agg *a, json_t *modules, json_t *ev, int line,
 		       struct hb_stream_info *info)
 {
-	const char *type = json_string_value(json_object_get(ev, "ev"));
+	const char *type = json_string_value(json_object_get(ev, HB_EV_KEY));
 	json_t *wname = json_object_get(ev, "workload");
 
 	if (!name_ok(type))
 		return false;
 	info->booted = true;
-	if (strcmp(type, "suite_start") == 0) {
+	if (strcmp(type, HB_EV_SUITE_START) == 0) {
 		const char *kr = json_string_value(json_object_get(ev, "kernel_release"));
 
 		info->suite_started = true;
@@ -553,9 +522,9 @@ static bool take_event(struct agg *a, json_t *modules, json_t *ev, int line,
 		if (json_object_get(ev, "kernel_release") && !release_ok(kr))
 			return false;
 		snprintf(info->kernel_release, sizeof(info->kernel_release), "%s", kr ?: "");
-	} else if (strcmp(type, "suite_end") == 0) {
+	} else if (strcmp(type, HB_EV_SUITE_END) == 0) {
 		info->suite_end = true;
-	} else if (strcmp(type, "suite_error") == 0) {
+	} else if (strcmp(type, HB_EV_SUITE_ERROR) == 0) {
 		json_t *r = text_field(ev, "reason");
 
 		if (!r)
@@ -563,8 +532,8 @@ static bool take_event(struct agg *a, json_t *modules, json_t *ev, int line,
 		snprintf(info->suite_error, sizeof(info->suite_error), "%s",
 			 json_string_length(r) ? json_string_value(r) : "(no reason given)");
 		json_decref(r);
-	} else if (strcmp(type, "module") == 0) {
-		json_object_del(ev, "ev");
+	} else if (strcmp(type, HB_EV_MODULE) == 0) {
+		json_object_del(ev, HB_EV_KEY);
 		json_array_append(modules, ev);
 	} else if (wname) {
 		return workload_event(a, type, json_string_value(wname), ev, line, info);

@@ -1,5 +1,6 @@
 /* accel.c - accelerator choice by a real probe boot, and `hugebench doctor`. */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "accel.h"
 #include "image.h"
 #include "qemu.h"
@@ -177,7 +178,7 @@ void hb_accel_guest_env_n(const char *stream, size_t len, json_t *env)
 	json_object_set_new(env, "pmu", json_null());
 	hb_stream_reader_init(&r, stream, len);
 	while ((got = hb_stream_next(&r, &ev)) >= 0) {
-		if (got && strcmp(json_string_value(json_object_get(ev, "ev")), "suite_start") == 0)
+		if (got && strcmp(json_string_value(json_object_get(ev, HB_EV_KEY)), "suite_start") == 0)
 			break;
 		json_decref(ev);
 		ev = NULL;

@@ -3,6 +3,7 @@
  * crash of the guest, QEMU or hugebench; this file only reads the stream to
  * show progress and to know when the suite ended. */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "util.h"
@@ -95,7 +96,7 @@ struct follower {
 static void follow_line(struct follower *f, const char *line)
 {
 	json_t *ev = json_loads(line, 0, NULL);
-	const char *type = json_string_value(json_object_get(ev, "ev"));
+	const char *type = json_string_value(json_object_get(ev, HB_EV_KEY));
 	double t = hb_mono_s() - f->t0;
 
 	f->last_t = t;
@@ -109,28 +110,28 @@ static void follow_line(struct follower *f, const char *line)
 		if (!f->quiet)
 			printf("[%6.1fs] guest up\n", t);
 	}
-	if (strcmp(type, "suite_end") == 0)
+	if (strcmp(type, HB_EV_SUITE_END) == 0)
 		f->suite_end = true;
 	if (f->quiet) {
 		json_decref(ev);
 		return;
 	}
-	if (strcmp(type, "suite_start") == 0)
+	if (strcmp(type, HB_EV_SUITE_START) == 0)
 		printf("[%6.1fs] kernel %s, suite of %lld run(s)\n", t,
 		       json_string_value(json_object_get(ev, "kernel_release")),
 		       json_integer_value(json_object_get(ev, "runs")));
-	else if (strcmp(type, "workload_start") == 0)
+	else if (strcmp(type, HB_EV_WORKLOAD_START) == 0)
 		printf("[%6.1fs] workload %lld/%lld %s (rep %lld)\n", t,
 		       json_integer_value(json_object_get(ev, "i")),
 		       json_integer_value(json_object_get(ev, "n")),
 		       json_string_value(json_object_get(ev, "workload")),
 		       json_integer_value(json_object_get(ev, "rep")));
-	else if (strcmp(type, "workload_end") == 0) {
+	else if (strcmp(type, HB_EV_WORKLOAD_END) == 0) {
 		const char *reason = json_string_value(json_object_get(ev, "reason"));
 
 		printf("[%6.1fs]   -> %s%s%s\n", t, json_string_value(json_object_get(ev, "status")),
 		       reason && *reason ? ": " : "", reason ? reason : "");
-	} else if (strcmp(type, "suite_error") == 0)
+	} else if (strcmp(type, HB_EV_SUITE_ERROR) == 0)
 		printf("[%6.1fs] suite error: %s\n", t,
 		       json_string_value(json_object_get(ev, "reason")));
 	fflush(stdout);

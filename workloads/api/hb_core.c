@@ -2,6 +2,7 @@
  * checks and outcome bookkeeping. Every event is one JSON line written with a
  * single write() so a crash never leaves half a line from this process. */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "hb.h"
 
 #include <errno.h>
@@ -86,7 +87,7 @@ void hb_emit_raw(int fd, json_t *obj)
 
 void hb_emit_event(struct hb_ctx *ctx, const char *ev, json_t *obj)
 {
-	json_object_set_new(obj, "ev", json_string(ev));
+	json_object_set_new(obj, HB_EV_KEY, json_string(ev));
 	json_object_set_new(obj, "workload", json_string(ctx->w->name));
 	json_object_set_new(obj, "rep", json_integer(ctx->rep));
 	hb_emit_raw(ctx->fd, obj);
@@ -188,7 +189,7 @@ void hb_metric(struct hb_ctx *ctx, const char *name, const char *unit, enum hb_b
 	json_object_set_new(m, "samples", arr);
 	if (dropped)
 		json_object_set_new(m, "dropped_non_finite", json_integer((json_int_t)dropped));
-	hb_emit_event(ctx, "metric", m);
+	hb_emit_event(ctx, HB_EV_METRIC, m);
 }
 
 void hb_metric1(struct hb_ctx *ctx, const char *name, const char *unit, enum hb_better better,
@@ -203,7 +204,7 @@ void hb_metric_unavailable(struct hb_ctx *ctx, const char *name, const char *uni
 	json_t *m = metric_obj(name, unit, better);
 
 	json_object_set_new(m, "unavailable", json_string(reason));
-	hb_emit_event(ctx, "metric", m);
+	hb_emit_event(ctx, HB_EV_METRIC, m);
 }
 
 bool hb_check(struct hb_ctx *ctx, const char *name, bool pass, const char *expected,
@@ -224,7 +225,7 @@ bool hb_check(struct hb_ctx *ctx, const char *name, bool pass, const char *expec
 				 name, expected, obs);
 		}
 	}
-	hb_emit_event(ctx, "check",
+	hb_emit_event(ctx, HB_EV_CHECK,
 		      json_pack("{s:s, s:s, s:s, s:b}", "name", name, "expected", expected,
 				"observed", obs, "pass", pass));
 	return pass;
@@ -297,7 +298,7 @@ void hb_note(struct hb_ctx *ctx, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	hb_emit_event(ctx, "note", json_pack("{s:s}", "text", msg));
+	hb_emit_event(ctx, HB_EV_NOTE, json_pack("{s:s}", "text", msg));
 }
 
 static const char *status_str(enum hb_status s)
@@ -309,7 +310,7 @@ static const char *status_str(enum hb_status s)
 
 void hb_ctx_finish(struct hb_ctx *ctx)
 {
-	hb_emit_event(ctx, "workload_end",
+	hb_emit_event(ctx, HB_EV_WORKLOAD_END,
 		      json_pack("{s:s, s:s, s:O, s:i, s:i}", "status", status_str(ctx->status),
 				"reason", ctx->reason, "params", ctx->params, "checks",
 				ctx->n_checks, "failed_checks", ctx->n_failed));

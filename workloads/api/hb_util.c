@@ -2,6 +2,7 @@
  * data patterns and module loading. The /proc parsers live in procstat.c so
  * the host's unit tests exercise exactly the same code. */
 #define _GNU_SOURCE
+#include "protocol.h"
 #include "hb.h"
 #include "procstat.h"
 
@@ -115,7 +116,7 @@ void hb_emit_snapshot(struct hb_ctx *ctx, const char *label, const struct hb_sna
 		if (d)
 			json_object_set_new(vm, b->vmstat[i].key, json_integer(d));
 	}
-	hb_emit_event(ctx, "snapshot",
+	hb_emit_event(ctx, HB_EV_SNAPSHOT,
 		      json_pack("{s:s, s:o, s:o}", "label", label, "meminfo_kb", mi, "vmstat", vm));
 }
 
