@@ -495,7 +495,7 @@ static void verdict_summary(const struct hb_cmp_group *g, char *buf, size_t len)
 		size_t c = 0;
 
 		for (size_t b = 0; b < g->n; b++)
-			c += hb_cmp_verdict_rank(g->boots[b]->verdict) == k;
+			c += hb_verdict_rank(g->boots[b]->verdict) == k;
 		if (c && o < len)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s %zu", o ? ", " : "", v[k], c);
 	}

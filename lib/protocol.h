@@ -37,4 +37,11 @@
 #define HB_SCHEMA_CALIB "hugebench-calibration/1" /* hugebench calibrate */
 #define HB_SCHEMA_DESCRIBE "hugebench-describe/1" /* hb-guest --describe */
 
+/* A workload repetition's status, best first: skip < pass < fail < error <
+ * incomplete (a started, unfinished repetition). -1 for anything else. */
+int hb_status_rank(const char *status);
+/* A run's verdict, best first: pass < kernel-warning < fail < error <
+ * incomplete < timeout < panic. -1 for anything else. */
+int hb_verdict_rank(const char *verdict);
+
 #endif

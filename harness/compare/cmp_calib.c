@@ -156,8 +156,8 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 	}
 	/* boots that ran to the end: pass, kernel-warning or fail */
 	for (size_t i = 0; i < g->n; i++)
-		if (hb_cmp_verdict_rank(g->boots[i]->verdict) >= 0 &&
-		    hb_cmp_verdict_rank(g->boots[i]->verdict) < hb_cmp_verdict_rank("error"))
+		if (hb_verdict_rank(g->boots[i]->verdict) >= 0 &&
+		    hb_verdict_rank(g->boots[i]->verdict) < hb_verdict_rank("error"))
 			ok[n++] = g->boots[i];
 	if (n < HB_CMP_MIN_BOOTS) {
 		snprintf(err, errlen, "%s: %zu usable boot%s (of %zu; boots that ended in error, "

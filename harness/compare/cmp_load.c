@@ -339,7 +339,7 @@ struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, s
 	r->repeat = hb_cmp_ld_int(&ld, root, "", "repeat", 1);
 	r->verdict = hb_cmp_ld_str(&ld, root, "", "verdict", true);
 	r->verdict_reason = hb_cmp_ld_str(&ld, root, "", "verdict_reason", false);
-	if (r->verdict && hb_cmp_verdict_rank(r->verdict) < 0)
+	if (r->verdict && hb_verdict_rank(r->verdict) < 0)
 		hb_cmp_ld_fail(&ld, "verdict",
 			       "not one of pass|fail|kernel-warning|panic|timeout|incomplete|error");
 	r->pmu = -1;

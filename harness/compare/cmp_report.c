@@ -36,17 +36,6 @@ struct hb_cmp_wkey {
 	const struct hb_cmp_workload **w[2]; /* [side][boot], NULL when absent */
 };
 
-int hb_cmp_verdict_rank(const char *v)
-{
-	static const char *const order[] = { "pass", "kernel-warning", "fail", "error",
-					     "incomplete", "timeout", "panic" };
-
-	for (int i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++)
-		if (v && !strcmp(v, order[i]))
-			return i;
-	return -1;
-}
-
 static const char *hb_cmp_s(const char *s)
 {
 	return s ? s : "-";
@@ -387,10 +376,13 @@ oom:
 
 /* ---- workloads --------------------------------------------------------------------- */
 
-/* error > fail > pass > skip: the status a side is summed up by. */
+/* error > fail > pass > skip: the status a side is summed up by (the loader
+ * admits only these four). */
 static int hb_cmp_status_rank(const char *s)
 {
-	return !strcmp(s, "error") ? 3 : !strcmp(s, "fail") ? 2 : !strcmp(s, "pass") ? 1 : 0;
+	int r = hb_status_rank(s);
+
+	return r < 0 ? 0 : r;
 }
 
 struct hb_cmp_wlsum {
@@ -895,7 +887,7 @@ static int hb_cmp_worst_verdict(const struct hb_cmp_group *g, const struct hb_cm
 
 	*count = 0;
 	for (size_t b = 0; b < g->n; b++) {
-		int r = hb_cmp_verdict_rank(g->boots[b]->verdict);
+		int r = hb_verdict_rank(g->boots[b]->verdict);
 
 		if (r > best) {
 			best = r;

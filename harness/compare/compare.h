@@ -184,9 +184,6 @@ double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const
 void hb_cmp_calib_free(struct hb_cmp_calib *c);
 /* `hugebench calibrate ...`; argv[0] is "calibrate". */
 int hb_calibrate_main(int argc, char **argv);
-/* Severity of a run verdict: pass 0 < kernel-warning < fail < error <
- * incomplete < timeout < panic 6; -1 for an unknown word. */
-int hb_cmp_verdict_rank(const char *verdict);
 
 /* ---- thresholds ---------------------------------------------------------- */
 struct hb_cmp_limits {

@@ -259,15 +259,12 @@ static json_t *orphan_entry(struct agg *a, const char *name)
 	return w;
 }
 
+/* Higher is worse; an unknown status counts as "incomplete". */
 static int status_rank(const char *s)
 {
-	/* Higher is worse; "incomplete" marks a started, unfinished rep. */
-	static const char *const order[] = { "skip", "pass", "fail", "error", "incomplete" };
+	int r = hb_status_rank(s);
 
-	for (int i = 0; i < 5; i++)
-		if (strcmp(s, order[i]) == 0)
-			return i;
-	return 4;
+	return r < 0 ? hb_status_rank("incomplete") : r;
 }
 
 static bool metric_ok(json_t *ev)

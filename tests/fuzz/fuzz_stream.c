@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		v = hb_result_verdict(ends[i], &info, NULL, 0, reason, sizeof(reason));
-		if (hb_cmp_verdict_rank(v) < 0 || hb_result_exit_code(v) < 0)
+		if (hb_verdict_rank(v) < 0 || hb_result_exit_code(v) < 0)
 			abort();
 	}
 	v = hb_result_verdict(HB_END_NORMAL, &info, NULL, 0, reason, sizeof(reason));
