@@ -15,6 +15,7 @@
 #include "result.h"
 #include "suite.h"
 #include "target.h"
+#include "sysinfo.h"
 #include "util.h"
 
 #include <errno.h>
@@ -58,7 +59,7 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 		snprintf(path, plen, "%s/configs/%s.suite", hb_root(), suite);
 		snprintf(name, nlen, "%s", suite);
 	}
-	*text = hb_read_text(path, NULL);
+	*text = hb_slurp(path, NULL);
 	if (!*text) {
 		hb_errno("cannot read suite %s (suites live in configs/NAME.suite)", path);
 		return HB_EXIT_USAGE;
@@ -101,11 +102,9 @@ static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
 	struct utsname u;
 
 	char cpu[160] = "";
-	char *info = hb_read_text("/proc/cpuinfo", NULL);
-	const char *mn = info ? strstr(info, "model name") : NULL;
+	char *info = hb_slurp("/proc/cpuinfo", NULL);
 
-	if (mn && (mn = strchr(mn, ':')))
-		snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(mn + 2, "\n"), mn + 2);
+	hb_cpuinfo_field(info, "model name", cpu, sizeof(cpu));
 	free(info);
 	hb_utc_iso(iso, sizeof(iso));
 	uname(&u);
@@ -152,9 +151,9 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 
 	/* with their lengths: a NUL from a broken guest must not end the text */
 	snprintf(path, sizeof(path), "%s/stream.jsonl", dir);
-	stream = hb_read_text(path, &stream_len);
+	stream = hb_slurp(path, &stream_len);
 	snprintf(path, sizeof(path), "%s/console.log", dir);
-	console = hb_read_text(path, &console_len);
+	console = hb_slurp(path, &console_len);
 	wls = hb_result_from_stream_n(stream, stream ? stream_len : 0, &mods, &info);
 	json_object_set_new(res, "workloads", wls);
 	json_object_set_new(res, "modules", mods);
@@ -386,7 +385,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 							 "total_s", vo.total_s));
 	if (vo.end == HB_END_NORMAL && vo.qemu_status != 0 && vo.boot_s == 0) {
 		/* QEMU refused to start the guest: its own message says why. */
-		char *qerr = hb_read_text(qlog, NULL);
+		char *qerr = hb_slurp(qlog, NULL);
 
 		snprintf(err, sizeof(err), "qemu exited with status %d before the guest spoke: %.300s",
 			 vo.qemu_status, qerr ? qerr : "(no qemu.log)");
@@ -399,7 +398,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	{
 		/* What the guest itself saw: nested virtualization and PMU. */
 		size_t slen = 0;
-		char *s = hb_read_text(stream, &slen);
+		char *s = hb_slurp(stream, &slen);
 
 		hb_accel_guest_env_n(s, s ? slen : 0, env);
 		free(s);

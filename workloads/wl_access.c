@@ -18,6 +18,7 @@
  * Params: size_mb=64 passes=3 rand_hops=0 (0 = 4 hops per page).
  */
 #define _GNU_SOURCE
+#include "sysinfo.h"
 #include "hb.h"
 
 #include <errno.h>
@@ -70,7 +71,7 @@ static void counters_open(struct acc_counter *tlb, struct acc_counter *walk)
 {
 	struct perf_event_attr a = { 0 };
 	char vendor[64] = "";
-	FILE *f;
+	char *cpuinfo;
 
 	tlb->name = "dtlb_load_misses";
 	walk->name = "page_walk_cycles";
@@ -82,15 +83,9 @@ static void counters_open(struct acc_counter *tlb, struct acc_counter *walk)
 		counter_fail(tlb, "PERF_TYPE_HW_CACHE dTLB read miss", errno);
 
 	walk->fd = -1;
-	f = fopen("/proc/cpuinfo", "r");
-	if (f) {
-		char line[256];
-
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "vendor_id : %63s", vendor) == 1)
-				break;
-		fclose(f);
-	}
+	cpuinfo = hb_slurp("/proc/cpuinfo", NULL);
+	hb_cpuinfo_field(cpuinfo, "vendor_id", vendor, sizeof(vendor));
+	free(cpuinfo);
 	if (strcmp(vendor, "GenuineIntel") == 0) {
 		/* DTLB_LOAD_MISSES.WALK_DURATION (Haswell) / .WALK_PENDING
 		 * (Skylake on): event 0x08, umask 0x10 -- cycles a load page

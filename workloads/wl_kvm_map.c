@@ -37,6 +37,7 @@
  * are reported from such a path.
  */
 #define _GNU_SOURCE
+#include "sysinfo.h"
 #include "protocol.h"
 #include "hb.h"
 #include "kvm_stats.h"
@@ -1157,34 +1158,6 @@ static void kvm_map_load(const char *name, const char *alt, const char *params)
 		 name, r == 0 ? "loaded" : r == -EEXIST ? "already loaded" : strerror(-r));
 }
 
-static bool kvm_map_cpu_has(const char *flag)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[4096];
-	bool has = false;
-
-	if (!f)
-		return false;
-	while (!has && fgets(line, sizeof(line), f)) {
-		char *p = line;
-
-		if (strncmp(line, "flags", 5))
-			continue;
-		while ((p = strstr(p, flag))) {
-			size_t l = strlen(flag);
-
-			if ((p[-1] == ' ' || p[-1] == '\t') && (p[l] == ' ' || p[l] == '\n')) {
-				has = true;
-				break;
-			}
-			p += l;
-		}
-		break;
-	}
-	fclose(f);
-	return has;
-}
-
 static const char *kvm_map_unsupported(struct hb_ctx *ctx)
 {
 	static char why[512];
@@ -1194,9 +1167,9 @@ static const char *kvm_map_unsupported(struct hb_ctx *ctx)
 	if (access("/dev/kvm", F_OK)) {
 		kvm_map_load("irqbypass", NULL, NULL);
 		kvm_map_load("kvm", NULL, NULL);
-		if (kvm_map_cpu_has("svm"))
+		if (hb_cpu_has_flag("svm"))
 			kvm_map_load("kvm_amd", "kvm-amd", "nested=1 npt=1");
-		else if (kvm_map_cpu_has("vmx"))
+		else if (hb_cpu_has_flag("vmx"))
 			kvm_map_load("kvm_intel", "kvm-intel", "nested=1 ept=1");
 		else
 			snprintf(g_kvm_map_modules + strlen(g_kvm_map_modules),
@@ -1220,7 +1193,7 @@ static void kvm_map_run(struct hb_ctx *ctx)
 	bool raw_stats = hb_param_bool(ctx, "raw_stats");
 	const char *list = hb_param_str(ctx, "backings");
 	const char *memfd_knob = hb_param_str(ctx, "memfd_shmem_enabled");
-	const char *vendor = kvm_vm_vendor_module();
+	const char *vendor = hb_kvm_vendor_module();
 	char why[512];
 	bool first = true;
 

@@ -18,6 +18,7 @@
  * (host_state.c).
  */
 #define _GNU_SOURCE
+#include "sysinfo.h"
 #include "protocol.h"
 #include "hb.h"
 #include "host_state.h"
@@ -369,27 +370,18 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 /* What this (virtual) CPU offers: nested virtualization and a PMU. */
 static void probe_env(json_t *ev)
 {
-	char *cpu = NULL;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	size_t cap = 0;
+	char *cpu = hb_slurp("/proc/cpuinfo", NULL);
 	char nested[32] = "none";
 	struct perf_event_attr pa = { .type = PERF_TYPE_HARDWARE, .size = sizeof(pa),
 				      .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
 				      .exclude_kernel = 1 };
 	int pfd;
 
-	while (f && getline(&cpu, &cap, f) > 0) {
-		if (strncmp(cpu, "flags", 5))
-			continue;
-		if (strstr(cpu, " svm"))
-			snprintf(nested, sizeof(nested), "svm%s", strstr(cpu, " npt") ? "+npt" : "");
-		else if (strstr(cpu, " vmx"))
-			snprintf(nested, sizeof(nested), "vmx%s", strstr(cpu, " ept") ? "+ept" : "");
-		break;
-	}
+	if (hb_cpuinfo_has_flag(cpu, "svm"))
+		snprintf(nested, sizeof(nested), "svm%s", hb_cpuinfo_has_flag(cpu, "npt") ? "+npt" : "");
+	else if (hb_cpuinfo_has_flag(cpu, "vmx"))
+		snprintf(nested, sizeof(nested), "vmx%s", hb_cpuinfo_has_flag(cpu, "ept") ? "+ept" : "");
 	free(cpu);
-	if (f)
-		fclose(f);
 	json_object_set_new(ev, "nested_virt", json_string(nested));
 	pfd = (int)syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
 	json_object_set_new(ev, "pmu", json_boolean(pfd >= 0));
@@ -467,26 +459,9 @@ static void power_off(void)
 		pause();
 }
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	buf = malloc(1 << 20);
-	if (buf) {
-		len = fread(buf, 1, (1 << 20) - 1, f);
-		buf[len] = 0;
-	}
-	fclose(f);
-	return buf;
-}
-
 static void load_modules(int fd)
 {
-	char *list = read_all("/etc/hb/modules");
+	char *list = hb_slurp("/etc/hb/modules", NULL);
 	char *save = NULL, *line;
 
 	if (!list)
@@ -539,7 +514,7 @@ static int pid1_main(void)
 		progress("cannot open /dev/ttyS1 (%s); results go to the console", strerror(errno));
 		fd = 2;
 	}
-	cmdline = read_all("/proc/cmdline");
+	cmdline = hb_slurp("/proc/cmdline", NULL);
 	hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_BOOT, "cmdline", cmdline ? cmdline : ""));
 	/* Test-only: a guest that never finishes, to exercise the host's timeout. */
 	if (cmdline && strstr(cmdline, "hb.hang=1")) {
@@ -552,8 +527,8 @@ static int pid1_main(void)
 	/* only for the undo after each repetition: the VM ends with the suite */
 	if (hb_host_state_begin(true, fd, why, sizeof(why)))
 		progress("no host-state journal, leftovers of a workload stay: %s", why);
-	suite = read_all("/etc/hb/suite");
-	name = read_all("/etc/hb/suite-name");
+	suite = hb_slurp("/etc/hb/suite", NULL);
+	name = hb_slurp("/etc/hb/suite-name", NULL);
 	if (name)
 		name[strcspn(name, "\n")] = 0;
 	if (!suite)
@@ -608,7 +583,7 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc) {
 			name = argv[i + 1];
-			text = read_all(name);
+			text = hb_slurp(name, NULL);
 			if (!text) {
 				fprintf(stderr, "hb-guest: cannot read suite %s: %s\n", name,
 					strerror(errno));

@@ -1,8 +1,10 @@
 /* util.c - host-side helpers (see util.h). */
 #define _GNU_SOURCE
+#include "sysinfo.h"
 #include "util.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
@@ -92,41 +94,6 @@ int hb_mkdir_p(const char *path)
 	return 0;
 }
 
-char *hb_read_text(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t k = fread(buf + n, 1, cap - n - 1, f);
-
-		n += k;
-		if (k == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = 0;
-	if (len)
-		*len = n;
-	return buf;
-}
-
 int hb_write_text(const char *path, const char *text)
 {
 	char tmp[PATH_MAX];
@@ -185,16 +152,44 @@ bool hb_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int hb_sha256_file(const char *path, char hex[65])
+void hb_hex(const unsigned char *d, unsigned int n, char *out)
 {
-	char out[256];
-	char *argv[] = { "sha256sum", "--", (char *)path, NULL };
+	static const char digits[] = "0123456789abcdef";
 
-	if (hb_spawn_capture(argv, out, sizeof(out)) != 0 || strlen(out) < 64)
+	for (unsigned int i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+int hb_sha256_file(const char *path, char out_hex[65])
+{
+	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx;
+	int rc = -1, saved;
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
 		return -1;
-	memcpy(hex, out, 64);
-	hex[64] = 0;
-	return 0;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		goto out;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (!EVP_DigestUpdate(ctx, buf, n))
+			goto out;
+	if (ferror(f) || !EVP_DigestFinal_ex(ctx, md, &mdlen))
+		goto out;
+	hb_hex(md, mdlen, out_hex);
+	rc = 0;
+out:
+	saved = errno;
+	EVP_MD_CTX_free(ctx);
+	fclose(f);
+	errno = saved ? saved : EIO;
+	return rc;
 }
 
 double hb_mono_s(void)

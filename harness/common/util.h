@@ -54,11 +54,13 @@ void hb_signals_install(void);
  * are not printable ASCII become '?', so jansson never refuses it. */
 json_t *hb_json_text(const char *s);
 int hb_mkdir_p(const char *path);
-char *hb_read_text(const char *path, size_t *len); /* malloc'd, NUL-terminated */
 int hb_write_text(const char *path, const char *text); /* atomic via rename */
 bool hb_is_file(const char *path);
 bool hb_is_dir(const char *path);
+/* SHA-256 of a file's bytes (OpenSSL), as 64 hex digits; 0 or -1 (errno). */
 int hb_sha256_file(const char *path, char hex[65]);
+/* n bytes as 2n lowercase hex digits and a NUL. */
+void hb_hex(const unsigned char *d, unsigned int n, char *out);
 double hb_mono_s(void);
 /* "20261203T071500Z" */
 void hb_utc_stamp(char *buf, size_t len);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "image.h"
 #include "modules.h"
+#include "sysinfo.h"
 #include "util.h"
 
 #include <errno.h>
@@ -53,8 +54,8 @@ static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
 		return 0;
 	snprintf(dep, sizeof(dep), "%s/modules.dep", k->moddir);
 	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", hb_root());
-	deptext = hb_read_text(dep, NULL);
-	wanted = hb_read_text(conf, NULL);
+	deptext = hb_slurp(dep, NULL);
+	wanted = hb_slurp(conf, NULL);
 	if (!deptext)
 		snprintf(err, errlen, "%s missing; run: depmod -b <root> <release> for that tree", dep);
 	else if (!wanted)

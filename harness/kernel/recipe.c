@@ -411,46 +411,6 @@ int hb_recipe_load(const char *dir, struct hb_recipe *out, char *err, size_t err
 
 /* ---- cache key ----------------------------------------------------------- */
 
-static void hex(const unsigned char *d, unsigned int n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (unsigned int i = 0; i < n; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static int sha256_file(const char *path, char out_hex[65])
-{
-	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx;
-	int rc = -1, saved;
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return -1;
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		goto out;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (!EVP_DigestUpdate(ctx, buf, n))
-			goto out;
-	if (ferror(f) || !EVP_DigestFinal_ex(ctx, md, &mdlen))
-		goto out;
-	hex(md, mdlen, out_hex);
-	rc = 0;
-out:
-	saved = errno;
-	EVP_MD_CTX_free(ctx);
-	fclose(f);
-	errno = saved ? saved : EIO;
-	return rc;
-}
-
 static int md_line(EVP_MD_CTX *ctx, const char *tag, const char *val)
 {
 	return EVP_DigestUpdate(ctx, tag, strlen(tag)) && EVP_DigestUpdate(ctx, " ", 1) &&
@@ -482,14 +442,14 @@ int hb_recipe_cache_key(const struct hb_recipe *r, const char *gcc_version, char
 	    !md_line(ctx, "source", r->source_id) || !md_line(ctx, "gcc", gcc_version))
 		goto out;
 	for (size_t i = 0; i < r->n_configs; i++)
-		if (sha256_file(r->configs[i], fhex) || !md_line(ctx, "config", fhex))
+		if (hb_sha256_file(r->configs[i], fhex) || !md_line(ctx, "config", fhex))
 			goto out;
 	for (size_t i = 0; i < r->n_patches; i++)
-		if (sha256_file(r->patches[i], fhex) || !md_line(ctx, "patch", fhex))
+		if (hb_sha256_file(r->patches[i], fhex) || !md_line(ctx, "patch", fhex))
 			goto out;
 	if (!EVP_DigestFinal_ex(ctx, md, &mdlen))
 		goto out;
-	hex(md, mdlen, out_hex);
+	hb_hex(md, mdlen, out_hex);
 	rc = 0;
 out:
 	EVP_MD_CTX_free(ctx);

@@ -6,6 +6,7 @@
 #include "qemu.h"
 #include "result.h"
 #include "target.h"
+#include "sysinfo.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -21,13 +22,9 @@
 
 static const char *kvm_flavour(void)
 {
-	if (access("/sys/module/kvm_pvm", F_OK) == 0)
-		return "kvm_pvm (paravirtual)";
-	if (access("/sys/module/kvm_intel", F_OK) == 0)
-		return "kvm_intel";
-	if (access("/sys/module/kvm_amd", F_OK) == 0)
-		return "kvm_amd";
-	return "unknown module";
+	const char *m = hb_kvm_vendor_module();
+
+	return !strcmp(m, "kvm_pvm") ? "kvm_pvm (paravirtual)" : !strcmp(m, "unknown") ? "unknown module" : m;
 }
 
 static void cache_path(const struct hb_kernel *k, char *buf, size_t len)
@@ -81,7 +78,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 		}
 	}
 	unlink(initrd);
-	stream = hb_read_text(str, &slen);
+	stream = hb_slurp(str, &slen);
 	ok = stream && hb_accel_stream_finished(stream, slen);
 	if (ok)
 		snprintf(why, wlen, "a probe boot of %s under KVM finished in %.1f s", k->release,
@@ -93,7 +90,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 			 kvm_flavour(), k->release, PROBE_TIMEOUT_S);
 	else {
 		/* QEMU's own words: the probe folder is removed below */
-		char *qlog = hb_read_text(log, NULL);
+		char *qlog = hb_slurp(log, NULL);
 
 		if (qlog)
 			qlog[strcspn(qlog, "\n")] = 0;
@@ -131,7 +128,7 @@ void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *acc
 		return;
 	}
 	cache_path(k, cpath, sizeof(cpath));
-	cached = hb_read_text(cpath, NULL);
+	cached = hb_slurp(cpath, NULL);
 	if (cached && strchr(cached, '\n')) {
 		char *nl = strchr(cached, '\n');
 
@@ -212,17 +209,6 @@ static void line(const char *what, const char *state, const char *fix)
 		printf("  %-22s fix: %s\n", "", fix);
 }
 
-static int host_has_flag(const char *flag)
-{
-	char *cpu = hb_read_text("/proc/cpuinfo", NULL);
-	char needle[32];
-	int r;
-
-	snprintf(needle, sizeof(needle), " %s ", flag);
-	r = cpu && strstr(cpu, needle);
-	free(cpu);
-	return r;
-}
 
 int hb_cmd_doctor(int argc, char **argv)
 {
@@ -270,7 +256,7 @@ int hb_cmd_doctor(int argc, char **argv)
 			if (strncmp(e->d_name, prefix, strlen(prefix)))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			text = hb_read_text(path, NULL);
+			text = hb_slurp(path, NULL);
 			if (text && !strncmp(text, "kvm\n", 4))
 				n_kvm++;
 			else if (text && !strncmp(text, "tcg\n", 4))
@@ -288,7 +274,7 @@ int hb_cmd_doctor(int argc, char **argv)
 		     n_kvm + n_tcg ? NULL : "hugebench run probes KVM once per kernel (up to 45 s)");
 	}
 	snprintf(buf, sizeof(buf), "guests under TCG -cpu max: svm+npt; host CPU: %s%s",
-		 host_has_flag("svm") ? "svm " : "", host_has_flag("vmx") ? "vmx" : "no svm/vmx");
+		 hb_cpu_has_flag("svm") ? "svm " : "", hb_cpu_has_flag("vmx") ? "vmx" : "no svm/vmx");
 	line("nested virtualization", buf, NULL);
 	{
 		/* A PMU exists when the kernel exposes a CPU PMU to perf. */

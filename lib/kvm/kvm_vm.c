@@ -106,19 +106,6 @@ static int kvm_vm_fail(struct kvm_vm *vm, int err, const char *fmt, ...)
 	return -1;
 }
 
-const char *kvm_vm_vendor_module(void)
-{
-	struct stat st;
-
-	if (stat("/sys/module/kvm_pvm", &st) == 0)
-		return "kvm_pvm";
-	if (stat("/sys/module/kvm_amd", &st) == 0)
-		return "kvm_amd";
-	if (stat("/sys/module/kvm_intel", &st) == 0)
-		return "kvm_intel";
-	return "unknown";
-}
-
 /* ---- guest memory layout ------------------------------------------------ */
 
 void *kvm_vm_gpa_hva(struct kvm_vm *vm, uint64_t gpa)

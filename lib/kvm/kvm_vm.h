@@ -96,8 +96,5 @@ int kvm_vm_stats_fd(struct kvm_vm *vm, bool vcpu);
 /* KVM_GET_TSC_KHZ of the vCPU, or 0. */
 unsigned long kvm_vm_tsc_khz(struct kvm_vm *vm);
 
-/* Which module serves /dev/kvm here: "kvm_amd", "kvm_intel", "kvm_pvm", or
- * "unknown"; from /sys/module. */
-const char *kvm_vm_vendor_module(void);
 
 #endif

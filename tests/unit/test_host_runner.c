@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "sysinfo.h"
 #include "util.h"
 
 #define KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs"
@@ -90,7 +91,7 @@ static void write_text(const char *path, const char *text)
 
 static char *read_text(const char *path)
 {
-	return hb_read_text(path, NULL);
+	return hb_slurp(path, NULL);
 }
 
 static void sleep_ms(int ms)
