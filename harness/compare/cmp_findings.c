@@ -1,0 +1,576 @@
+/* cmp_findings.c - what compare-report finds in a pair of groups: workload
+ * status side by side, checks, per-metric statistics (cmp_rule.c),
+ * meminfo/vmstat deltas by snapshot label, kernel issues and verdicts. The
+ * rules are described at the top of cmp_report.c. */
+#define _DEFAULT_SOURCE
+#include "cmp_pair.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- workloads --------------------------------------------------------------------- */
+
+/* error > fail > pass > skip: the status a side is summed up by (the loader
+ * admits only these four). */
+static int hb_cmp_status_rank(const char *s)
+{
+	int r = hb_status_rank(s);
+
+	return r < 0 ? 0 : r;
+}
+
+struct hb_cmp_wlsum {
+	size_t n[4]; /* skip, pass, fail, error */
+	size_t absent, boots;
+	const struct hb_cmp_workload *worst;
+};
+
+static void hb_cmp_wl_sum(const struct hb_cmp_wkey *k, int s, size_t boots, struct hb_cmp_wlsum *u,
+			  char *buf, size_t len)
+{
+	static const char *const words[] = { "skip", "pass", "fail", "error" };
+	size_t kinds = 0, o = 0;
+
+	memset(u, 0, sizeof(*u));
+	u->boots = boots;
+	for (size_t b = 0; b < boots; b++) {
+		const struct hb_cmp_workload *w = k->w[s][b];
+		int r;
+
+		if (!w) {
+			u->absent++;
+			continue;
+		}
+		r = hb_cmp_status_rank(w->status);
+		u->n[r]++;
+		if (!u->worst || r > hb_cmp_status_rank(u->worst->status))
+			u->worst = w;
+	}
+	buf[0] = 0;
+	for (int r = 0; r < 4; r++)
+		kinds += u->n[r] > 0;
+	if (kinds == 1 && !u->absent) {
+		snprintf(buf, len, "%s", u->worst->status);
+		return;
+	}
+	for (int r = 1; r < 5; r++) {
+		int q = r % 4; /* pass, fail, error, skip */
+
+		if (u->n[q] && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s %zu", o ? ", " : "", words[q], u->n[q]);
+	}
+	if (u->absent && u->absent < boots && o < len)
+		snprintf(buf + o, len - o, "%snot run %zu", o ? ", " : "", u->absent);
+}
+
+void hb_cmp_workloads(struct hb_cmp_ctx *c)
+{
+	struct hb_cmp_pair *p = c->p;
+
+	p->wl = hb_cmp_xcalloc(p->n_wk, sizeof(*p->wl));
+	if (!p->wl)
+		return;
+	for (size_t i = 0; i < p->n_wk; i++) {
+		const struct hb_cmp_wkey *k = &p->wk[i];
+		struct hb_cmp_wlrow *r = &p->wl[p->n_wl++];
+		struct hb_cmp_wlsum ua, ub;
+		size_t bad_a, bad_b;
+		bool a_ran;
+		char ob[48];
+
+		r->name = k->label;
+		hb_cmp_wl_sum(k, 0, p->ga->n, &ua, r->sum_a, sizeof(r->sum_a));
+		hb_cmp_wl_sum(k, 1, p->gb->n, &ub, r->sum_b, sizeof(r->sum_b));
+		r->status_a = ua.worst ? ua.worst->status : NULL;
+		r->status_b = ub.worst ? ub.worst->status : NULL;
+		r->reason_a = ua.worst ? ua.worst->reason : NULL;
+		r->reason_b = ub.worst ? ub.worst->reason : NULL;
+		bad_a = ua.n[2] + ua.n[3];
+		bad_b = ub.n[2] + ub.n[3];
+		/* ran in every BASE boot (not only skipped) */
+		a_ran = !ua.absent && ua.n[0] < ua.boots;
+		/* pass/skip/absent in every BASE boot -> fail/error in a NEW boot;
+		 * ran in BASE -> not run in a NEW boot */
+		r->regression = (bad_b && !bad_a) || (a_ran && ub.absent);
+		if (r->regression && bad_b && !bad_a) {
+			hb_cmp_of_boots(ob, sizeof(ob), bad_b, ub.boots);
+			hb_cmp_find(p, HB_CMP_F_WORKLOAD, true, k->label, "status",
+				    "workload %s -> %s%s%s%s", r->status_a ? r->sum_a : "(not run)",
+				    r->status_b, ob, r->reason_b && *r->reason_b ? ": " : "",
+				    r->reason_b ? r->reason_b : "");
+		} else if (r->regression) {
+			hb_cmp_of_boots(ob, sizeof(ob), ub.absent, ub.boots);
+			hb_cmp_find(p, HB_CMP_F_WORKLOAD, true, k->label, "status",
+				    "workload %s -> (not run)%s", r->sum_a, ob);
+		} else if (r->status_a && r->status_b && strcmp(r->sum_a, r->sum_b)) {
+			hb_cmp_find(p, HB_CMP_F_WORKLOAD, false, k->label, "status",
+				    "workload %s -> %s%s%s", r->sum_a, r->sum_b,
+				    r->reason_b && *r->reason_b ? ": " : "",
+				    r->reason_b ? r->reason_b : "");
+		}
+	}
+}
+
+/* ---- checks ------------------------------------------------------------------------ */
+
+/* Over the boots of a side: 0 when one boot failed it, 1 when it passed in
+ * every boot that ran it, -1 when none did; *failed counts failing boots. */
+static int hb_cmp_check_state(const struct hb_cmp_sideix *x, const struct hb_cmp_wkey *k, int s,
+			      const char *name, char *obs, size_t len, const char **expected,
+			      size_t *failed)
+{
+	int st = -1;
+
+	*failed = 0;
+	snprintf(obs, len, "-");
+	for (size_t b = 0; b < x->g->n; b++) {
+		const struct hb_cmp_workload *w = k->w[s][b];
+		size_t *v = w ? hb_cmp_idx_get(&x->chk, w, name, NULL, NULL) : NULL;
+		const struct hb_cmp_chkagg *g;
+
+		if (!v)
+			continue;
+		g = &x->chks[*v];
+		if (st == -1 || (st == 1 && !g->st))
+			hb_cmp_clean(obs, len, hb_cmp_s(g->observed));
+		if (!*expected && g->expected)
+			*expected = g->expected;
+		*failed += !g->st;
+		st = st == -1 ? g->st : (st && g->st);
+	}
+	return st;
+}
+
+static void hb_cmp_check_one(struct hb_cmp_ctx *c, size_t *cap, const struct hb_cmp_wkey *k,
+			     const char *cname)
+{
+	struct hb_cmp_pair *p = c->p;
+	struct hb_cmp_checkrow row = { .workload = k->label, .name = cname };
+	size_t fa, fb;
+	bool added;
+	char ob[48];
+
+	if (!hb_cmp_idx_put(&c->seen, k, "check", cname, NULL, 0, &added)) {
+		c->oom = true;
+		return;
+	}
+	if (!added)
+		return;
+	row.pass_a = hb_cmp_check_state(&c->x[0], k, 0, cname, row.observed_a,
+					sizeof(row.observed_a), &row.expected, &fa);
+	row.pass_b = hb_cmp_check_state(&c->x[1], k, 1, cname, row.observed_b,
+					sizeof(row.observed_b), &row.expected, &fb);
+	if (hb_cmp_append((void **)&p->checks, &p->n_checks, cap, sizeof(row), &row))
+		c->oom = true;
+	hb_cmp_of_boots(ob, sizeof(ob), fb, p->gb->n);
+	if (row.pass_b == 0 && row.pass_a != 0)
+		hb_cmp_find(p, HB_CMP_F_CHECK, true, k->label, cname,
+			    "check %s %s in BASE, fails in NEW%s (expected %s, observed %s)", cname,
+			    row.pass_a == 1 ? "passed" : "was not run", ob, hb_cmp_s(row.expected),
+			    row.observed_b);
+	else if (row.pass_a == 0 && row.pass_b == 1)
+		hb_cmp_find(p, HB_CMP_F_CHECK, false, k->label, cname,
+			    "check %s failed in BASE, passes in NEW", cname);
+	else if (row.pass_a == 0 && row.pass_b == 0)
+		hb_cmp_find(p, HB_CMP_F_CHECK, false, k->label, cname,
+			    "check %s fails in both%s (NEW observed %s)", cname, ob, row.observed_b);
+}
+
+void hb_cmp_checks(struct hb_cmp_ctx *c)
+{
+	struct hb_cmp_pair *p = c->p;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < p->n_wk; i++)
+		for (int s = 0; s < 2; s++)
+			for (size_t b = 0; b < hb_cmp_g(p, s)->n; b++) {
+				const struct hb_cmp_workload *w = p->wk[i].w[s][b];
+
+				for (size_t j = 0; w && j < w->n_checks; j++)
+					hb_cmp_check_one(c, &cap, &p->wk[i], w->checks[j].name);
+			}
+}
+
+/* ---- metrics ----------------------------------------------------------------------- */
+
+struct hb_cmp_mrow {
+	const struct hb_cmp_wkey *k;
+	const char *name;
+};
+
+/* Every (workload key, metric name) of either side, first seen first. */
+static struct hb_cmp_mrow *hb_cmp_metric_rows(struct hb_cmp_ctx *c, size_t *n)
+{
+	struct hb_cmp_pair *p = c->p;
+	struct hb_cmp_mrow *rows = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < p->n_wk; i++)
+		for (int s = 0; s < 2; s++)
+			for (size_t b = 0; b < hb_cmp_g(p, s)->n; b++) {
+				const struct hb_cmp_workload *w = p->wk[i].w[s][b];
+
+				for (size_t j = 0; w && j < w->n_metrics; j++) {
+					struct hb_cmp_mrow row = { &p->wk[i], w->metrics[j].name };
+					bool added;
+
+					if (!hb_cmp_idx_put(&c->seen, &p->wk[i], "metric", row.name, NULL,
+							    0, &added) ||
+					    (added && hb_cmp_append((void **)&rows, n, &cap, sizeof(row),
+								    &row))) {
+						c->oom = true;
+						free(rows);
+						*n = 0;
+						return NULL;
+					}
+				}
+			}
+	return rows ? rows : hb_cmp_xcalloc(1, sizeof(*rows));
+}
+
+/* All samples of a side in one metric: the boot's own entry when there is
+ * one boot, else a pooled copy owned by the pair (p->pool[slot]). */
+static const struct hb_cmp_metric *hb_cmp_pool(struct hb_cmp_ctx *c,
+					       const struct hb_cmp_metric *const *m, size_t n)
+{
+	struct hb_cmp_pair *p = c->p;
+	struct hb_cmp_metric *pm;
+	size_t total = 0, k = 0, first = n;
+
+	for (size_t i = 0; i < n; i++)
+		if (m[i] && !m[i]->unavailable) {
+			total += m[i]->n;
+			if (first == n)
+				first = i;
+		}
+	if (n == 1 || first == n)
+		return n == 1 ? m[0] : NULL;
+	pm = &p->pool[p->n_pool];
+	*pm = *m[first];
+	pm->samples = malloc((total + 1) * sizeof(double));
+	pm->rep_means = NULL;
+	pm->n_reps = 0;
+	if (!pm->samples) {
+		c->oom = true;
+		return NULL;
+	}
+	p->n_pool++;
+	for (size_t i = 0; i < n; i++)
+		if (m[i] && !m[i]->unavailable && m[i]->n) {
+			memcpy(pm->samples + k, m[i]->samples, m[i]->n * sizeof(double));
+			k += m[i]->n;
+			pm->n_reps += m[i]->n_reps ? m[i]->n_reps : 1;
+		}
+	pm->n = k;
+	return pm;
+}
+
+/* Directions must agree over every boot of both sides. */
+static void hb_cmp_direction(struct hb_cmp_ctx *c, const struct hb_cmp_mrow *row,
+			     const struct hb_cmp_metric *const *m[2])
+{
+	struct hb_cmp_pair *p = c->p;
+	const struct hb_cmp_metric *first[2] = { NULL, NULL };
+	bool differ = false;
+
+	for (int s = 0; s < 2; s++)
+		for (size_t b = 0; b < hb_cmp_g(p, s)->n; b++) {
+			const struct hb_cmp_metric *x = m[s][b];
+
+			if (!x)
+				continue;
+			if (!first[s])
+				first[s] = x;
+			if (x->better != (first[0] ? first[0] : x)->better ||
+			    x->better != first[s]->better)
+				differ = true;
+		}
+	if (!differ)
+		return;
+	p->comparable = false;
+	p->n_direction++;
+	hb_cmp_find(p, HB_CMP_F_DIRECTION, false, row->k->label, row->name,
+		    "%s: better=%s in BASE, %s in NEW%s: not comparable", row->name,
+		    first[0] ? hb_cmp_better_name(first[0]->better) : "-",
+		    first[1] ? hb_cmp_better_name(first[1]->better) : "-",
+		    first[0] && first[1] && first[0]->better == first[1]->better
+			    ? " (and differs between boots of one side)" : "");
+}
+
+/* Vanished or newly unavailable in NEW: in a NEW boot where the workload
+ * ran, while BASE had values. */
+static void hb_cmp_vanished(struct hb_cmp_ctx *c, const struct hb_cmp_mrow *row,
+			    const struct hb_cmp_metric *const *m[2])
+{
+	struct hb_cmp_pair *p = c->p;
+	size_t base_avail = 0, gone = 0, unavail = 0, ran = 0;
+	const char *why = NULL;
+
+	for (size_t b = 0; b < p->ga->n; b++)
+		base_avail += m[0][b] && !m[0][b]->unavailable;
+	if (!base_avail)
+		return;
+	for (size_t b = 0; b < p->gb->n; b++) {
+		const struct hb_cmp_workload *w = row->k->w[1][b];
+
+		if (!w || !strcmp(w->status, "skip"))
+			continue;
+		ran++;
+		if (!m[1][b])
+			gone++;
+		else if (m[1][b]->unavailable) {
+			unavail++;
+			if (!why)
+				why = m[1][b]->unavailable;
+		}
+	}
+	if (gone)
+		hb_cmp_find(p, HB_CMP_F_METRIC, c->o->strict, row->k->label, row->name,
+			    "%s vanished in NEW: absent in %zu of %zu NEW boots that ran %s (BASE has "
+			    "values)%s", row->name, gone, ran, row->k->label,
+			    c->o->strict ? "" : "; --strict makes this a regression");
+	if (unavail)
+		hb_cmp_find(p, HB_CMP_F_METRIC, c->o->strict, row->k->label, row->name,
+			    "%s became unavailable in NEW (%zu of %zu boots): %s%s", row->name, unavail,
+			    ran, why, c->o->strict ? "" : "; --strict makes this a regression");
+}
+
+void hb_cmp_metrics(struct hb_cmp_ctx *c)
+{
+	struct hb_cmp_pair *p = c->p;
+	size_t n, nb = p->ga->n + p->gb->n;
+	struct hb_cmp_mrow *rows = hb_cmp_metric_rows(c, &n);
+	const struct hb_cmp_metric **ma = hb_cmp_xcalloc(p->ga->n, sizeof(*ma));
+	const struct hb_cmp_metric **mb = hb_cmp_xcalloc(p->gb->n, sizeof(*mb));
+
+	p->m = hb_cmp_xcalloc(n, sizeof(*p->m));
+	p->centers = hb_cmp_xcalloc(n * nb, sizeof(*p->centers));
+	p->pool = hb_cmp_xcalloc(2 * n, sizeof(*p->pool));
+	if (!rows || !ma || !mb || !p->m || !p->centers || !p->pool) {
+		c->oom = true;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct hb_cmp_wkey *k = rows[i].k;
+		const struct hb_cmp_metric *const *m[2] = { ma, mb };
+		struct hb_cmp_mres *r = &p->m[p->n_m];
+		const struct hb_cmp_metric *pa, *pb;
+		struct hb_cmp_limits lim;
+		size_t sd_n;
+		double sd;
+
+		for (size_t b = 0; b < p->ga->n; b++)
+			ma[b] = hb_cmp_metric(&c->x[0], k->w[0][b], rows[i].name);
+		for (size_t b = 0; b < p->gb->n; b++)
+			mb[b] = hb_cmp_metric(&c->x[1], k->w[1][b], rows[i].name);
+		hb_cmp_direction(c, &rows[i], m);
+		hb_cmp_vanished(c, &rows[i], m);
+		pa = hb_cmp_pool(c, ma, p->ga->n);
+		pb = hb_cmp_pool(c, mb, p->gb->n);
+		hb_cmp_limits_for(c->t, k->name, rows[i].name, &lim);
+		sd = hb_cmp_calib_sd(p->calib, k->label, rows[i].name, &sd_n);
+		r->workload = k->label;
+		r->wl_name = k->name;
+		hb_cmp_metric_test_boots(ma, p->ga->n, mb, p->gb->n, pa, pb, p->centers + i * nb,
+					 p->centers + i * nb + p->ga->n, &lim, sd, sd_n, c->o, r);
+		p->n_m++;
+	}
+	hb_cmp_decide(p->m, p->n_m, c->o);
+	for (size_t i = 0; i < p->n_m; i++) {
+		struct hb_cmp_mres *r = &p->m[i];
+
+		if (r->verdict == HB_CMP_WORSE)
+			hb_cmp_find(p, HB_CMP_F_METRIC, true, r->workload, r->name,
+				    "%s worse by %.1f%% (%s)", r->name, r->worse_pct, r->why);
+		else if (r->not_judged)
+			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name, "%s %s", r->name,
+				    r->why);
+		else if (r->verdict == HB_CMP_NOISY && r->q_worse <= c->o->alpha &&
+			 r->worse_pct > r->mde_pct)
+			/* beyond what the noise can explain, but the rule does not
+			 * judge this metric: a note for a human */
+			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name,
+				    "%s worse by %.1f%% (q=%.2g), beyond its detectable change %.0f%%; "
+				    "too noisy to be judged at the %g%% minimum effect", r->name,
+				    r->worse_pct, r->q_worse, r->mde_pct, r->min_effect_pct);
+	}
+out:
+	free(rows);
+	free(ma);
+	free(mb);
+}
+
+/* ---- snapshots --------------------------------------------------------------------- */
+
+static const char *const hb_cmp_interesting[] = {
+	"Shmem", "ShmemHugePages", "ShmemPmdMapped", "ShmemPmdMapped", "FilePmdMapped",
+	"FileHugePages", "AnonHugePages", "Mapped", "Mlocked", "Unevictable", "SwapFree",
+	"SwapCached", "MemAvailable", "thp_", "compact_", "pswp", "nr_shmem", "shmem_",
+	NULL,
+};
+
+static bool hb_cmp_key_interesting(const char *key)
+{
+	for (size_t i = 0; hb_cmp_interesting[i]; i++) {
+		size_t l = strlen(hb_cmp_interesting[i]);
+
+		if (hb_cmp_interesting[i][l - 1] == '_' ? !strncmp(key, hb_cmp_interesting[i], l)
+							: !strcmp(key, hb_cmp_interesting[i]))
+			return true;
+	}
+	return false;
+}
+
+/* Mean of a key over every repetition (of every boot) with the snapshot
+ * label; NAN when no boot has the label. */
+static double hb_cmp_snap_mean(const struct hb_cmp_sideix *x, const struct hb_cmp_wkey *k, int s,
+			       const char *label, int vm, const char *key)
+{
+	double sum = 0;
+	size_t reps = 0;
+
+	for (size_t b = 0; b < x->g->n; b++) {
+		const struct hb_cmp_workload *w = k->w[s][b];
+		size_t *r = w ? hb_cmp_idx_get(&x->lab, w, label, NULL, NULL) : NULL;
+		size_t *v = w ? hb_cmp_idx_get(&x->key, w, label, hb_cmp_src[vm], key) : NULL;
+
+		if (!r)
+			continue;
+		reps += *r;
+		/* deltas are recorded when non-zero: a repetition without the key is 0 */
+		if (v)
+			sum += x->sums[*v].sum;
+	}
+	return reps ? sum / (double)reps : NAN;
+}
+
+void hb_cmp_snaps(struct hb_cmp_ctx *c)
+{
+	struct hb_cmp_pair *p = c->p;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < p->n_wk; i++) {
+		const struct hb_cmp_wkey *k = &p->wk[i];
+
+		for (int s = 0; s < 2; s++)
+			for (size_t b = 0; b < hb_cmp_g(p, s)->n; b++) {
+				const struct hb_cmp_workload *w = k->w[s][b];
+
+				for (size_t j = 0; w && j < w->n_snaps; j++)
+					for (int vm = 0; vm < 2; vm++) {
+						const struct hb_cmp_snap *sn = &w->snaps[j];
+						const struct hb_cmp_kv *kv = vm ? sn->vmstat : sn->meminfo;
+						size_t nk = vm ? sn->n_vmstat : sn->n_meminfo;
+
+						for (size_t q = 0; q < nk; q++) {
+							struct hb_cmp_snaprow row;
+							bool added;
+
+							if (!hb_cmp_idx_put(&c->seen, k, hb_cmp_src[vm],
+									    sn->label, kv[q].key, 0,
+									    &added)) {
+								c->oom = true;
+								return;
+							}
+							if (!added)
+								continue;
+							row = (struct hb_cmp_snaprow){
+								k->label, sn->label, hb_cmp_src[vm],
+								kv[q].key,
+								hb_cmp_snap_mean(&c->x[0], k, 0, sn->label,
+										 vm, kv[q].key),
+								hb_cmp_snap_mean(&c->x[1], k, 1, sn->label,
+										 vm, kv[q].key),
+								hb_cmp_key_interesting(kv[q].key),
+							};
+							if (hb_cmp_append((void **)&p->snaps, &p->n_snaps,
+									  &cap, sizeof(row), &row))
+								c->oom = true;
+						}
+					}
+			}
+	}
+}
+
+/* ---- kernel issues and verdicts ------------------------------------------------------ */
+
+/* The most of one kind in a single boot of the side, and in how many boots. */
+static size_t hb_cmp_kind_max(const struct hb_cmp_sideix *x, const char *kind, size_t *boots)
+{
+	size_t best = 0;
+
+	*boots = 0;
+	for (size_t b = 0; b < x->g->n; b++) {
+		size_t *v = hb_cmp_idx_get(&x->kind, x->g->boots[b], kind, NULL, NULL);
+
+		if (v) {
+			++*boots;
+			if (*v > best)
+				best = *v;
+		}
+	}
+	return best;
+}
+
+/* The worst verdict of a side's boots: its rank, and the boot. */
+static int hb_cmp_worst_verdict(const struct hb_cmp_group *g, const struct hb_cmp_run **worst,
+				size_t *count)
+{
+	int best = -2;
+
+	*count = 0;
+	for (size_t b = 0; b < g->n; b++) {
+		int r = hb_verdict_rank(g->boots[b]->verdict);
+
+		if (r > best) {
+			best = r;
+			*worst = g->boots[b];
+			*count = 0;
+		}
+		*count += r == best;
+	}
+	return best;
+}
+
+void hb_cmp_issues(struct hb_cmp_ctx *c)
+{
+	struct hb_cmp_pair *p = c->p;
+	const struct hb_cmp_run *wa = p->a, *wb = p->b;
+	size_t cnt_a, cnt_b;
+	int ra = hb_cmp_worst_verdict(p->ga, &wa, &cnt_a), rb = hb_cmp_worst_verdict(p->gb, &wb, &cnt_b);
+	char ob[48];
+
+	for (size_t b = 0; b < p->gb->n; b++) {
+		const struct hb_cmp_run *r = p->gb->boots[b];
+
+		for (size_t i = 0; i < r->n_issues; i++) {
+			const char *kind = r->issues[i].kind;
+			size_t ba, bb, na = hb_cmp_kind_max(&c->x[0], kind, &ba);
+			size_t nb = hb_cmp_kind_max(&c->x[1], kind, &bb);
+			bool first;
+
+			if (!hb_cmp_idx_put(&c->seen, "issue", kind, NULL, NULL, 0, &first)) {
+				c->oom = true;
+				return;
+			}
+			if (!first)
+				continue;
+			hb_cmp_of_boots(ob, sizeof(ob), bb, p->gb->n);
+			hb_cmp_find(p, HB_CMP_F_ISSUE, nb > na, NULL, kind,
+				    "kernel %s: %zu in BASE, %zu in NEW%s%s (first: line %ld: %s)", kind,
+				    na, nb, p->ga->n > 1 || p->gb->n > 1 ? " at most per boot" : "", ob,
+				    r->issues[i].line, hb_cmp_s(r->issues[i].excerpt));
+		}
+	}
+	hb_cmp_of_boots(ob, sizeof(ob), cnt_b, p->gb->n);
+	if (rb > ra)
+		hb_cmp_find(p, HB_CMP_F_VERDICT, true, NULL, "verdict",
+			    "run verdict %s -> %s%s%s%s", wa->verdict, wb->verdict, ob,
+			    wb->verdict_reason ? ": " : "", hb_cmp_s(wb->verdict_reason));
+	else if (rb < ra)
+		hb_cmp_find(p, HB_CMP_F_VERDICT, false, NULL, "verdict", "run verdict %s -> %s",
+			    wa->verdict, wb->verdict);
+}
+
