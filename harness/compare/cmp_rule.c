@@ -1,4 +1,5 @@
-/* cmp_rule.c - thresholds and the per-metric decision rule of compare-report.
+/* cmp_rule.c - the per-metric decision rule of compare-report (thresholds:
+ * cmp_thresholds.c).
  *
  * THE RULE (also in docs/compare.md, with the measurements behind it):
  *
@@ -47,15 +48,12 @@
 #define _DEFAULT_SOURCE
 #include "compare.h"
 
-#include <errno.h>
-#include <fnmatch.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define HB_CMP_DIST_PER_REP 5 /* samples per repetition that make a distribution */
-#define HB_CMP_DEFAULT_MIN_EFFECT 5 /* % (configs/thresholds.conf explains) */
 
 void hb_cmp_opts_default(struct hb_cmp_opts *o)
 {
@@ -68,149 +66,6 @@ void hb_cmp_opts_default(struct hb_cmp_opts *o)
 	o->strict = false;
 	o->noisy_judged = false; /* aa_study: judging them flagged 3 of 126 real A/A splits */
 	o->calibration = NULL;
-}
-
-/* ---- thresholds.conf ----------------------------------------------------------- */
-
-void hb_cmp_thresholds_default(struct hb_cmp_thresholds *t)
-{
-	t->lines = NULL;
-	t->n = 0;
-	t->def.min_effect_pct = HB_CMP_DEFAULT_MIN_EFFECT;
-	t->def.boot_sd_pct = NAN; /* no fallback calibration */
-}
-
-void hb_cmp_thresholds_free(struct hb_cmp_thresholds *t)
-{
-	free(t->lines);
-	t->lines = NULL;
-	t->n = 0;
-}
-
-int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *err,
-			   size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, lcap = 0;
-	int lineno = 0;
-
-	hb_cmp_thresholds_default(t);
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	while (getline(&line, &lcap, f) >= 0) { /* a line of any length is one line */
-		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN } };
-		char *s = line, *tok, *save = NULL;
-
-		lineno++;
-		if ((tok = strchr(s, '#')))
-			*tok = 0;
-		tok = strtok_r(s, " \t\r\n", &save);
-		if (!tok)
-			continue;
-		if (strlen(tok) >= sizeof(rl.pattern))
-			goto bad_pattern;
-		snprintf(rl.pattern, sizeof(rl.pattern), "%s", tok);
-		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-			char *eq = strchr(tok, '='), *end;
-			double v, *dst;
-
-			if (eq && !strncmp(tok, "min_effect_pct=", 15))
-				dst = &rl.lim.min_effect_pct;
-			else if (eq && !strncmp(tok, "boot_sd_pct=", 12))
-				dst = &rl.lim.boot_sd_pct;
-			else {
-				snprintf(err, errlen, "%s:%d: unknown setting \"%s\" (known: "
-					 "min_effect_pct=N boot_sd_pct=N)", path, lineno, tok);
-				goto fail;
-			}
-			v = strtod(eq + 1, &end);
-			if (end == eq + 1 || *end || !(v >= 0 && v < 100)) { /* NAN too */
-				snprintf(err, errlen, "%s:%d: %.*s wants a number in [0, 100), not \"%s\"",
-					 path, lineno, (int)(eq - tok), tok, eq + 1);
-				goto fail;
-			}
-			*dst = v;
-		}
-		if (isnan(rl.lim.min_effect_pct) && isnan(rl.lim.boot_sd_pct)) {
-			snprintf(err, errlen, "%s:%d: \"%s\" sets nothing (want: %s min_effect_pct=N)",
-				 path, lineno, rl.pattern, rl.pattern);
-			goto fail;
-		}
-		if (hb_cmp_append((void **)&t->lines, &t->n, &cap, sizeof(rl), &rl)) {
-			snprintf(err, errlen, "%s:%d: out of memory", path, lineno);
-			goto fail;
-		}
-	}
-	free(line);
-	fclose(f);
-	return 0;
-bad_pattern:
-	snprintf(err, errlen, "%s:%d: pattern too long", path, lineno);
-fail:
-	free(line);
-	fclose(f);
-	hb_cmp_thresholds_free(t);
-	return -1;
-}
-
-void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
-		       const char *metric, struct hb_cmp_limits *lim)
-{
-	const char *w = workload ? workload : "", *m = metric ? metric : "";
-	size_t len = strlen(w) + strlen(m) + 2;
-	char small[256], *key = len <= sizeof(small) ? small : malloc(len);
-
-	*lim = t->def;
-	if (!key)
-		return; /* out of memory: the defaults */
-	snprintf(key, len, "%s.%s", w, m);
-	for (size_t i = 0; i < t->n; i++) {
-		if (fnmatch(t->lines[i].pattern, key, 0))
-			continue;
-		if (!isnan(t->lines[i].lim.min_effect_pct))
-			lim->min_effect_pct = t->lines[i].lim.min_effect_pct;
-		if (!isnan(t->lines[i].lim.boot_sd_pct))
-			lim->boot_sd_pct = t->lines[i].lim.boot_sd_pct;
-	}
-	if (key != small)
-		free(key);
-}
-
-double hb_cmp_min_effect(const struct hb_cmp_thresholds *t, const char *workload,
-			 const char *metric)
-{
-	struct hb_cmp_limits l;
-
-	hb_cmp_limits_for(t, workload, metric, &l);
-	return l.min_effect_pct;
-}
-
-/* ---- names ------------------------------------------------------------------- */
-
-const char *hb_cmp_verdict_name(enum hb_cmp_verdict v)
-{
-	static const char *const names[] = { "same", "REGRESSION", "improvement", "info",
-					     "untested", "unavailable", "missing", "advisory",
-					     "too noisy" };
-
-	return names[v];
-}
-
-const char *hb_cmp_mode_name(enum hb_cmp_mode m)
-{
-	static const char *const names[] = { "none", "boots", "calibrated", "advisory" };
-
-	return names[m];
-}
-
-const char *hb_cmp_better_name(enum hb_cmp_better b)
-{
-	static const char *const names[] = { "lower", "higher", "info" };
-
-	return names[b];
 }
 
 /* ---- the test ---------------------------------------------------------------- */
@@ -748,3 +603,4 @@ out:
 	free(qw);
 	free(qb);
 }
+
