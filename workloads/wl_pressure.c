@@ -32,6 +32,8 @@
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "pressure.h"
+
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,22 +49,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PR_DIR "/mnt/hb-pressure"
-#define PR_PATH PR_DIR "/ws"
-#define PR_CG_NAME "hb-pressure"
-#define PR_ZRAM "/sys/block/zram0"
-#define PR_SEED 0x7072657373ULL
-
-struct pr {
-	struct hb_ctx *ctx;
-	char cg_root[128];
-	char cg[192];
-	char swapdev[64];
-	bool swap_on, zram_set, added_memory;
-	size_t limit, ws;
-	long child_timeout_s;
-};
-
 /* What the child tells the parent, in order, over a pipe. */
 struct pr_report {
 	int stage;	     /* 1 = filled, 2 = verified */
@@ -70,209 +56,6 @@ struct pr_report {
 	uint64_t bad;	     /* first mismatching byte, or ws */
 	int err;	     /* errno of a setup failure in the child */
 };
-
-/* ---- cgroup v2 -------------------------------------------------------- */
-
-/* The cgroup2 mount, preferring /sys/fs/cgroup. */
-static bool find_cgroup2(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char dev[64], dir[256], type[32];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (fscanf(f, "%63s %255s %31s %*[^\n]", dev, dir, type) == 3) {
-		if (strcmp(type, "cgroup2"))
-			continue;
-		if (!found || strcmp(dir, "/sys/fs/cgroup") == 0) {
-			snprintf(out, len, "%s", dir);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static bool has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ' || p[n] == '\n'))
-			return true;
-	return false;
-}
-
-static int cg_write(const struct pr *s, const char *file, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", s->cg, file);
-	return hb_write_file(path, val);
-}
-
-/* A key of a "key value" file such as memory.events; -1 when absent. */
-static long long cg_key(const struct pr *s, const char *file, const char *key)
-{
-	char path[256], line[128];
-	long long v = -1;
-	size_t n = strlen(key);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", s->cg, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, n) == 0 && line[n] == ' ')
-			v = atoll(line + n + 1);
-	fclose(f);
-	return v;
-}
-
-static void cg_remove(struct pr *s)
-{
-	for (int i = 0; i < 50; i++) {
-		if (rmdir(s->cg) == 0 || errno == ENOENT) {
-			hb_host_state_note(false, "cgroup", s->cg);
-			return;
-		}
-		usleep(20000);
-	}
-	hb_note(s->ctx, "could not remove cgroup %s: %s", s->cg, strerror(errno));
-}
-
-static int cg_setup(struct pr *s)
-{
-	char path[256], ctl[256];
-
-	snprintf(s->cg, sizeof(s->cg), "%s/" PR_CG_NAME, s->cg_root);
-	rmdir(s->cg); /* a leftover of a crashed repetition */
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->cg_root);
-	hb_read_file(path, ctl, sizeof(ctl));
-	if (!has_word(ctl, "memory")) {
-		int r;
-
-		hb_host_state_note(true, "memctl", path);
-		r = hb_write_file(path, "+memory");
-		if (r) {
-			hb_host_state_note(false, "memctl", path);
-			errno = -r;
-			hb_error(s->ctx, "enable +memory in %s", path);
-			return r;
-		}
-		s->added_memory = true;
-	}
-	hb_host_state_note(true, "cgroup", s->cg);
-	if (mkdir(s->cg, 0755)) {
-		int r = -errno;
-
-		hb_host_state_note(false, "cgroup", s->cg);
-		errno = -r;
-		hb_error(s->ctx, "mkdir %s", s->cg);
-		return r;
-	}
-	snprintf(ctl, sizeof(ctl), "%zu", s->limit);
-	if (cg_write(s, "memory.max", ctl)) {
-		hb_error(s->ctx, "write memory.max=%s in %s", ctl, s->cg);
-		return -EIO;
-	}
-	return 0;
-}
-
-/* ---- zram swap ---------------------------------------------------------- */
-
-/* mkswap: the v1 swap header of include/linux/swap.h, union swap_header. */
-static int write_swap_header(const char *dev, size_t bytes)
-{
-	static unsigned char page[4096];
-	uint32_t *info = (uint32_t *)(page + 1024); /* after bootbits[1024] */
-	int fd = open(dev, O_WRONLY | O_CLOEXEC);
-	int r = 0;
-
-	if (fd < 0)
-		return -errno;
-	memset(page, 0, sizeof(page));
-	info[0] = 1;					   /* version */
-	info[1] = (uint32_t)(bytes / sizeof(page) - 1);	   /* last_page */
-	info[2] = 0;					   /* nr_badpages */
-	memcpy(page + sizeof(page) - 10, "SWAPSPACE2", 10); /* offset 4086 */
-	if (pwrite(fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || fsync(fd))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/* /dev/zram0, or a node made from /sys/block/zram0/dev when /dev lacks it. */
-static int zram_node(struct pr *s)
-{
-	char devno[32];
-	unsigned int maj, min;
-
-	snprintf(s->swapdev, sizeof(s->swapdev), "/dev/zram0");
-	if (access(s->swapdev, F_OK) == 0)
-		return 0;
-	if (hb_read_file(PR_ZRAM "/dev", devno, sizeof(devno)) ||
-	    sscanf(devno, "%u:%u", &maj, &min) != 2)
-		return -ENODEV;
-	snprintf(s->swapdev, sizeof(s->swapdev), "/tmp/hb-zram0");
-	unlink(s->swapdev);
-	if (mknod(s->swapdev, S_IFBLK | 0600, makedev(maj, min)))
-		return -errno;
-	return 0;
-}
-
-static int swap_setup(struct pr *s, long zram_mb)
-{
-	char v[32];
-	int r;
-
-	snprintf(v, sizeof(v), "%ldM", zram_mb);
-	hb_host_state_note(true, "zram", PR_ZRAM);
-	r = hb_write_file(PR_ZRAM "/disksize", v);
-	if (r) {
-		hb_host_state_note(false, "zram", PR_ZRAM);
-		errno = -r;
-		hb_error(s->ctx, "write %s to " PR_ZRAM "/disksize", v);
-		return r;
-	}
-	s->zram_set = true;
-	r = zram_node(s);
-	if (!r)
-		r = write_swap_header(s->swapdev, (size_t)zram_mb * HB_MB);
-	if (r) {
-		errno = -r;
-		hb_error(s->ctx, "mkswap on %s", s->swapdev);
-		return r;
-	}
-	hb_host_state_note(true, "swap", s->swapdev);
-	if (swapon(s->swapdev, 0)) {
-		r = -errno;
-		hb_host_state_note(false, "swap", s->swapdev);
-		errno = -r;
-		hb_error(s->ctx, "swapon %s", s->swapdev);
-		return r;
-	}
-	s->swap_on = true;
-	return 0;
-}
-
-static void swap_teardown(struct pr *s)
-{
-	if (s->swap_on && swapoff(s->swapdev))
-		hb_note(s->ctx, "swapoff %s: %s", s->swapdev, strerror(errno));
-	else if (s->swap_on)
-		hb_host_state_note(false, "swap", s->swapdev);
-	s->swap_on = false;
-	if (s->zram_set && hb_write_file(PR_ZRAM "/reset", "1"))
-		hb_note(s->ctx, "zram0 reset failed");
-	else if (s->zram_set)
-		hb_host_state_note(false, "zram", PR_ZRAM);
-	s->zram_set = false;
-	if (strcmp(s->swapdev, "/tmp/hb-zram0") == 0)
-		unlink(s->swapdev);
-}
 
 /* ---- the child ---------------------------------------------------------- */
 
@@ -371,7 +154,7 @@ static int child_start(struct pr *s, bool verify, struct pr_child *c)
 	c->go = go[1];
 	c->rep = rep[0];
 	snprintf(pid, sizeof(pid), "%d", (int)c->pid);
-	if (cg_write(s, "cgroup.procs", pid)) {
+	if (pr_cg_write(s, "cgroup.procs", pid)) {
 		hb_error(s->ctx, "move child %s into %s", pid, s->cg);
 		goto fail;
 	}
@@ -427,7 +210,7 @@ static void emit_cg_stat(struct pr *s, const char *phase)
 	char name[64];
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		long long v = cg_key(s, "memory.stat", keys[i]);
+		long long v = pr_cg_key(s, "memory.stat", keys[i]);
 
 		snprintf(name, sizeof(name), "%s_memcg_%s_after_fill", phase, keys[i]);
 		if (v >= 0)
@@ -443,7 +226,7 @@ static void phase_swap(struct pr *s)
 		"thp_split_page", "thp_split_pmd", "thp_swpout", "thp_swpout_fallback",
 		"thp_file_alloc", "thp_file_fallback", "thp_file_fallback_charge",
 	};
-	long long oom0 = cg_key(s, "memory.events", "oom_kill"), oom1;
+	long long oom0 = pr_cg_key(s, "memory.events", "oom_kill"), oom1;
 	long long need = (long long)((s->ws - s->limit) / HB_PAGE), out, in;
 	struct hb_snap a, b, c;
 	struct pr_report m1 = { 0 }, m2 = { 0 };
@@ -467,7 +250,7 @@ static void phase_swap(struct pr *s)
 	}
 	st = child_reap(s, &ch, &to);
 	hb_snap_take(&c);
-	oom1 = cg_key(s, "memory.events", "oom_kill");
+	oom1 = pr_cg_key(s, "memory.events", "oom_kill");
 	hb_emit_snapshot(s->ctx, "swap_fill", &a, &b);
 	hb_emit_snapshot(s->ctx, "swap_verify", &b, &c);
 	if (!got1 && m1.err) {
@@ -525,7 +308,7 @@ static void phase_swap(struct pr *s)
 
 static void phase_noswap(struct pr *s)
 {
-	long long oom0 = cg_key(s, "memory.events", "oom_kill"), oom1;
+	long long oom0 = pr_cg_key(s, "memory.events", "oom_kill"), oom1;
 	struct pr_report m1 = { 0 };
 	struct hb_snap a, b;
 	struct pr_child ch;
@@ -535,7 +318,7 @@ static void phase_noswap(struct pr *s)
 	double ms;
 	int st;
 
-	if (cg_write(s, "memory.swap.max", "0"))
+	if (pr_cg_write(s, "memory.swap.max", "0"))
 		hb_note(s->ctx, "no memory.swap.max in %s (swap accounting off); relying on no swap "
 				"being active",
 			s->cg);
@@ -545,7 +328,7 @@ static void phase_noswap(struct pr *s)
 	filled = read_report(ch.rep, &m1, s->child_timeout_s) && m1.stage == 1;
 	st = child_reap(s, &ch, &to);
 	hb_snap_take(&b);
-	oom1 = cg_key(s, "memory.events", "oom_kill");
+	oom1 = pr_cg_key(s, "memory.events", "oom_kill");
 	hb_emit_snapshot(s->ctx, "noswap", &a, &b);
 	/* The killed child's tmpfs pages stay charged: remove the file. */
 	unlink(PR_PATH);
@@ -593,7 +376,7 @@ static void pressure_run(struct hb_ctx *ctx)
 	}
 	s.limit = (size_t)limit_mb * HB_MB;
 	s.ws = (size_t)ws_mb * HB_MB;
-	find_cgroup2(s.cg_root, sizeof(s.cg_root));
+	pr_find_cgroup2(s.cg_root, sizeof(s.cg_root));
 	hb_read_file("/proc/sys/vm/swappiness", v, sizeof(v));
 	if (atoi(v) == 0 && do_swap) {
 		/* memcg reclaim never scans shmem with swappiness 0 */
@@ -603,21 +386,21 @@ static void pressure_run(struct hb_ctx *ctx)
 	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", ws_mb + 16);
 	if (hb_mount_tmpfs(ctx, PR_DIR, opts))
 		return;
-	if (cg_setup(&s))
+	if (pr_cg_setup(&s))
 		goto out;
 	if (do_swap) {
-		if (swap_setup(&s, zram_mb) == 0)
+		if (pr_swap_setup(&s, zram_mb) == 0)
 			phase_swap(&s);
 		unlink(PR_PATH);
-		swap_teardown(&s);
+		pr_swap_teardown(&s);
 	}
 	if (do_noswap && !hb_failed(ctx))
 		phase_noswap(&s);
 out:
 	unlink(PR_PATH);
-	swap_teardown(&s);
+	pr_swap_teardown(&s);
 	if (s.cg[0])
-		cg_remove(&s);
+		pr_cg_remove(&s);
 	if (s.added_memory) {
 		char path[256];
 
@@ -639,10 +422,10 @@ static const char *pressure_unsupported(struct hb_ctx *ctx)
 
 	if (base)
 		return base;
-	if (!find_cgroup2(root, sizeof(root)))
+	if (!pr_find_cgroup2(root, sizeof(root)))
 		return "no cgroup2 mount";
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
-	if (hb_read_file(path, ctl, sizeof(ctl)) || !has_word(ctl, "memory")) {
+	if (hb_read_file(path, ctl, sizeof(ctl)) || !pr_has_word(ctl, "memory")) {
 		snprintf(why, sizeof(why),
 			 "cgroup v2 memory controller not available at %s (controllers: '%s')", root,
 			 ctl);
@@ -685,3 +468,4 @@ const struct hb_workload hb_wl_pressure = {
 	.run = pressure_run,
 	.params = pressure_params,
 };
+
