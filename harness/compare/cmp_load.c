@@ -50,8 +50,10 @@ static void hb_cmp_ld_fail(struct hb_cmp_ld *ld, const char *field, const char *
 	snprintf(ld->err, ld->errlen, "%s: %s: %s", ld->file, field, msg);
 }
 
-static const char *hb_cmp_ld_str(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
-				 const char *key, bool required)
+/* obj's key when it has type t ("expected <what>" otherwise); NULL when it
+ * is absent or null ("missing" when required). */
+static json_t *hb_cmp_ld_typed(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
+			       const char *key, bool required, json_type t, const char *what)
 {
 	json_t *v = json_object_get(obj, key);
 	char field[192];
@@ -62,11 +64,18 @@ static const char *hb_cmp_ld_str(struct hb_cmp_ld *ld, json_t *obj, const char *
 			hb_cmp_ld_fail(ld, field, "missing");
 		return NULL;
 	}
-	if (!json_is_string(v)) {
-		hb_cmp_ld_fail(ld, field, "expected a string");
+	if (json_typeof(v) != t) {
+		hb_cmp_ld_fail(ld, field, "expected %s", what);
 		return NULL;
 	}
-	return json_string_value(v);
+	return v;
+}
+
+static const char *hb_cmp_ld_str(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
+				 const char *key, bool required)
+{
+	return json_string_value(hb_cmp_ld_typed(ld, obj, prefix, key, required, JSON_STRING,
+						 "a string"));
 }
 
 /* A required, non-empty string: a name that keys rows and lookups. */
@@ -152,20 +161,7 @@ static double *hb_cmp_ld_nums(struct hb_cmp_ld *ld, json_t *obj, const char *pre
 static json_t *hb_cmp_ld_array(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
 			       const char *key, bool required)
 {
-	json_t *v = json_object_get(obj, key);
-	char field[192];
-
-	snprintf(field, sizeof(field), "%s%s", prefix, key);
-	if (!v || json_is_null(v)) {
-		if (required)
-			hb_cmp_ld_fail(ld, field, "missing");
-		return NULL;
-	}
-	if (!json_is_array(v)) {
-		hb_cmp_ld_fail(ld, field, "expected an array");
-		return NULL;
-	}
-	return v;
+	return hb_cmp_ld_typed(ld, obj, prefix, key, required, JSON_ARRAY, "an array");
 }
 
 static void hb_cmp_ld_metric(struct hb_cmp_ld *ld, json_t *j, const char *pre,
