@@ -1,17 +1,9 @@
-/* test_wl_b.c - unit tests for the knobs workload's expectation table
+/* test_knobs_table.c - the knobs workload's expectation table
  * (workloads/knobs_table.c): the documented shmem THP policy per kernel
- * version, checked cell by cell and by invariants over the whole matrix.
- *
- * knobs_table.c is compiled in here directly, so this test needs nothing
- * from the Makefile beyond its usual rule. If the Makefile ever links
- * build/guest/knobs_table.o into the unit tests, drop the #include below. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+ * version, checked cell by cell and by invariants over the whole matrix. */
+#include "helpers.h"
 
-#include "knobs_table.c"
+#include "knobs_table.h"
 
 static bool huge(int kver, enum kt_mode top, enum kt_mode mount, enum kt_mode pmd,
 		 enum kt_kind kind, bool madv, bool within)
@@ -26,13 +18,12 @@ static const int kvers[] = { 6001, 6012, 6018 };
 static const enum kt_mode tops[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE,
 				     KT_ADVISE, KT_DENY, KT_FORCE };
 static const enum kt_mode sbs[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE };
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* huge= on a tmpfs mount, shmem_enabled not deny/force (transhuge.rst). */
 static void test_tmpfs_mount_modes(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < N_OF(kvers); k++) {
+	for (size_t k = 0; k < HBT_N_OF(kvers); k++) {
 		int v = kvers[k];
 
 		assert_false(huge(v, KT_ALWAYS, KT_NEVER, KT_UNSET, KT_TMPFS, true, true));
@@ -51,9 +42,9 @@ static void test_tmpfs_mount_modes(void **state)
 static void test_deny_force_override(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < N_OF(kvers); k++)
+	for (size_t k = 0; k < HBT_N_OF(kvers); k++)
 		for (int kind = 0; kind < KT_N_KINDS; kind++)
-			for (size_t m = 0; m < N_OF(sbs); m++)
+			for (size_t m = 0; m < HBT_N_OF(sbs); m++)
 				for (int bits = 0; bits < 4; bits++) {
 					bool madv = bits & 1, within = bits & 2;
 
@@ -68,7 +59,7 @@ static void test_deny_force_override(void **state)
 static void test_internal_follows_top(void **state)
 {
 	(void)state;
-	for (size_t k = 0; k < N_OF(kvers); k++)
+	for (size_t k = 0; k < HBT_N_OF(kvers); k++)
 		for (int kind = KT_SYSV; kind < KT_N_KINDS; kind++)
 			for (size_t t = 0; t < 4; t++)
 				for (int bits = 0; bits < 4; bits++) {
@@ -86,7 +77,7 @@ static void test_internal_follows_top(void **state)
 						huge(v, top, KT_ALWAYS, KT_UNSET, kind, madv, wi),
 						huge(v, top, KT_NEVER, KT_UNSET, kind, madv, wi));
 				}
-	for (size_t m = 0; m < N_OF(sbs); m++)
+	for (size_t m = 0; m < HBT_N_OF(sbs); m++)
 		for (size_t t = 0; t < 4; t++)
 			assert_int_equal(
 				huge(6001, tops[t], sbs[m], KT_UNSET, KT_TMPFS, false, true),
@@ -117,7 +108,7 @@ static void test_per_size(void **state)
 	assert_true(huge(6012, KT_NEVER, KT_UNSET, KT_WITHIN_SIZE, KT_MEMFD, false, true));
 	assert_false(huge(6012, KT_ALWAYS, KT_UNSET, KT_WITHIN_SIZE, KT_MEMFD, false, false));
 	/* inherit = the top level */
-	for (size_t t = 0; t < N_OF(tops); t++)
+	for (size_t t = 0; t < HBT_N_OF(tops); t++)
 		for (int bits = 0; bits < 4; bits++)
 			assert_int_equal(huge(6012, tops[t], KT_UNSET, KT_INHERIT, KT_ANON,
 					      bits & 1, bits & 2),
