@@ -81,6 +81,22 @@ void hbt_cap_open(struct hbt_cap *c, const struct hb_workload *w);
 json_t *hbt_cap_event(struct hbt_cap *c, const char *ev, int n);
 void hbt_cap_close(struct hbt_cap *c);
 
+/* Lines of a guest's stream.jsonl: boot, suite_start, workload "fault"
+ * rep 0 (start, metric "lat", check "c", end pass or fail), suite_end. */
+#define HBT_BOOT "{\"ev\":\"boot\",\"cmdline\":\"console=ttyS0\"}\n"
+#define HBT_SS "{\"ev\":\"suite_start\",\"suite\":\"s\",\"kernel_release\":\"6.1.0-t\"}\n"
+#define HBT_WS "{\"ev\":\"workload_start\",\"workload\":\"fault\",\"rep\":0}\n"
+#define HBT_MET \
+	"{\"ev\":\"metric\",\"workload\":\"fault\",\"rep\":0,\"name\":\"lat\",\"unit\":\"ns\","  \
+	"\"better\":\"lower\",\"samples\":[1,2,3]}\n"
+#define HBT_CHK \
+	"{\"ev\":\"check\",\"workload\":\"fault\",\"rep\":0,\"name\":\"c\",\"expected\":\"== 1\","  \
+	"\"observed\":\"1\",\"pass\":true}\n"
+#define HBT_WE "{\"ev\":\"workload_end\",\"workload\":\"fault\",\"rep\":0,\"status\":\"pass\"}\n"
+#define HBT_WEF "{\"ev\":\"workload_end\",\"workload\":\"fault\",\"rep\":0,\"status\":\"fail\"}\n"
+#define HBT_SE "{\"ev\":\"suite_end\"}\n"
+
+
 /* ---- helpers_proc.c: processes and a THP knob (runner tests) ------------- */
 
 #define HBT_KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs"

@@ -1,11 +1,7 @@
-/* test_qmp.c - unit test: KVM statistics out of a query-stats reply (the
- * shape QEMU 7.x returns for target "vm"), and nothing out of TCG's. */
-#define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+/* test_qmp.c - KVM statistics out of a QMP query-stats reply
+ * (harness/vm/qmp.c; the shape QEMU 7.x returns for target "vm"), and
+ * nothing out of TCG's. */
+#include "helpers.h"
 
 #include "qmp.h"
 

@@ -1,7 +1,7 @@
 /* test_kvm_stats.c - unit tests for the KVM binary stats parser
  * (lib/kvm/kvm_stats.c) against captured stats files and hand-built ones.
  *
- * Captured blobs in tests/unit/data/:
+ * Captured blobs in tests/unit/data/ (hbt_data()):
  *   kvm_vm_stats.bin, kvm_vcpu_stats.bin - kvm_amd on 6.12.117+deb12-cloud-amd64
  *     (an L1 guest under TCG with nested SVM), after the first-touch pass of
  *     `kvm-map size_mb=16 backings=huge raw_stats=1`: 8 x 2 MiB data pages,
@@ -10,63 +10,53 @@
  * The Makefile links lib/kvm/kvm_stats.o into this test.
  */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <errno.h>
 #include <linux/kvm.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "kvm_stats.h"
+#include "util.h"
 
 struct blob {
 	unsigned char *p;
 	size_t len;
 };
 
-/* Data files live next to this source file. */
+/* tests/unit/data/<name>. */
 static struct blob load(const char *name)
 {
-	char path[512];
-	const char *slash = strrchr(__FILE__, '/');
-	int dirlen = slash ? (int)(slash - __FILE__) : 1;
 	struct blob b = { 0 };
-	FILE *f;
-	long n;
 
-	snprintf(path, sizeof(path), "%.*s/data/%s", dirlen, slash ? __FILE__ : ".", name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s: %s", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b.p = malloc((size_t)n);
-	assert_non_null(b.p);
-	assert_int_equal(fread(b.p, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	b.len = (size_t)n;
+	b.p = (unsigned char *)hb_read_text(hbt_data(name), &b.len);
+	if (!b.p)
+		fail_msg("cannot open %s: %s", hbt_data(name), strerror(errno));
+	return b;
+}
+
+/* A captured file, parsed (asserted); the caller frees s and the blob. */
+static struct blob parse_file(const char *name, struct kvm_stats *s)
+{
+	struct blob b = load(name);
+	char err[160] = "";
+
+	assert_int_equal(kvm_stats_parse(b.p, b.len, s, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
 	return b;
 }
 
 static void test_real_vm(void **state)
 {
-	struct blob b = load("kvm_vm_stats.bin");
 	struct kvm_stats s;
-	char err[160] = "";
+	struct blob b = parse_file("kvm_vm_stats.bin", &s);
 	const struct kvm_stats_item *it;
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(kvm_stats_parse(b.p, b.len, &s, err, sizeof(err)), 0);
-	assert_string_equal(err, "");
 	assert_true(strncmp(s.id, "kvm-", 4) == 0);
 	assert_int_equal(s.n, 15);
 	assert_int_equal(kvm_stats_value(&s, "pages_4k", 99), 11);
@@ -101,14 +91,12 @@ static void test_real_vm(void **state)
 
 static void test_real_vcpu_histograms(void **state)
 {
-	struct blob b = load("kvm_vcpu_stats.bin");
 	struct kvm_stats s;
-	char err[160] = "";
+	struct blob b = parse_file("kvm_vcpu_stats.bin", &s);
 	const struct kvm_stats_item *it;
 	json_t *j;
 
 	(void)state;
-	assert_int_equal(kvm_stats_parse(b.p, b.len, &s, err, sizeof(err)), 0);
 	assert_non_null(strstr(s.id, "/vcpu-0"));
 	assert_int_equal(kvm_stats_value(&s, "pf_taken", 0), 19);
 	assert_int_equal(kvm_stats_value(&s, "pf_fixed", 0), 19);
@@ -132,12 +120,10 @@ static void test_real_vcpu_histograms(void **state)
 
 static void test_real_pvm_host(void **state)
 {
-	struct blob b = load("kvm_vm_stats_pvm.bin");
 	struct kvm_stats s;
-	char err[160];
+	struct blob b = parse_file("kvm_vm_stats_pvm.bin", &s);
 
 	(void)state;
-	assert_int_equal(kvm_stats_parse(b.p, b.len, &s, err, sizeof(err)), 0);
 	assert_int_equal(s.n, 16);
 	assert_non_null(kvm_stats_find(&s, "pages_2m"));
 	for (uint32_t i = 0; i < s.n; i++)

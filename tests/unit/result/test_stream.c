@@ -1,53 +1,15 @@
-/* test_result.c - unit tests for the console scanner, the stream -> result
- * aggregation and the verdict/exit-code rules. */
+/* test_stream.c - the only stream.jsonl reader and the verdict rules
+ * (harness/result/result.c): a guest's stream aggregated into result.json
+ * workloads (the worst repetition decides, samples and repetition means,
+ * summaries, a workload without its end), the run's verdict and exit code,
+ * kernel issues as ASCII JSON. Hostile streams: test_stream_hostile.c. */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "helpers.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
 #include "result.h"
-
-static const char console_text[] =
-	"[    0.000000] Linux version 6.12.117\n"
-	"[    1.000000] PCI: Using host bridge windows from ACPI; please report a bug\n"
-	"[    5.100000] ------------[ cut here ]------------\n"
-	"[    5.100001] WARNING: CPU: 0 PID: 1 at mm/shmem.c:123 shmem_fault+0x1/0x2\n"
-	"[    5.100002] Modules linked in: zram\n"
-	"[    6.000000] kworker: page allocation failure: order:9, mode:0x140dca\n"
-	"[    7.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
-	"[    7.000001] Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
-	"[    8.000000] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [a:1]\n"
-	"[    9.000000] INFO: task khugepaged:40 blocked for more than 120 seconds.\n"
-	"[   10.000000] Kernel panic - not syncing: Fatal exception\n";
-
-static void test_console_scan(void **state)
-{
-	struct hb_kissue is[16];
-	size_t n = hb_console_scan(console_text, is, 16);
-
-	(void)state;
-	/* "please report a bug" is not a BUG: line */
-	assert_int_equal(n, 7);
-	assert_string_equal(is[0].kind, "WARNING");
-	assert_int_equal(is[0].line, 4);
-	assert_non_null(strstr(is[0].excerpt, "Modules linked in"));
-	assert_string_equal(is[1].kind, "page-allocation-failure");
-	assert_string_equal(is[2].kind, "BUG");
-	assert_string_equal(is[3].kind, "Oops");
-	assert_string_equal(is[4].kind, "soft-lockup");
-	assert_string_equal(is[5].kind, "hung-task");
-	assert_string_equal(is[6].kind, "panic");
-	assert_true(hb_console_has_panic(is, n));
-	assert_int_equal(hb_console_scan(console_text, is, 2), 7); /* counted, not stored */
-	assert_int_equal(hb_console_scan("clean boot\nreboot: Restarting system\n", is, 16), 0);
-}
 
 static const char stream_text[] =
 	"{\"ev\":\"boot\",\"cmdline\":\"console=ttyS0\"}\n"
@@ -173,11 +135,10 @@ static void test_issues_json_is_ascii(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_console_scan),
 		cmocka_unit_test(test_stream_aggregation),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_issues_json_is_ascii),
 	};
 
-	return cmocka_run_group_tests_name("result", tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,136 +1,35 @@
-/* test_readers_hardening.c - the readers of bytes that come from a guest
- * (issue 9): console scanner, stream aggregation, the accelerator probe's
- * stream check and the suite parser, fed NUL bytes, garbage and events
- * that break the protocol. Every result.json built from a hostile stream
- * must load with compare-report's own reader (cmp_load.c). */
+/* test_stream_hostile.c - the stream.jsonl reader (harness/result/result.c)
+ * fed what a broken or hostile guest sends (issue 9): NUL bytes, garbage,
+ * events out of order or of the wrong shape, huge repetition numbers and
+ * counts, markup in names. Each result.json built from such a stream must
+ * still load with compare-report's own reader (cmp_load.c). */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
 #include "compare.h"
-#include "console.h"
 #include "result.h"
-#include "suite.h"
 
-/* sizeof of a literal, without its terminating NUL: NULs inside count */
-#define LIT(s) (s), (sizeof(s) - 1)
-
-/* ---- console ------------------------------------------------------------ */
-
-static void test_console_nul_before_panic(void **state)
+/* The workloads of a stream (the modules dropped). */
+static json_t *stream_wls(const char *s, size_t len, struct hb_stream_info *info)
 {
-	static const char con[] = "[    0.0] Linux version 6.1\n"
-				  "[    1.0] serial\0garbage\n"
-				  "[    5.0] Kernel panic - not syncing: Fatal exception\n";
-	struct hb_kissue is[4];
-	char reason[256];
-	struct hb_stream_info info = { .booted = true, .suite_end = true, .n_pass = 1 };
-	size_t n = hb_console_scan_n(LIT(con), is, 4);
+	json_t *mods, *wls = hb_result_from_stream_n(s, len, &mods, info);
 
-	(void)state;
-	assert_int_equal(n, 1);
-	assert_string_equal(is[0].kind, "panic");
-	assert_int_equal(is[0].line, 3);
-	assert_string_equal(hb_result_verdict(HB_END_NORMAL, &info, is, n, reason, sizeof(reason)),
-			    "panic");
+	json_decref(mods);
+	return wls;
 }
-
-static void test_console_nul_in_line(void **state)
-{
-	static const char con[] = "boot\n\0\0\0[ 5.0] Kernel panic - not syncing: x\nafter\n";
-	static const char warn[] = "boot\n\0\n[ 5.1] WARNING: CPU: 0 PID: 1 at mm/shmem.c:1\n";
-	struct hb_kissue is[4];
-
-	(void)state;
-	assert_int_equal(hb_console_scan_n(LIT(con), is, 4), 1);
-	assert_string_equal(is[0].kind, "panic");
-	assert_int_equal(is[0].line, 2);
-	/* the excerpt stays one string: the NULs are shown, not an end */
-	assert_non_null(strstr(is[0].excerpt, "???[ 5.0] Kernel panic"));
-	assert_non_null(strstr(is[0].excerpt, "after"));
-	assert_int_equal(hb_console_scan_n(LIT(warn), is, 4), 1);
-	assert_string_equal(is[0].kind, "WARNING");
-	assert_int_equal(hb_console_scan_n(NULL, 0, is, 4), 0);
-	assert_int_equal(hb_console_scan_n(LIT(""), is, 4), 0);
-}
-
-/* A line that never ended: the panic is 3000 bytes in. The old scanner
- * looked only at the first 1023 bytes of a line. */
-static void test_console_long_line(void **state)
-{
-	size_t len = 3000 + 64;
-	char *con = malloc(len + 1);
-	struct hb_kissue is[2];
-
-	(void)state;
-	memset(con, 'x', 3000);
-	snprintf(con + 3000, 65, "Kernel panic - not syncing: Fatal exception");
-	assert_int_equal(hb_console_scan(con, is, 2), 1);
-	assert_string_equal(is[0].kind, "panic");
-	/* the excerpt holds the match, not only the 'x's before it */
-	assert_non_null(strstr(is[0].excerpt, "Kernel panic"));
-	free(con);
-}
-
-/* ---- stream ------------------------------------------------------------- */
-
-#define BOOT "{\"ev\":\"boot\",\"cmdline\":\"console=ttyS0\"}\n"
-#define SS "{\"ev\":\"suite_start\",\"suite\":\"s\",\"kernel_release\":\"6.1.0-t\"}\n"
-#define WS "{\"ev\":\"workload_start\",\"workload\":\"fault\",\"rep\":0}\n"
-#define MET                                                                                        \
-	"{\"ev\":\"metric\",\"workload\":\"fault\",\"rep\":0,\"name\":\"lat\",\"unit\":\"ns\","  \
-	"\"better\":\"lower\",\"samples\":[1,2,3]}\n"
-#define CHK                                                                                        \
-	"{\"ev\":\"check\",\"workload\":\"fault\",\"rep\":0,\"name\":\"c\",\"expected\":\"== 1\"," \
-	"\"observed\":\"1\",\"pass\":true}\n"
-#define WE "{\"ev\":\"workload_end\",\"workload\":\"fault\",\"rep\":0,\"status\":\"pass\"}\n"
-#define WEF "{\"ev\":\"workload_end\",\"workload\":\"fault\",\"rep\":0,\"status\":\"fail\"}\n"
-#define SE "{\"ev\":\"suite_end\"}\n"
 
 static const char *verdict_of(const char *s, size_t len, struct hb_stream_info *info)
 {
 	static char reason[512];
-	json_t *mods, *wls = hb_result_from_stream_n(s, len, &mods, info);
+	json_t *wls = stream_wls(s, len, info);
 
 	json_decref(wls);
-	json_decref(mods);
 	return hb_result_verdict(HB_END_NORMAL, info, NULL, 0, reason, sizeof(reason));
-}
-
-static void test_stream_nul_line(void **state)
-{
-	static const char s[] = BOOT SS WS MET "\0\0\0\n" CHK WE SE;
-	struct hb_stream_info info;
-
-	(void)state;
-	assert_string_equal(verdict_of(LIT(s), &info), "pass");
-	assert_int_equal(info.bad_lines, 1);
-	assert_int_equal(info.n_pass, 1);
-}
-
-static void test_stream_nul_then_fail(void **state)
-{
-	static const char s[] = BOOT SS "\0\n" WS MET WEF SE;
-	static const char cut[] = BOOT SS WS MET
-		"{\"ev\":\"workload_end\",\"workload\":\"fault\",\0\"status\":\"pass\"}\n" SE;
-	struct hb_stream_info info;
-
-	(void)state;
-	assert_string_equal(verdict_of(LIT(s), &info), "fail");
-	assert_int_equal(info.bad_lines, 1);
-	/* a corrupted workload_end leaves the workload without an end */
-	assert_string_equal(verdict_of(LIT(cut), &info), "error");
-	assert_int_equal(info.n_error, 1);
 }
 
 /* Wraps the aggregated stream the way run.c does, writes it to a file and
@@ -222,6 +121,32 @@ static const char *const hostile[] = {
 	"[1,2,3]", "\"ev\"", "{\"ev\":5}", "{\"ev\":\"\"}", "\xff\xfe{}", "{\"ev\":\"x\"} junk",
 };
 
+static void test_stream_nul_line(void **state)
+{
+	static const char s[] = HBT_BOOT HBT_SS HBT_WS HBT_MET "\0\0\0\n" HBT_CHK HBT_WE HBT_SE;
+	struct hb_stream_info info;
+
+	(void)state;
+	assert_string_equal(verdict_of(HBT_LIT(s), &info), "pass");
+	assert_int_equal(info.bad_lines, 1);
+	assert_int_equal(info.n_pass, 1);
+}
+
+static void test_stream_nul_then_fail(void **state)
+{
+	static const char s[] = HBT_BOOT HBT_SS "\0\n" HBT_WS HBT_MET HBT_WEF HBT_SE;
+	static const char cut[] = HBT_BOOT HBT_SS HBT_WS HBT_MET
+		"{\"ev\":\"workload_end\",\"workload\":\"fault\",\0\"status\":\"pass\"}\n" HBT_SE;
+	struct hb_stream_info info;
+
+	(void)state;
+	assert_string_equal(verdict_of(HBT_LIT(s), &info), "fail");
+	assert_int_equal(info.bad_lines, 1);
+	/* a corrupted workload_end leaves the workload without an end */
+	assert_string_equal(verdict_of(HBT_LIT(cut), &info), "error");
+	assert_int_equal(info.n_error, 1);
+}
+
 static void test_stream_hostile_loads(void **state)
 {
 	char err[512];
@@ -230,7 +155,7 @@ static void test_stream_hostile_loads(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
 		char *s;
-		int n = asprintf(&s, BOOT SS WS MET "%s\n" CHK WE SE, hostile[i]);
+		int n = asprintf(&s, HBT_BOOT HBT_SS HBT_WS HBT_MET "%s\n" HBT_CHK HBT_WE HBT_SE, hostile[i]);
 
 		assert_true(n > 0);
 		if (write_and_load(s, (size_t)n, err, sizeof(err))) {
@@ -244,15 +169,15 @@ static void test_stream_hostile_loads(void **state)
 
 static void test_stream_statuses_recorded(void **state)
 {
-	static const char early[] = BOOT SS MET WS MET WE SE;
-	static const char bad[] = BOOT SS WS
-		"{\"ev\":\"workload_end\",\"workload\":\"fault\",\"rep\":0,\"status\":\"PASS\"}\n" SE;
+	static const char early[] = HBT_BOOT HBT_SS HBT_MET HBT_WS HBT_MET HBT_WE HBT_SE;
+	static const char bad[] = HBT_BOOT HBT_SS HBT_WS
+		"{\"ev\":\"workload_end\",\"workload\":\"fault\",\"rep\":0,\"status\":\"PASS\"}\n" HBT_SE;
 	struct hb_stream_info info;
-	json_t *mods, *wls;
+	json_t *wls;
 
 	(void)state;
 	/* the event before workload_start makes an error entry, not "incomplete" */
-	wls = hb_result_from_stream_n(LIT(early), &mods, &info);
+	wls = stream_wls(HBT_LIT(early), &info);
 	assert_int_equal(json_array_size(wls), 2);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 0), "status")),
 			    "error");
@@ -261,43 +186,40 @@ static void test_stream_statuses_recorded(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 1), "status")),
 			    "pass");
 	json_decref(wls);
-	json_decref(mods);
 	/* markup in a name is refused: the workload ends in error */
-	wls = hb_result_from_stream_n(LIT(BOOT SS WS "{\"ev\":\"metric\",\"workload\":\"fault\","
-					  "\"name\":\"<b>x</b>\",\"samples\":[1]}\n" WE SE),
-				      &mods, &info);
+	wls = stream_wls(HBT_LIT(HBT_BOOT HBT_SS HBT_WS "{\"ev\":\"metric\",\"workload\":\"fault\","
+				 "\"name\":\"<b>x</b>\",\"samples\":[1]}\n" HBT_WE HBT_SE),
+			 &info);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 0), "status")),
 			    "error");
 	assert_int_equal(info.bad_lines, 1);
 	json_decref(wls);
-	json_decref(mods);
 	/* an unknown status is an error saying so */
-	wls = hb_result_from_stream_n(LIT(bad), &mods, &info);
+	wls = stream_wls(HBT_LIT(bad), &info);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 0), "status")),
 			    "error");
 	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(wls, 0), "reason")),
 			       "pass|fail|skip|error"));
 	assert_int_equal(info.n_error, 1);
 	json_decref(wls);
-	json_decref(mods);
 }
 
 /* A malformed event about a workload makes it an error; a metric without
  * samples is recorded as unavailable; what the guest dropped is kept. */
 static void test_stream_malformed_metric(void **state)
 {
-	static const char s[] = BOOT SS WS
+	static const char s[] = HBT_BOOT HBT_SS HBT_WS
 		"{\"ev\":\"metric\",\"workload\":\"fault\",\"name\":\"b\",\"better\":\"up\","
-		"\"samples\":[1]}\n" WE SE;
-	static const char empty[] = BOOT SS WS
+		"\"samples\":[1]}\n" HBT_WE HBT_SE;
+	static const char empty[] = HBT_BOOT HBT_SS HBT_WS
 		"{\"ev\":\"metric\",\"workload\":\"fault\",\"name\":\"e\",\"samples\":[]}\n"
 		"{\"ev\":\"metric\",\"workload\":\"fault\",\"name\":\"d\",\"samples\":[2],"
-		"\"dropped_non_finite\":3}\n" WE SE;
+		"\"dropped_non_finite\":3}\n" HBT_WE HBT_SE;
 	struct hb_stream_info info;
-	json_t *mods, *wls, *w, *m;
+	json_t *wls, *w, *m;
 
 	(void)state;
-	wls = hb_result_from_stream_n(LIT(s), &mods, &info);
+	wls = stream_wls(HBT_LIT(s), &info);
 	w = json_array_get(wls, 0);
 	assert_string_equal(json_string_value(json_object_get(w, "status")), "error");
 	assert_non_null(strstr(json_string_value(json_object_get(w, "reason")),
@@ -305,8 +227,7 @@ static void test_stream_malformed_metric(void **state)
 	assert_int_equal(json_array_size(json_object_get(w, "metrics")), 0);
 	assert_int_equal(info.bad_lines, 1);
 	json_decref(wls);
-	json_decref(mods);
-	wls = hb_result_from_stream_n(LIT(empty), &mods, &info);
+	wls = stream_wls(HBT_LIT(empty), &info);
 	w = json_array_get(wls, 0);
 	assert_string_equal(json_string_value(json_object_get(w, "status")), "pass");
 	m = hb_result_named(json_object_get(w, "metrics"), "e");
@@ -315,7 +236,6 @@ static void test_stream_malformed_metric(void **state)
 	assert_int_equal(json_integer_value(json_object_get(m, "dropped_non_finite")), 3);
 	assert_int_equal(info.bad_lines, 0);
 	json_decref(wls);
-	json_decref(mods);
 }
 
 static void test_stream_kernel_release(void **state)
@@ -323,36 +243,34 @@ static void test_stream_kernel_release(void **state)
 	static const char ok[] = "{\"ev\":\"suite_start\",\"kernel_release\":\"6.1.0~rc1+x\"}\n";
 	static const char bad[] = "{\"ev\":\"suite_start\",\"kernel_release\":\"<b>6.1\"}\n";
 	struct hb_stream_info info;
-	json_t *mods, *wls;
+	json_t *wls;
 
 	(void)state;
-	wls = hb_result_from_stream_n(LIT(ok), &mods, &info);
+	wls = stream_wls(HBT_LIT(ok), &info);
 	assert_string_equal(info.kernel_release, "6.1.0~rc1+x");
 	json_decref(wls);
-	json_decref(mods);
 	/* the suite did start; only the release is left out (a bad line) */
-	wls = hb_result_from_stream_n(LIT(bad), &mods, &info);
+	wls = stream_wls(HBT_LIT(bad), &info);
 	assert_true(info.suite_started);
 	assert_string_equal(info.kernel_release, "");
 	assert_int_equal(info.bad_lines, 1);
 	json_decref(wls);
-	json_decref(mods);
 }
 
 static void test_stream_rep_bounds(void **state)
 {
-	static const char huge[] = BOOT SS
-		"{\"ev\":\"workload_start\",\"workload\":\"fault\",\"rep\":9223372036854775807}\n" SE;
-	static const char last[] = BOOT SS
+	static const char huge[] = HBT_BOOT HBT_SS
+		"{\"ev\":\"workload_start\",\"workload\":\"fault\",\"rep\":9223372036854775807}\n" HBT_SE;
+	static const char last[] = HBT_BOOT HBT_SS
 		"{\"ev\":\"workload_start\",\"workload\":\"fault\",\"rep\":999}\n"
 		"{\"ev\":\"workload_end\",\"workload\":\"fault\",\"rep\":999,\"status\":\"pass\"}\n"
-		"{\"ev\":\"workload_start\",\"workload\":\"fault\",\"rep\":1000}\n" SE;
+		"{\"ev\":\"workload_start\",\"workload\":\"fault\",\"rep\":1000}\n" HBT_SE;
 	struct hb_stream_info info;
-	json_t *mods, *wls;
+	json_t *wls;
 
 	(void)state;
 	/* dropped, and the workload it names ends in error saying where */
-	wls = hb_result_from_stream_n(LIT(huge), &mods, &info);
+	wls = stream_wls(HBT_LIT(huge), &info);
 	assert_int_equal(info.bad_lines, 1);
 	assert_int_equal(info.max_rep, 0);
 	assert_int_equal(json_array_size(wls), 1);
@@ -362,24 +280,22 @@ static void test_stream_rep_bounds(void **state)
 			       "(stream.jsonl line 3)"));
 	assert_int_equal(info.n_error, 1);
 	json_decref(wls);
-	json_decref(mods);
-	wls = hb_result_from_stream_n(LIT(last), &mods, &info);
+	wls = stream_wls(HBT_LIT(last), &info);
 	assert_int_equal(info.bad_lines, 1);
 	assert_int_equal(info.max_rep, 999);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(wls, 0), "reps")), 1000);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 0), "status")),
 			    "error");
 	json_decref(wls);
-	json_decref(mods);
 }
 
 static void test_stream_samples_overflow(void **state)
 {
-	static const char s[] = BOOT SS WS
+	static const char s[] = HBT_BOOT HBT_SS HBT_WS
 		"{\"ev\":\"metric\",\"workload\":\"fault\",\"rep\":0,\"name\":\"o\","
-		"\"samples\":[1e308,1.7e308,-1.7e308,1e308]}\n" WE SE;
+		"\"samples\":[1e308,1.7e308,-1.7e308,1e308]}\n" HBT_WE HBT_SE;
 	struct hb_stream_info info;
-	json_t *mods, *wls = hb_result_from_stream_n(LIT(s), &mods, &info);
+	json_t *wls = stream_wls(HBT_LIT(s), &info);
 	json_t *m = json_array_get(json_object_get(json_array_get(wls, 0), "metrics"), 0);
 	json_t *sum = json_object_get(m, "summary");
 	const char *k;
@@ -393,7 +309,6 @@ static void test_stream_samples_overflow(void **state)
 	json_object_foreach(sum, k, v)
 		assert_true(isfinite(json_number_value(v)));
 	json_decref(wls);
-	json_decref(mods);
 }
 
 /* 5000 distinct workloads: capped (a suite has at most 64 lines), an error,
@@ -404,138 +319,30 @@ static void test_stream_many_workloads(void **state)
 	char *s = malloc(cap);
 	char reason[256];
 	struct hb_stream_info info;
-	json_t *mods, *wls;
+	json_t *wls;
 
 	(void)state;
-	len += (size_t)snprintf(s + len, cap - len, SS);
+	len += (size_t)snprintf(s + len, cap - len, HBT_SS);
 	for (int i = 0; i < 5000; i++)
 		len += (size_t)snprintf(s + len, cap - len,
 					"{\"ev\":\"workload_start\",\"workload\":\"w%d\",\"rep\":0}\n"
 					"{\"ev\":\"workload_end\",\"workload\":\"w%d\",\"status\":"
 					"\"pass\"}\n",
 					i, i);
-	len += (size_t)snprintf(s + len, cap - len, SE);
-	wls = hb_result_from_stream_n(s, len, &mods, &info);
+	len += (size_t)snprintf(s + len, cap - len, HBT_SE);
+	wls = stream_wls(s, len, &info);
 	assert_int_equal(json_array_size(wls), HB_RESULT_MAX_WORKLOADS);
 	assert_non_null(strstr(info.suite_error, "more than"));
 	assert_string_equal(hb_result_verdict(HB_END_NORMAL, &info, NULL, 0, reason,
 					      sizeof(reason)),
 			    "error");
 	json_decref(wls);
-	json_decref(mods);
 	free(s);
-}
-
-/* ---- the accelerator probe's reading of the stream -------------------------- */
-
-static void test_accel_stream(void **state)
-{
-	static const char fake[] = BOOT SS "{\"ev\":\"note\",\"text\":\"\\\"suite_end\\\"\"}\n";
-	static const char real[] = BOOT SS "\0\n" SE;
-	static const char env_s[] = "{\"ev\":\"boot\",\"cmdline\":\"x \\\"suite_start\\\" y\"}\n"
-				    "\0\n"
-				    "{\"ev\":\"suite_start\",\"nested_virt\":\"svm+npt\",\"pmu\":true}\n";
-	static const char env_bad[] = "{\"ev\":\"suite_start\",\"nested_virt\":5,\"pmu\":\"yes\","
-				      "\"pmu_reason\":{}}\n";
-	json_t *env = json_object();
-
-	(void)state;
-	assert_false(hb_accel_stream_finished(LIT(fake)));
-	assert_true(hb_accel_stream_finished(LIT(real)));
-	assert_false(hb_accel_stream_finished(NULL, 0));
-	/* the words "suite_start" in an earlier line are not the event */
-	hb_accel_guest_env_n(LIT(env_s), env);
-	assert_string_equal(json_string_value(json_object_get(env, "nested_virt")), "svm+npt");
-	assert_true(json_is_true(json_object_get(env, "pmu")));
-	hb_accel_guest_env("{\"ev\":\"boot\",\"cmdline\":\"\\\"suite_start\\\"\"}\n"
-			   "{\"ev\":\"suite_start\",\"nested_virt\":\"none\",\"pmu\":false}\n",
-			   env);
-	assert_string_equal(json_string_value(json_object_get(env, "nested_virt")), "none");
-	/* wrong types are left out */
-	hb_accel_guest_env_n(LIT(env_bad), env);
-	assert_string_equal(json_string_value(json_object_get(env, "nested_virt")), "unknown");
-	assert_true(json_is_null(json_object_get(env, "pmu")));
-	json_decref(env);
-}
-
-/* ---- suite files -------------------------------------------------------------- */
-
-static void test_suite_numbers(void **state)
-{
-	static const char *const bad[] = {
-		"fault repeat=2x\n",	   "fault repeat=4294967297\n", "fault repeat=-1\n",
-		"fault repeat=+5\n",	   "fault repeat=\n",		"fault repeat=1001\n",
-		"fault repeat=0x10\n",	   "fault repeat=99999999999999999999\n",
-	};
-	struct hb_suite_entry e[4];
-	char err[256];
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = 0;
-		assert_int_equal(hb_suite_parse(bad[i], e, 4, err, sizeof(err)), -1);
-		assert_non_null(strstr(err, "is not a whole number in 1..1000"));
-	}
-	assert_int_equal(hb_suite_parse("fault repeat=1000\nx repeat=007\n", e, 4, err, sizeof(err)),
-			 2);
-	assert_int_equal(e[0].repeat, 1000);
-	assert_int_equal(e[1].repeat, 7);
-}
-
-static void test_suite_lengths_and_crlf(void **state)
-{
-	struct hb_suite_entry e[4];
-	char err[256], text[512];
-
-	(void)state;
-	/* too long for the struct: refused, not cut */
-	snprintf(text, sizeof(text), "%040d\n", 0);
-	assert_int_equal(hb_suite_parse(text, e, 4, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "is too long"));
-	snprintf(text, sizeof(text), "fault mode=%0120d\n", 0);
-	assert_int_equal(hb_suite_parse(text, e, 4, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "is longer than"));
-	snprintf(text, sizeof(text), "fault %040d=1\n", 0);
-	assert_int_equal(hb_suite_parse(text, e, 4, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "is longer than"));
-	/* a CRLF file reads like the LF one */
-	assert_int_equal(hb_suite_parse("fault size_mb=64\r\n# c\r\ntruncate\r\n", e, 4, err,
-					sizeof(err)),
-			 2);
-	assert_string_equal(e[0].name, "fault");
-	assert_string_equal(e[0].params[0].value, "64");
-	assert_string_equal(e[1].name, "truncate");
-	/* messages name the real line (empty lines count) */
-	assert_int_equal(hb_suite_parse("fault\n\n\nfault x\n", e, 4, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "line 4"));
-}
-
-/* A panic after more issues than the caller keeps is still kept (it was
- * dropped: a late panic read as kernel-warning, or incomplete). */
-static void test_console_late_panic(void **state)
-{
-	static struct hb_kissue is[64];
-	char *text = malloc(100 * 40 + 64);
-	size_t off = 0, n;
-
-	(void)state;
-	assert_non_null(text);
-	for (int i = 0; i < 100; i++)
-		off += (size_t)sprintf(text + off, "WARNING: CPU: 0 PID: %d at x\n", i);
-	off += (size_t)sprintf(text + off, "Kernel panic - not syncing: late\n");
-	n = hb_console_scan_n(text, off, is, 64);
-	assert_int_equal(n, 101);
-	assert_true(hb_console_has_panic(is, 64));
-	free(text);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_console_late_panic),
-		cmocka_unit_test(test_console_nul_before_panic),
-		cmocka_unit_test(test_console_nul_in_line),
-		cmocka_unit_test(test_console_long_line),
 		cmocka_unit_test(test_stream_nul_line),
 		cmocka_unit_test(test_stream_nul_then_fail),
 		cmocka_unit_test(test_stream_hostile_loads),
@@ -545,10 +352,7 @@ int main(void)
 		cmocka_unit_test(test_stream_rep_bounds),
 		cmocka_unit_test(test_stream_samples_overflow),
 		cmocka_unit_test(test_stream_many_workloads),
-		cmocka_unit_test(test_accel_stream),
-		cmocka_unit_test(test_suite_numbers),
-		cmocka_unit_test(test_suite_lengths_and_crlf),
 	};
 
-	return cmocka_run_group_tests_name("readers_hardening", tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
