@@ -1,35 +1,20 @@
-/* test_params.c - unit tests for workload parameters as data (params.c):
- * the checker (unknown key, out of range, wrong type, twice, unknown
- * workload), the suite syntax it builds on (suite.c: line numbers, repeat),
- * defaults read through hb_param_*(), the --describe JSON round trip, the
- * real tables of build/hb-guest, every shipped configs/NAME.suite, and a bad
- * suite stopped by hb-guest and by `hugebench run` before anything runs or
- * boots. Nothing here changes the host: a bad suite never gets that far. */
+/* test_params.c - workload parameters as data (lib/params.c): the checker
+ * (unknown key, out of range, wrong type, twice, unknown workload), the
+ * suite syntax it builds on (lib/suite.c: line numbers, repeat), defaults
+ * read through hb_param_*() (workloads/api), the --describe JSON round
+ * trip. The real tables of build/hb-guest and the shipped suites are in
+ * tests/unit/runner/test_describe.c. */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "helpers.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hb.h"
 #include "params.h"
 #include "suite.h"
-#include "sysinfo.h"
-#include "util.h"
-
-static char g_root[PATH_MAX]; /* the source tree */
-static char g_tmp[PATH_MAX];
 
 /* A table with every type, like a workload's. */
 static const struct hb_param t_params[] = {
@@ -90,7 +75,7 @@ static void test_check_long(void **state)
 					   "4 ", "1e3", "-2", "99999999999999999999" };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < HBT_N_OF(bad); i++)
 		expect_bad("size_mb", bad[i], "an even number in 2..1024");
 	expect_ok("size_mb", "2");
 	expect_ok("size_mb", "1024");
@@ -286,204 +271,6 @@ static void test_describe_round_trip(void **state)
 					  "\"float\"}]}]}", &d, err, sizeof(err)), -1);
 }
 
-/* ---- the real tables (build/hb-guest) and the shipped suites ----------- */
-
-static int guest_describe(struct hb_describe *d)
-{
-	static char out[1 << 18];
-	char guest[PATH_MAX + 32], err[256];
-	char *argv[] = { guest, "--describe", NULL };
-
-	snprintf(guest, sizeof(guest), "%s/build/hb-guest", g_root);
-	if (access(guest, X_OK))
-		return -1;
-	assert_int_equal(hb_spawn_capture(argv, out, sizeof(out)), 0);
-	if (hb_describe_load(out, d, err, sizeof(err)))
-		fail_msg("hb-guest --describe: %s", err);
-	return 0;
-}
-
-/* Every default is allowed by its own entry, names are unique and none
- * shadows a common one, ranges are ranges, every huge tmpfs workload takes
- * the runner's shmem_enabled. */
-static void test_guest_tables(void **state)
-{
-	static const char *const huge_tmpfs[] = { "fault", "access", "truncate", "unmap", "mlock",
-						  "mapped", "pressure", "recover", "fragment",
-						  "kvm-map" };
-	struct hb_describe d;
-	char why[384];
-
-	(void)state;
-	if (guest_describe(&d))
-		skip();
-	assert_int_equal(d.n, 12);
-	for (size_t i = 0; i < d.n; i++) {
-		for (const struct hb_param *p = d.wl[i].params; p->name; p++) {
-			if (p->def && hb_param_check(p, p->def, why, sizeof(why)))
-				fail_msg("%s: default %s", d.wl[i].name, why);
-			if (p->type == HB_PARAM_LONG && p->min > p->max)
-				fail_msg("%s.%s: min > max", d.wl[i].name, p->name);
-			if ((p->type == HB_PARAM_ENUM || p->type == HB_PARAM_LIST) &&
-			    (!p->choices || !p->choices[0]))
-				fail_msg("%s.%s: no choices", d.wl[i].name, p->name);
-			if (!p->help || !p->help[0])
-				fail_msg("%s.%s: no help", d.wl[i].name, p->name);
-			for (const struct hb_param *q = d.common; q->name; q++)
-				if (!strcmp(p->name, q->name))
-					fail_msg("%s.%s shadows a common parameter", d.wl[i].name,
-						 p->name);
-			for (const struct hb_param *q = d.wl[i].params; q < p; q++)
-				if (!strcmp(p->name, q->name))
-					fail_msg("%s.%s declared twice", d.wl[i].name, p->name);
-		}
-	}
-	for (size_t k = 0; k < sizeof(huge_tmpfs) / sizeof(huge_tmpfs[0]); k++) {
-		const struct hb_param *p = NULL;
-
-		for (size_t i = 0; i < d.n; i++)
-			if (!strcmp(d.wl[i].name, huge_tmpfs[k]))
-				p = hb_param_find(d.wl[i].params, "shmem_enabled");
-		if (!p || !p->runner)
-			fail_msg("%s does not take the runner's shmem_enabled", huge_tmpfs[k]);
-	}
-	hb_describe_free(&d);
-}
-
-/* Every configs/NAME.suite passes the same check the host runs before a boot. */
-static void test_shipped_suites(void **state)
-{
-	static struct hb_suite_entry e[64];
-	char dir[PATH_MAX + 16], path[PATH_MAX * 2], err[512];
-	struct hb_describe d;
-	struct dirent *de;
-	DIR *dp;
-	int suites = 0;
-
-	(void)state;
-	if (guest_describe(&d))
-		skip();
-	snprintf(dir, sizeof(dir), "%s/configs", g_root);
-	dp = opendir(dir);
-	assert_non_null(dp);
-	while ((de = readdir(dp))) {
-		size_t l = strlen(de->d_name);
-		char *text;
-		int n;
-
-		if (l < 7 || strcmp(de->d_name + l - 6, ".suite"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		text = hb_slurp(path, NULL);
-		assert_non_null(text);
-		n = hb_suite_parse(text, e, 64, err, sizeof(err));
-		if (n <= 0 || hb_suite_check(e, n, d.wl, d.n, err, sizeof(err)))
-			fail_msg("%s: %s", de->d_name, n == 0 ? "no workloads" : err);
-		free(text);
-		suites++;
-	}
-	closedir(dp);
-	assert_true(suites >= 4); /* full, quick, smoke, subject-absent */
-	hb_describe_free(&d);
-}
-
-/* ---- a bad suite, end to end -------------------------------------------- */
-
-/* argv to completion, stdout and stderr to errpath; the exit code. */
-static int run_to_end(char *const argv[], const char *errpath)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* hb-guest: exit 2, one suite_error with the line, nothing started. */
-static void test_guest_rejects_typo(void **state)
-{
-	char guest[PATH_MAX + 32], out[PATH_MAX + 16], errp[PATH_MAX + 16];
-	char *argv[] = { guest, "--out", out, "--run", "fault", "size_m=64", NULL };
-	char *stream;
-
-	(void)state;
-	snprintf(guest, sizeof(guest), "%s/build/hb-guest", g_root);
-	if (access(guest, X_OK))
-		skip();
-	snprintf(out, sizeof(out), "%s/typo.jsonl", g_tmp);
-	snprintf(errp, sizeof(errp), "%s/typo.err", g_tmp);
-	assert_int_equal(run_to_end(argv, errp), 2);
-	stream = hb_slurp(out, NULL);
-	assert_non_null(stream);
-	assert_non_null(strstr(stream, "\"suite_error\""));
-	assert_non_null(strstr(stream, "line 1 (fault): unknown parameter 'size_m'"));
-	assert_null(strstr(stream, "suite_start"));
-	assert_null(strstr(stream, "workload_start"));
-	free(stream);
-}
-
-/* hugebench run: exit 2 with the guest's line, before a folder or a boot. */
-static void test_host_rejects_typo_before_boot(void **state)
-{
-	char hb[PATH_MAX + 32], suite[PATH_MAX + 16], res[PATH_MAX + 16], errp[PATH_MAX + 16];
-	char *argv[] = { hb, "run", "--target", "debian-6.12", "--suite", suite, "--results", res,
-			 NULL };
-	char *msg;
-	FILE *f;
-
-	(void)state;
-	snprintf(hb, sizeof(hb), "%s/build/hugebench", g_root);
-	if (access(hb, X_OK))
-		skip();
-	snprintf(suite, sizeof(suite), "%s/typo.suite", g_tmp);
-	snprintf(res, sizeof(res), "%s/results", g_tmp);
-	snprintf(errp, sizeof(errp), "%s/host.err", g_tmp);
-	f = fopen(suite, "w");
-	assert_non_null(f);
-	fputs("# a typo on line 3\nfault size_mb=16\naccess size_m=16\n", f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(run_to_end(argv, errp), 2);
-	msg = hb_slurp(errp, NULL);
-	assert_non_null(msg);
-	if (!strstr(msg, "line 3 (access): unknown parameter 'size_m'; access takes size_mb") ||
-	    strchr(msg, '\n') != msg + strlen(msg) - 1)
-		fail_msg("hugebench said: %s", msg);
-	free(msg);
-	assert_int_equal(access(res, F_OK), -1); /* no result folder: nothing began */
-}
-
-static int setup(void **state)
-{
-	char p[PATH_MAX + 16];
-	const char *slash = strrchr(__FILE__, '/');
-
-	(void)state;
-	snprintf(p, sizeof(p), "%.*s/../..", slash ? (int)(slash - __FILE__) : 1,
-		 slash ? __FILE__ : ".");
-	if (!realpath(p, g_root))
-		return -1;
-	snprintf(g_tmp, sizeof(g_tmp), "/tmp/hb-test-params-XXXXXX");
-	return mkdtemp(g_tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char *rm[] = { "rm", "-rf", g_tmp, NULL };
-
-	(void)state;
-	hb_spawn_capture(rm, NULL, 0);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,11 +280,7 @@ int main(void)
 		cmocka_unit_test(test_suite_syntax),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_describe_round_trip),
-		cmocka_unit_test(test_guest_tables),
-		cmocka_unit_test(test_shipped_suites),
-		cmocka_unit_test(test_guest_rejects_typo),
-		cmocka_unit_test(test_host_rejects_typo_before_boot),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
