@@ -6,16 +6,9 @@
  * Needs /bin/busybox, cpio and build/hb-guest (skipped without them).
  */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,36 +23,6 @@ static char g_fake[PATH_MAX];	 /* fake checkout: configs/, build -> real, guest-
 static char g_moddir[PATH_MAX];	 /* fake kernel module tree */
 static char g_images[PATH_MAX];	 /* $HUGEBENCH_CACHE/images */
 static int g_have_tools;
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
-}
 
 /* The data of one member of a newc cpio archive, NUL-terminated, or NULL. */
 static char *cpio_member(const char *a, size_t len, const char *want)
@@ -110,26 +73,23 @@ static void make_modules(void)
 		wo += (size_t)sprintf(wanted + wo, "%s %s\n", name, params);
 		dof += (size_t)sprintf(deptext + dof, "kernel/%s.ko:\n", name);
 		snprintf(path, sizeof(path), "%s/kernel/%s.ko", g_moddir, name);
-		put(path, "not really a module\n");
+		hbt_write(path, "not really a module\n");
 	}
 	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", g_fake);
-	put(conf, wanted);
+	hbt_write(conf, wanted);
 	snprintf(dep, sizeof(dep), "%s/modules.dep", g_moddir);
-	put(dep, deptext);
+	hbt_write(dep, deptext);
 	free(wanted);
 	free(deptext);
 }
 
 static int setup(void **state)
 {
-	char real[PATH_MAX], p[PATH_MAX + 32], q[PATH_MAX + 32], cache[PATH_MAX + 16];
-	const char *slash = strrchr(__FILE__, '/');
+	const char *real = hbt_root();
+	char p[PATH_MAX + 32], q[PATH_MAX + 32], cache[PATH_MAX + 16];
 
 	(void)state;
-	/* this file is <root>/tests/unit/test_image.c */
-	snprintf(p, sizeof(p), "%.*s/../..", slash ? (int)(slash - __FILE__) : 1,
-		 slash ? __FILE__ : ".");
-	if (!realpath(p, real))
+	if (!real[0])
 		return -1;
 	snprintf(p, sizeof(p), "%s/build/hb-guest", real);
 	g_have_tools = access("/bin/busybox", X_OK) == 0 && access(p, R_OK) == 0 &&
@@ -164,19 +124,15 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *rm[] = { "rm", "-rf", g_fake, NULL };
-
 	(void)state;
-	hb_spawn_capture(rm, NULL, 0);
+	hbt_rm_rf(g_fake);
 	return 0;
 }
 
 /* Each test starts from an empty <cache>/images, whatever the last one left. */
 static void clean_images(void)
 {
-	char *rm[] = { "rm", "-rf", g_images, NULL };
-
-	hb_spawn_capture(rm, NULL, 0);
+	hbt_rm_rf(g_images);
 	assert_int_equal(hb_mkdir_p(g_images), 0);
 }
 
@@ -194,7 +150,7 @@ static void test_long_module_list(void **state)
 	snprintf(k.moddir, sizeof(k.moddir), "%s", g_moddir);
 	assert_int_equal(hb_image_build(&k, "selftest mode=ok\n", "t", out, sizeof(out), err,
 					sizeof(err)), 0);
-	cpio = slurp(out, &len);
+	cpio = hb_read_text(out, &len);
 	assert_non_null(cpio);
 	mods = cpio_member(cpio, len, "etc/hb/modules");
 	assert_non_null(mods);
@@ -235,7 +191,7 @@ static void test_planted_symlinks(void **state)
 	clean_images();
 	memset(&k, 0, sizeof(k)); /* no modules */
 	snprintf(victim, sizeof(victim), "%s/victim", g_fake);
-	put(victim, "precious\n");
+	hbt_write(victim, "precious\n");
 	snprintf(victim_dir, sizeof(victim_dir), "%s/victim-dir", g_fake);
 	mkdir(victim_dir, 0755);
 	for (int seq = 1; seq <= 8; seq++) {
@@ -248,7 +204,7 @@ static void test_planted_symlinks(void **state)
 	}
 	assert_int_equal(hb_image_build(&k, "selftest mode=ok\n", "t", out, sizeof(out), err,
 					sizeof(err)), 0);
-	text = slurp(victim, NULL);
+	text = hb_read_text(victim, NULL);
 	assert_string_equal(text, "precious\n");
 	free(text);
 	assert_int_equal(lstat(out, &st), 0);
@@ -262,22 +218,7 @@ static void test_planted_symlinks(void **state)
 	closedir(d);
 	assert_int_equal(left, 0);
 	/* nothing of the build is left beside the archive and the planted links */
-	d = opendir(g_images);
-	assert_non_null(d);
-	left = 0;
-	while ((e = readdir(d))) {
-		char p[PATH_MAX + 300];
-
-		snprintf(p, sizeof(p), "%s/%s", g_images, e->d_name);
-		if (e->d_name[0] == '.' || strcmp(p, out) == 0)
-			continue;
-		if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-			print_error("left behind: %s\n", p);
-			left++;
-		}
-	}
-	closedir(d);
-	assert_int_equal(left, 0);
+	assert_int_equal(hbt_left_behind(g_images, out), 0);
 	unlink(out);
 }
 
@@ -286,9 +227,6 @@ static void test_failure_cleans_up(void **state)
 {
 	struct hb_kernel k;
 	char out[PATH_MAX] = "", err[512] = "";
-	DIR *d;
-	struct dirent *e;
-	int files = 0;
 
 	(void)state;
 	if (!g_have_tools)
@@ -299,20 +237,7 @@ static void test_failure_cleans_up(void **state)
 	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "modules.dep"));
-	d = opendir(g_images);
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char p[PATH_MAX + 300];
-		struct stat st;
-
-		snprintf(p, sizeof(p), "%s/%s", g_images, e->d_name);
-		if (e->d_name[0] != '.' && lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
-			print_error("left behind: %s\n", p);
-			files++;
-		}
-	}
-	closedir(d);
-	assert_int_equal(files, 0);
+	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
 }
 
 int main(void)

@@ -4,18 +4,12 @@
  * kernels/ directory; the shipped recipes under kernels/ are loaded too.
  */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "recipe.h"
@@ -75,16 +69,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *argv[] = { "rm", "-rf", g_root, NULL };
-	pid_t pid = fork();
-
 	(void)state;
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
+	hbt_rm_rf(g_root);
 	return 0;
 }
 
