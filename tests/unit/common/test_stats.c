@@ -1,18 +1,18 @@
-/* test_stats.c - harness/compare/stats.c against values computed with R 4.2.2.
+/* test_stats.c - harness/common/stats.c against values computed with R 4.2.2.
  *
  * Each expected value is R's output (t.test, wilcox.test, p.adjust,
  * quantile) for the same data, hard-coded with a tolerance, plus the
  * bootstrap's determinism and coverage.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#define _GNU_SOURCE
+#include "helpers.h"
 
-#include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define assert_near(a, b, tol) \
@@ -97,67 +97,78 @@ static void test_welch_degenerate(void **state)
 	assert_true(isnan(t.p));
 }
 
-static void test_mann_whitney_exact(void **state)
+/* hb_stats_mann_whitney(x, y) against R: the p-value within tol and, where
+ * exact is 0 or 1, whether it is exact and the statistic W. */
+static void expect_mw(const double *x, size_t nx, const double *y, size_t ny,
+		      enum hb_stats_alt alt, int exact, double w, double p, double tol)
 {
 	struct hb_stats_test t;
 
+	hb_stats_mann_whitney(x, nx, y, ny, alt, &t);
+	if (exact >= 0) {
+		assert_int_equal(t.exact, exact);
+		assert_near(t.stat, w, 0);
+	}
+	assert_near(t.p, p, tol);
+}
+
+static void test_mann_whitney_exact(void **state)
+{
 	(void)state;
 	/* wilcox.test(y, x): W = 30, p = 0.00432900432900433 (exact) */
-	hb_stats_mann_whitney(wx, NELEM(wx), wy, NELEM(wy), HB_STATS_TWO_SIDED, &t);
-	assert_int_equal(t.exact, 1);
-	assert_near(t.stat, 30, 0);
-	assert_near(t.p, 0.00432900432900433, 1e-10);
-	hb_stats_mann_whitney(wx, NELEM(wx), wy, NELEM(wy), HB_STATS_GREATER, &t);
-	assert_near(t.p, 0.00216450216450216, 1e-10);
-	hb_stats_mann_whitney(wx, NELEM(wx), wy, NELEM(wy), HB_STATS_LESS, &t);
-	assert_near(t.p, 1, 1e-10);
+	expect_mw(wx, NELEM(wx), wy, NELEM(wy), HB_STATS_TWO_SIDED, 1, 30, 0.00432900432900433,
+		  1e-10);
+	expect_mw(wx, NELEM(wx), wy, NELEM(wy), HB_STATS_GREATER, -1, 0, 0.00216450216450216, 1e-10);
+	expect_mw(wx, NELEM(wx), wy, NELEM(wy), HB_STATS_LESS, -1, 0, 1, 1e-10);
 }
 
 static void test_mann_whitney_ties(void **state)
 {
 	static const double a[] = { 1, 2, 2, 3, 4, 5, 5, 5, 6, 7 };
 	static const double b[] = { 3, 4, 4, 5, 6, 7, 8, 8, 9 };
-	struct hb_stats_test t;
 
 	(void)state;
 	/* wilcox.test(b, a): W = 67, p = 0.0766801776517502 (normal, ties, correct) */
-	hb_stats_mann_whitney(a, NELEM(a), b, NELEM(b), HB_STATS_TWO_SIDED, &t);
-	assert_int_equal(t.exact, 0);
-	assert_near(t.stat, 67, 0);
-	assert_near(t.p, 0.0766801776517502, 1e-9);
-	hb_stats_mann_whitney(a, NELEM(a), b, NELEM(b), HB_STATS_LESS, &t);
-	assert_near(t.p, 0.968031626997882, 1e-9);
+	expect_mw(a, NELEM(a), b, NELEM(b), HB_STATS_TWO_SIDED, 0, 67, 0.0766801776517502, 1e-9);
+	expect_mw(a, NELEM(a), b, NELEM(b), HB_STATS_LESS, -1, 0, 0.968031626997882, 1e-9);
 }
 
-/* set.seed(1); u <- round(rnorm(60, 100, 10), 3); v <- round(rnorm(70, 104, 10), 3) */
-static const double ru[] = {
-	93.735, 101.836, 91.644, 115.953, 103.295, 91.795, 104.874, 107.383, 105.758, 96.946,
-	115.118, 103.898, 93.788, 77.853, 111.249, 99.551, 99.838, 109.438, 108.212, 105.939,
-	109.19, 107.821, 100.746, 80.106, 106.198, 99.439, 98.442, 85.292, 95.218, 104.179,
-	113.587, 98.972, 103.877, 99.462, 86.229, 95.85, 96.057, 99.407, 111, 107.632,
-	98.355, 97.466, 106.97, 105.567, 93.112, 92.925, 103.646, 107.685, 98.877, 108.811,
-	103.981, 93.88, 103.411, 88.706, 114.33, 119.804, 96.328, 89.559, 105.697, 98.649,
-};
-static const double rv[] = {
-	128.016, 103.608, 110.897, 104.28, 96.567, 105.888, 85.95, 118.656, 105.533, 125.726,
-	108.755, 96.901, 110.107, 94.659, 91.464, 106.914, 99.567, 104.011, 104.743, 98.105,
-	98.313, 102.648, 115.781, 88.764, 109.939, 107.33, 114.631, 100.958, 107.7, 106.671,
-	98.575, 116.079, 115.604, 111.002, 119.868, 109.585, 91.234, 98.267, 91.754, 99.266,
-	97.796, 104.421, 94.891, 105.58, 97.454, 121.673, 111.167, 113.102, 107.842, 120.822,
-	97.643, 99.384, 118.323, 97.493, 101.926, 100.072, 100.8, 101.209, 108.942, 102.227,
-	98.94, 117.43, 101.854, 102.204, 102.998, 111.127, 103.264, 103.624, 97.183, 100.757,
-};
+/* set.seed(1); u <- round(rnorm(60, 100, 10), 3); v <- round(rnorm(70, 104, 10), 3)
+ * (tests/unit/data/r_rnorm_u_v.txt, read by setup()) */
+static double ru[60], rv[70];
+
+static int setup(void **state)
+{
+	char *text = hb_read_text(hbt_data("r_rnorm_u_v.txt"), NULL), *save = NULL;
+	size_t nu = 0, nv = 0;
+
+	(void)state;
+	if (!text)
+		return -1;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		double *to = *l == 'u' ? ru : *l == 'v' ? rv : NULL;
+		size_t *n = *l == 'u' ? &nu : &nv, max = *l == 'u' ? NELEM(ru) : NELEM(rv);
+		char *end;
+
+		for (l++; to; l = end) {
+			double x = strtod(l, &end);
+
+			if (end == l)
+				break;
+			if (*n < max)
+				to[*n] = x;
+			++*n;
+		}
+	}
+	free(text);
+	return nu == NELEM(ru) && nv == NELEM(rv) ? 0 : -1;
+}
 
 static void test_mann_whitney_large(void **state)
 {
-	struct hb_stats_test t;
-
 	(void)state;
 	/* wilcox.test(v, u): W = 2530, p = 0.044874696487171 */
-	hb_stats_mann_whitney(ru, NELEM(ru), rv, NELEM(rv), HB_STATS_TWO_SIDED, &t);
-	assert_int_equal(t.exact, 0);
-	assert_near(t.stat, 2530, 0);
-	assert_near(t.p, 0.044874696487171, 1e-9);
+	expect_mw(ru, NELEM(ru), rv, NELEM(rv), HB_STATS_TWO_SIDED, 0, 2530, 0.044874696487171, 1e-9);
 }
 
 static void test_bh(void **state)
@@ -225,5 +236,5 @@ int main(void)
 		cmocka_unit_test(test_bootstrap),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -214,23 +214,27 @@ static void test_welch_on_boots(void **state)
  * higher-is-better metric, +5 % of a lower-is-better one. */
 static void test_symmetric_threshold(void **state)
 {
-	const char *h0, *h1, *l0, *l1;
+	static const struct {
+		const char *name, *better;
+		double factor;
+	} side[] = { { "sym_h0", "higher", 1 }, { "sym_h1", "higher", 0.951 },
+		     { "sym_l0", "lower", 1 }, { "sym_l1", "lower", 1.049 } };
+	const char *g[4];
 	json_t *root, *cmp;
 	int rc;
 
 	(void)state;
 	hbt_within = 0.001;
-	h0 = hbt_boots("sym_h0", 6, "higher", 1000, 0.001, 1, "6.12.1");
-	h1 = hbt_boots("sym_h1", 6, "higher", 1000, 0.001, 0.951, "6.12.1");
-	l0 = hbt_boots("sym_l0", 6, "lower", 1000, 0.001, 1, "6.12.1");
-	l1 = hbt_boots("sym_l1", 6, "lower", 1000, 0.001, 1.049, "6.12.1");
+	for (int i = 0; i < 4; i++)
+		g[i] = hbt_boots(side[i].name, 6, side[i].better, 1000, 0.001, side[i].factor,
+				 "6.12.1");
 	hbt_within = 0.05;
 	/* -4.9 %: beyond log(1.05) in the worse direction (was: 4.9 < 5, same) */
-	cmp = hbt_report(h0, h1, "none", NULL, &rc, &root);
+	cmp = hbt_report(g[0], g[1], "none", NULL, &rc, &root);
 	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "regression");
 	json_decref(root);
 	/* +4.9 %: short of it */
-	cmp = hbt_report(l0, l1, "none", NULL, &rc, &root);
+	cmp = hbt_report(g[2], g[3], "none", NULL, &rc, &root);
 	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "same");
 	json_decref(root);
 }
@@ -239,13 +243,17 @@ static void test_symmetric_threshold(void **state)
  * and a change far beyond the noise is still noted for a human. */
 static void test_too_noisy(void **state)
 {
-	const char *a = hbt_boots("nz_a", 4, "lower", 1000, 0.3, 1, "6.12.1");
-	const char *b = hbt_boots("nz_b", 4, "lower", 1000, 0.3, 1, "6.12.1");
-	const char *c = hbt_boots("nz_c", 4, "lower", 1000, 0.3, 20, "6.12.1");
+	static const char *const names[] = { "nz_a", "nz_b", "nz_c" };
+	const char *g[3], *a, *b, *c;
 	json_t *root, *cmp, *m;
 	int rc;
 
 	(void)state;
+	for (int i = 0; i < 3; i++) /* c: 20 times a and b */
+		g[i] = hbt_boots(names[i], 4, "lower", 1000, 0.3, i == 2 ? 20 : 1, "6.12.1");
+	a = g[0];
+	b = g[1];
+	c = g[2];
 	cmp = hbt_report(a, b, "none", NULL, &rc, &root);
 	m = hbt_metric_of(cmp, "fault", "f");
 	assert_int_equal(rc, HB_CMP_OK);

@@ -30,58 +30,66 @@ static void snap_set(struct hb_snap *s, long long huge_kb, long long pmd_kb, lon
 }
 
 /* hb_check_huge_subject("subject_x", 8 allocations, 16 MiB PMD-mapped)
- * between snapshots {huge, pmd, alloc} a and b; its first check event. */
-static bool subject_x(struct hbt_cap *c, const long long a[3], const long long b[3], char *why,
-		      size_t len, json_t **ev)
+ * between snapshots {huge, pmd, alloc} a and b: its answer, its reason and
+ * its first check event. */
+struct subject {
+	struct hbt_cap c;
+	bool ok;
+	char why[256];
+	json_t *ev;
+};
+
+static void subject_x(struct subject *s, const long long a[3], const long long b[3])
 {
 	struct hb_snap sa, sb;
-	bool ok;
 
-	hbt_cap_open(c, &hb_wl_fragment);
+	hbt_cap_open(&s->c, &hb_wl_fragment);
 	snap_set(&sa, a[0], a[1], a[2]);
 	snap_set(&sb, b[0], b[1], b[2]);
-	ok = hb_check_huge_subject(c->ctx, "subject_x", &sa, &sb, 8, 16384, why, len);
-	*ev = hbt_cap_event(c, "check", 0);
-	assert_non_null(*ev);
-	return ok;
+	s->why[0] = 0;
+	s->ok = hb_check_huge_subject(s->c.ctx, "subject_x", &sa, &sb, 8, 16384, s->why,
+				      sizeof(s->why));
+	s->ev = hbt_cap_event(&s->c, "check", 0);
+	assert_non_null(s->ev);
+}
+
+static void subject_done(struct subject *s)
+{
+	json_decref(s->ev);
+	hbt_cap_close(&s->c);
 }
 
 /* 16 MiB faulted huge and PMD-mapped: the subject is there. */
 static void test_huge_subject_present(void **state)
 {
-	static const long long a[3] = { 2048, 0, 100 }, b[3] = { 2048 + 16384, 16384, 108 };
-	struct hbt_cap c;
-	char why[256] = "";
-	json_t *ev;
+	struct subject s;
 
 	(void)state;
-	assert_true(subject_x(&c, a, b, why, sizeof(why), &ev));
-	assert_int_equal(hb_ctx_status(c.ctx), HB_PASS);
-	assert_string_equal(why, "");
-	assert_string_equal(json_string_value(json_object_get(ev, "name")), "subject_x");
-	assert_true(json_is_true(json_object_get(ev, "pass")));
-	json_decref(ev);
-	hbt_cap_close(&c);
+	subject_x(&s, (const long long[]){ 2048, 0, 100 },
+		  (const long long[]){ 2048 + 16384, 16384, 108 });
+	assert_true(s.ok);
+	assert_int_equal(hb_ctx_status(s.c.ctx), HB_PASS);
+	assert_string_equal(s.why, "");
+	assert_string_equal(json_string_value(json_object_get(s.ev, "name")), "subject_x");
+	assert_true(json_is_true(json_object_get(s.ev, "pass")));
+	subject_done(&s);
 }
 
 /* What shmem_enabled=deny looks like: the file is there, no huge page. */
 static void test_huge_subject_absent(void **state)
 {
-	static const long long a[3] = { 0, 0, 5 }, b[3] = { 0, 0, 5 };
-	struct hbt_cap c;
-	char why[256] = "";
-	json_t *ev;
+	struct subject s;
 
 	(void)state;
-	assert_false(subject_x(&c, a, b, why, sizeof(why), &ev));
-	assert_int_equal(hb_ctx_status(c.ctx), HB_FAIL);
-	assert_non_null(strstr(why, "subject_x failed"));
-	assert_non_null(strstr(why, "thp_file_alloc +0 of 8"));
-	assert_false(json_is_true(json_object_get(ev, "pass")));
-	assert_non_null(strstr(json_string_value(json_object_get(ev, "observed")),
+	subject_x(&s, (const long long[]){ 0, 0, 5 }, (const long long[]){ 0, 0, 5 });
+	assert_false(s.ok);
+	assert_int_equal(hb_ctx_status(s.c.ctx), HB_FAIL);
+	assert_non_null(strstr(s.why, "subject_x failed"));
+	assert_non_null(strstr(s.why, "thp_file_alloc +0 of 8"));
+	assert_false(json_is_true(json_object_get(s.ev, "pass")));
+	assert_non_null(strstr(json_string_value(json_object_get(s.ev, "observed")),
 			       "thp_file_alloc +0, ShmemPmdMapped +0 kB"));
-	json_decref(ev);
-	hbt_cap_close(&c);
+	subject_done(&s);
 }
 
 /* Huge pages allocated but mapped by PTEs (minimal-6.1-regress): a check
