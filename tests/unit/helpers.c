@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hb.h"
+#include "sysinfo.h"
 #include "util.h"
 
 char hbt_dir[PATH_MAX];
@@ -187,7 +188,7 @@ json_t *hbt_events_text(const char *text, const char *ev, bool strict)
 
 json_t *hbt_events(const char *stream, const char *ev)
 {
-	char *text = hb_read_text(stream, NULL);
+	char *text = hb_slurp(stream, NULL);
 	json_t *a = hbt_events_text(text, ev, false);
 
 	free(text);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "util.h"
+#include "sysinfo.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define assert_near(a, b, tol) \
@@ -139,7 +139,7 @@ static double ru[60], rv[70];
 
 static int setup(void **state)
 {
-	char *text = hb_read_text(hbt_data("r_rnorm_u_v.txt"), NULL), *save = NULL;
+	char *text = hb_slurp(hbt_data("r_rnorm_u_v.txt"), NULL), *save = NULL;
 	size_t nu = 0, nv = 0;
 
 	(void)state;

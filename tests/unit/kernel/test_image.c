@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "image.h"
+#include "sysinfo.h"
 #include "util.h"
 
 #define N_MODS 48 /* MAX_MODS in image.c */
@@ -150,7 +151,7 @@ static void test_long_module_list(void **state)
 	snprintf(k.moddir, sizeof(k.moddir), "%s", g_moddir);
 	assert_int_equal(hb_image_build(&k, "selftest mode=ok\n", "t", out, sizeof(out), err,
 					sizeof(err)), 0);
-	cpio = hb_read_text(out, &len);
+	cpio = hb_slurp(out, &len);
 	assert_non_null(cpio);
 	mods = cpio_member(cpio, len, "etc/hb/modules");
 	assert_non_null(mods);
@@ -204,7 +205,7 @@ static void test_planted_symlinks(void **state)
 	}
 	assert_int_equal(hb_image_build(&k, "selftest mode=ok\n", "t", out, sizeof(out), err,
 					sizeof(err)), 0);
-	text = hb_read_text(victim, NULL);
+	text = hb_slurp(victim, NULL);
 	assert_string_equal(text, "precious\n");
 	free(text);
 	assert_int_equal(lstat(out, &st), 0);

@@ -15,6 +15,7 @@
 
 #include "params.h"
 #include "suite.h"
+#include "sysinfo.h"
 #include "util.h"
 
 static int setup(void **state)
@@ -110,7 +111,7 @@ static void test_shipped_suites(void **state)
 		if (l < 7 || strcmp(de->d_name + l - 6, ".suite"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		text = hb_read_text(path, NULL);
+		text = hb_slurp(path, NULL);
 		assert_non_null(text);
 		n = hb_suite_parse(text, e, 64, err, sizeof(err));
 		if (n <= 0 || hb_suite_check(e, n, d.wl, d.n, err, sizeof(err)))
@@ -136,7 +137,7 @@ static void test_guest_rejects_typo(void **state)
 	if (access(guest, X_OK))
 		skip();
 	assert_int_equal(hbt_run_to_end(argv, hbt_path("typo.err"), true), 2);
-	stream = hb_read_text(out, NULL);
+	stream = hb_slurp(out, NULL);
 	assert_non_null(stream);
 	assert_non_null(strstr(stream, "\"suite_error\""));
 	assert_non_null(strstr(stream, "line 1 (fault): unknown parameter 'size_m'"));
@@ -159,7 +160,7 @@ static void test_host_rejects_typo_before_boot(void **state)
 	if (access(hb, X_OK))
 		skip();
 	assert_int_equal(hbt_run_to_end(argv, errp, true), 2);
-	msg = hb_read_text(errp, NULL);
+	msg = hb_slurp(errp, NULL);
 	assert_non_null(msg);
 	if (!strstr(msg, "line 3 (access): unknown parameter 'size_m'; access takes size_mb") ||
 	    strchr(msg, '\n') != msg + strlen(msg) - 1)

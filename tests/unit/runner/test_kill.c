@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sysinfo.h"
 #include "util.h"
 
 /* kill -9 of hugebench: the runner gets its death signal, kills the workload,
@@ -151,7 +152,7 @@ static void test_runner_killed(void **state)
 	/* the next start restores what the killed run could not */
 	assert_int_equal(hbt_run_guest(again, err2), 0);
 	hbt_knob_read(now, sizeof(now));
-	text = hb_read_text(err2, NULL);
+	text = hb_slurp(err2, NULL);
 	for (char *p = text; p && (p = strstr(p, "restored")); p++)
 		restored_lines++;
 	hbt_knob_put_back();
@@ -163,7 +164,7 @@ static void test_runner_killed(void **state)
 	assert_int_equal(access(HBT_STATE_FILE, F_OK), -1);
 	/* and only once */
 	assert_int_equal(hbt_run_guest(again, err2), 0);
-	text = hb_read_text(err2, NULL);
+	text = hb_slurp(err2, NULL);
 	assert_null(strstr(text ? text : "", "restored"));
 	free(text);
 }
@@ -181,7 +182,7 @@ static pid_t workload_child(pid_t runner)
 		if (hbt_ppid_of(desc[i]) != runner)
 			continue;
 		snprintf(p, sizeof(p), "/proc/%d/status", (int)desc[i]);
-		t = hb_read_text(p, NULL);
+		t = hb_slurp(p, NULL);
 		ns = t ? strstr(t, "NSpid:") : NULL;
 		if (ns) {
 			char *eol = strchr(ns, '\n'), *last;
@@ -206,7 +207,7 @@ static int mounted_in(pid_t pid, const char *dir)
 
 	snprintf(p, sizeof(p), "/proc/%d/mountinfo", (int)pid);
 	snprintf(want, sizeof(want), " %s ", dir);
-	t = hb_read_text(p, NULL);
+	t = hb_slurp(p, NULL);
 	on = t && strstr(t, want);
 	free(t);
 	return on;

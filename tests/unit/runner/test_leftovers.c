@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sysinfo.h"
 #include "util.h"
 
 /* Appends lines to the running runner's journal, as hb_host_state_note()
@@ -87,7 +88,7 @@ static void test_leftovers_after_workload(void **state)
 		fail_msg("cgroup %s left after the workload", cg);
 	}
 	assert_int_equal(stat(plain, &st), 0); /* not a cgroup: not touched */
-	t = hb_read_text(fake, NULL);
+	t = hb_slurp(fake, NULL);
 	assert_string_equal(t, "orig\n");	/* not a knob: not written */
 	free(t);
 	ev = hbt_events(out, "leftovers_removed");
@@ -100,7 +101,7 @@ static void test_leftovers_after_workload(void **state)
 
 static int swap_active(const char *dev)
 {
-	char *t = hb_read_text("/proc/swaps", NULL);
+	char *t = hb_slurp("/proc/swaps", NULL);
 	int on = t && strstr(t, dev);
 
 	free(t);
@@ -171,7 +172,7 @@ static void test_zram_swap_after_kill(void **state)
 	hbt_kill_tree(runner);
 	assert_true(swap_active("/dev/zram0")); /* nothing could undo it yet */
 	assert_int_equal(hbt_run_guest(again, err2), 0);
-	text = hb_read_text(err2, NULL);
+	text = hb_slurp(err2, NULL);
 	if (swap_active("/dev/zram0")) {
 		zram_off();
 		fail_msg("zram0 swap still on after the next start; its stderr: %s",

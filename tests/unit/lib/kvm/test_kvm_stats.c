@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "kvm_stats.h"
-#include "util.h"
+#include "sysinfo.h"
 
 struct blob {
 	unsigned char *p;
@@ -32,7 +32,7 @@ static struct blob load(const char *name)
 {
 	struct blob b = { 0 };
 
-	b.p = (unsigned char *)hb_read_text(hbt_data(name), &b.len);
+	b.p = (unsigned char *)hb_slurp(hbt_data(name), &b.len);
 	if (!b.p)
 		fail_msg("cannot open %s: %s", hbt_data(name), strerror(errno));
 	return b;

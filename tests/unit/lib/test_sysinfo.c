@@ -2,11 +2,7 @@
  * flags (the five hand-rolled readers it replaced differed: " svm" matched
  * "svm_lock"), and hb_slurp on a procfs file whose size is 0. */
 #define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "helpers.h"
 
 #include <errno.h>
 #include <stdlib.h>
