@@ -60,8 +60,13 @@ HOST_OBJ := $(call obj,$(HOST_SRC))
 GUEST_OBJ := $(call obj,$(GUEST_SRC))
 # Host objects without main(), for unit tests.
 HARNESS_LIB := $(filter-out $(BUILD)/obj/harness/main.o,$(HOST_OBJ))
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# Unit tests mirror the tree (tests/unit/README.md): tests/unit/test_*.c and
+# tests/unit/<dir>[/<dir>]/test_*.c; build/tests/<same path> each.
+UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/*/test_*.c tests/unit/*/*/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+# Shared by every unit test (tests/unit/helpers*.c).
+UNIT_H := $(wildcard tests/unit/*.h)
+UNIT_HELPERS := $(call obj,$(wildcard tests/unit/helpers*.c))
 
 .PHONY: ab all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
@@ -113,15 +118,22 @@ HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
 $(BUILD)/hugebench: $(HOST_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
-# test_wl_a, test_wl_b and test_subject #include workload .c files for their
-# static helpers: rebuild them when those change.
-$(BUILD)/tests/test_wl_a $(BUILD)/tests/test_wl_b $(BUILD)/tests/test_subject: \
-	$(wildcard workloads/wl_*.c workloads/*_table.c)
-$(BUILD)/tests/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o
+# Unit tests of guest code link the objects they test (declared in the
+# workload's header next to it).
+$(BUILD)/tests/workloads/test_truncate_model: $(BUILD)/obj/workloads/wl_truncate.o
+$(BUILD)/tests/workloads/test_mlock_table: $(BUILD)/obj/workloads/wl_mlock.o
+$(BUILD)/tests/workloads/test_mapped_table: $(BUILD)/obj/workloads/wl_mapped.o
+$(BUILD)/tests/workloads/test_knobs_table: $(BUILD)/obj/workloads/knobs_table.o
+$(BUILD)/tests/workloads/test_fragment_threshold $(BUILD)/tests/workloads/api/test_subject: \
+	$(BUILD)/obj/workloads/wl_fragment.o
+$(BUILD)/tests/lib/kvm/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o
 WL_API_OBJ := $(call obj,workloads/api/hb_util.c workloads/api/hb_core.c)
-$(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(LIB_OBJ) $(WL_API_OBJ)
+$(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(UNIT_H) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_INC) $(WARN) $(CFLAGS) -o $@ $(filter-out workloads/%.c,$^) $(HOST_LIBS) -lcmocka
+	$(CC) $(ALL_INC) $(WARN) $(CFLAGS) -c -o $@ $<
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(HARNESS_LIB) $(LIB_OBJ) $(WL_API_OBJ) $(UNIT_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_INC) -Itests/unit $(WARN) $(CFLAGS) -o $@ $(filter-out %.h,$^) $(HOST_LIBS) -lcmocka
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.

@@ -25,7 +25,7 @@
  * the run (0 turns proactive background compaction off; -1 leaves it).
  *
  * Subject check subject_clean_huge_success: the clean phase got huge pages
- * (rate >= clean_min_pct; see clean_subject() for the threshold). Where not,
+ * (rate >= clean_min_pct; see fr_clean_subject() for the threshold). Where not,
  * the latencies and the fragmented success rate are unavailable.
  *
  * Params: huge_mb=64 frag_pct=50 frag_cap_mb=256 memfree_tol_mb=64 madv=0
@@ -33,6 +33,7 @@
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "wl_fragment.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,8 +62,8 @@
  * of the clean pass does not time huge faults, and the fragmented phase has
  * no baseline: those metrics are unavailable.
  */
-static bool clean_subject(struct hb_ctx *ctx, double rate, long min_pct, size_t n, char *why,
-			  size_t why_len)
+bool fr_clean_subject(struct hb_ctx *ctx, double rate, long min_pct, size_t n, char *why,
+		      size_t why_len)
 {
 	char exp[96];
 	bool ok = rate * 100 >= (double)min_pct;
@@ -126,7 +127,7 @@ static void fault_phase(struct hb_ctx *ctx, const char *tag, size_t size, bool m
 	huge_kb = hb_meminfo_delta_kb(&a, &b, "ShmemHugePages");
 	rate = (double)huge_kb / (double)(size / 1024);
 	absent = why[0] ? why : NULL;
-	if (min_pct >= 0 && !clean_subject(ctx, rate, min_pct, n, why, why_len))
+	if (min_pct >= 0 && !fr_clean_subject(ctx, rate, min_pct, n, why, why_len))
 		absent = why;
 	/* The clean latency claims to time huge faults: only when all were. */
 	if (min_pct >= 0 && !absent && huge_kb < (long long)(size / 1024)) {

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "wl_mapped.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,23 +52,19 @@
  * none was run here, so no row says so: such a kernel fails the policy
  * check until a row (or a config probe) is added for it.
  */
-struct mp_expect {
-	int min_kver;			/* first kernel, major * 1000 + minor */
-	const char *basis;
-	bool partial_counts_folio;	/* a 4 KiB PTE of a huge folio shows 2 MiB */
-};
 
-static const struct mp_expect mp_seed = { 0, "seed: 2015 huge tmpfs patch 22", false };
+const struct mp_expect mp_seed = { 0, "seed: 2015 huge tmpfs patch 22", false };
 
-static const struct mp_expect mp_kernels[] = {
+const struct mp_expect mp_kernels[] = {
 	{ 6001, "mainline 6.1+ row (per-page mapcount)", false },
 };
+const size_t mp_n_kernels = sizeof(mp_kernels) / sizeof(mp_kernels[0]);
 
-static const struct mp_expect *mp_expect_for(int kver)
+const struct mp_expect *mp_expect_for(int kver)
 {
 	const struct mp_expect *e = &mp_kernels[0];
 
-	for (size_t i = 0; i < sizeof(mp_kernels) / sizeof(mp_kernels[0]); i++)
+	for (size_t i = 0; i < mp_n_kernels; i++)
 		if (kver >= mp_kernels[i].min_kver)
 			e = &mp_kernels[i];
 	return e;

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "wl_mlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,40 +62,26 @@
  * A kernel between rows uses the row below it; one older than 6.1 uses the
  * 6.1 row, with a note.
  */
-struct ml_expect {
-	int min_kver;			/* first kernel, major * 1000 + minor */
-	const char *basis;
-	bool pte_window_mlocks;		/* locking B alone adds window_kb to Mlocked */
-	bool pte_munlock_drops_pmd;	/* munlocking B drops A's 2 MiB of extent 0 */
-};
 
-static const struct ml_expect ml_seed = {
+const struct ml_expect ml_seed = {
 	0, "seed: 2015 huge tmpfs patch 21 (per-page pte mlocks, no double count)", true, false,
 };
 
-static const struct ml_expect ml_kernels[] = {
+const struct ml_expect ml_kernels[] = {
 	{ 6001, "mainline 6.1 row", false, false },
 	{ 6007, "mainline 6.7+ row (6.12 and 6.18 measured)", false, true },
 };
+const size_t ml_n_kernels = sizeof(ml_kernels) / sizeof(ml_kernels[0]);
 
-static const struct ml_expect *ml_expect_for(int kver)
+const struct ml_expect *ml_expect_for(int kver)
 {
 	const struct ml_expect *e = &ml_kernels[0];
 
-	for (size_t i = 0; i < sizeof(ml_kernels) / sizeof(ml_kernels[0]); i++)
+	for (size_t i = 0; i < ml_n_kernels; i++)
 		if (kver >= ml_kernels[i].min_kver)
 			e = &ml_kernels[i];
 	return e;
 }
-
-struct ml_state {
-	struct hb_ctx *ctx;
-	const struct ml_expect *kx;
-	int fd;
-	char *a, *b;
-	size_t size, win, locked;
-	struct hb_snap base, prev;
-};
 
 /* Runs mlock or munlock, timed; false (and a skip or error) when refused. */
 static bool ml_lock(struct ml_state *t, const char *step, void *p, size_t len, bool lock)
@@ -151,8 +138,8 @@ static void ml_check_kb(struct ml_state *t, const char *step, long long expect, 
  * is the seed's or this kernel's documented one; note any difference from
  * the seed and keep the number as a metric.
  */
-static void ml_check_policy(struct ml_state *t, const char *step, long long seed_kb,
-			    long long kernel_kb, long long ml, const char *why)
+void ml_check_policy(struct ml_state *t, const char *step, long long seed_kb, long long kernel_kb,
+		     long long ml, const char *why)
 {
 	char name[96], exp[160];
 

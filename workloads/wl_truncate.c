@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "wl_truncate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,26 +38,8 @@
 
 #define TR_DIR "/mnt/hb-truncate"
 #define TR_FILE TR_DIR "/data"
-#define TR_SEED 0x7472756e63617465ULL
-#define TR_MAX_HOLES 4
 #define TR_CHUNK (1UL << 20)
 #define TR_KHUGEPAGED_NONE "/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none"
-
-/* [start, end) in bytes; both multiples of 8 (the pattern's word size). */
-struct tr_hole {
-	off_t start, end;
-};
-
-struct tr_state {
-	struct hb_ctx *ctx;
-	int fd;
-	char *map;
-	size_t size;	/* the file's original (and final) size */
-	off_t eof;	/* current i_size */
-	struct tr_hole holes[TR_MAX_HOLES];
-	int n_holes;
-	char *buf;	/* TR_CHUNK bytes for pread */
-};
 
 /* Split counters worth keeping with every step (recorded, never checked). */
 static const char *const tr_split_counters[] = {
@@ -84,7 +67,7 @@ static off_t tr_round_down(off_t v, off_t to)
 	return v / to * to;
 }
 
-static bool tr_in_hole(const struct tr_state *t, off_t pos)
+bool tr_in_hole(const struct tr_state *t, off_t pos)
 {
 	for (int i = 0; i < t->n_holes; i++)
 		if (pos >= t->holes[i].start && pos < t->holes[i].end)
@@ -93,7 +76,7 @@ static bool tr_in_hole(const struct tr_state *t, off_t pos)
 }
 
 /* The next hole boundary after pos, capped at limit. */
-static off_t tr_next_edge(const struct tr_state *t, off_t pos, off_t limit)
+off_t tr_next_edge(const struct tr_state *t, off_t pos, off_t limit)
 {
 	off_t e = limit;
 
@@ -114,14 +97,9 @@ static size_t tr_first_nonzero(const char *p, size_t len)
 	return len;
 }
 
-struct tr_verdict {
-	off_t bad_data;	/* first offset outside holes not matching, or -1 */
-	off_t bad_zero;	/* first offset inside a hole not zero, or -1 */
-};
-
 /* Compare buf (file bytes [base, base+len)) against the model. */
-static void tr_compare(const struct tr_state *t, const char *buf, off_t base, size_t len,
-		       struct tr_verdict *v)
+void tr_compare(const struct tr_state *t, const char *buf, off_t base, size_t len,
+		struct tr_verdict *v)
 {
 	off_t pos = base, end = base + (off_t)len;
 
@@ -187,14 +165,7 @@ static void tr_check_range(struct hb_ctx *ctx, const char *step, const char *wha
 	hb_check(ctx, name, observed >= lo && observed <= hi, exp, "%lld", observed);
 }
 
-/* What removing file bytes [start, end) may and must do, in bytes. */
-struct tr_bounds {
-	off_t must;	/* 2 MiB extents wholly inside: freed for certain */
-	off_t touched;	/* extents the range touches: the most split or freed */
-	off_t pages;	/* whole 4 KiB pages inside: the most freed */
-};
-
-static struct tr_bounds tr_bounds_of(off_t start, off_t end)
+struct tr_bounds tr_bounds_of(off_t start, off_t end)
 {
 	struct tr_bounds b = {
 		.must = tr_round_down(end, HB_HPAGE) - tr_round_up(start, HB_HPAGE),

@@ -1,0 +1,123 @@
+/* test_calib.c - compare-report's calibration (harness/compare/cmp_calib.c):
+ * with fewer than 3 boots a side a metric is judged against a matching
+ * calibration file (z-test), advisory without one; the calibration must
+ * match host, accelerator, vCPUs, suite and kernel family; a broken file
+ * is an input error. */
+#define _GNU_SOURCE
+#include "helpers_cmp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int setup(void **state)
+{
+	(void)state;
+	return hbt_rng_setup("calib", 11);
+}
+
+/* Fewer than 3 boots: judged against a matching calibration (z-test),
+ * advisory without one, and the calibration must match host, accelerator,
+ * suite and kernel family. */
+static void test_calibration(void **state)
+{
+	const char *cal, *a, *b, *c, *d;
+	char caldir[200], file[300], name[256], err[512];
+	struct hb_cmp_group *g;
+	struct hb_cmp_calib *k, *k2;
+	json_t *root, *cmp, *m;
+	int rc;
+
+	(void)state;
+	hbt_within = 0.01;
+	cal = hbt_boots("cal_g", 8, "lower", 1000, 0.005, 1, "6.12.1");
+	a = hbt_boots("cal_a", 1, "lower", 1000, 0.005, 1, "6.12.1");
+	b = hbt_boots("cal_b", 1, "lower", 1000, 0.005, 1.3, "6.12.7");
+	c = hbt_boots("cal_c", 1, "lower", 1000, 0.005, 1.3, "6.1.0");
+	hbt_vcpus = 1;
+	d = hbt_boots("cal_d", 1, "lower", 1000, 0.005, 1.3, "6.12.7");
+	hbt_vcpus = 2;
+	hbt_within = 0.05;
+	snprintf(caldir, sizeof(caldir), "%s/calibration", hbt_dir);
+	mkdir(caldir, 0755);
+	snprintf(file, sizeof(file), "%s/group.json", cal);
+	g = hb_cmp_group_load(file, err, sizeof(err));
+	assert_non_null(g);
+	k = hb_cmp_calib_measure(g, err, sizeof(err));
+	assert_non_null(k);
+	assert_int_equal(hb_cmp_calib_name(g->boots[0], name, sizeof(name)), 0);
+	assert_non_null(strstr(name, "-tcg-quick-6.12.json"));
+	snprintf(file, sizeof(file), "%s/%s", caldir, name);
+	assert_int_equal(hb_cmp_calib_save(k, file, err, sizeof(err)), 0);
+	k2 = hb_cmp_calib_load(file, err, sizeof(err));
+	assert_non_null(k2);
+	assert_true(fabs(hb_cmp_calib_sd(k2, "fault", "f", NULL) - hb_cmp_calib_sd(k, "fault", "f", NULL)) < 1e-6);
+	assert_true(hb_cmp_calib_sd(k2, "fault", "f", NULL) > 0.001 && hb_cmp_calib_sd(k2, "fault", "f", NULL) < 0.02);
+	assert_true(isnan(hb_cmp_calib_sd(k2, "fault#2", "f", NULL)));
+	hb_cmp_calib_free(k);
+	hb_cmp_calib_free(k2);
+	hb_cmp_group_free(g);
+
+	/* 1 vs 1 boot, +30 %, same family (6.12): judged by the calibration */
+	cmp = hbt_report(a, b, caldir, NULL, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_int_equal(rc, HB_CMP_REGRESSION);
+	assert_string_equal(json_string_value(json_object_get(m, "mode")), "calibrated");
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "regression");
+	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")), name));
+	json_decref(root);
+	/* another family (6.1 vs 6.12): none matches, advisory */
+	cmp = hbt_report(a, c, caldir, NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"),
+			    "advisory");
+	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")),
+			       "kernel family"));
+	json_decref(root);
+	/* measured with 2 vCPUs, NEW has 1: another noise, none */
+	cmp = hbt_report(a, d, caldir, NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")),
+			       "measured with 2 vCPUs"));
+	json_decref(root);
+	/* a broken calibration file is an input error */
+	{
+		FILE *f = fopen(file, "w");
+
+		fputs("{\"schema\": \"hugebench-calibration/1\"", f);
+		fclose(f);
+	}
+	assert_int_equal(hbt_compare(NULL, "--calibration", caldir, a, b, NULL), HB_CMP_USAGE);
+	unlink(file);
+	assert_int_equal(hbt_compare(NULL, "--calibration", caldir, a, b, NULL), HB_CMP_OK);
+}
+
+static void test_kernel_family(void **state)
+{
+	char f[32];
+
+	(void)state;
+	hb_cmp_kernel_family("6.12.118+deb12-cloud-amd64", f, sizeof(f));
+	assert_string_equal(f, "6.12");
+	hb_cmp_kernel_family("6.1.192-hb-minimal-6.1-delay-alloc", f, sizeof(f));
+	assert_string_equal(f, "6.1");
+	hb_cmp_kernel_family("3.19.0", f, sizeof(f));
+	assert_string_equal(f, "3.19");
+	hb_cmp_kernel_family("linux", f, sizeof(f));
+	assert_string_equal(f, "unknown");
+	hb_cmp_kernel_family(NULL, f, sizeof(f));
+	assert_string_equal(f, "unknown");
+}
+
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calibration),
+		cmocka_unit_test(test_kernel_family),
+	};
+
+	return cmocka_run_group_tests(tests, setup, hbt_rng_teardown);
+}

@@ -1,0 +1,106 @@
+/* test_sides.c - what compare-report takes as a side
+ * (harness/compare/cmp_group.c, cmp_load.c): a run folder, a group folder
+ * (group.json + boot-K/), a target name resolved to its latest entry in
+ * results/<target>/ (optionally of one suite); a broken group.json or boot
+ * is one line naming file and field (exit 2). */
+#define _GNU_SOURCE
+#include "helpers_cmp.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int setup(void **state)
+{
+	(void)state;
+	return hbt_rng_setup("sides", 11);
+}
+
+/* Group folders, a target whose latest entry is a group, results/<target>. */
+static void test_group_as_side(void **state)
+{
+	char results[200], tdir[256], link[300], *out;
+	const char *a = hbt_boots("side_a", 4, "lower", 1000, 0.01, 1, "6.12.1");
+	json_t *root, *cmp;
+	int rc;
+
+	(void)state;
+	cmp = hbt_report(a, a, "none", NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_int_equal(hbt_num(cmp, "base_boots"), 4);
+	assert_string_equal(json_string_value(json_object_get(hbt_metric_of(cmp, "fault", "f"), "mode")),
+			    "boots");
+	json_decref(root);
+	/* results/<target>/<stamp>-quick holding a group, by target name */
+	snprintf(results, sizeof(results), "%s/results", hbt_dir);
+	mkdir(results, 0755);
+	snprintf(tdir, sizeof(tdir), "%s/tgt", results);
+	mkdir(tdir, 0755);
+	snprintf(link, sizeof(link), "%s/20261203T000000Z-quick", tdir);
+	assert_int_equal(rename(a, link), 0);
+	rc = hbt_compare(&out, "--results", results, "--calibration", "none", "tgt", tdir, NULL);
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_non_null(strstr(out, "boots: 4 BASE, 4 NEW"));
+	free(out);
+	assert_int_equal(rename(link, a), 0);
+}
+
+/* A broken group.json or boot is one line naming file and field: exit 2. */
+static void test_group_refused(void **state)
+{
+	const char *a = hbt_boots("bad_g", 3, "lower", 1000, 0.01, 1, "6.12.1");
+	char path[300], err[512];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/group.json", a);
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"hugebench-group/1\", \"runs\": [{\"dir\": \"../../etc\"}]}", f);
+	fclose(f);
+	assert_null(hb_cmp_group_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "runs[0].dir: not a plain folder name"));
+	assert_int_equal(hbt_compare(NULL, a, a, NULL), HB_CMP_USAGE);
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"hugebench-group/1\", \"runs\": [{\"dir\": \"boot-9\"}]}", f);
+	fclose(f);
+	assert_null(hb_cmp_group_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "boot-9/result.json: cannot open"));
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"hugebench-group/1\", \"runs\": []}", f);
+	fclose(f);
+	assert_null(hb_cmp_group_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "runs: empty"));
+}
+
+static void test_resolve_latest(void **state)
+{
+	struct hbt_gen g = { .seed = 81, .reps = 3, .per_rep = 8 };
+	char results[128], err[256], *p;
+	json_t *root = hbt_gen_run(&g);
+	static const char *const names[] = { "20261201T000000Z-quick", "20261202T000000Z-full",
+				"20261203T000000Z-quick" };
+
+	(void)state;
+	snprintf(results, sizeof(results), "%s/results", hbt_dir);
+	hbt_results_tree(results, "tgt", names, 3, root);
+	json_decref(root);
+	p = hb_cmp_resolve("tgt", results, NULL, err, sizeof(err));
+	assert_non_null(strstr(p, "20261203T000000Z-quick/result.json"));
+	free(p);
+	p = hb_cmp_resolve("tgt", results, "full", err, sizeof(err));
+	assert_non_null(strstr(p, "20261202T000000Z-full/result.json"));
+	free(p);
+	assert_null(hb_cmp_resolve("nope", results, NULL, err, sizeof(err)));
+	assert_non_null(strstr(err, "nope"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_group_as_side),
+		cmocka_unit_test(test_group_refused),
+		cmocka_unit_test(test_resolve_latest),
+	};
+
+	return cmocka_run_group_tests(tests, setup, hbt_rng_teardown);
+}

@@ -1,0 +1,253 @@
+/* test_image.c - hb_image_build() (harness/kernel/image.c) with the real
+ * guest-images/mkinitramfs.sh, against a fake checkout: a module list longer
+ * than the old 8 KiB stack buffer must reach the initramfs whole, and
+ * symlinks planted under the cache at the old predictable temporary names
+ * (initrd-<pid>-<seq>.cpio.tmp, stage-<pid>-<seq>) must not be followed.
+ * Needs /bin/busybox, cpio and build/hb-guest (skipped without them).
+ */
+#define _GNU_SOURCE
+#include "helpers.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "sysinfo.h"
+#include "util.h"
+
+#define N_MODS 48 /* MAX_MODS in image.c */
+
+static char g_fake[PATH_MAX];	 /* fake checkout: configs/, build -> real, guest-images -> real */
+static char g_moddir[PATH_MAX];	 /* fake kernel module tree */
+static char g_images[PATH_MAX];	 /* $HUGEBENCH_CACHE/images */
+static int g_have_tools;
+
+/* The data of one member of a newc cpio archive, NUL-terminated, or NULL. */
+static char *cpio_member(const char *a, size_t len, const char *want)
+{
+	size_t off = 0;
+
+	while (off + 110 <= len && memcmp(a + off, "070701", 6) == 0) {
+		char f[9] = "";
+		unsigned long size, namesize;
+		const char *name;
+
+		memcpy(f, a + off + 54, 8);
+		size = strtoul(f, NULL, 16);
+		memcpy(f, a + off + 94, 8);
+		namesize = strtoul(f, NULL, 16);
+		name = a + off + 110;
+		off = (off + 110 + namesize + 3) & ~(size_t)3;
+		if (off + size > len)
+			return NULL;
+		if (strcmp(name, want) == 0)
+			return strndup(a + off, size);
+		if (strcmp(name, "TRAILER!!!") == 0)
+			return NULL;
+		off = (off + size + 3) & ~(size_t)3;
+	}
+	return NULL;
+}
+
+/* 48 modules with 63-character names and 127-character parameters: 9216
+ * bytes of /etc/hb/modules, past the old modlist[8192]. */
+static void make_modules(void)
+{
+	char conf[PATH_MAX], dep[PATH_MAX], path[PATH_MAX];
+	char *wanted = calloc(1, 64 * 1024), *deptext = calloc(1, 64 * 1024);
+	size_t wo = 0, dof = 0;
+
+	assert_non_null(wanted);
+	assert_non_null(deptext);
+	wo += (size_t)sprintf(wanted, "# test: more module text than 8 KiB\n");
+	for (int i = 0; i < N_MODS; i++) {
+		char name[64], params[128];
+
+		snprintf(name, sizeof(name), "m%02d%s", i,
+			 "_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+		memset(params, 'p', sizeof(params) - 1);
+		params[sizeof(params) - 1] = 0;
+		memcpy(params, "opt=", 4);
+		wo += (size_t)sprintf(wanted + wo, "%s %s\n", name, params);
+		dof += (size_t)sprintf(deptext + dof, "kernel/%s.ko:\n", name);
+		snprintf(path, sizeof(path), "%s/kernel/%s.ko", g_moddir, name);
+		hbt_write(path, "not really a module\n");
+	}
+	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", g_fake);
+	hbt_write(conf, wanted);
+	snprintf(dep, sizeof(dep), "%s/modules.dep", g_moddir);
+	hbt_write(dep, deptext);
+	free(wanted);
+	free(deptext);
+}
+
+static int setup(void **state)
+{
+	const char *real = hbt_root();
+	char p[PATH_MAX + 32], q[PATH_MAX + 32], cache[PATH_MAX + 16];
+
+	(void)state;
+	if (!real[0])
+		return -1;
+	snprintf(p, sizeof(p), "%s/build/hb-guest", real);
+	g_have_tools = access("/bin/busybox", X_OK) == 0 && access(p, R_OK) == 0 &&
+		       access("/usr/bin/cpio", X_OK) == 0;
+	snprintf(g_fake, sizeof(g_fake), "/tmp/hb-test-image-XXXXXX");
+	if (!mkdtemp(g_fake))
+		return -1;
+	snprintf(p, sizeof(p), "%s/configs", g_fake);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/build", g_fake);
+	snprintf(q, sizeof(q), "%s/build", real);
+	if (symlink(q, p))
+		return -1;
+	snprintf(p, sizeof(p), "%s/guest-images", g_fake);
+	snprintf(q, sizeof(q), "%s/guest-images", real);
+	if (symlink(q, p))
+		return -1;
+	snprintf(g_moddir, sizeof(g_moddir), "%s/lib/modules/6.99-test", g_fake);
+	snprintf(p, sizeof(p), "%s/kernel", g_moddir);
+	if (hb_mkdir_p(p))
+		return -1;
+	snprintf(cache, sizeof(cache), "%s/cache", g_fake);
+	snprintf(g_images, sizeof(g_images), "%s/images", cache);
+	if (hb_mkdir_p(g_images))
+		return -1;
+	/* hb_root() and hb_cache_dir() read these once, on first use */
+	setenv("HUGEBENCH_ROOT", g_fake, 1);
+	setenv("HUGEBENCH_CACHE", cache, 1);
+	make_modules();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	hbt_rm_rf(g_fake);
+	return 0;
+}
+
+/* Each test starts from an empty <cache>/images, whatever the last one left. */
+static void clean_images(void)
+{
+	hbt_rm_rf(g_images);
+	assert_int_equal(hb_mkdir_p(g_images), 0);
+}
+
+static void test_long_module_list(void **state)
+{
+	struct hb_kernel k;
+	char out[PATH_MAX], err[512] = "", *cpio, *mods, *want;
+	size_t len, wo = 0;
+
+	(void)state;
+	if (!g_have_tools)
+		skip();
+	clean_images();
+	memset(&k, 0, sizeof(k));
+	snprintf(k.moddir, sizeof(k.moddir), "%s", g_moddir);
+	assert_int_equal(hb_image_build(&k, "selftest mode=ok\n", "t", out, sizeof(out), err,
+					sizeof(err)), 0);
+	cpio = hb_slurp(out, &len);
+	assert_non_null(cpio);
+	mods = cpio_member(cpio, len, "etc/hb/modules");
+	assert_non_null(mods);
+	want = calloc(1, 64 * 1024);
+	for (int i = 0; i < N_MODS; i++) {
+		char params[128];
+
+		memset(params, 'p', sizeof(params) - 1);
+		params[sizeof(params) - 1] = 0;
+		memcpy(params, "opt=", 4);
+		wo += (size_t)sprintf(want + wo, "m%02d%.60s %s\n", i,
+				      "_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+				      params);
+	}
+	assert_true(wo > 8192);
+	assert_string_equal(mods, want);
+	free(want);
+	free(mods);
+	free(cpio);
+	unlink(out);
+}
+
+/* Every name a run with this pid could have used before, as a symlink to a
+ * file of ours: none may be written through, and the archive is a new file. */
+static void test_planted_symlinks(void **state)
+{
+	struct hb_kernel k;
+	char victim[PATH_MAX], victim_dir[PATH_MAX], link[PATH_MAX + 64], out[PATH_MAX];
+	char err[512] = "", *text;
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int left = 0;
+
+	(void)state;
+	if (!g_have_tools)
+		skip();
+	clean_images();
+	memset(&k, 0, sizeof(k)); /* no modules */
+	snprintf(victim, sizeof(victim), "%s/victim", g_fake);
+	hbt_write(victim, "precious\n");
+	snprintf(victim_dir, sizeof(victim_dir), "%s/victim-dir", g_fake);
+	mkdir(victim_dir, 0755);
+	for (int seq = 1; seq <= 8; seq++) {
+		snprintf(link, sizeof(link), "%s/initrd-%d-%d.cpio.tmp", g_images, (int)getpid(), seq);
+		assert_int_equal(symlink(victim, link), 0);
+		snprintf(link, sizeof(link), "%s/initrd-%d-%d.cpio", g_images, (int)getpid(), seq);
+		assert_int_equal(symlink(victim, link), 0);
+		snprintf(link, sizeof(link), "%s/stage-%d-%d", g_images, (int)getpid(), seq);
+		assert_int_equal(symlink(victim_dir, link), 0);
+	}
+	assert_int_equal(hb_image_build(&k, "selftest mode=ok\n", "t", out, sizeof(out), err,
+					sizeof(err)), 0);
+	text = hb_slurp(victim, NULL);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	assert_int_equal(lstat(out, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_true(st.st_size > 1024 * 1024); /* busybox and hb-guest inside */
+	assert_int_equal(st.st_mode & 0777, 0644);
+	d = opendir(victim_dir);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		left += e->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(left, 0);
+	/* nothing of the build is left beside the archive and the planted links */
+	assert_int_equal(hbt_left_behind(g_images, out), 0);
+	unlink(out);
+}
+
+/* A failing build leaves neither a placeholder archive nor a work folder. */
+static void test_failure_cleans_up(void **state)
+{
+	struct hb_kernel k;
+	char out[PATH_MAX] = "", err[512] = "";
+
+	(void)state;
+	if (!g_have_tools)
+		skip();
+	clean_images();
+	memset(&k, 0, sizeof(k));
+	snprintf(k.moddir, sizeof(k.moddir), "%s/no-such-tree", g_fake);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "modules.dep"));
+	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_long_module_list),
+		cmocka_unit_test(test_planted_symlinks),
+		cmocka_unit_test(test_failure_cleans_up),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,426 @@
+/* test_recipe.c - kernel recipe parsing, the build cache key, and the
+ * hb_recipe_build() <-> kernels/build-source.sh contract (against a stub
+ * script, so no kernel is compiled). Recipes are written to a temporary
+ * kernels/ directory; the shipped recipes under kernels/ are loaded too.
+ */
+#define _GNU_SOURCE
+#include "helpers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recipe.h"
+
+static char g_root[256]; /* temporary kernels/ directory */
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], dir[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", g_root, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = strchr(dir + strlen(g_root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char *at(const char *rel)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", g_root, rel);
+	return path;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(g_root, sizeof(g_root), "/tmp/hb-test-recipe-XXXXXX");
+	if (!mkdtemp(g_root))
+		return -1;
+	put("base.config", "CONFIG_A=y\n");
+	put("src1/recipe", "# a source recipe\n\nkind=source\nsource=debian:linux-source-6.1\n"
+			   "  description = \"plain 6.1\"  \n");
+	put("src1/config", "CONFIG_B=y\n");
+	put("src1/patches/series", "# the series\n0001-one.patch\n\n0002-two.patch -p1 # two\n");
+	put("src1/patches/0001-one.patch", "p1\n");
+	put("src1/patches/0002-two.patch", "p2\n");
+	put("child/recipe", "kind=source\nbase=src1\n");
+	put("child/patches/series", "0003-three.patch\n");
+	put("child/patches/0003-three.patch", "p3\n");
+	put("child/config", "CONFIG_C=y\n");
+	put("kap/recipe", "kind=source\nsource=debian:linux-source-6.1\n");
+	put("kap/config", "CONFIG_B=y\n");
+	put("kap/patches/series", "0001-one.patch\n");
+	put("kap/patches/0001-one.patch", "p1\n");
+	put("deb/recipe", "kind=debian\nmeta=linux-image-cloud-amd64\n");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	hbt_rm_rf(g_root);
+	return 0;
+}
+
+static void load_ok(const char *rel, struct hb_recipe *r)
+{
+	char err[512] = "";
+	int rc = hb_recipe_load(at(rel), r, err, sizeof(err));
+
+	if (rc)
+		fail_msg("hb_recipe_load(%s): %s", rel, err);
+}
+
+/* Loads and expects failure whose message contains want. */
+static void load_fails(const char *rel, const char *want)
+{
+	struct hb_recipe r;
+	char err[512] = "";
+
+	assert_int_equal(hb_recipe_load(at(rel), &r, err, sizeof(err)), -1);
+	if (!strstr(err, want))
+		fail_msg("error '%s' does not contain '%s'", err, want);
+}
+
+static const char *tail(const char *path, int parts)
+{
+	const char *p = path + strlen(path);
+
+	while (p > path && parts > 0)
+		if (*--p == '/')
+			parts--;
+	return parts ? path : p + 1;
+}
+
+static void test_source_recipe(void **state)
+{
+	struct hb_recipe r;
+
+	(void)state;
+	load_ok("src1", &r);
+	assert_int_equal(r.kind, HB_RECIPE_SOURCE);
+	assert_string_equal(r.name, "src1");
+	assert_string_equal(r.source, "debian:linux-source-6.1");
+	assert_string_equal(r.description, "plain 6.1");
+	assert_string_equal(r.base, "");
+	assert_int_equal(r.n_patches, 2);
+	assert_string_equal(tail(r.patches[0], 3), "src1/patches/0001-one.patch");
+	assert_string_equal(tail(r.patches[1], 3), "src1/patches/0002-two.patch");
+	assert_true(r.patches[0][0] == '/');
+	assert_int_equal(r.n_configs, 2);
+	assert_string_equal(tail(r.configs[0], 1), "base.config");
+	assert_string_equal(tail(r.configs[1], 2), "src1/config");
+	assert_string_equal(tail(r.kernels_dir, 1), tail(g_root, 1));
+	hb_recipe_free(&r);
+}
+
+static void test_base_chain(void **state)
+{
+	struct hb_recipe r;
+
+	(void)state;
+	load_ok("child", &r);
+	assert_string_equal(r.source, "debian:linux-source-6.1"); /* inherited */
+	assert_string_equal(r.base, "src1");
+	assert_int_equal(r.n_patches, 3);
+	assert_string_equal(tail(r.patches[0], 3), "src1/patches/0001-one.patch");
+	assert_string_equal(tail(r.patches[2], 3), "child/patches/0003-three.patch");
+	assert_int_equal(r.n_configs, 3);
+	assert_string_equal(tail(r.configs[0], 1), "base.config");
+	assert_string_equal(tail(r.configs[1], 2), "src1/config");
+	assert_string_equal(tail(r.configs[2], 2), "child/config");
+	hb_recipe_free(&r);
+}
+
+static void test_debian_recipe(void **state)
+{
+	struct hb_recipe r;
+	char key[65];
+
+	(void)state;
+	load_ok("deb", &r);
+	assert_int_equal(r.kind, HB_RECIPE_DEBIAN);
+	assert_string_equal(r.meta, "linux-image-cloud-amd64");
+	assert_int_equal(r.n_patches, 0);
+	assert_int_equal(r.n_configs, 0);
+	snprintf(r.source_id, sizeof(r.source_id), "x");
+	assert_int_equal(hb_recipe_cache_key(&r, "gcc 1", key), -1);
+	assert_int_equal(errno, EINVAL);
+	hb_recipe_free(&r);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	put("e1/recipe", "kind=source\nsource=ksrc\nflavour=cloud\n");
+	load_fails("e1", "e1/recipe:3: unknown key 'flavour'");
+	put("e2/recipe", "kind=source\nsource ksrc\n");
+	load_fails("e2", "e2/recipe:2: expected key=value");
+	put("e3/recipe", "kind=source\nsource=ksrc\nsource=ksrc\n");
+	load_fails("e3", "e3/recipe:3: key 'source' given twice");
+	put("e4/recipe", "kind=binary\n");
+	load_fails("e4", "kind must be debian or source, not 'binary'");
+	put("e5/recipe", "kind=debian\n");
+	load_fails("e5", "kind=debian needs meta=");
+	put("e6/recipe", "kind=debian\nmeta=linux-image-amd64\nsource=ksrc\n");
+	load_fails("e6", "source= and base= are for kind=source");
+	put("e7/recipe", "kind=source\nsource=git://example\n");
+	load_fails("e7", "must be debian:<package> or ksrc");
+	put("e8/recipe", "kind=source\nsource=ksrc\n");
+	put("e8/patches/series", "0001-missing.patch\n");
+	load_fails("e8", "series:1: patch '0001-missing.patch' not found");
+	put("e9/recipe", "kind=source\n");
+	load_fails("e9", "kind=source needs source=");
+	put("e10/recipe", "kind=source\nbase=e11\n");
+	put("e11/recipe", "kind=source\nbase=e10\n");
+	load_fails("e10", "base chain deeper than");
+	put("e12/recipe", "source=ksrc\n");
+	load_fails("e12", "no kind= line");
+	put("e13/recipe", "kind=source\nbase=deb\n");
+	load_fails("e13", "base 'deb' is not a kind=source recipe");
+	put("e14/recipe", "kind=source\nsource=ksrc\n");
+	put("e14/patches/series", "../../evil.patch\n");
+	load_fails("e14", "must be a file under patches/");
+	put("e15/recipe", "kind=source\nsource=ksrc\ndescription=\n");
+	load_fails("e15", "key 'description' has an empty value");
+	load_fails("nonexistent", "recipe directory");
+	put("e16/recipe", "kind=source\nsource=ksrc\n");
+	put("e16/patches/series", "0001-one.patch -R\n");
+	put("e16/patches/0001-one.patch", "x\n");
+	load_fails("e16", "only '<patch> [-p1]' is supported");
+}
+
+static void key_of(const char *rel, const char *source_id, const char *gcc, char out[65])
+{
+	struct hb_recipe r;
+
+	load_ok(rel, &r);
+	snprintf(r.source_id, sizeof(r.source_id), "%s", source_id);
+	assert_int_equal(hb_recipe_cache_key(&r, gcc, out), 0);
+	assert_int_equal(strlen(out), 64);
+	hb_recipe_free(&r);
+}
+
+/* Pins the key format of recipe.h: sha256 of the text below, computed with
+ * sha256sum. Changing the format must change KEY_FORMAT's version. */
+static void test_key_known_answer(void **state)
+{
+	char key[65];
+
+	(void)state;
+	key_of("kap", "debian:linux-source-6.1=6.1.0-1", "gcc (Test) 1.0", key);
+	assert_string_equal(key, "9f1211a647858cb6c9d51b01d926e47b89da965b43df57f5d85a8bc7af53877c");
+}
+
+static void test_key_changes(void **state)
+{
+	const char *sid = "debian:linux-source-6.1=6.1.0-1", *gcc = "gcc (Test) 1.0";
+	char k0[65], k[65];
+
+	(void)state;
+	key_of("src1", sid, gcc, k0);
+	key_of("src1", sid, gcc, k);
+	assert_string_equal(k0, k); /* deterministic */
+
+	key_of("src1", "debian:linux-source-6.1=6.1.0-2", gcc, k);
+	assert_string_not_equal(k0, k);
+	key_of("src1", sid, "gcc (Test) 1.1", k);
+	assert_string_not_equal(k0, k);
+
+	put("src1/patches/0002-two.patch", "p2 changed\n"); /* one patch changes */
+	key_of("src1", sid, gcc, k);
+	assert_string_not_equal(k0, k);
+	put("src1/patches/0002-two.patch", "p2\n");
+	key_of("src1", sid, gcc, k);
+	assert_string_equal(k0, k);
+
+	put("src1/patches/series", "0002-two.patch\n0001-one.patch\n"); /* order counts */
+	key_of("src1", sid, gcc, k);
+	assert_string_not_equal(k0, k);
+
+	put("src1/patches/0002-renamed.patch", "p2\n"); /* names do not */
+	put("src1/patches/series", "0001-one.patch\n0002-renamed.patch\n");
+	key_of("src1", sid, gcc, k);
+	assert_string_equal(k0, k);
+	put("src1/patches/series", "0001-one.patch\n0002-two.patch\n");
+
+	put("src1/config", "CONFIG_B=n\n"); /* recipe fragment */
+	key_of("src1", sid, gcc, k);
+	assert_string_not_equal(k0, k);
+	put("src1/config", "CONFIG_B=y\n");
+
+	put("base.config", "CONFIG_A=n\n"); /* base config */
+	key_of("src1", sid, gcc, k);
+	assert_string_not_equal(k0, k);
+	put("base.config", "CONFIG_A=y\n");
+	key_of("src1", sid, gcc, k);
+	assert_string_equal(k0, k);
+}
+
+static void test_key_rejects(void **state)
+{
+	struct hb_recipe r;
+	char key[65];
+
+	(void)state;
+	load_ok("src1", &r);
+	assert_int_equal(hb_recipe_cache_key(&r, "gcc", key), -1); /* no source_id yet */
+	snprintf(r.source_id, sizeof(r.source_id), "a\nb");
+	assert_int_equal(hb_recipe_cache_key(&r, "gcc", key), -1);
+	snprintf(r.source_id, sizeof(r.source_id), "ksrc:x");
+	assert_int_equal(hb_recipe_cache_key(&r, "", key), -1);
+	assert_int_equal(hb_recipe_cache_key(&r, "gcc", key), 0);
+	hb_recipe_free(&r);
+}
+
+/* A stub build-source.sh that checks the environment it is given and
+ * answers as the real one does. */
+static const char stub[] =
+	"#!/bin/sh\n"
+	"if [ \"$1\" = --fetch ]; then\n"
+	"  [ \"$HB_SOURCE\" = debian:linux-source-6.1 ] || exit 2\n"
+	"  echo noise; echo source=debian:linux-source-6.1=6.1.0-1; echo 'gcc=gcc (Test) 1.0'\n"
+	"  exit 0\n"
+	"fi\n"
+	"[ \"$STUB_FAIL\" = 1 ] && { echo 'hugebench: [build] error: x' >&2; exit 2; }\n"
+	"printf '%s' \"$HB_KERNEL_KEY\" > \"$2/key\"\n"
+	"printf '%s' \"$HB_SERIES\" > \"$2/series\"\n"
+	"printf '%s' \"$HB_SOURCE_ID\" > \"$2/source_id\"\n"
+	"echo progress\n"
+	"echo \"release=6.1.0-hb-$(basename $1)\"; echo \"image=$2/bzImage\"; echo modules=\n";
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static void test_build_contract(void **state)
+{
+	struct hb_kernel_build kb;
+	struct hb_recipe r;
+	char err[512] = "", cache[512], buf[2048], want[2048], key[65];
+
+	(void)state;
+	put("build-source.sh", stub);
+	snprintf(cache, sizeof(cache), "%s/cache", g_root);
+	mkdir(cache, 0755);
+	load_ok("kap", &r);
+	if (hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)))
+		fail_msg("hb_recipe_build: %s", err);
+	assert_string_equal(kb.release, "6.1.0-hb-kap");
+	snprintf(want, sizeof(want), "%s/bzImage", cache);
+	assert_string_equal(kb.bzimage, want);
+	assert_string_equal(kb.modules, "");
+	assert_string_equal(r.source_id, "debian:linux-source-6.1=6.1.0-1");
+	/* the script got exactly the key this module computes */
+	assert_string_equal(kb.key, "9f1211a647858cb6c9d51b01d926e47b89da965b43df57f5d85a8bc7af53877c");
+	snprintf(want, sizeof(want), "%s/key", cache);
+	slurp(want, buf, sizeof(buf));
+	assert_string_equal(buf, kb.key);
+	assert_int_equal(hb_recipe_cache_key(&r, "gcc (Test) 1.0", key), 0);
+	assert_string_equal(buf, key);
+	snprintf(want, sizeof(want), "%s/series", cache);
+	slurp(want, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "%s\n", r.patches[0]);
+	assert_string_equal(buf, want);
+
+	setenv("STUB_FAIL", "1", 1);
+	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "build-source.sh failed (exit 2"));
+	unsetenv("STUB_FAIL");
+	assert_int_equal(hb_recipe_build(&r, "/tmp/with space", NULL, &kb, err, sizeof(err)), 2);
+	hb_recipe_free(&r);
+
+	load_ok("deb", &r);
+	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "not kind=source"));
+	hb_recipe_free(&r);
+}
+
+/* The real kernels/build-source.sh: a die() inside $(...) (source=ksrc with
+ * no KSRC) reaches the user as the one error line. Before the fix the
+ * reason went into the captured variable and the user read "failed (its
+ * messages are above)" with nothing above. */
+static void test_real_script_error_line(void **state)
+{
+	char real[4096], link[600], cache[600], err[512] = "";
+	struct hb_kernel_build kb;
+	struct hb_recipe r;
+
+	(void)state;
+	assert_non_null(realpath("kernels/build-source.sh", real));
+	mkdir(at("real"), 0755);
+	snprintf(link, sizeof(link), "%s/build-source.sh", at("real"));
+	assert_int_equal(symlink(real, link), 0);
+	put("real/base.config", "CONFIG_A=y\n");
+	put("real/mine/recipe", "kind=source\nsource=ksrc\n");
+	snprintf(cache, sizeof(cache), "%s/cache", g_root);
+	mkdir(cache, 0755);
+	if (hb_recipe_load(at("real/mine"), &r, err, sizeof(err)))
+		fail_msg("load: %s", err);
+	unsetenv("KSRC");
+	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), 2);
+	if (!strstr(err, "set KSRC=/path/to/linux"))
+		fail_msg("error line: %s", err);
+	hb_recipe_free(&r);
+}
+
+/* The recipes shipped in kernels/ (tests run from the repository root). */
+static void test_shipped_recipes(void **state)
+{
+	static const char *const names[] = { "debian-6.1", "debian-6.12", "minimal-6.1",
+					     "minimal-6.1-regress" };
+	struct hb_recipe r;
+	char err[512], dir[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(dir, sizeof(dir), "kernels/%s", names[i]);
+		if (hb_recipe_load(dir, &r, err, sizeof(err)))
+			fail_msg("%s: %s", dir, err);
+		if (!strncmp(names[i], "minimal", 7)) {
+			assert_int_equal(r.kind, HB_RECIPE_SOURCE);
+			assert_string_equal(r.source, "debian:linux-source-6.1");
+			assert_int_equal(r.n_patches, strstr(names[i], "regress") ? 1 : 0);
+		} else {
+			assert_int_equal(r.kind, HB_RECIPE_DEBIAN);
+		}
+		hb_recipe_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_source_recipe),
+		cmocka_unit_test(test_base_chain),
+		cmocka_unit_test(test_debian_recipe),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_key_known_answer),
+		cmocka_unit_test(test_key_changes),
+		cmocka_unit_test(test_key_rejects),
+		cmocka_unit_test(test_build_contract),
+		cmocka_unit_test(test_shipped_recipes),
+		cmocka_unit_test(test_real_script_error_line),
+	};
+
+	return cmocka_run_group_tests_name("recipe", tests, setup, teardown);
+}
