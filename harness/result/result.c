@@ -1,4 +1,5 @@
-/* result.c - stream aggregation, metric summaries and the verdict rules.
+/* result.c - stream aggregation into result.json's workloads, and metric
+ * summaries (the line reader: stream.c; the verdict: verdict.c).
  *
  * stream.jsonl is whatever the guest (a kernel under test, maybe dying)
  * wrote to its serial port: lines are found by length, and every event is
@@ -61,50 +62,6 @@ json_t *hb_result_named(json_t *arr, const char *name)
 			return v;
 	}
 	return NULL;
-}
-
-/* ---- the line reader ------------------------------------------------------ */
-
-void hb_stream_reader_init(struct hb_stream_reader *r, const char *buf, size_t len)
-{
-	r->p = buf;
-	r->end = buf ? buf + len : NULL;
-	r->line = 0;
-}
-
-static bool blank(const char *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return false;
-	return true;
-}
-
-int hb_stream_next(struct hb_stream_reader *r, json_t **ev)
-{
-	*ev = NULL;
-	while (r->p && r->p < r->end) {
-		const char *p = r->p, *eol = memchr(p, '\n', (size_t)(r->end - p));
-		size_t len = eol ? (size_t)(eol - p) : (size_t)(r->end - p);
-		json_t *j;
-
-		r->p = eol ? eol + 1 : r->end;
-		if (r->line < INT_MAX)
-			r->line++;
-		if (blank(p, len))
-			continue;
-		/* jansson would stop at a NUL; such a line is garbage anyway */
-		if (memchr(p, 0, len))
-			return 0;
-		j = json_loadb(p, len, 0, NULL);
-		if (!json_is_string(json_object_get(j, HB_EV_KEY))) {
-			json_decref(j);
-			return 0;
-		}
-		*ev = j;
-		return 1;
-	}
-	return -1;
 }
 
 /* ---- what a guest may send -------------------------------------------------- */
@@ -608,73 +565,3 @@ json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_st
 	return hb_result_from_stream_n(stream, stream ? strlen(stream) : 0, modules, info);
 }
 
-const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *info,
-			      const struct hb_kissue *issues, size_t n_issues, char *reason,
-			      size_t rlen)
-{
-	size_t n = n_issues;
-
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(issues[i].kind, "panic") == 0) {
-			snprintf(reason, rlen, "kernel panic at console.log line %d", issues[i].line);
-			return "panic";
-		}
-	}
-	if (end == HB_END_TIMEOUT) {
-		snprintf(reason, rlen, "the run hit its time limit; QEMU was killed");
-		return "timeout";
-	}
-	if (end == HB_END_INTERRUPTED) {
-		snprintf(reason, rlen, "interrupted by a signal; QEMU was killed");
-		return "incomplete";
-	}
-	if (end == HB_END_INFRA) {
-		snprintf(reason, rlen, "infrastructure error before the suite ran");
-		return "error";
-	}
-	if (info->suite_error[0]) {
-		snprintf(reason, rlen, "suite error in the guest: %s", info->suite_error);
-		return "error";
-	}
-	if (!info->suite_end) {
-		snprintf(reason, rlen, "%s",
-			 !info->booted ? "the guest never reported (boot failed or no init)"
-				       : "the guest stopped before suite_end");
-		return "incomplete";
-	}
-	if (info->n_error) {
-		snprintf(reason, rlen, "%d workload(s) ended in error", info->n_error);
-		return "error";
-	}
-	if (info->n_fail) {
-		snprintf(reason, rlen, "%d workload(s) failed a check", info->n_fail);
-		return "fail";
-	}
-	if (n_issues) {
-		snprintf(reason, rlen, "%zu kernel issue(s) on the console, first: %s at line %d",
-			 n_issues, issues[0].kind, issues[0].line);
-		return "kernel-warning";
-	}
-	snprintf(reason, rlen, "%d passed, %d skipped", info->n_pass, info->n_skip);
-	return "pass";
-}
-
-int hb_result_exit_code(const char *v)
-{
-	if (strcmp(v, "pass") == 0)
-		return HB_EXIT_OK;
-	if (strcmp(v, "fail") == 0 || strcmp(v, "kernel-warning") == 0 || strcmp(v, "panic") == 0)
-		return HB_EXIT_FAIL;
-	return HB_EXIT_INFRA;
-}
-
-json_t *hb_result_issues_json(const struct hb_kissue *is, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:i, s:o}", "kind", is[i].kind, "line",
-						   is[i].line, "excerpt",
-						   hb_json_text(is[i].excerpt)));
-	return a;
-}

@@ -1,0 +1,83 @@
+/* verdict.c - a run's verdict from how it ended, its stream and its console
+ * (docs/protocol.md "Verdict rules"), the exit code of that verdict, and the
+ * kernel_issues array of result.json. */
+#define _GNU_SOURCE
+#include "protocol.h"
+#include "result.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *info,
+			      const struct hb_kissue *issues, size_t n_issues, char *reason,
+			      size_t rlen)
+{
+	size_t n = n_issues;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(issues[i].kind, "panic") == 0) {
+			snprintf(reason, rlen, "kernel panic at console.log line %d", issues[i].line);
+			return "panic";
+		}
+	}
+	if (end == HB_END_TIMEOUT) {
+		snprintf(reason, rlen, "the run hit its time limit; QEMU was killed");
+		return "timeout";
+	}
+	if (end == HB_END_INTERRUPTED) {
+		snprintf(reason, rlen, "interrupted by a signal; QEMU was killed");
+		return "incomplete";
+	}
+	if (end == HB_END_INFRA) {
+		snprintf(reason, rlen, "infrastructure error before the suite ran");
+		return "error";
+	}
+	if (info->suite_error[0]) {
+		snprintf(reason, rlen, "suite error in the guest: %s", info->suite_error);
+		return "error";
+	}
+	if (!info->suite_end) {
+		snprintf(reason, rlen, "%s",
+			 !info->booted ? "the guest never reported (boot failed or no init)"
+				       : "the guest stopped before suite_end");
+		return "incomplete";
+	}
+	if (info->n_error) {
+		snprintf(reason, rlen, "%d workload(s) ended in error", info->n_error);
+		return "error";
+	}
+	if (info->n_fail) {
+		snprintf(reason, rlen, "%d workload(s) failed a check", info->n_fail);
+		return "fail";
+	}
+	if (n_issues) {
+		snprintf(reason, rlen, "%zu kernel issue(s) on the console, first: %s at line %d",
+			 n_issues, issues[0].kind, issues[0].line);
+		return "kernel-warning";
+	}
+	snprintf(reason, rlen, "%d passed, %d skipped", info->n_pass, info->n_skip);
+	return "pass";
+}
+
+int hb_result_exit_code(const char *v)
+{
+	if (strcmp(v, "pass") == 0)
+		return HB_EXIT_OK;
+	if (strcmp(v, "fail") == 0 || strcmp(v, "kernel-warning") == 0 || strcmp(v, "panic") == 0)
+		return HB_EXIT_FAIL;
+	return HB_EXIT_INFRA;
+}
+
+json_t *hb_result_issues_json(const struct hb_kissue *is, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:i, s:o}", "kind", is[i].kind, "line",
+						   is[i].line, "excerpt",
+						   hb_json_text(is[i].excerpt)));
+	return a;
+}
+
