@@ -52,6 +52,17 @@ void hb_errno(const char *fmt, ...)
 	va_end(ap);
 }
 
+void hb_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
 void hb_info(const char *fmt, ...)
 {
 	va_list ap;

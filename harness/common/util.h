@@ -18,6 +18,8 @@ enum { HB_EXIT_OK = 0, HB_EXIT_FAIL = 1, HB_EXIT_USAGE = 2, HB_EXIT_INFRA = 3 };
 void hb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hb_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hb_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A library function's error message into err (nothing when err is NULL). */
+void hb_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* One child process, from an argv array (never a shell string). Every child
  * runs under a guard process that heads its own process group and ends the
