@@ -168,12 +168,28 @@ static int give_cache_to_user(const char *cache_dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* build-source.sh with argv and the environment plus add: 0 with *buf its
+ * output, else the exit code to return (err filled, *buf may hold output). */
+static int run_script(char *const argv[], const struct env_add *add, size_t nadd,
+		      const char *what, char **buf, char *err, size_t errlen)
+{
+	struct spawn_env env = { NULL, 0 };
+	int rc;
+
+	if (make_env(add, nadd, &env)) {
+		hb_set_err(err, errlen, "out of memory");
+		return 3;
+	}
+	rc = run_capture(argv, env.v, buf);
+	free_env(&env);
+	return rc ? script_failed(rc, what, *buf, err, errlen) : 0;
+}
+
 int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc,
 		    struct hb_kernel_build *out, char *err, size_t errlen)
 {
 	char script[HB_RECIPE_PATH_MAX + 32], gcc[HB_RECIPE_STR_MAX], key[65];
 	char *series = NULL, *configs = NULL, *buf = NULL;
-	struct spawn_env env = { NULL, 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -207,16 +223,10 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 			{ "KSRC", ksrc },
 		};
 
-		if (make_env(add, sizeof(add) / sizeof(add[0]), &env)) {
-			hb_set_err(err, errlen, "out of memory");
-			rc = 3;
+		rc = run_script(argv, add, sizeof(add) / sizeof(add[0]), "build-source.sh --fetch",
+				&buf, err, errlen);
+		if (rc)
 			goto out;
-		}
-		rc = run_capture(argv, env.v, &buf);
-		if (rc) {
-			rc = script_failed(rc, "build-source.sh --fetch", buf, err, errlen);
-			goto out;
-		}
 		if (!hb_kv_get(buf, "source", r->source_id, sizeof(r->source_id)) ||
 		    !hb_kv_get(buf, "gcc", gcc, sizeof(gcc))) {
 			hb_set_err(err, errlen, "build-source.sh --fetch printed no source= and gcc= lines");
@@ -225,7 +235,6 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		}
 		free(buf);
 		buf = NULL;
-		free_env(&env);
 	}
 	if (hb_recipe_cache_key(r, gcc, key)) {
 		hb_set_err(err, errlen, "cannot compute the cache key of %s: %s", r->name, strerror(errno));
@@ -240,16 +249,10 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 			{ "HB_CONFIGS", configs },    { "KSRC", ksrc },
 		};
 
-		if (make_env(add, sizeof(add) / sizeof(add[0]), &env)) {
-			hb_set_err(err, errlen, "out of memory");
-			rc = 3;
+		rc = run_script(argv, add, sizeof(add) / sizeof(add[0]), "build-source.sh", &buf, err,
+				errlen);
+		if (rc)
 			goto out;
-		}
-		rc = run_capture(argv, env.v, &buf);
-		if (rc) {
-			rc = script_failed(rc, "build-source.sh", buf, err, errlen);
-			goto out;
-		}
 		if (parse_result(buf, out)) {
 			hb_set_err(err, errlen,
 				"build-source.sh printed no release=, image= and modules= lines");
@@ -261,7 +264,6 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 	rc = 0;
 out:
 	free(buf);
-	free_env(&env);
 	free(series);
 	free(configs);
 	return rc;
