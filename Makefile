@@ -34,12 +34,14 @@ unexport TARGET SUITE ARGS A B BASE NEW BOOTS GROUP RESULTS
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
-CPPFLAGS += -Iworkloads -Iharness
+# libxml2 (the JUnit writer, harness/junit.c) keeps its headers in a folder of their own.
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+CPPFLAGS += -Iworkloads -Iharness $(XML_CFLAGS)
 
 BUILD := build
 # Debian packages the build, the guests and the tests need.
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
-	libgsl-dev libssl-dev cpio xz-utils zstd kmod \
+	libgsl-dev libssl-dev libxml2-dev cpio xz-utils zstd kmod \
 	build-essential flex bison bc libelf-dev
 
 GUEST_SRC := $(wildcard workloads/*.c)
@@ -59,7 +61,8 @@ all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 # Installs what is missing (as root), or prints the exact command to run.
 # Only the tests need a browser (the HTML report is opened in Chromium).
 # Sanitizer and fuzz builds use clang's libFuzzer runtime (libclang-rt-14-dev).
-TEST_PKGS := chromium clang libclang-rt-14-dev
+# nightly's junit.xml and kcidb.json are validated with xmllint and python3-jsonschema.
+TEST_PKGS := chromium clang libclang-rt-14-dev libxml2-utils python3-jsonschema
 
 deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
@@ -93,7 +96,7 @@ $(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*
 
 # The host links the same /proc and suite parsers the guest uses.
 SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o $(BUILD)/guest/params.o
-HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
+HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lm
 $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
