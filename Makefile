@@ -5,6 +5,7 @@
 # make bench BOOTS=5                              five boots: one run group
 # make ab A=<target> B=<target> BOOTS=5           boots A and B alternately, then compare-report
 # make compare A=<run|target> B=<run|target>      compare-report of two runs
+# make nightly [MATRIX=configs/nightly.matrix] [RESULTS=results] [ARGS=--auto-promote]
 # make kernel TARGET=<source recipe>              build a kernel from source
 
 TARGET ?= debian-6.12
@@ -23,14 +24,13 @@ export HB_SUITE := $(value SUITE)
 export HB_ARGS := $(value ARGS)
 export HB_A := $(value A)
 export HB_B := $(value B)
-export HB_BASE := $(value BASE)
-export HB_NEW := $(value NEW)
+export HB_MATRIX := $(value MATRIX)
 export HB_BOOTS := $(value BOOTS)
 export HB_GROUP := $(value GROUP)
 export HB_RESULTS := $(value RESULTS)
 # make would export command-line variables itself, expanding them (and any
 # $(shell ...) inside) on the way: only the HB_* copies above are exported.
-unexport TARGET SUITE ARGS A B BASE NEW BOOTS GROUP RESULTS
+unexport TARGET SUITE ARGS A B BASE NEW MATRIX BOOTS GROUP RESULTS
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
@@ -156,13 +156,13 @@ compare: all
 	@test -n "$$HB_A" -a -n "$$HB_B" || { echo "usage: make compare A=<run-dir|target> B=<run-dir|target>" >&2; exit 2; }
 	set -f; $(BUILD)/hugebench compare-report $$HB_ARGS -- "$$HB_A" "$$HB_B"
 
-# Nightly CI: run the suite on BASE and NEW, then fail on any regression.
-BASE ?= debian-6.1
-NEW ?= debian-6.12
+# Nightly CI (README.md, "Nightly runs"): every target of MATRIX (default
+# configs/nightly.matrix) against its baseline, one folder
+# $(RESULTS)/nightly-<stamp>/ with summary.md, junit.xml and kcidb.json.
+# ARGS: e.g. --auto-promote. Exit non-zero on any finding.
 nightly: all
-	set -f; $(BUILD)/hugebench run --target "$$HB_BASE" --suite "$$HB_SUITE" $$HB_ARGS || [ $$? -eq 1 ]
-	set -f; $(BUILD)/hugebench run --target "$$HB_NEW" --suite "$$HB_SUITE" $$HB_ARGS || [ $$? -eq 1 ]
-	$(BUILD)/hugebench compare-report --suite "$$HB_SUITE" -- "$$HB_BASE" "$$HB_NEW"
+	set -f; $(BUILD)/hugebench nightly $${HB_MATRIX:+--matrix "$$HB_MATRIX"} \
+		$${HB_RESULTS:+--results "$$HB_RESULTS"} $$HB_ARGS
 
 kernel: all
 	$(BUILD)/hugebench kernel --target "$$HB_TARGET"

@@ -50,8 +50,11 @@ static void subject(const struct hb_night *n, char *buf, size_t len)
 	if (worst)
 		snprintf(buf, len, "%.1f%% regression of %s on %s", fabs(worst->change_pct),
 			 worst->name, wt->name);
+	else if (first && first->kind == HB_NK_CHECK)
+		snprintf(buf, len, "%s failed on %s%s", first->name, ft->name,
+			 strstr(first->message, "(regression:") ? " (regression)" : "");
 	else if (first)
-		snprintf(buf, len, "%s: %s", ft->name, first->message);
+		snprintf(buf, len, "%s: %.120s", ft->name, first->message);
 	else if (findings || infra) {
 		for (size_t i = 0; i < n->n; i++)
 			if (n->t[i].state != HB_TS_CLEAN) {

@@ -303,6 +303,37 @@ static void test_kcidb_valid(void **state)
 	assert_int_equal(run_to_end(argv, out), 1);
 }
 
+/* summary.md: the subject names the largest regression; then the tables. */
+static void test_summary(void **state)
+{
+	char path[PATH_MAX + 16], err[256], *x;
+	struct hb_night n;
+
+	(void)state;
+	make_night(&n);
+	snprintf(path, sizeof(path), "%s/summary.md", g_tmp);
+	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
+	x = hb_read_text(path, NULL);
+	assert_non_null(x);
+	if (strncmp(x, "Subject: [hugebench nightly 20261203T020000Z] 12.3% regression of "
+		       "fault.write_fault_huge on minimal-6.1-regress (1 targets with findings, 1 not run)\n",
+		    strlen("Subject: [hugebench nightly 20261203T020000Z] 12.3% regression of "
+			   "fault.write_fault_huge on minimal-6.1-regress (1 targets with findings, 1 not run)\n")))
+		fail_msg("summary.md:\n%s", x);
+	assert_non_null(strstr(x, "| minimal-6.1-regress | fault.write_fault_huge | +12.3% |"));
+	assert_non_null(strstr(x, "## Failed checks\n\n- minimal-6.1-regress: fault.huge_ShmemPmdMapped_delta_kb failed"));
+	assert_non_null(strstr(x, "hugebench ab -- minimal-6.1 minimal-6.1-regress\n"));
+	assert_non_null(strstr(x, "| debian-6.12 | quick | 3 | nothing (no baseline, no base=) | NOT RUN/COMPARED: did not run |"));
+	free(x);
+	/* without the metric, the failed check is the subject */
+	n.t[0].cases[3].status = HB_NS_PASS;
+	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
+	x = hb_read_text(path, NULL);
+	assert_non_null(strstr(x, "] fault.huge_ShmemPmdMapped_delta_kb failed on minimal-6.1-regress ("));
+	free(x);
+	hb_night_free(&n);
+}
+
 /* ---- the collector and baselines --------------------------------------------- */
 
 static void make_group(const char *dir, const char *verdict2)
@@ -450,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_nightly_bad_matrix_cli),
 		cmocka_unit_test(test_junit_valid),
 		cmocka_unit_test(test_kcidb_valid),
+		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_baseline_promote),
 	};
