@@ -38,7 +38,7 @@ static int usage(FILE *to)
 		"compares it with its baseline (DIR/baselines/<target>/current, see hugebench\n"
 		"baseline) or else with its base= target booted alternately with it, and writes\n"
 		"DIR/nightly-<stamp>/ (DIR: the checkout's results/): summary.md, junit.xml,\n"
-		"kcidb.json, <target>/run.log, <target>/compare.{json,html,md}.\n"
+		"kcidb.json, <target>/run.log, <target>/compare.{json,html,md}; and DIR/trend.html.\n"
 		"--auto-promote: when the whole night is clean, each target's group becomes\n"
 		"  its baseline. --dry-run: check the matrix, print the commands, boot nothing.\n"
 		"exit: 0 clean; 1 a regression, failed check, kernel warning, panic or timeout;\n"
@@ -413,7 +413,7 @@ static int make_night_dir(const char *results, struct hb_night *n)
 	}
 }
 
-static int write_outputs(struct hb_night *n)
+static int write_outputs(struct hb_night *n, const char *results)
 {
 	char p[PATH_MAX + 32], err[PATH_MAX + 64];
 	int rc = 0;
@@ -426,6 +426,10 @@ static int write_outputs(struct hb_night *n)
 		hb_err("%s", err), rc = -1;
 	snprintf(p, sizeof(p), "%s/summary.md", n->dir);
 	if (hb_summary_write(n, p, err, sizeof(err)))
+		hb_err("%s", err), rc = -1;
+	/* after kcidb.json: tonight is on it */
+	snprintf(p, sizeof(p), "%s/trend.html", results);
+	if (hb_trend_write(results, p, err, sizeof(err)))
 		hb_err("%s", err), rc = -1;
 	return rc;
 }
@@ -490,7 +494,7 @@ int hb_cmd_nightly(int argc, char **argv)
 	rc = hb_night_exit(&n);
 	if (hb_interrupted && rc == 0)
 		rc = HB_EXIT_INFRA;
-	if (write_outputs(&n) && rc == 0)
+	if (write_outputs(&n, o.results) && rc == 0)
 		rc = HB_EXIT_INFRA;
 	if (o.auto_promote && rc == 0) {
 		char why[PATH_MAX + 64];

@@ -103,6 +103,8 @@ int hb_night_exit(const struct hb_night *n);
 int hb_junit_write(const struct hb_night *n, const char *path, char *err, size_t errlen);
 int hb_kcidb_write(const struct hb_night *n, const char *path, char *err, size_t errlen);
 int hb_summary_write(const struct hb_night *n, const char *path, char *err, size_t errlen);
+/* results/trend.html from the kcidb.json of the last 60 nights under results. */
+int hb_trend_write(const char *results, const char *out, char *err, size_t errlen);
 
 /* ---- baselines (baseline.c) ------------------------------------------------------ */
 /* results/baselines/<target>/current: the promoted group folder, or -1. */

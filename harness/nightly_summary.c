@@ -163,7 +163,8 @@ int hb_summary_write(const struct hb_night *n, const char *path, char *err, size
 			fprintf(f, ", group %s", t->group);
 		fputs("\n", f);
 	}
-	fprintf(f, "\nMachine-readable: junit.xml (JUnit), kcidb.json (KCIDB v5.3).\n");
+	fprintf(f, "\nMachine-readable: junit.xml (JUnit), kcidb.json (KCIDB v5.3). Every metric over "
+		   "the nights: ../trend.html.\n");
 	if (fclose(f) || rename(tmp, path)) {
 		snprintf(err, errlen, "cannot write %s", path);
 		unlink(tmp);

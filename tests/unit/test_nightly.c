@@ -334,6 +334,47 @@ static void test_summary(void **state)
 	hb_night_free(&n);
 }
 
+/* trend.html: one row per target and metric over the nights' kcidb.json. */
+static void test_trend(void **state)
+{
+	char res[PATH_MAX], p[PATH_MAX + 64], err[256], *x;
+	const char *stamps[] = { "20261201T020000Z", "20261202T020000Z", "20261203T020000Z" };
+
+	(void)state;
+	snprintf(res, sizeof(res), "%s/trend-results", g_tmp);
+	assert_int_equal(hb_mkdir_p(res), 0);
+	snprintf(p, sizeof(p), "%s/trend.html", res);
+	assert_int_equal(hb_trend_write(res, p, err, sizeof(err)), 0);
+	x = hb_read_text(p, NULL);
+	assert_non_null(strstr(x, "No measurements yet."));
+	free(x);
+	for (int i = 0; i < 3; i++) {
+		struct hb_night n;
+
+		make_night(&n);
+		snprintf(n.stamp, sizeof(n.stamp), "%s", stamps[i]);
+		n.t[0].cases[3].value = 1000 + 100 * i; /* fault.write_fault_huge creeps up */
+		snprintf(p, sizeof(p), "%s/nightly-%s", res, stamps[i]);
+		assert_int_equal(hb_mkdir_p(p), 0);
+		snprintf(p, sizeof(p), "%s/nightly-%s/kcidb.json", res, stamps[i]);
+		assert_int_equal(hb_kcidb_write(&n, p, err, sizeof(err)), 0);
+		hb_night_free(&n);
+	}
+	snprintf(p, sizeof(p), "%s/trend.html", res);
+	assert_int_equal(hb_trend_write(res, p, err, sizeof(err)), 0);
+	x = hb_read_text(p, NULL);
+	assert_non_null(x);
+	assert_non_null(strstr(x, "<p>3 nights, 20261201T020000Z to 20261203T020000Z."));
+	assert_non_null(strstr(x, "<h2>minimal-6.1-regress</h2>"));
+	/* first 1000, median 1100, last 1200: +9.1 % over the median */
+	if (!strstr(x, "<tr><td>fault.write_fault_huge</td><td><svg") ||
+	    !strstr(x, "<td class=\"n\">1000</td><td class=\"n\">1100</td><td class=\"n\">1200 ns</td><td class=\"n\">+9.1%</td>"))
+		fail_msg("trend.html:\n%s", x);
+	assert_non_null(strstr(x, "fragment#2.ratio"));
+	assert_null(strstr(x, "boot-1")); /* boots are not metrics */
+	free(x);
+}
+
 /* ---- the collector and baselines --------------------------------------------- */
 
 static void make_group(const char *dir, const char *verdict2)
@@ -482,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_junit_valid),
 		cmocka_unit_test(test_kcidb_valid),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_baseline_promote),
 	};
