@@ -164,6 +164,56 @@ static void test_nightly_bad_matrix_cli(void **state)
 	assert_int_equal(access(res, F_OK), -1); /* no night folder */
 }
 
+/* connect= targets go to `run --backend libvirt --connect URI`, on two
+ * connections at once. Without the libvirt backend (harness/vm/libvirt.c)
+ * the runs refuse the option: each target is "not run", the night exits 3,
+ * and its junit.xml still validates. No guest boots here. */
+static void test_nightly_connect_not_run(void **state)
+{
+	char hb[PATH_MAX + 32], mx[PATH_MAX + 16], out[PATH_MAX + 16], res[PATH_MAX + 16];
+	char xsd[PATH_MAX + 48], junit[PATH_MAX + 64], log[PATH_MAX + 96], night[PATH_MAX + 32];
+	char *argv[] = { hb, "nightly", "--matrix", mx, "--results", res, NULL };
+	char *lint[] = { "xmllint", "--noout", "--schema", xsd, junit, NULL };
+	char *msg, *p;
+
+	(void)state;
+	snprintf(hb, sizeof(hb), "%s/build/hugebench", g_root);
+	if (access(hb, X_OK))
+		skip();
+	snprintf(mx, sizeof(mx), "%s/lv.matrix", g_tmp);
+	snprintf(out, sizeof(out), "%s/lv.out", g_tmp);
+	snprintf(res, sizeof(res), "%s/lv-results", g_tmp);
+	snprintf(xsd, sizeof(xsd), "%s/tests/schemas/junit-10.xsd", g_root);
+	write_file(mx, "defaults suite=smoke boots=1\nminimal-6.1 connect=qemu+ssh://lab1.invalid/system\n"
+		       "minimal-6.1-regress base=minimal-6.1 connect=qemu+ssh://lab2.invalid/system\n");
+	assert_int_equal(run_to_end(argv, out), 3);
+	msg = hb_read_text(out, NULL);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "minimal-6.1 --suite smoke --boots 1 --backend libvirt --connect qemu+ssh://lab1.invalid/system"));
+	assert_non_null(strstr(msg, "nightly: minimal-6.1: NOT RUN/COMPARED"));
+	assert_non_null(strstr(msg, "nightly: minimal-6.1-regress: NOT RUN/COMPARED"));
+	p = strstr(msg, " -> ");
+	assert_non_null(p);
+	snprintf(night, sizeof(night), "%.*s", (int)strcspn(p + 4, "\n"), p + 4);
+	free(msg);
+	snprintf(log, sizeof(log), "%s/minimal-6.1/run.log", night);
+	msg = hb_read_text(log, NULL);
+	assert_non_null(msg);
+	if (strstr(msg, "unrecognized option '--backend'")) {
+		free(msg);
+		snprintf(log, sizeof(log), "%s/summary.md", night);
+		msg = hb_read_text(log, NULL);
+		assert_non_null(strstr(msg, "connect= needs the libvirt backend"));
+	}
+	free(msg);
+	snprintf(junit, sizeof(junit), "%s/junit.xml", night);
+	msg = hb_read_text(junit, NULL);
+	assert_non_null(strstr(msg, "<error type=\"boot\" message=\"minimal-6.1 did not run"));
+	free(msg);
+	if (have("xmllint"))
+		assert_int_equal(run_to_end(lint, out), 0);
+}
+
 /* ---- the writers --------------------------------------------------------------- */
 
 /* A night of two targets: one with a metric regression and a failed check,
@@ -520,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_good),
 		cmocka_unit_test(test_matrix_bad),
 		cmocka_unit_test(test_nightly_bad_matrix_cli),
+		cmocka_unit_test(test_nightly_connect_not_run),
 		cmocka_unit_test(test_junit_valid),
 		cmocka_unit_test(test_kcidb_valid),
 		cmocka_unit_test(test_summary),
