@@ -279,6 +279,12 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 			       r->base, r->target);
 			return HB_EXIT_USAGE;
 		}
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(jobs[k].name, tg.name)) {
+				hb_err("%s:%d: %s is the kernel of line %d too; one line per target",
+				       o->matrix, r->line, tg.name, m->rows[k].line);
+				return HB_EXIT_USAGE;
+			}
 		snprintf(jobs[i].name, sizeof(jobs[i].name), "%s", tg.name);
 		snprintf(jobs[i].base_name, sizeof(jobs[i].base_name), "%s", r->base[0] ? tb.name : "");
 		jobs[i].t = t;

@@ -2,17 +2,19 @@
  * guests, registered in test_guests.c's list. Suite smoke (fault 16 MiB,
  * ~10 s per boot under TCG), one boot per side, kernels from the cache:
  *
- * - night 1: minimal-6.1 (no base: checks only) and minimal-6.1-regress
+ * - night 0: minimal-6.1 alone, clean, --auto-promote: exit 0 and its run
+ *   becomes minimal-6.1's baseline (history.jsonl says "auto: ...").
+ * - night 1: minimal-6.1 (against that baseline) and minimal-6.1-regress
  *   (base=minimal-6.1, booted alternately with it) with --auto-promote:
  *   exit 1; junit.xml validates against tests/schemas/junit-10.xsd and has
  *   a <failure> naming the PMD-mapping check the regression patch breaks;
  *   kcidb.json validates against tests/schemas/kcidb.v5.3.json; summary.md
- *   has the subject line; no baseline was promoted (the night was not clean).
+ *   has the subject line; nothing was promoted (the night was not clean).
  * - the clean minimal-6.1 run of night 1 is promoted as the baseline of
  *   minimal-6.1-regress; night 2 (that target only) compares against it:
  *   exit 1 again, minimal-6.1 is not booted, compare.json's base is the
  *   baseline copy.
- * 4 boots in all.
+ * 5 boots in all.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -117,6 +119,18 @@ void test_nightly_planted_regression(void **state)
 	assert_int_equal(mkdir(res, 0755), 0);
 	snprintf(mx, sizeof(mx), "%s/test.matrix", res);
 	snprintf(log, sizeof(log), "%s/validate.log", res);
+	/* night 0: minimal-6.1 alone, clean: --auto-promote makes its run the baseline */
+	write_text(mx, "minimal-6.1 suite=smoke boots=1\n");
+	hb_itest_hugebench(n1, &o);
+	if (o.exit_code != 0)
+		fail_msg("night 0 exit %d, want 0:\n%s\n%s", o.exit_code, o.out, o.err);
+	assert_non_null(strstr(o.out, "baseline of minimal-6.1: "));
+	hb_itest_out_free(&o);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/history.jsonl", res);
+	text = hb_itest_slurp(p);
+	assert_non_null(strstr(text, "\"why\":\"auto: "));
+	free(text);
+
 	write_text(mx, "defaults suite=smoke boots=1\nminimal-6.1\n"
 		       "minimal-6.1-regress base=minimal-6.1\n");
 
@@ -127,8 +141,11 @@ void test_nightly_planted_regression(void **state)
 		fail_msg("nightly exit %d, want 1:\n%s\n%s", o.exit_code, o.out, o.err);
 	assert_non_null(strstr(o.out, "not clean (exit 1): no baseline promoted"));
 	hb_itest_out_free(&o);
-	snprintf(p, sizeof(p), "%s/baselines", res);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1-regress", res);
 	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/history.jsonl", res);
+	assert_int_equal(hb_itest_lines(text = hb_itest_slurp(p)), 1); /* night 1 promoted nothing */
+	free(text);
 
 	snprintf(p, sizeof(p), "%s/junit.xml", night);
 	assert_int_equal(validate("junit.xml", xmllint, log), 0);
@@ -140,7 +157,8 @@ void test_nightly_planted_regression(void **state)
 	if (!strstr(text, "<failure type=\"check\" message=\"fault.huge_ShmemPmdMapped") ||
 	    !strstr(text, "<failure type=\"regression\" message=\""))
 		fail_msg("junit.xml does not name the regression:\n%s", text);
-	/* minimal-6.1 itself is clean */
+	/* minimal-6.1 itself is clean, now against its baseline */
+	assert_non_null(strstr(text, "<property name=\"compared_with_kind\" value=\"baseline\"/>"));
 	assert_non_null(strstr(text, "<testsuite name=\"minimal-6.1\" tests=\""));
 	assert_non_null(strstr(strstr(text, "<testsuite name=\"minimal-6.1\" "), "failures=\"0\" errors=\"0\""));
 	free(text);
@@ -194,5 +212,5 @@ void test_nightly_planted_regression(void **state)
 	free(text);
 	snprintf(p, sizeof(p), "%s/kcidb.json", night2);
 	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
-	printf("two nights (4 boots): %.0f s\n", hb_itest_now() - t0);
+	printf("three nights (5 boots): %.0f s\n", hb_itest_now() - t0);
 }
