@@ -50,6 +50,7 @@ struct hb_ncase {
 	char *output;	    /* details (malloc'd, may be NULL) */
 	bool has_value;
 	double value;	    /* a metric's center on the new side */
+	int n_values;	    /* boots averaged into value (a metric without a comparison) */
 	char unit[32];
 	bool changed;	    /* judged metric: a regression or an improvement */
 	double change_pct, ci_lo_pct, ci_hi_pct; /* new vs base, % (interval of the ratio) */

@@ -179,7 +179,8 @@ static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics)
 				snprintf(c->unit, sizeof(c->unit), "%s", jstr(x, "unit"));
 			}
 			/* running mean over the boots that have it */
-			c->value += (json_number_value(mean) - c->value) / (double)k;
+			c->n_values++;
+			c->value += (json_number_value(mean) - c->value) / c->n_values;
 		}
 	}
 }

@@ -448,9 +448,11 @@ static void make_group(const char *dir, const char *verdict2)
 			 "\"kernel_issues\":%s,"
 			 "\"workloads\":[{\"name\":\"fault\",\"checks\":[{\"name\":\"pmd\",\"expected\":\"== 1\","
 			 "\"observed\":\"%d\",\"pass\":%s,\"rep\":0}],\"metrics\":[{\"name\":\"t\",\"unit\":\"ns\","
-			 "\"summary\":{\"mean\":%d}}]}]}",
+			 "\"summary\":{\"mean\":%d}}%s]}]}",
 			 v, b, strcmp(v, "kernel-warning") ? "[]" : "[{\"kind\":\"WARNING\",\"line\":7,\"excerpt\":\"WARNING: at mm/shmem.c\"}]",
-			 strcmp(v, "fail") ? 1 : 0, strcmp(v, "fail") ? "true" : "false", b * 10);
+			 strcmp(v, "fail") ? 1 : 0, strcmp(v, "fail") ? "true" : "false", b * 10,
+			 /* a metric only the second boot has */
+			 b == 2 ? ",{\"name\":\"late\",\"unit\":\"ns\",\"summary\":{\"mean\":7}}" : "");
 		write_file(p, res);
 	}
 }
@@ -466,14 +468,18 @@ static void test_collect(void **state)
 	hb_night_collect(&t, g, NULL);
 	assert_int_equal(t.state, HB_TS_FINDING);
 	assert_string_equal(t.kernel_release, "6.1.0-hb");
-	/* boot-1, boot-2, one check over both boots, one metric (mean of 10, 20) */
-	assert_int_equal(t.n, 4);
+	/* boot-1, boot-2, one check over both boots, two metrics (t: mean of 10, 20) */
+	assert_int_equal(t.n, 5);
 	assert_int_equal(t.cases[1].kind, HB_NK_CHECK);
 	assert_int_equal(t.cases[1].status, HB_NS_FAIL);
 	assert_string_equal(t.cases[1].message,
 			    "fault.pmd failed on boot 2 (rep 0): expected == 1, observed 0");
 	assert_int_equal(t.cases[2].kind, HB_NK_METRIC);
 	assert_true(t.cases[2].value == 15);
+	assert_int_equal(t.cases[2].n_values, 2);
+	/* boot 2 alone has fault.late: its mean is boot 2's, not halved */
+	assert_string_equal(t.cases[4].name, "fault.late");
+	assert_true(t.cases[4].value == 7);
 	for (size_t i = 0; i < t.n; i++)
 		free(t.cases[i].output);
 	free(t.cases);
@@ -486,7 +492,7 @@ static void test_collect(void **state)
 		       "\"why\":\"\",\"new\":{\"center\":15}}],\"findings\":[{\"kind\":\"check\",\"regression\":true,"
 		       "\"workload\":\"fault\",\"what\":\"pmd\",\"text\":\"pmd failed\"}]}]}");
 	hb_night_collect(&t, g, cj);
-	assert_int_equal(t.n, 5); /* 2 boots, check, metric, compare */
+	assert_int_equal(t.n, 5); /* 2 boots, check, metric, compare (fault.late was not compared) */
 	assert_true(t.cases[3].judged && t.cases[3].changed);
 	assert_int_equal(t.cases[3].status, HB_NS_FAIL);
 	assert_non_null(strstr(t.cases[1].message, "(regression: passed on the base side)"));
