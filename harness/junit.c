@@ -116,7 +116,7 @@ static int write_case(xmlTextWriterPtr w, const struct hb_ntarget *t, const stru
 		rc |= xmlTextWriterStartElement(w, BAD_CAST el) < 0;
 		rc |= attr(w, "type", c->kind == HB_NK_CHECK	? "check"
 				      : c->kind == HB_NK_METRIC ? "regression"
-				      : c->kind == HB_NK_COMPARE ? "regression"
+				      : c->kind == HB_NK_COMPARE ? "compare"
 								 : "boot");
 		rc |= attr(w, "message", c->message);
 		rc |= !b || xmlTextWriterWriteString(w, b) < 0;

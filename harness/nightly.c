@@ -38,7 +38,7 @@ static int usage(FILE *to)
 		"compares it with its baseline (DIR/baselines/<target>/current, see hugebench\n"
 		"baseline) or else with its base= target booted alternately with it, and writes\n"
 		"DIR/nightly-<stamp>/ (DIR: the checkout's results/): summary.md, junit.xml,\n"
-		"kcidb.json, <target>/run.log, <target>/compare.{json,html,md}; and DIR/trend.html.\n"
+		"kcidb.json, <target>/run.log, <target>/compare.{json,html,md,log}; and DIR/trend.html.\n"
 		"--auto-promote: when the whole night is clean, each target's group becomes\n"
 		"  its baseline. --dry-run: check the matrix, print the commands, boot nothing.\n"
 		"exit: 0 clean; 1 a regression, failed check, kernel warning, panic or timeout;\n"
@@ -180,14 +180,19 @@ static void words(char *const *argv, char *buf, size_t len)
 	}
 }
 
-/* compare-report BASE NEW into <target>/compare.<ext>, in this process. */
-static int compare(const char *results, const char *base, const char *nw, const char *fmt,
-		   const char *out)
+/* compare-report BASE NEW into <target>/compare.<ext>, in a child whose
+ * messages (why two runs are not comparable) go to <target>/compare.log. */
+static int compare(const char *self, const char *tdir, const char *results, const char *base,
+		   const char *nw, const char *fmt, const char *out)
 {
-	char *argv[] = { "compare-report", "--format", (char *)fmt, "--output", (char *)out,
-			 "--results", (char *)results, "--", (char *)base, (char *)nw, NULL };
+	char log[PATH_MAX + 16];
+	char *argv[] = { (char *)self, "compare-report", "--format", (char *)fmt, "--output",
+			 (char *)out, "--results", (char *)results, "--", (char *)base, (char *)nw,
+			 NULL };
+	struct hb_spawn s = { .argv = argv, .log_path = log };
 
-	return hb_compare_main(10, argv);
+	snprintf(log, sizeof(log), "%s/compare.log", tdir);
+	return hb_run(&s, NULL, NULL);
 }
 
 /* A child ended: find its groups, compare, collect the cases. */
@@ -211,21 +216,25 @@ static void finish(struct job *j, int status, const char *results)
 		snprintf(t->base_group, sizeof(t->base_group), "%s", t->against);
 	}
 	if (!t->group[0]) {
-		hb_night_add_case(t, HB_NK_BOOT, "run", HB_NS_ERROR,
-				  "%s did not run (hugebench exited %d)%s; see %s/run.log", t->name, status,
-				  status == HB_EXIT_USAGE && t->connect[0]
-					  ? ": connect= needs the libvirt backend (--backend libvirt)"
-					  : "",
-				  t->dir);
+		struct hb_ncase *c = hb_night_add_case(
+			t, HB_NK_BOOT, "run", HB_NS_ERROR, "%s did not run (hugebench exited %d)%s; see %s/run.log",
+			t->name, status,
+			status == HB_EXIT_USAGE && t->connect[0]
+				? ": connect= needs the libvirt backend (--backend libvirt)"
+				: "",
+			t->dir);
+
 		t->state = HB_TS_INFRA;
-		snprintf(t->state_reason, sizeof(t->state_reason), "%s", t->cases[t->n - 1].message);
+		snprintf(t->state_reason, sizeof(t->state_reason), "%s",
+			 c ? c->message : "did not run");
 		return;
 	}
 	snprintf(cj, sizeof(cj), "%s/compare.json", t->dir);
 	if (t->base_group[0]) {
 		for (size_t k = 0; k < 3; k++) {
 			snprintf(out, sizeof(out), "%s/compare.%s", t->dir, ext[k][1]);
-			t->compare_exit = compare(results, t->base_group, t->group, ext[k][0], out);
+			t->compare_exit = compare(j->argv[0], t->dir, results, t->base_group,
+						  t->group, ext[k][0], out);
 			if (t->compare_exit != HB_CMP_OK && t->compare_exit != HB_CMP_REGRESSION)
 				break;
 		}
@@ -236,7 +245,7 @@ static void finish(struct job *j, int status, const char *results)
 	    t->compare_exit != HB_CMP_REGRESSION) {
 		struct hb_ncase *c = hb_night_add_case(
 			t, HB_NK_COMPARE, "compare", HB_NS_ERROR,
-			"%s and %s could not be compared (compare-report exit %d); see %s/run.log",
+			"%s and %s could not be compared (compare-report exit %d); see %s/compare.log",
 			t->base_group, t->group, t->compare_exit, t->dir);
 
 		if (t->state == HB_TS_CLEAN && c) {
@@ -392,6 +401,7 @@ static void run_jobs(struct job *jobs, size_t n, const char *results, const char
 		if (!jobs[i].done) {
 			hb_night_add_case(jobs[i].t, HB_NK_BOOT, "run", HB_NS_MISS,
 					  "%s not run: the night was interrupted", jobs[i].t->name);
+			/* (a case that cannot be added for want of memory is only missing) */
 			jobs[i].t->state = HB_TS_INFRA;
 			snprintf(jobs[i].t->state_reason, sizeof(jobs[i].t->state_reason),
 				 "not run: the night was interrupted");

@@ -14,7 +14,9 @@
  *   minimal-6.1-regress; night 2 (that target only) compares against it:
  *   exit 1 again, minimal-6.1 is not booted, compare.json's base is the
  *   baseline copy.
- * 5 boots in all.
+ * - night 3: minimal-6.1 with another suite than its baseline's: not
+ *   comparable, nothing else wrong: exit 3, the reason in compare.log.
+ * 6 boots in all.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -155,7 +157,7 @@ void test_nightly_planted_regression(void **state)
 	assert_non_null(strstr(text, "classname=\"smoke.minimal-6.1-regress\" name=\"check fault."));
 	/* the regression named in a failure's message */
 	if (!strstr(text, "<failure type=\"check\" message=\"fault.huge_ShmemPmdMapped") ||
-	    !strstr(text, "<failure type=\"regression\" message=\""))
+	    !strstr(text, "<failure type=\"compare\" message=\""))
 		fail_msg("junit.xml does not name the regression:\n%s", text);
 	/* minimal-6.1 itself is clean, now against its baseline */
 	assert_non_null(strstr(text, "<property name=\"compared_with_kind\" value=\"baseline\"/>"));
@@ -212,5 +214,33 @@ void test_nightly_planted_regression(void **state)
 	free(text);
 	snprintf(p, sizeof(p), "%s/kcidb.json", night2);
 	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
-	printf("three nights (5 boots): %.0f s\n", hb_itest_now() - t0);
+
+	/* night 3: minimal-6.1 with another suite than its (smoke) baseline: not
+	 * comparable, no finding: exit 3, the reason in compare.log */
+	snprintf(p, sizeof(p), "%s/tiny.suite", res);
+	write_text(p, "fault size_mb=8\n");
+	{
+		char line[PATH_MAX + 64];
+
+		snprintf(line, sizeof(line), "minimal-6.1 suite=%s boots=1\n", p);
+		write_text(mx, line);
+	}
+	hb_itest_hugebench(n2, &o);
+	night_dir(o.out, night2, sizeof(night2));
+	if (o.exit_code != 3)
+		fail_msg("night 3 exit %d, want 3:\n%s\n%s", o.exit_code, o.out, o.err);
+	assert_non_null(strstr(o.out, "nightly: minimal-6.1: NOT RUN/COMPARED: "));
+	hb_itest_out_free(&o);
+	snprintf(p, sizeof(p), "%s/minimal-6.1/compare.log", night2);
+	text = hb_itest_slurp(p);
+	if (!strstr(text, "not comparable") || !strstr(text, "suite"))
+		fail_msg("compare.log:\n%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/junit.xml", night2);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	assert_non_null(strstr(text, "<error type=\"compare\" message=\""));
+	assert_non_null(strstr(text, "could not be compared (compare-report exit 3)"));
+	free(text);
+	printf("four nights (6 boots): %.0f s\n", hb_itest_now() - t0);
 }

@@ -296,6 +296,7 @@ static void test_junit_valid(void **state)
 	assert_non_null(strstr(x, "message=\"fault.huge_ShmemPmdMapped_delta_kb failed on boot 1 (rep 0): expected == 16384, observed 0 &lt;&amp;&quot;?&gt;\""));
 	assert_non_null(strstr(x, "<system-out>"));
 	assert_non_null(strstr(x, "<error type=\"boot\" message=\"debian-6.12 did not run (exit 3)\">"));
+	assert_non_null(strstr(x, "name=\"compare\">\n   <failure type=\"compare\" message=\"2 regressions: fault.huge_ShmemPmdMapped_delta_kb, fault.write_fault_huge\">"));
 	assert_null(strstr(x, "fragment#2.ratio")); /* not judged: KCIDB only */
 	assert_null(strchr(x, '\x01'));
 	free(x);
