@@ -250,7 +250,9 @@ static void finish(struct job *j, int status, const char *results)
 
 		if (t->state == HB_TS_CLEAN && c) {
 			t->state = HB_TS_INFRA;
-			snprintf(t->state_reason, sizeof(t->state_reason), "%s", c->message);
+			snprintf(t->state_reason, sizeof(t->state_reason),
+				 "not compared with its %s (compare-report exit %d); see %s/compare.log",
+				 t->against_kind, t->compare_exit, t->name);
 		}
 	}
 	if (t->state == HB_TS_CLEAN && status != 0) {
