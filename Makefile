@@ -5,6 +5,7 @@
 # make bench BOOTS=5                              five boots: one run group
 # make ab A=<target> B=<target> BOOTS=5           boots A and B alternately, then compare-report
 # make compare A=<run|target> B=<run|target>      compare-report of two runs
+# make nightly [MATRIX=configs/nightly.matrix] [RESULTS=results] [ARGS=--auto-promote]
 # make kernel TARGET=<source recipe>              build a kernel from source
 
 TARGET ?= debian-6.12
@@ -23,32 +24,33 @@ export HB_SUITE := $(value SUITE)
 export HB_ARGS := $(value ARGS)
 export HB_A := $(value A)
 export HB_B := $(value B)
-export HB_BASE := $(value BASE)
-export HB_NEW := $(value NEW)
+export HB_MATRIX := $(value MATRIX)
 export HB_BOOTS := $(value BOOTS)
 export HB_GROUP := $(value GROUP)
 export HB_RESULTS := $(value RESULTS)
 # make would export command-line variables itself, expanding them (and any
 # $(shell ...) inside) on the way: only the HB_* copies above are exported.
-unexport TARGET SUITE ARGS A B BASE NEW BOOTS GROUP RESULTS
+unexport TARGET SUITE ARGS A B BASE NEW MATRIX BOOTS GROUP RESULTS
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
+# libxml2 (the JUnit writer, harness/nightly/junit.c) keeps its headers in a folder of their own.
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 
 BUILD := build
 # Debian packages the build, the guests and the tests need.
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
-	libgsl-dev libssl-dev cpio xz-utils zstd kmod \
+	libgsl-dev libssl-dev libxml2-dev cpio xz-utils zstd kmod \
 	build-essential flex bison bc libelf-dev
 
 # The tree (README "Where things are"). Each side sees only its own headers
 # and lib/: the host build cannot include a guest header and vice versa.
-HOST_DIRS := harness harness/common harness/vm harness/kernel harness/result harness/compare
+HOST_DIRS := harness harness/common harness/vm harness/kernel harness/result harness/compare harness/nightly
 GUEST_DIRS := guest-images/runner workloads/api workloads lib/kvm
-HOST_INC := $(addprefix -I,lib $(HOST_DIRS))
+HOST_INC := $(addprefix -I,lib $(HOST_DIRS)) $(XML_CFLAGS)
 GUEST_INC := $(addprefix -I,lib $(GUEST_DIRS))
 # Tests and benchmarks see everything.
-ALL_INC := $(addprefix -I,lib $(HOST_DIRS) $(GUEST_DIRS))
+ALL_INC := $(addprefix -I,lib $(HOST_DIRS) $(GUEST_DIRS)) $(XML_CFLAGS)
 ALL_H := $(wildcard lib/*.h $(addsuffix /*.h,$(HOST_DIRS) $(GUEST_DIRS)))
 
 LIB_SRC := $(wildcard lib/*.c)
@@ -76,7 +78,8 @@ all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 # Installs what is missing (as root), or prints the exact command to run.
 # Only the tests need a browser (the HTML report is opened in Chromium).
 # Sanitizer and fuzz builds use clang's libFuzzer runtime (libclang-rt-14-dev).
-TEST_PKGS := chromium clang libclang-rt-14-dev
+# nightly's junit.xml and kcidb.json are validated with xmllint and python3-jsonschema.
+TEST_PKGS := chromium clang libclang-rt-14-dev libxml2-utils python3-jsonschema
 
 deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
@@ -114,7 +117,7 @@ $(BUILD)/obj/%.o: %.c $(ALL_H) | check-deps
 $(BUILD)/hb-guest: $(GUEST_OBJ) $(LIB_OBJ)
 	$(CC) -static -o $@ $^ -ljansson -lm
 
-HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
+HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lm
 $(BUILD)/hugebench: $(HOST_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
@@ -181,13 +184,13 @@ compare: all
 	@test -n "$$HB_A" -a -n "$$HB_B" || { echo "usage: make compare A=<run-dir|target> B=<run-dir|target>" >&2; exit 2; }
 	set -f; $(BUILD)/hugebench compare-report $$HB_ARGS -- "$$HB_A" "$$HB_B"
 
-# Nightly CI: run the suite on BASE and NEW, then fail on any regression.
-BASE ?= debian-6.1
-NEW ?= debian-6.12
+# Nightly CI (README.md, "Nightly runs"): every target of MATRIX (default
+# configs/nightly.matrix) against its baseline, one folder
+# $(RESULTS)/nightly-<stamp>/ with summary.md, junit.xml and kcidb.json.
+# ARGS: e.g. --auto-promote. Exit non-zero on any finding.
 nightly: all
-	set -f; $(BUILD)/hugebench run --target "$$HB_BASE" --suite "$$HB_SUITE" $$HB_ARGS || [ $$? -eq 1 ]
-	set -f; $(BUILD)/hugebench run --target "$$HB_NEW" --suite "$$HB_SUITE" $$HB_ARGS || [ $$? -eq 1 ]
-	$(BUILD)/hugebench compare-report --suite "$$HB_SUITE" -- "$$HB_BASE" "$$HB_NEW"
+	set -f; $(BUILD)/hugebench nightly $${HB_MATRIX:+--matrix "$$HB_MATRIX"} \
+		$${HB_RESULTS:+--results "$$HB_RESULTS"} $$HB_ARGS
 
 kernel: all
 	$(BUILD)/hugebench kernel --target "$$HB_TARGET"

@@ -3,6 +3,7 @@
 #include "accel.h"
 #include "compare.h"
 #include "kernel.h"
+#include "nightly.h"
 #include "params.h"
 #include "run.h"
 #include "table.h"
@@ -60,6 +61,8 @@ static const struct {
 	{ "run", hb_cmd_run, "boot a target, run a suite, write results/<target>/<ts>-<suite>/" },
 	{ "ab", hb_cmd_ab, "boot BASE and NEW alternately, N boots each, then compare-report" },
 	{ "compare-report", hb_compare_main, "compare result folders: BASE NEW [NEW2 ...]" },
+	{ "nightly", hb_cmd_nightly, "the matrix of targets against their baselines: junit.xml, kcidb.json" },
+	{ "baseline", hb_cmd_baseline, "promote a green run or group to a target's baseline; show it" },
 	{ "calibrate", hb_calibrate_main, "measure boot-to-boot noise: TARGET --boots N, or --from GROUP" },
 	{ "table", hb_cmd_table, "markdown table of runs side by side (checks, metrics, KVM)" },
 	{ "doctor", hb_cmd_doctor, "what works here: accelerator, QEMU, nested virt, PMU, cache" },

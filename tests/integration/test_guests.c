@@ -30,6 +30,7 @@
 #include "boots.h"
 #include "hardening.h"
 #include "itest.h"
+#include "nightly_itest.h"
 
 static void assert_fault_run(const char *target, const char *release_prefix)
 {
@@ -846,6 +847,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_panic),
 		cmocka_unit_test(test_boots_aa_calibrated),
 		cmocka_unit_test(test_boots_delay_alloc),
+		cmocka_unit_test(test_nightly_planted_regression),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */

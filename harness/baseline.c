@@ -1,0 +1,273 @@
+/* baseline.c - `hugebench baseline promote|show`: the runs a nightly
+ * compares against. A baseline is a copy of a green run or run group under
+ * results/baselines/<target>/<folder>/, `current` a symlink to the one in
+ * use, and history.jsonl one line per promotion (when, from where, why).
+ * Green: every boot's verdict is pass and the console had no kernel issue.
+ * The copy keeps the baseline when old nightly folders are deleted. */
+#define _GNU_SOURCE
+#include "nightly.h"
+#include "sysinfo.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool name_ok(const char *w)
+{
+	if (!*w || *w == '.' || *w == '-' || strlen(w) > 95)
+		return false;
+	for (; *w; w++)
+		if (!isalnum((unsigned char)*w) && !strchr("._+-", *w))
+			return false;
+	return true;
+}
+
+int hb_baseline_current(const char *results, const char *target, char *out, size_t outlen)
+{
+	char link[PATH_MAX], real[PATH_MAX], f[PATH_MAX + 16];
+
+	snprintf(link, sizeof(link), "%s/baselines/%s/current", results, target);
+	if (!realpath(link, real) || !hb_is_dir(real))
+		return -1;
+	snprintf(f, sizeof(f), "%s/group.json", real);
+	if (!hb_is_file(f)) {
+		snprintf(f, sizeof(f), "%s/result.json", real);
+		if (!hb_is_file(f))
+			return -1;
+	}
+	snprintf(out, outlen, "%s", real);
+	return 0;
+}
+
+/* 0 when result.json says pass with no kernel issue, else -1 with why. */
+static int green_run(const char *dir, char *target, size_t tlen, char *why, size_t wlen)
+{
+	char p[PATH_MAX + 16];
+	json_t *r;
+	const char *v;
+	int rc = 0;
+
+	snprintf(p, sizeof(p), "%s/result.json", dir);
+	r = json_load_file(p, 0, NULL);
+	if (!r) {
+		snprintf(why, wlen, "%s cannot be read", p);
+		return -1;
+	}
+	v = json_string_value(json_object_get(r, "verdict"));
+	if (!v || strcmp(v, "pass")) {
+		snprintf(why, wlen, "%s: verdict %s, not pass", dir, v ? v : "missing");
+		rc = -1;
+	} else if (json_array_size(json_object_get(r, "kernel_issues"))) {
+		snprintf(why, wlen, "%s: the console has kernel issues", dir);
+		rc = -1;
+	}
+	if (target && !target[0]) {
+		v = json_string_value(json_object_get(json_object_get(r, "target"), "name"));
+		snprintf(target, tlen, "%s", v ? v : "");
+	}
+	json_decref(r);
+	return rc;
+}
+
+/* A run folder or a group folder: green, and whose target. */
+static int green(const char *dir, char *target, size_t tlen, char *why, size_t wlen)
+{
+	char p[PATH_MAX + 16];
+	json_t *g, *run;
+	size_t i;
+	int rc = 0;
+
+	snprintf(p, sizeof(p), "%s/group.json", dir);
+	if (!hb_is_file(p))
+		return green_run(dir, target, tlen, why, wlen);
+	g = json_load_file(p, 0, NULL);
+	if (!g || !json_array_size(json_object_get(g, "runs"))) {
+		snprintf(why, wlen, "%s cannot be read or lists no boots", p);
+		json_decref(g);
+		return -1;
+	}
+	if (json_integer_value(json_object_get(g, "exit_code")) != 0) {
+		snprintf(why, wlen, "%s: the group exited %lld, not 0", dir,
+			 (long long)json_integer_value(json_object_get(g, "exit_code")));
+		rc = -1;
+	}
+	json_array_foreach(json_object_get(g, "runs"), i, run) {
+		const char *d = json_string_value(json_object_get(run, "dir"));
+
+		if (rc)
+			break;
+		if (!d || strchr(d, '/') || !strcmp(d, "..")) {
+			snprintf(why, wlen, "%s: boot %zu has no folder", p, i + 1);
+			rc = -1;
+			break;
+		}
+		snprintf(p, sizeof(p), "%s/%s", dir, d);
+		rc = green_run(p, i == 0 ? target : NULL, tlen, why, wlen);
+	}
+	json_decref(g);
+	return rc;
+}
+
+int hb_baseline_promote(const char *results, const char *src, const char *target,
+			const char *why)
+{
+	char real[PATH_MAX], tgt[128] = "", tdir[PATH_MAX], dst[PATH_MAX + 300],
+		tmp[PATH_MAX + 310], link[PATH_MAX + 16], ltmp[PATH_MAX + 32], whynot[PATH_MAX + 64],
+		base[PATH_MAX], iso[32], hist[PATH_MAX + 32];
+	char *cp[] = { "cp", "-a", "--", real, tmp, NULL };
+	struct hb_spawn sp = { .argv = cp };
+	json_t *line;
+	char *text;
+	FILE *f;
+
+	if (!realpath(src, real) || !hb_is_dir(real)) {
+		hb_err("baseline promote %s: not a run or group folder; give results/<target>/<stamp>-<suite>",
+		       src);
+		return HB_EXIT_USAGE;
+	}
+	if (target)
+		snprintf(tgt, sizeof(tgt), "%s", target);
+	if (green(real, tgt, sizeof(tgt), whynot, sizeof(whynot))) {
+		hb_err("not promoted: %s; only a green run (every boot pass, no kernel issue) becomes a baseline",
+		       whynot);
+		return HB_EXIT_FAIL;
+	}
+	if (!name_ok(tgt)) {
+		hb_err("baseline promote: target '%s' is not a name; give --target NAME", tgt);
+		return HB_EXIT_USAGE;
+	}
+	snprintf(base, sizeof(base), "%s", real);
+	snprintf(tdir, sizeof(tdir), "%s/baselines/%s", results, tgt);
+	if (hb_mkdir_p(tdir)) {
+		hb_errno("cannot create %s", tdir);
+		return HB_EXIT_INFRA;
+	}
+	snprintf(dst, sizeof(dst), "%s/%s", tdir, basename(base));
+	if (!hb_is_dir(dst)) {
+		int rc;
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
+		rc = hb_run(&sp, NULL, NULL);
+		if (rc || rename(tmp, dst)) {
+			hb_err("cannot copy %s to %s (cp exited %d); check the free space", real, dst, rc);
+			return HB_EXIT_INFRA;
+		}
+	}
+	/* the switch of `current` is atomic: a nightly starting now sees the
+	 * old baseline or the new one */
+	snprintf(link, sizeof(link), "%s/current", tdir);
+	snprintf(ltmp, sizeof(ltmp), "%s/.current.%d", tdir, (int)getpid());
+	unlink(ltmp);
+	if (symlink(basename(base), ltmp) || rename(ltmp, link)) {
+		hb_errno("cannot point %s at %s", link, dst);
+		unlink(ltmp);
+		return HB_EXIT_INFRA;
+	}
+	hb_utc_iso(iso, sizeof(iso));
+	line = json_pack("{s:s, s:o, s:o, s:o, s:o}", "promoted", iso, "target", hb_json_text(tgt),
+			 "from", hb_json_text(real), "baseline", hb_json_text(basename(base)), "why",
+			 hb_json_text(why ? why : "manual"));
+	text = json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII);
+	snprintf(hist, sizeof(hist), "%s/history.jsonl", tdir);
+	f = fopen(hist, "a");
+	if (!f || !text || fprintf(f, "%s\n", text) < 0 || fclose(f)) {
+		hb_errno("cannot append to %s", hist);
+		free(text);
+		json_decref(line);
+		return HB_EXIT_INFRA;
+	}
+	free(text);
+	json_decref(line);
+	printf("baseline of %s: %s (from %s)\n", tgt, dst, real);
+	return 0;
+}
+
+static int usage(FILE *to)
+{
+	fprintf(to,
+		"usage: hugebench baseline promote [--results DIR] [--target NAME] [--why TEXT] RUN_OR_GROUP\n"
+		"       hugebench baseline show [--results DIR] TARGET\n"
+		"promote: copy a green run or run group (every boot pass, no kernel issue)\n"
+		"  to DIR/baselines/<target>/ (DIR: the checkout's results/) and make it the\n"
+		"  one `hugebench nightly` compares TARGET with; --target NAME makes it the\n"
+		"  baseline of another target (e.g. a patched kernel against its base).\n"
+		"show: the current baseline and the history of promotions.\n");
+	return to == stdout ? 0 : HB_EXIT_USAGE;
+}
+
+int hb_cmd_baseline(int argc, char **argv)
+{
+	const char *results = NULL, *target = NULL, *why = NULL, *arg = NULL;
+	char rdir[PATH_MAX], cur[PATH_MAX], hist[PATH_MAX + 64];
+	bool promote;
+
+	if (argc < 2)
+		return usage(stderr);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return usage(stdout);
+	if (strcmp(argv[1], "promote") && strcmp(argv[1], "show")) {
+		hb_err("baseline %s: use promote or show; see hugebench baseline --help", argv[1]);
+		return HB_EXIT_USAGE;
+	}
+	promote = !strcmp(argv[1], "promote");
+	for (int i = 2; i < argc; i++) {
+		const char **opt = !strcmp(argv[i], "--results") ? &results
+				   : !strcmp(argv[i], "--target") ? &target
+				   : !strcmp(argv[i], "--why")	  ? &why
+								  : NULL;
+
+		if (opt) {
+			if (i + 1 >= argc) {
+				hb_err("%s needs a value; see hugebench baseline --help", argv[i]);
+				return HB_EXIT_USAGE;
+			}
+			*opt = argv[++i];
+		} else if (argv[i][0] == '-' || arg) {
+			hb_err("baseline: unexpected '%s'; see hugebench baseline --help", argv[i]);
+			return HB_EXIT_USAGE;
+		} else {
+			arg = argv[i];
+		}
+	}
+	if (!arg) {
+		hb_err("baseline %s needs %s; see hugebench baseline --help", argv[1],
+		       promote ? "a run or group folder" : "a target");
+		return HB_EXIT_USAGE;
+	}
+	if (!results) {
+		snprintf(rdir, sizeof(rdir), "%s/results", hb_root());
+		results = rdir;
+	}
+	if (target && !name_ok(target)) {
+		hb_err("--target '%s': use a target name (letters, digits, ._+-)", target);
+		return HB_EXIT_USAGE;
+	}
+	if (promote)
+		return hb_baseline_promote(results, arg, target, why);
+	if (!name_ok(arg)) {
+		hb_err("baseline show '%s': use a target name (letters, digits, ._+-)", arg);
+		return HB_EXIT_USAGE;
+	}
+	if (hb_baseline_current(results, arg, cur, sizeof(cur))) {
+		printf("%s: no baseline (promote one: hugebench baseline promote GROUP)\n", arg);
+		return HB_EXIT_OK;
+	}
+	printf("%s: baseline %s\n", arg, cur);
+	snprintf(hist, sizeof(hist), "%s/baselines/%s/history.jsonl", results, arg);
+	{
+		char *h = hb_slurp(hist, NULL);
+
+		if (h)
+			fputs(h, stdout);
+		free(h);
+	}
+	return HB_EXIT_OK;
+}

@@ -1,0 +1,322 @@
+/* collect.c - one nightly target's cases, the model the JUnit,
+ * KCIDB and summary writers read: a case per boot (its verdict and kernel
+ * issues), per workload check (failed when it failed on any boot) and per
+ * metric (judged by compare-report when there was a comparison; a plain
+ * measurement otherwise), plus the comparison's own regressions. */
+#define _GNU_SOURCE
+#include "nightly.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hb_nstatus_name(enum hb_nstatus s)
+{
+	static const char *const n[] = { "PASS", "FAIL", "ERROR", "MISS", "SKIP", "DONE" };
+
+	return (unsigned)s < sizeof(n) / sizeof(n[0]) ? n[s] : "ERROR";
+}
+
+struct hb_ncase *hb_night_add_case(struct hb_ntarget *t, enum hb_nkind kind, const char *name,
+				   enum hb_nstatus st, const char *fmt, ...)
+{
+	struct hb_ncase *c;
+	va_list ap;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct hb_ncase *nc = realloc(t->cases, cap * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		t->cases = nc;
+		t->cap = cap;
+	}
+	c = &t->cases[t->n++];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->status = st;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(c->message, sizeof(c->message), fmt, ap);
+		va_end(ap);
+	}
+	return c;
+}
+
+static struct hb_ncase *find_case(struct hb_ntarget *t, enum hb_nkind kind, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->cases[i].kind == kind && !strcmp(t->cases[i].name, name))
+			return &t->cases[i];
+	return NULL;
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static void append_output(struct hb_ncase *c, const char *line)
+{
+	size_t have = c->output ? strlen(c->output) : 0, add = strlen(line);
+	char *n;
+
+	if (have > 65536)
+		return; /* enough for a report */
+	n = realloc(c->output, have + add + 2);
+	if (!n)
+		return;
+	memcpy(n + have, line, add);
+	n[have + add] = '\n';
+	n[have + add + 1] = 0;
+	c->output = n;
+}
+
+static void worse_state(struct hb_ntarget *t, enum hb_tstate s, const char *why)
+{
+	/* a finding outranks an infrastructure problem: it is what a reader acts on */
+	static const int rank[] = { [HB_TS_CLEAN] = 0, [HB_TS_INFRA] = 1, [HB_TS_FINDING] = 2 };
+
+	if (rank[s] > rank[t->state]) {
+		t->state = s;
+		snprintf(t->state_reason, sizeof(t->state_reason), "%s", why);
+	}
+}
+
+static void wl_label(json_t *w, char *buf, size_t len)
+{
+	json_int_t inst = json_integer_value(json_object_get(w, "instance"));
+
+	if (inst > 1)
+		snprintf(buf, len, "%s#%lld", jstr(w, "name"), (long long)inst);
+	else
+		snprintf(buf, len, "%s", jstr(w, "name"));
+}
+
+/* One boot's verdict, kernel issues and checks. */
+static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics)
+{
+	const char *v = jstr(res, "verdict");
+	json_t *issues = json_object_get(res, "kernel_issues"), *w, *x;
+	char name[32], key[192], line[768];
+	enum hb_nstatus st = HB_NS_PASS;
+	struct hb_ncase *c;
+	size_t i, j;
+
+	if (!t->kernel_release[0])
+		snprintf(t->kernel_release, sizeof(t->kernel_release), "%s",
+			 jstr(json_object_get(res, "target"), "kernel_release"));
+	snprintf(name, sizeof(name), "boot-%d", k);
+	if (!strcmp(v, "panic") || !strcmp(v, "timeout") || !strcmp(v, "kernel-warning"))
+		st = HB_NS_FAIL;
+	else if (strcmp(v, "pass") && strcmp(v, "fail"))
+		st = HB_NS_ERROR; /* error, incomplete, or unreadable */
+	c = hb_night_add_case(t, HB_NK_BOOT, name, st, "%s: %s%s%s", name, v[0] ? v : "no verdict",
+			      jstr(res, "verdict_reason")[0] ? ": " : "", jstr(res, "verdict_reason"));
+	if (!c)
+		return;
+	c->has_value = json_is_number(json_object_get(json_object_get(res, "timing"), "total_s"));
+	c->value = json_number_value(json_object_get(json_object_get(res, "timing"), "total_s"));
+	snprintf(c->unit, sizeof(c->unit), "s");
+	json_array_foreach(issues, i, x) {
+		snprintf(line, sizeof(line), "%s at console line %lld: %s", jstr(x, "kind"),
+			 (long long)json_integer_value(json_object_get(x, "line")), jstr(x, "excerpt"));
+		append_output(c, line);
+	}
+	if (st == HB_NS_FAIL)
+		worse_state(t, HB_TS_FINDING, c->message);
+	else if (st == HB_NS_ERROR)
+		worse_state(t, HB_TS_INFRA, c->message);
+	else if (!strcmp(v, "fail"))
+		worse_state(t, HB_TS_FINDING, "a check failed");
+
+	json_array_foreach(json_object_get(res, "workloads"), i, w) {
+		char wl[96];
+
+		wl_label(w, wl, sizeof(wl));
+		json_array_foreach(json_object_get(w, "checks"), j, x) {
+			bool pass = json_is_true(json_object_get(x, "pass"));
+
+			snprintf(key, sizeof(key), "%s.%s", wl, jstr(x, "name"));
+			c = find_case(t, HB_NK_CHECK, key);
+			if (!c && !(c = hb_night_add_case(t, HB_NK_CHECK, key, HB_NS_PASS, NULL)))
+				return;
+			if (pass)
+				continue;
+			snprintf(line, sizeof(line), "%s failed on boot %d (rep %lld): expected %s, observed %s",
+				 key, k, (long long)json_integer_value(json_object_get(x, "rep")),
+				 jstr(x, "expected"), jstr(x, "observed"));
+			if (c->status != HB_NS_FAIL)
+				snprintf(c->message, sizeof(c->message), "%s", line);
+			c->status = HB_NS_FAIL;
+			append_output(c, line);
+		}
+		if (!metrics)
+			continue;
+		/* no comparison: each metric is a measurement (mean over the boots) */
+		json_array_foreach(json_object_get(w, "metrics"), j, x) {
+			json_t *mean = json_object_get(json_object_get(x, "summary"), "mean");
+
+			if (!json_is_number(mean))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s", wl, jstr(x, "name"));
+			c = find_case(t, HB_NK_METRIC, key);
+			if (!c) {
+				c = hb_night_add_case(t, HB_NK_METRIC, key, HB_NS_DONE,
+						      "measured, not compared (no baseline or base)");
+				if (!c)
+					return;
+				c->has_value = true;
+				c->value = 0;
+				snprintf(c->unit, sizeof(c->unit), "%s", jstr(x, "unit"));
+			}
+			/* running mean over the boots that have it */
+			c->n_values++;
+			c->value += (json_number_value(mean) - c->value) / c->n_values;
+		}
+	}
+}
+
+/* A ratio as a change in %; NAN when compare-report wrote null. */
+static double pct_of(json_t *ratio)
+{
+	return json_is_number(ratio) ? (json_number_value(ratio) - 1) * 100 : NAN;
+}
+
+/* The compare-report JSON: each metric's verdict, and every regression. */
+static void collect_compare(struct hb_ntarget *t, json_t *rep)
+{
+	json_t *pair = json_array_get(json_object_get(rep, "comparisons"), 0), *m, *f;
+	char key[192], what[512] = "";
+	struct hb_ncase *c;
+	size_t i, nreg = 0;
+
+	json_array_foreach(json_object_get(pair, "metrics"), i, m) {
+		const char *v = jstr(m, "verdict");
+		json_t *center = json_object_get(json_object_get(m, "new"), "center");
+		double pct = json_number_value(json_object_get(m, "change_pct"));
+		enum hb_nstatus st = HB_NS_DONE;
+		bool judged = false;
+
+		snprintf(key, sizeof(key), "%s.%s", jstr(m, "workload"), jstr(m, "name"));
+		if (!strcmp(v, "regression")) {
+			st = HB_NS_FAIL;
+			judged = true;
+		} else if (!strcmp(v, "same") || !strcmp(v, "improvement")) {
+			st = HB_NS_PASS;
+			judged = true;
+		}
+		if (judged)
+			c = hb_night_add_case(t, HB_NK_METRIC, key, st, "%s: %s%+.1f%% (%s)%s%s", key,
+					      st == HB_NS_FAIL ? "regression " : "", pct,
+					      jstr(m, "test"), jstr(m, "why")[0] ? "; " : "", jstr(m, "why"));
+		else
+			c = hb_night_add_case(t, HB_NK_METRIC, key, st, "%s: not judged (%s)%s%s", key,
+					      v, jstr(m, "why")[0] ? ": " : "", jstr(m, "why"));
+		if (!c)
+			return;
+		c->judged = judged;
+		c->changed = judged && st == HB_NS_FAIL ? true : !strcmp(v, "improvement");
+		c->change_pct = pct;
+		c->ci_lo_pct = pct_of(json_array_get(json_object_get(m, "interval"), 0));
+		c->ci_hi_pct = pct_of(json_array_get(json_object_get(m, "interval"), 1));
+		c->has_value = json_is_number(center);
+		c->value = json_number_value(center);
+		snprintf(c->unit, sizeof(c->unit), "%s", jstr(m, "unit"));
+	}
+	json_array_foreach(json_object_get(pair, "findings"), i, f) {
+		char line[512];
+
+		if (!json_is_true(json_object_get(f, "regression")))
+			continue;
+		snprintf(line, sizeof(line), "%s%s%s", jstr(f, "workload"),
+			 jstr(f, "workload")[0] ? "." : "", jstr(f, "what"));
+		if (nreg++ < 6)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s",
+				 nreg > 1 ? ", " : "", line);
+		if (!strcmp(jstr(f, "kind"), "check") && (c = find_case(t, HB_NK_CHECK, line)) &&
+		    !strstr(c->message, "regression"))
+			snprintf(c->message + strlen(c->message),
+				 sizeof(c->message) - strlen(c->message),
+				 " (regression: passed on the base side)");
+	}
+	if (nreg)
+		c = hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_FAIL, "%zu regression%s: %s%s",
+				      nreg, nreg == 1 ? "" : "s", what, nreg > 6 ? ", ..." : "");
+	else
+		c = hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_PASS,
+				      "no regression against %s", t->against);
+	if (!c)
+		return;
+	json_array_foreach(json_object_get(pair, "findings"), i, f)
+		if (json_is_true(json_object_get(f, "regression")))
+			append_output(c, jstr(f, "text"));
+	if (nreg)
+		worse_state(t, HB_TS_FINDING, c->message);
+}
+
+void hb_night_collect(struct hb_ntarget *t, const char *group_dir, const char *compare_json)
+{
+	char path[PATH_MAX + 32];
+	json_t *g, *rep = NULL, *r;
+	size_t i;
+
+	if (compare_json && hb_is_file(compare_json))
+		rep = json_load_file(compare_json, 0, NULL);
+	snprintf(path, sizeof(path), "%s/group.json", group_dir);
+	g = json_load_file(path, 0, NULL);
+	if (g) {
+		json_array_foreach(json_object_get(g, "runs"), i, r) {
+			json_t *res;
+
+			snprintf(path, sizeof(path), "%s/%s/result.json", group_dir, jstr(r, "dir"));
+			if (!(res = json_load_file(path, 0, NULL)))
+				res = json_object();
+			collect_boot(t, res, (int)i + 1, !rep);
+			json_decref(res);
+		}
+		json_decref(g);
+	} else {
+		json_t *res;
+
+		snprintf(path, sizeof(path), "%s/result.json", group_dir);
+		if (!(res = json_load_file(path, 0, NULL)))
+			res = json_object();
+		collect_boot(t, res, 1, !rep);
+		json_decref(res);
+	}
+	if (rep)
+		collect_compare(t, rep);
+	json_decref(rep);
+}
+
+int hb_night_exit(const struct hb_night *n)
+{
+	bool finding = false, infra = false;
+
+	for (size_t i = 0; i < n->n; i++) {
+		finding |= n->t[i].state == HB_TS_FINDING;
+		infra |= n->t[i].state == HB_TS_INFRA;
+	}
+	return finding ? HB_EXIT_FAIL : infra ? HB_EXIT_INFRA : HB_EXIT_OK;
+}
+
+void hb_night_free(struct hb_night *n)
+{
+	for (size_t i = 0; i < n->n; i++) {
+		for (size_t j = 0; j < n->t[i].n; j++)
+			free(n->t[i].cases[j].output);
+		free(n->t[i].cases);
+	}
+	free(n->t);
+	n->t = NULL;
+	n->n = 0;
+}

@@ -1,0 +1,252 @@
+/* matrix.c - the matrix file of `hugebench nightly`
+ * (configs/nightly.matrix): one target per line with its settings,
+ *
+ *   # comment
+ *   defaults suite=quick boots=3            (applies to the lines below it)
+ *   debian-6.12 base=debian-6.1
+ *   minimal-6.1-regress base=minimal-6.1 suite=smoke boots=1
+ *   debian-6.12 ... connect=qemu+ssh://lab1/system   (needs --backend libvirt)
+ *
+ * keys: suite, boots (1-200), base (a target booted alternately with this
+ * one when it has no promoted baseline), connect (a libvirt URI, passed to
+ * the run as --backend libvirt --connect URI), timeout (seconds per boot).
+ * Every error is one line "FILE:LINE: problem; what to do".
+ */
+#define _GNU_SOURCE
+#include "nightly.h"
+#include "sysinfo.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEYS "suite, boots, base, connect, timeout"
+
+static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%s:%d: %s", name, line, msg);
+	return -1;
+}
+
+/* A target or suite word: what a file name may hold, nothing a shell or
+ * a report would trip on. */
+static bool word_ok(const char *w)
+{
+	if (!*w || *w == '-')
+		return false;
+	for (; *w; w++)
+		if (!isalnum((unsigned char)*w) && !strchr("._/+-", *w))
+			return false;
+	return true;
+}
+
+static bool uri_ok(const char *u)
+{
+	const char *s = strstr(u, "://");
+
+	if (!s || s == u)
+		return false;
+	for (const char *p = u; p < s; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("+-.", *p))
+			return false;
+	for (const char *p = u; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '\'' || *p == '"' || *p == '\\')
+			return false;
+	return true;
+}
+
+static int set_key(struct hb_mrow *r, const char *key, const char *val, char *err, size_t errlen,
+		   const char *name, int line)
+{
+	char *end;
+
+	if (!*val)
+		return fail(err, errlen, name, line, "%s= has no value", key);
+	if (!strcmp(key, "suite") || !strcmp(key, "base")) {
+		char *dst = !strcmp(key, "suite") ? r->suite : r->base;
+
+		if (!word_ok(val) || strlen(val) >= sizeof(r->suite))
+			return fail(err, errlen, name, line,
+				    "%s=%s: use a name or path of letters, digits and ._/+-", key, val);
+		snprintf(dst, sizeof(r->suite), "%s", val);
+		return 0;
+	}
+	if (!strcmp(key, "connect")) {
+		if (!uri_ok(val) || strlen(val) >= sizeof(r->connect))
+			return fail(err, errlen, name, line,
+				    "connect=%s: not a libvirt URI; use e.g. qemu:///system or "
+				    "qemu+ssh://host/system",
+				    val);
+		snprintf(r->connect, sizeof(r->connect), "%s", val);
+		return 0;
+	}
+	if (!strcmp(key, "boots")) {
+		long v;
+
+		errno = 0;
+		v = strtol(val, &end, 10);
+		if (errno || *end || end == val || v < 1 || v > 200)
+			return fail(err, errlen, name, line, "boots=%s: use a whole number from 1 to 200",
+				    val);
+		r->boots = (int)v;
+		return 0;
+	}
+	if (!strcmp(key, "timeout")) {
+		double v;
+
+		errno = 0;
+		v = strtod(val, &end);
+		if (errno || *end || end == val || !isfinite(v) || v < 1 || v > 7 * 86400)
+			return fail(err, errlen, name, line,
+				    "timeout=%s: use seconds from 1 to 604800", val);
+		r->timeout_s = v;
+		return 0;
+	}
+	return fail(err, errlen, name, line, "unknown key '%s'; known: " KEYS, key);
+}
+
+/* One line's words after the first into r. */
+static int parse_words(char *rest, struct hb_mrow *r, char *err, size_t errlen, const char *name,
+		       int line)
+{
+	char *save = NULL;
+
+	for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+		char *eq = strchr(w, '=');
+
+		if (!eq || eq == w)
+			return fail(err, errlen, name, line,
+				    "'%s' is not key=value; known keys: " KEYS, w);
+		*eq = 0;
+		if (set_key(r, w, eq + 1, err, errlen, name, line))
+			return -1;
+	}
+	return 0;
+}
+
+int hb_matrix_parse(const char *text, const char *name, struct hb_matrix *m, char *err,
+		    size_t errlen)
+{
+	struct hb_mrow def = { .suite = "quick", .boots = 1 };
+	char *copy = strdup(text), *save = NULL, *ln;
+	int line = 0, rc = 0;
+	memset(m, 0, sizeof(*m));
+	if (!copy)
+		return fail(err, errlen, name, 0, "out of memory");
+	/* strtok_r would merge empty lines: count them by hand */
+	for (ln = copy; ln && !rc; line++) {
+		char *nl = strchr(ln, '\n'), *first, *hash;
+		struct hb_mrow r;
+
+		if (nl)
+			*nl = 0;
+		if ((hash = strchr(ln, '#')))
+			*hash = 0;
+		first = strtok_r(ln, " \t\r", &save);
+		if (!first)
+			goto next;
+		if (!strcmp(first, "defaults")) {
+			rc = parse_words(save, &def, err, errlen, name, line + 1);
+			if (!rc && def.base[0])
+				rc = fail(err, errlen, name, line + 1,
+					  "base= is per target, not in defaults");
+			goto next;
+		}
+		if (strchr(first, '=')) {
+			rc = fail(err, errlen, name, line + 1,
+				  "the line starts with '%s'; start it with the target, or with "
+				  "'defaults'",
+				  first);
+			goto next;
+		}
+		if (!word_ok(first) || strlen(first) >= sizeof(r.target)) {
+			rc = fail(err, errlen, name, line + 1,
+				  "target '%s': use a recipe name under kernels/ or a bzImage path", first);
+			goto next;
+		}
+		r = def;
+		snprintf(r.target, sizeof(r.target), "%s", first);
+		r.line = line + 1;
+		rc = parse_words(save, &r, err, errlen, name, line + 1);
+		if (rc)
+			goto next;
+		if (!strcmp(r.base, r.target)) {
+			rc = fail(err, errlen, name, line + 1,
+				  "base=%s is the target itself; promote a baseline instead "
+				  "(hugebench baseline promote)",
+				  r.base);
+			goto next;
+		}
+		for (size_t i = 0; i < m->n; i++)
+			if (!strcmp(m->rows[i].target, r.target)) {
+				rc = fail(err, errlen, name, line + 1,
+					  "target %s is already on line %d; one line per target",
+					  r.target, m->rows[i].line);
+				goto next;
+			}
+		{
+			struct hb_mrow *nr = realloc(m->rows, (m->n + 1) * sizeof(*nr));
+
+			if (!nr) {
+				rc = fail(err, errlen, name, line + 1, "out of memory");
+				goto next;
+			}
+			m->rows = nr;
+			m->rows[m->n++] = r;
+		}
+next:
+		ln = nl ? nl + 1 : NULL;
+		save = NULL;
+	}
+	free(copy);
+	if (!rc && !m->n) {
+		snprintf(err, errlen, "%s: no targets; add a line such as: debian-6.12 base=debian-6.1",
+			 name);
+		rc = -1;
+	}
+	if (rc)
+		hb_matrix_free(m);
+	return rc;
+}
+
+int hb_matrix_load(const char *path, struct hb_matrix *m, char *err, size_t errlen)
+{
+	size_t len;
+	char *text = hb_slurp(path, &len);
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!text) {
+		snprintf(err, errlen, "cannot read matrix %s: %s; see configs/nightly.matrix", path,
+			 strerror(errno));
+		return -1;
+	}
+	if (strlen(text) != len) {
+		free(text);
+		snprintf(err, errlen, "%s: a NUL byte in the file; the matrix is text", path);
+		return -1;
+	}
+	rc = hb_matrix_parse(text, path, m, err, errlen);
+	free(text);
+	return rc;
+}
+
+void hb_matrix_free(struct hb_matrix *m)
+{
+	free(m->rows);
+	m->rows = NULL;
+	m->n = 0;
+}

@@ -1,0 +1,246 @@
+/* nightly.c - integration test of `hugebench nightly` (issue 13) on real
+ * guests, registered in test_guests.c's list. Suite smoke (fault 16 MiB,
+ * ~10 s per boot under TCG), one boot per side, kernels from the cache:
+ *
+ * - night 0: minimal-6.1 alone, clean, --auto-promote: exit 0 and its run
+ *   becomes minimal-6.1's baseline (history.jsonl says "auto: ...").
+ * - night 1: minimal-6.1 (against that baseline) and minimal-6.1-regress
+ *   (base=minimal-6.1, booted alternately with it) with --auto-promote:
+ *   exit 1; junit.xml validates against tests/schemas/junit-10.xsd and has
+ *   a <failure> naming the PMD-mapping check the regression patch breaks;
+ *   kcidb.json validates against tests/schemas/kcidb.v5.3.json; summary.md
+ *   has the subject line; nothing was promoted (the night was not clean).
+ * - the clean minimal-6.1 run of night 1 is promoted as the baseline of
+ *   minimal-6.1-regress; night 2 (that target only) compares against it:
+ *   exit 1 again, minimal-6.1 is not booted, compare.json's base is the
+ *   baseline copy.
+ * - night 3: minimal-6.1 with another suite than its baseline's: not
+ *   comparable, nothing else wrong: exit 3, the reason in compare.log.
+ * 6 boots in all.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "itest.h"
+#include "nightly_itest.h"
+
+/* The night folder printed on hugebench nightly's first line ("-> DIR"). */
+static void night_dir(const char *out, char *dir, size_t len)
+{
+	const char *p = strstr(out, " -> ");
+	size_t n = 0;
+
+	dir[0] = 0;
+	if (!p)
+		return;
+	p += 4;
+	while (p[n] && p[n] != '\n')
+		n++;
+	snprintf(dir, len, "%.*s", (int)n, p);
+}
+
+/* The one folder in dir. */
+static void only_subdir(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	out[0] = 0;
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+			n++;
+		}
+	closedir(d);
+	assert_int_equal(n, 1);
+}
+
+/* prog args... with stdout and stderr into path (argv only, no shell words
+ * built from input: sh gets a fixed script and the argv). */
+static int validate(const char *what, char *const argv[], const char *log)
+{
+	char *sh[12] = { "/bin/sh", "-c", "exec \"$@\" 2>&1", "sh" };
+	int i = 4, rc;
+
+	for (int k = 0; argv[k] && i < 11; k++)
+		sh[i++] = argv[k];
+	sh[i] = NULL;
+	rc = hb_itest_spawn_to(sh, log);
+	if (rc) {
+		char *t = hb_itest_slurp(log);
+
+		printf("%s does not validate (exit %d):\n%s\n", what, rc, t);
+		free(t);
+	}
+	return rc;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+void test_nightly_planted_regression(void **state)
+{
+	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], night2[PATH_MAX], p[PATH_MAX + 64],
+		grp[PATH_MAX + 64], log[PATH_MAX + 16], cwd[PATH_MAX];
+	char *n1[] = { "nightly", "--matrix", mx, "--results", res, "--auto-promote", NULL };
+	char *n2[] = { "nightly", "--matrix", mx, "--results", res, NULL };
+	char *xmllint[] = { "xmllint", "--noout", "--schema", "tests/schemas/junit-10.xsd", p, NULL };
+	char *kcidb[] = { "python3", "tests/schemas/kcidb_validate.py", p, NULL };
+	struct hb_itest_out o;
+	double t0 = hb_itest_now();
+	char *text;
+	json_t *cmp;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	if (hb_itest_results_dir()[0] == '/')
+		cwd[0] = 0; /* HB_TEST_RESULTS is absolute */
+	snprintf(res, sizeof(res), "%s/%s", cwd, hb_itest_results_dir());
+	mkdir(res, 0755); /* may be there */
+	snprintf(res, sizeof(res), "%s/%s/nightly-%d", cwd, hb_itest_results_dir(), (int)getpid());
+	assert_int_equal(mkdir(res, 0755), 0);
+	snprintf(mx, sizeof(mx), "%s/test.matrix", res);
+	snprintf(log, sizeof(log), "%s/validate.log", res);
+	/* night 0: minimal-6.1 alone, clean: --auto-promote makes its run the baseline */
+	write_text(mx, "minimal-6.1 suite=smoke boots=1\n");
+	hb_itest_hugebench(n1, &o);
+	if (o.exit_code != 0)
+		fail_msg("night 0 exit %d, want 0:\n%s\n%s", o.exit_code, o.out, o.err);
+	assert_non_null(strstr(o.out, "baseline of minimal-6.1: "));
+	hb_itest_out_free(&o);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/history.jsonl", res);
+	text = hb_itest_slurp(p);
+	assert_non_null(strstr(text, "\"why\":\"auto: "));
+	free(text);
+
+	write_text(mx, "defaults suite=smoke boots=1\nminimal-6.1\n"
+		       "minimal-6.1-regress base=minimal-6.1\n");
+
+	/* night 1 */
+	hb_itest_hugebench(n1, &o);
+	night_dir(o.out, night, sizeof(night));
+	if (o.exit_code != 1)
+		fail_msg("nightly exit %d, want 1:\n%s\n%s", o.exit_code, o.out, o.err);
+	assert_non_null(strstr(o.out, "not clean (exit 1): no baseline promoted"));
+	hb_itest_out_free(&o);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1-regress", res);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/history.jsonl", res);
+	assert_int_equal(hb_itest_lines(text = hb_itest_slurp(p)), 1); /* night 1 promoted nothing */
+	free(text);
+
+	snprintf(p, sizeof(p), "%s/junit.xml", night);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	assert_non_null(strstr(text, "<testsuite name=\"minimal-6.1\" tests="));
+	assert_non_null(strstr(text, "<testsuite name=\"minimal-6.1-regress\" tests="));
+	assert_non_null(strstr(text, "classname=\"smoke.minimal-6.1-regress\" name=\"check fault."));
+	/* the regression named in a failure's message */
+	if (!strstr(text, "<failure type=\"check\" message=\"fault.huge_ShmemPmdMapped") ||
+	    !strstr(text, "<failure type=\"compare\" message=\""))
+		fail_msg("junit.xml does not name the regression:\n%s", text);
+	/* minimal-6.1 itself is clean, now against its baseline */
+	assert_non_null(strstr(text, "<property name=\"compared_with_kind\" value=\"baseline\"/>"));
+	assert_non_null(strstr(text, "<testsuite name=\"minimal-6.1\" tests=\""));
+	assert_non_null(strstr(strstr(text, "<testsuite name=\"minimal-6.1\" "), "failures=\"0\" errors=\"0\""));
+	free(text);
+
+	snprintf(p, sizeof(p), "%s/kcidb.json", night);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+	snprintf(p, sizeof(p), "%s/summary.md", night);
+	text = hb_itest_slurp(p);
+	if (strncmp(text, "Subject: [hugebench nightly ", 28) || !strstr(text, "minimal-6.1-regress"))
+		fail_msg("summary.md:\n%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/minimal-6.1-regress", night);
+	assert_true(hb_itest_file_size(p, "compare.html") > 0);
+	assert_true(hb_itest_file_size(p, "compare.md") > 0);
+
+	/* promote night 1's clean minimal-6.1 run as the regress target's baseline */
+	snprintf(p, sizeof(p), "%s/minimal-6.1/runs/minimal-6.1", night);
+	only_subdir(p, grp, sizeof(grp));
+	{
+		char *pr[] = { "baseline", "promote", "--results", res, "--target",
+			       "minimal-6.1-regress", grp, NULL };
+
+		hb_itest_hugebench(pr, &o);
+		assert_int_equal(o.exit_code, 0);
+		hb_itest_out_free(&o);
+	}
+
+	/* night 2: against the baseline, the base target not booted */
+	write_text(mx, "minimal-6.1-regress base=minimal-6.1 suite=smoke boots=1\n");
+	hb_itest_hugebench(n2, &o);
+	night_dir(o.out, night2, sizeof(night2));
+	if (o.exit_code != 1)
+		fail_msg("night 2 exit %d, want 1:\n%s\n%s", o.exit_code, o.out, o.err);
+	hb_itest_out_free(&o);
+	assert_string_not_equal(night, night2);
+	snprintf(p, sizeof(p), "%s/minimal-6.1-regress/runs/minimal-6.1", night2);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/minimal-6.1-regress/compare.json", night2);
+	text = hb_itest_slurp(p);
+	cmp = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(cmp);
+	text = (char *)hb_itest_str(json_object_get(json_array_get(json_object_get(cmp, "comparisons"), 0), "base"), "path");
+	if (!strstr(text, "/baselines/minimal-6.1-regress/"))
+		fail_msg("night 2 compared with %s, not the baseline", text);
+	json_decref(cmp);
+	snprintf(p, sizeof(p), "%s/junit.xml", night2);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	assert_non_null(strstr(text, "<property name=\"compared_with_kind\" value=\"baseline\"/>"));
+	free(text);
+	snprintf(p, sizeof(p), "%s/kcidb.json", night2);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+
+	/* night 3: minimal-6.1 with another suite than its (smoke) baseline: not
+	 * comparable, no finding: exit 3, the reason in compare.log */
+	snprintf(p, sizeof(p), "%s/tiny.suite", res);
+	write_text(p, "fault size_mb=8\n");
+	{
+		char line[PATH_MAX + 64];
+
+		snprintf(line, sizeof(line), "minimal-6.1 suite=%s boots=1\n", p);
+		write_text(mx, line);
+	}
+	hb_itest_hugebench(n2, &o);
+	night_dir(o.out, night2, sizeof(night2));
+	if (o.exit_code != 3)
+		fail_msg("night 3 exit %d, want 3:\n%s\n%s", o.exit_code, o.out, o.err);
+	assert_non_null(strstr(o.out, "nightly: minimal-6.1: NOT RUN/COMPARED: not compared with its baseline (compare-report exit 3); see minimal-6.1/compare.log"));
+	hb_itest_out_free(&o);
+	snprintf(p, sizeof(p), "%s/minimal-6.1/compare.log", night2);
+	text = hb_itest_slurp(p);
+	if (!strstr(text, "not comparable") || !strstr(text, "suite"))
+		fail_msg("compare.log:\n%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/junit.xml", night2);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	assert_non_null(strstr(text, "<error type=\"compare\" message=\""));
+	assert_non_null(strstr(text, "could not be compared (compare-report exit 3)"));
+	free(text);
+	printf("four nights (6 boots): %.0f s\n", hb_itest_now() - t0);
+}

@@ -1,0 +1,8 @@
+/* nightly_itest.h - integration test of `hugebench nightly` (issue 13;
+ * nightly.c). */
+#ifndef HB_NIGHTLY_ITEST_H
+#define HB_NIGHTLY_ITEST_H
+
+void test_nightly_planted_regression(void **state);
+
+#endif

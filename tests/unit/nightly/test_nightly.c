@@ -1,0 +1,586 @@
+/* test_nightly.c - unit tests for `hugebench nightly` without booting: the
+ * matrix parser (good files, and each bad input as one line naming file and
+ * line, exit 2 from the command), the JUnit writer (valid against the
+ * vendored tests/schemas/junit-10.xsd by xmllint, the regression named in
+ * <failure>), the KCIDB writer (valid against tests/schemas/kcidb.v5.3.json
+ * by python3-jsonschema), the case collector on a made-up group and
+ * compare-report JSON, and `hugebench baseline promote` (green only). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "nightly.h"
+#include "sysinfo.h"
+#include "util.h"
+
+static char g_root[PATH_MAX];
+static char g_tmp[PATH_MAX];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* argv to the end, stdout+stderr into outpath; the exit status. */
+static int run_to_end(char *const argv[], const char *outpath)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static bool have(const char *prog)
+{
+	char *argv[] = { "sh", "-c", "command -v \"$0\" >/dev/null", (char *)prog, NULL };
+	char out[PATH_MAX + 16];
+
+	snprintf(out, sizeof(out), "%s/have.out", g_tmp);
+	return run_to_end(argv, out) == 0;
+}
+
+/* ---- the matrix ------------------------------------------------------------- */
+
+static void test_matrix_good(void **state)
+{
+	struct hb_matrix m;
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(hb_matrix_parse("# night\n\ndefaults suite=smoke boots=3\n"
+					 "debian-6.12 base=debian-6.1   # the usual\n"
+					 "defaults boots=1 timeout=600\n"
+					 "minimal-6.1-regress base=minimal-6.1 suite=quick "
+					 "connect=qemu+ssh://lab1/system\n",
+					 "m", &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m.n, 2);
+	assert_string_equal(m.rows[0].target, "debian-6.12");
+	assert_string_equal(m.rows[0].suite, "smoke");
+	assert_string_equal(m.rows[0].base, "debian-6.1");
+	assert_int_equal(m.rows[0].boots, 3);
+	assert_int_equal(m.rows[0].line, 4);
+	assert_string_equal(m.rows[1].suite, "quick");
+	assert_int_equal(m.rows[1].boots, 1);
+	assert_true(m.rows[1].timeout_s == 600);
+	assert_string_equal(m.rows[1].connect, "qemu+ssh://lab1/system");
+	assert_int_equal(m.rows[1].line, 6);
+	hb_matrix_free(&m);
+}
+
+static void test_matrix_bad(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "debian-6.12 bots=3\n", "m:1: unknown key 'bots'; known: suite, boots, base" },
+		{ "\n\ndebian-6.12 boots=0\n", "m:3: boots=0: use a whole number from 1 to 200" },
+		{ "debian-6.12 boots=3x\n", "m:1: boots=3x" },
+		{ "debian-6.12 timeout=nan\n", "m:1: timeout=nan" },
+		{ "debian-6.12 base=debian-6.12\n", "m:1: base=debian-6.12 is the target itself" },
+		{ "debian-6.12\ndebian-6.12 boots=2\n", "m:2: target debian-6.12 is already on line 1" },
+		{ "suite=quick\n", "m:1: the line starts with 'suite=quick'" },
+		{ "debian-6.12 quick\n", "m:1: 'quick' is not key=value" },
+		{ "debian-6.12 connect=ssh-host\n", "m:1: connect=ssh-host: not a libvirt URI" },
+		{ "debian-6.12 suite=\n", "m:1: suite= has no value" },
+		{ "debian-6.12 suite=$(reboot)\n", "m:1: suite=$(reboot): use a name" },
+		{ "`x`\n", "m:1: target '`x`'" },
+		{ "defaults base=debian-6.1\n", "m:1: base= is per target" },
+		{ "# only comments\n\n", "m: no targets" },
+	};
+	char err[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hb_matrix m;
+
+		err[0] = 0;
+		if (hb_matrix_parse(cases[i].text, "m", &m, err, sizeof(err)) != -1)
+			fail_msg("accepted: %s", cases[i].text);
+		if (!strstr(err, cases[i].want) || strchr(err, '\n'))
+			fail_msg("input %s: error \"%s\", want \"%s\"", cases[i].text, err,
+				 cases[i].want);
+		assert_null(m.rows);
+	}
+}
+
+/* The command: a bad matrix is one line on stderr and exit 2, nothing made. */
+static void test_nightly_bad_matrix_cli(void **state)
+{
+	char hb[PATH_MAX + 32], mx[PATH_MAX + 16], out[PATH_MAX + 16], res[PATH_MAX + 16];
+	char *argv[] = { hb, "nightly", "--matrix", mx, "--results", res, NULL };
+	char *argv_unknown[] = { hb, "nightly", "--matrix", mx, "--results", res, "--bogus", NULL };
+	char *msg;
+
+	(void)state;
+	snprintf(hb, sizeof(hb), "%s/build/hugebench", g_root);
+	if (access(hb, X_OK))
+		skip();
+	snprintf(mx, sizeof(mx), "%s/bad.matrix", g_tmp);
+	snprintf(out, sizeof(out), "%s/cli.out", g_tmp);
+	snprintf(res, sizeof(res), "%s/cli-results", g_tmp);
+	write_file(mx, "defaults suite=quick\nminimal-6.1 boots=three\n");
+	assert_int_equal(run_to_end(argv, out), 2);
+	msg = hb_slurp(out, NULL);
+	assert_non_null(msg);
+	if (!strstr(msg, "bad.matrix:2: boots=three: use a whole number from 1 to 200") ||
+	    strchr(msg, '\n') != msg + strlen(msg) - 1)
+		fail_msg("hugebench said: %s", msg);
+	free(msg);
+	/* a target that does not exist: found before anything boots */
+	write_file(mx, "no-such-kernel base=minimal-6.1\n");
+	assert_int_equal(run_to_end(argv, out), 2);
+	msg = hb_slurp(out, NULL);
+	if (!strstr(msg, "bad.matrix:1: ") || strchr(msg, '\n') != msg + strlen(msg) - 1)
+		fail_msg("hugebench said: %s", msg);
+	free(msg);
+	assert_int_equal(run_to_end(argv_unknown, out), 2);
+	assert_int_equal(access(res, F_OK), -1); /* no night folder */
+}
+
+/* connect= targets go to `run --backend libvirt --connect URI`, on two
+ * connections at once. Without the libvirt backend (harness/vm/libvirt.c)
+ * the runs refuse the option: each target is "not run", the night exits 3,
+ * and its junit.xml still validates. No guest boots here. */
+static void test_nightly_connect_not_run(void **state)
+{
+	char hb[PATH_MAX + 32], mx[PATH_MAX + 16], out[PATH_MAX + 16], res[PATH_MAX + 16];
+	char xsd[PATH_MAX + 48], junit[PATH_MAX + 64], log[PATH_MAX + 96], night[PATH_MAX + 32];
+	char *argv[] = { hb, "nightly", "--matrix", mx, "--results", res, NULL };
+	char *lint[] = { "xmllint", "--noout", "--schema", xsd, junit, NULL };
+	char *msg, *p;
+
+	(void)state;
+	snprintf(hb, sizeof(hb), "%s/build/hugebench", g_root);
+	if (access(hb, X_OK))
+		skip();
+	snprintf(mx, sizeof(mx), "%s/lv.matrix", g_tmp);
+	snprintf(out, sizeof(out), "%s/lv.out", g_tmp);
+	snprintf(res, sizeof(res), "%s/lv-results", g_tmp);
+	snprintf(xsd, sizeof(xsd), "%s/tests/schemas/junit-10.xsd", g_root);
+	write_file(mx, "defaults suite=smoke boots=1\nminimal-6.1 connect=qemu+ssh://lab1.invalid/system\n"
+		       "minimal-6.1-regress base=minimal-6.1 connect=qemu+ssh://lab2.invalid/system\n");
+	assert_int_equal(run_to_end(argv, out), 3);
+	msg = hb_slurp(out, NULL);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "minimal-6.1 --suite smoke --boots 1 --backend libvirt --connect qemu+ssh://lab1.invalid/system"));
+	assert_non_null(strstr(msg, "nightly: minimal-6.1: NOT RUN/COMPARED"));
+	assert_non_null(strstr(msg, "nightly: minimal-6.1-regress: NOT RUN/COMPARED"));
+	p = strstr(msg, " -> ");
+	assert_non_null(p);
+	snprintf(night, sizeof(night), "%.*s", (int)strcspn(p + 4, "\n"), p + 4);
+	free(msg);
+	snprintf(log, sizeof(log), "%s/minimal-6.1/run.log", night);
+	msg = hb_slurp(log, NULL);
+	assert_non_null(msg);
+	if (strstr(msg, "unrecognized option '--backend'")) {
+		free(msg);
+		snprintf(log, sizeof(log), "%s/summary.md", night);
+		msg = hb_slurp(log, NULL);
+		assert_non_null(strstr(msg, "connect= needs the libvirt backend"));
+	}
+	free(msg);
+	snprintf(junit, sizeof(junit), "%s/junit.xml", night);
+	msg = hb_slurp(junit, NULL);
+	assert_non_null(strstr(msg, "<error type=\"boot\" message=\"minimal-6.1 did not run"));
+	free(msg);
+	if (have("xmllint"))
+		assert_int_equal(run_to_end(lint, out), 0);
+}
+
+/* ---- the writers --------------------------------------------------------------- */
+
+/* A night of two targets: one with a metric regression and a failed check,
+ * one that did not boot. */
+static void make_night(struct hb_night *n)
+{
+	struct hb_ntarget *t;
+	struct hb_ncase *c;
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->stamp, sizeof(n->stamp), "20261203T020000Z");
+	snprintf(n->started, sizeof(n->started), "2026-12-03T02:00:00Z");
+	snprintf(n->host, sizeof(n->host), "lab1");
+	snprintf(n->dir, sizeof(n->dir), "%s", g_tmp);
+	n->n = 2;
+	n->t = calloc(2, sizeof(*n->t));
+	assert_non_null(n->t);
+	t = &n->t[0];
+	snprintf(t->name, sizeof(t->name), "minimal-6.1-regress");
+	snprintf(t->suite, sizeof(t->suite), "smoke");
+	snprintf(t->against, sizeof(t->against), "minimal-6.1");
+	snprintf(t->against_kind, sizeof(t->against_kind), "target");
+	snprintf(t->group, sizeof(t->group), "/r/minimal-6.1-regress/20261203T020000Z-smoke");
+	snprintf(t->started, sizeof(t->started), "2026-12-03T02:00:01Z");
+	snprintf(t->patchset_hash, sizeof(t->patchset_hash), "%064d", 7);
+	snprintf(t->reproduce, sizeof(t->reproduce), "hugebench ab -- minimal-6.1 minimal-6.1-regress");
+	t->boots = 1;
+	t->time_s = 61.5;
+	t->state = HB_TS_FINDING;
+	c = hb_night_add_case(t, HB_NK_BOOT, "boot-1", HB_NS_PASS, "boot-1: fail: a check failed");
+	c->has_value = true;
+	c->value = 12.25;
+	snprintf(c->unit, sizeof(c->unit), "s");
+	c = hb_night_add_case(t, HB_NK_CHECK, "fault.huge_ShmemPmdMapped_delta_kb", HB_NS_FAIL,
+			      "fault.huge_ShmemPmdMapped_delta_kb failed on boot 1 (rep 0): "
+			      "expected == 16384, observed 0 <&\"\x01>");
+	c->output = strdup("line one\nline \x02two\n");
+	hb_night_add_case(t, HB_NK_CHECK, "fault.huge_ShmemHugePages_delta_kb", HB_NS_PASS, NULL);
+	c = hb_night_add_case(t, HB_NK_METRIC, "fault.write_fault_huge", HB_NS_FAIL,
+			      "fault.write_fault_huge: regression +12.3%% (welch)");
+	c->judged = c->changed = c->has_value = true;
+	c->value = 1234.5;
+	c->change_pct = 12.3;
+	snprintf(c->unit, sizeof(c->unit), "ns");
+	c = hb_night_add_case(t, HB_NK_METRIC, "fragment#2.ratio", HB_NS_DONE,
+			      "fragment#2.ratio: not judged (advisory)");
+	c->has_value = true;
+	c->value = 0.5;
+	hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_FAIL,
+			  "2 regressions: fault.huge_ShmemPmdMapped_delta_kb, fault.write_fault_huge");
+	t = &n->t[1];
+	snprintf(t->name, sizeof(t->name), "debian-6.12");
+	snprintf(t->suite, sizeof(t->suite), "quick");
+	t->boots = 3;
+	t->state = HB_TS_INFRA;
+	snprintf(t->state_reason, sizeof(t->state_reason), "did not run");
+	hb_night_add_case(t, HB_NK_BOOT, "run", HB_NS_ERROR, "debian-6.12 did not run (exit 3)");
+}
+
+static void test_junit_valid(void **state)
+{
+	char path[PATH_MAX + 16], err[256], out[PATH_MAX + 16], xsd[PATH_MAX + 32];
+	char *argv[] = { "xmllint", "--noout", "--schema", xsd, path, NULL };
+	struct hb_night n;
+	char *x;
+
+	(void)state;
+	make_night(&n);
+	snprintf(path, sizeof(path), "%s/junit.xml", g_tmp);
+	snprintf(out, sizeof(out), "%s/xmllint.out", g_tmp);
+	snprintf(xsd, sizeof(xsd), "%s/tests/schemas/junit-10.xsd", g_root);
+	assert_int_equal(hb_junit_write(&n, path, err, sizeof(err)), 0);
+	x = hb_slurp(path, NULL);
+	assert_non_null(x);
+	/* one suite per target, the failures named, classname suite.target */
+	assert_non_null(strstr(x, "<testsuites name=\"hugebench nightly 20261203T020000Z\" tests=\"6\" failures=\"3\" errors=\"1\""));
+	assert_non_null(strstr(x, "<testsuite name=\"minimal-6.1-regress\" tests=\"5\" failures=\"3\" errors=\"0\" skipped=\"0\""));
+	assert_non_null(strstr(x, "classname=\"smoke.minimal-6.1-regress\" name=\"metric fault.write_fault_huge\""));
+	assert_non_null(strstr(x, "<failure type=\"regression\" message=\"fault.write_fault_huge: regression +12.3% (welch)\">"));
+	assert_non_null(strstr(x, "message=\"fault.huge_ShmemPmdMapped_delta_kb failed on boot 1 (rep 0): expected == 16384, observed 0 &lt;&amp;&quot;?&gt;\""));
+	assert_non_null(strstr(x, "<system-out>"));
+	assert_non_null(strstr(x, "<error type=\"boot\" message=\"debian-6.12 did not run (exit 3)\">"));
+	assert_non_null(strstr(x, "name=\"compare\">\n   <failure type=\"compare\" message=\"2 regressions: fault.huge_ShmemPmdMapped_delta_kb, fault.write_fault_huge\">"));
+	assert_null(strstr(x, "fragment#2.ratio")); /* not judged: KCIDB only */
+	assert_null(strchr(x, '\x01'));
+	free(x);
+	if (!have("xmllint"))
+		skip();
+	if (run_to_end(argv, out)) {
+		x = hb_slurp(out, NULL);
+		fail_msg("junit.xml does not validate: %s", x);
+	}
+	hb_night_free(&n);
+}
+
+static void test_kcidb_valid(void **state)
+{
+	char path[PATH_MAX + 16], err[256], out[PATH_MAX + 16], py[PATH_MAX + 48];
+	char *argv[] = { "python3", py, path, NULL };
+	struct hb_night n;
+	json_t *doc, *tests, *t;
+	size_t i;
+	int fails = 0, done = 0;
+
+	(void)state;
+	make_night(&n);
+	snprintf(path, sizeof(path), "%s/kcidb.json", g_tmp);
+	snprintf(out, sizeof(out), "%s/kcidb.out", g_tmp);
+	snprintf(py, sizeof(py), "%s/tests/schemas/kcidb_validate.py", g_root);
+	assert_int_equal(hb_kcidb_write(&n, path, err, sizeof(err)), 0);
+	doc = json_load_file(path, 0, NULL);
+	assert_non_null(doc);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "version"), "major")), 5);
+	assert_int_equal(json_array_size(json_object_get(doc, "checkouts")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "checkouts"), 0), "id")),
+			    "hugebench:20261203T020000Z:minimal-6.1-regress");
+	tests = json_object_get(doc, "tests");
+	assert_int_equal(json_array_size(tests), 7);
+	json_array_foreach(tests, i, t) {
+		const char *st = json_string_value(json_object_get(t, "status"));
+
+		assert_string_equal(json_string_value(json_object_get(t, "origin")), "hugebench");
+		fails += !strcmp(st, "FAIL");
+		done += !strcmp(st, "DONE");
+	}
+	assert_int_equal(fails, 3);
+	assert_int_equal(done, 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(tests, 4), "path")),
+			    "hugebench.smoke.fragment_2.ratio");
+	json_decref(doc);
+	hb_night_free(&n);
+	if (!have("python3") || run_to_end((char *[]){ "python3", "-c", "import jsonschema", NULL }, out))
+		skip();
+	if (run_to_end(argv, out))
+		fail_msg("kcidb.json does not validate: %s", hb_slurp(out, NULL));
+	/* and the validator does catch a bad document */
+	write_file(path, "{\"version\":{\"major\":5},\"tests\":[{\"id\":\"x\",\"origin\":\"hugebench\",\"build_id\":\"hugebench:b\"}]}");
+	assert_int_equal(run_to_end(argv, out), 1);
+}
+
+/* summary.md: the subject names the largest regression; then the tables. */
+static void test_summary(void **state)
+{
+	char path[PATH_MAX + 16], err[256], *x;
+	struct hb_night n;
+
+	(void)state;
+	make_night(&n);
+	snprintf(path, sizeof(path), "%s/summary.md", g_tmp);
+	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
+	x = hb_slurp(path, NULL);
+	assert_non_null(x);
+	if (strncmp(x, "Subject: [hugebench nightly 20261203T020000Z] 12.3% regression of "
+		       "fault.write_fault_huge on minimal-6.1-regress (1 targets with findings, 1 not run)\n",
+		    strlen("Subject: [hugebench nightly 20261203T020000Z] 12.3% regression of "
+			   "fault.write_fault_huge on minimal-6.1-regress (1 targets with findings, 1 not run)\n")))
+		fail_msg("summary.md:\n%s", x);
+	assert_non_null(strstr(x, "| minimal-6.1-regress | fault.write_fault_huge | +12.3% |"));
+	assert_non_null(strstr(x, "## Failed checks\n\n- minimal-6.1-regress: fault.huge_ShmemPmdMapped_delta_kb failed"));
+	assert_non_null(strstr(x, "hugebench ab -- minimal-6.1 minimal-6.1-regress\n"));
+	assert_non_null(strstr(x, "| debian-6.12 | quick | 3 | nothing (no baseline, no base=) | NOT RUN/COMPARED: did not run |"));
+	free(x);
+	/* without the metric, the failed check is the subject */
+	n.t[0].cases[3].status = HB_NS_PASS;
+	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
+	x = hb_slurp(path, NULL);
+	assert_non_null(strstr(x, "] fault.huge_ShmemPmdMapped_delta_kb failed on minimal-6.1-regress ("));
+	free(x);
+	hb_night_free(&n);
+}
+
+/* trend.html: one row per target and metric over the nights' kcidb.json. */
+static void test_trend(void **state)
+{
+	char res[PATH_MAX], p[PATH_MAX + 64], err[256], *x;
+	const char *stamps[] = { "20261201T020000Z", "20261202T020000Z", "20261203T020000Z" };
+
+	(void)state;
+	snprintf(res, sizeof(res), "%s/trend-results", g_tmp);
+	assert_int_equal(hb_mkdir_p(res), 0);
+	snprintf(p, sizeof(p), "%s/trend.html", res);
+	assert_int_equal(hb_trend_write(res, p, err, sizeof(err)), 0);
+	x = hb_slurp(p, NULL);
+	assert_non_null(strstr(x, "No measurements yet."));
+	free(x);
+	for (int i = 0; i < 3; i++) {
+		struct hb_night n;
+
+		make_night(&n);
+		snprintf(n.stamp, sizeof(n.stamp), "%s", stamps[i]);
+		n.t[0].cases[3].value = 1000 + 100 * i; /* fault.write_fault_huge creeps up */
+		snprintf(p, sizeof(p), "%s/nightly-%s", res, stamps[i]);
+		assert_int_equal(hb_mkdir_p(p), 0);
+		snprintf(p, sizeof(p), "%s/nightly-%s/kcidb.json", res, stamps[i]);
+		assert_int_equal(hb_kcidb_write(&n, p, err, sizeof(err)), 0);
+		hb_night_free(&n);
+	}
+	snprintf(p, sizeof(p), "%s/trend.html", res);
+	assert_int_equal(hb_trend_write(res, p, err, sizeof(err)), 0);
+	x = hb_slurp(p, NULL);
+	assert_non_null(x);
+	assert_non_null(strstr(x, "<p>3 nights, 20261201T020000Z to 20261203T020000Z."));
+	assert_non_null(strstr(x, "<h2>minimal-6.1-regress</h2>"));
+	/* first 1000, median 1100, last 1200: +9.1 % over the median */
+	if (!strstr(x, "<tr><td>fault.write_fault_huge</td><td><svg") ||
+	    !strstr(x, "<td class=\"n\">1000</td><td class=\"n\">1100</td><td class=\"n\">1200 ns</td><td class=\"n\">+9.1%</td>"))
+		fail_msg("trend.html:\n%s", x);
+	assert_non_null(strstr(x, "fragment#2.ratio"));
+	assert_null(strstr(x, "boot-1")); /* boots are not metrics */
+	free(x);
+}
+
+/* ---- the collector and baselines --------------------------------------------- */
+
+static void make_group(const char *dir, const char *verdict2)
+{
+	char p[PATH_MAX + 64];
+
+	assert_int_equal(hb_mkdir_p(dir), 0);
+	snprintf(p, sizeof(p), "%s/group.json", dir);
+	write_file(p, "{\"schema\":\"hugebench-group/1\",\"target\":\"minimal-6.1\",\"exit_code\":0,"
+		      "\"runs\":[{\"boot\":1,\"dir\":\"boot-1\"},{\"boot\":2,\"dir\":\"boot-2\"}]}");
+	for (int b = 1; b <= 2; b++) {
+		char res[2048];
+		const char *v = b == 2 ? verdict2 : "pass";
+
+		snprintf(p, sizeof(p), "%s/boot-%d", dir, b);
+		assert_int_equal(hb_mkdir_p(p), 0);
+		snprintf(p, sizeof(p), "%s/boot-%d/result.json", dir, b);
+		snprintf(res, sizeof(res),
+			 "{\"verdict\":\"%s\",\"verdict_reason\":\"r%d\",\"target\":{\"name\":\"minimal-6.1\","
+			 "\"kernel_release\":\"6.1.0-hb\"},\"timing\":{\"total_s\":10},"
+			 "\"kernel_issues\":%s,"
+			 "\"workloads\":[{\"name\":\"fault\",\"checks\":[{\"name\":\"pmd\",\"expected\":\"== 1\","
+			 "\"observed\":\"%d\",\"pass\":%s,\"rep\":0}],\"metrics\":[{\"name\":\"t\",\"unit\":\"ns\","
+			 "\"summary\":{\"mean\":%d}}%s]}]}",
+			 v, b, strcmp(v, "kernel-warning") ? "[]" : "[{\"kind\":\"WARNING\",\"line\":7,\"excerpt\":\"WARNING: at mm/shmem.c\"}]",
+			 strcmp(v, "fail") ? 1 : 0, strcmp(v, "fail") ? "true" : "false", b * 10,
+			 /* a metric only the second boot has */
+			 b == 2 ? ",{\"name\":\"late\",\"unit\":\"ns\",\"summary\":{\"mean\":7}}" : "");
+		write_file(p, res);
+	}
+}
+
+static void test_collect(void **state)
+{
+	char g[PATH_MAX + 16], cj[PATH_MAX + 16];
+	struct hb_ntarget t = { 0 };
+
+	(void)state;
+	snprintf(g, sizeof(g), "%s/grp-fail", g_tmp);
+	make_group(g, "fail");
+	hb_night_collect(&t, g, NULL);
+	assert_int_equal(t.state, HB_TS_FINDING);
+	assert_string_equal(t.kernel_release, "6.1.0-hb");
+	/* boot-1, boot-2, one check over both boots, two metrics (t: mean of 10, 20) */
+	assert_int_equal(t.n, 5);
+	assert_int_equal(t.cases[1].kind, HB_NK_CHECK);
+	assert_int_equal(t.cases[1].status, HB_NS_FAIL);
+	assert_string_equal(t.cases[1].message,
+			    "fault.pmd failed on boot 2 (rep 0): expected == 1, observed 0");
+	assert_int_equal(t.cases[2].kind, HB_NK_METRIC);
+	assert_true(t.cases[2].value == 15);
+	assert_int_equal(t.cases[2].n_values, 2);
+	/* boot 2 alone has fault.late: its mean is boot 2's, not halved */
+	assert_string_equal(t.cases[4].name, "fault.late");
+	assert_true(t.cases[4].value == 7);
+	for (size_t i = 0; i < t.n; i++)
+		free(t.cases[i].output);
+	free(t.cases);
+
+	/* with a comparison: the metric judged, the check named a regression */
+	memset(&t, 0, sizeof(t));
+	snprintf(cj, sizeof(cj), "%s/compare.json", g_tmp);
+	write_file(cj, "{\"comparisons\":[{\"metrics\":[{\"workload\":\"fault\",\"name\":\"t\",\"unit\":\"ns\","
+		       "\"verdict\":\"regression\",\"change_pct\":50,\"interval\":[1.2,1.8],\"test\":\"welch\","
+		       "\"why\":\"\",\"new\":{\"center\":15}}],\"findings\":[{\"kind\":\"check\",\"regression\":true,"
+		       "\"workload\":\"fault\",\"what\":\"pmd\",\"text\":\"pmd failed\"}]}]}");
+	hb_night_collect(&t, g, cj);
+	assert_int_equal(t.n, 5); /* 2 boots, check, metric, compare (fault.late was not compared) */
+	assert_true(t.cases[3].judged && t.cases[3].changed);
+	assert_int_equal(t.cases[3].status, HB_NS_FAIL);
+	assert_non_null(strstr(t.cases[1].message, "(regression: passed on the base side)"));
+	assert_string_equal(t.cases[4].message, "1 regression: fault.pmd");
+	for (size_t i = 0; i < t.n; i++)
+		free(t.cases[i].output);
+	free(t.cases);
+
+	/* a kernel warning: the boot case fails with the console excerpt */
+	memset(&t, 0, sizeof(t));
+	snprintf(g, sizeof(g), "%s/grp-warn", g_tmp);
+	make_group(g, "kernel-warning");
+	hb_night_collect(&t, g, NULL);
+	assert_int_equal(t.state, HB_TS_FINDING);
+	assert_string_equal(t.cases[3].name, "boot-2");
+	assert_int_equal(t.cases[3].status, HB_NS_FAIL);
+	assert_non_null(strstr(t.cases[3].output, "WARNING at console line 7"));
+	for (size_t i = 0; i < t.n; i++)
+		free(t.cases[i].output);
+	free(t.cases);
+}
+
+static void test_baseline_promote(void **state)
+{
+	char g[PATH_MAX + 16], bad[PATH_MAX + 16], res[PATH_MAX + 16], cur[PATH_MAX];
+	char hist[PATH_MAX + 64], *h;
+
+	(void)state;
+	snprintf(g, sizeof(g), "%s/grp-green", g_tmp);
+	snprintf(bad, sizeof(bad), "%s/grp-red", g_tmp);
+	snprintf(res, sizeof(res), "%s/bres", g_tmp);
+	make_group(g, "pass");
+	make_group(bad, "kernel-warning");
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), -1);
+	/* not green: refused, nothing made current */
+	assert_int_equal(hb_baseline_promote(res, bad, NULL, NULL), HB_EXIT_FAIL);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), -1);
+	assert_int_equal(hb_baseline_promote(res, g, NULL, "test"), 0);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), 0);
+	assert_non_null(strstr(cur, "/bres/baselines/minimal-6.1/grp-green"));
+	/* a copy: the source may go */
+	snprintf(hist, sizeof(hist), "%s/boot-2/result.json", cur);
+	assert_true(hb_is_file(hist));
+	/* as another target's baseline */
+	assert_int_equal(hb_baseline_promote(res, g, "minimal-6.1-regress", NULL), 0);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1-regress", cur, sizeof(cur)), 0);
+	snprintf(hist, sizeof(hist), "%s/baselines/minimal-6.1/history.jsonl", res);
+	h = hb_slurp(hist, NULL);
+	assert_non_null(h);
+	assert_non_null(strstr(h, "\"why\":\"test\""));
+	free(h);
+	assert_int_equal(hb_baseline_promote(res, g, "../evil", NULL), HB_EXIT_USAGE);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(g_root, sizeof(g_root), "%s", hbt_root());
+	snprintf(g_tmp, sizeof(g_tmp), "/tmp/hb-test-nightly-XXXXXX");
+	return mkdtemp(g_tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char *rm[] = { "rm", "-rf", g_tmp, NULL };
+
+	(void)state;
+	hb_spawn_capture(rm, NULL, 0);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matrix_good),
+		cmocka_unit_test(test_matrix_bad),
+		cmocka_unit_test(test_nightly_bad_matrix_cli),
+		cmocka_unit_test(test_nightly_connect_not_run),
+		cmocka_unit_test(test_junit_valid),
+		cmocka_unit_test(test_kcidb_valid),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_trend),
+		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_baseline_promote),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
