@@ -40,11 +40,12 @@ BUILD := build
 # Debian packages the build, the guests and the tests need.
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
 	libgsl-dev libssl-dev cpio xz-utils zstd kmod \
-	build-essential flex bison bc libelf-dev
+	build-essential flex bison bc libelf-dev \
+	libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 
 GUEST_SRC := $(wildcard workloads/*.c)
 GUEST_OBJ := $(patsubst workloads/%.c,$(BUILD)/guest/%.o,$(GUEST_SRC))
-HARNESS_SRC := $(wildcard harness/*.c)
+HARNESS_SRC := $(wildcard harness/*.c harness/vm/*.c)
 HARNESS_OBJ := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRC))
 # Harness objects without main(), for unit tests.
 HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
@@ -59,7 +60,7 @@ all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 # Installs what is missing (as root), or prints the exact command to run.
 # Only the tests need a browser (the HTML report is opened in Chromium).
 # Sanitizer and fuzz builds use clang's libFuzzer runtime (libclang-rt-14-dev).
-TEST_PKGS := chromium clang libclang-rt-14-dev
+TEST_PKGS := chromium clang libclang-rt-14-dev openssh-server openssh-client
 
 deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
@@ -87,13 +88,13 @@ $(BUILD)/guest/%.o: workloads/%.c $(wildcard workloads/*.h) | check-deps
 $(BUILD)/hb-guest: $(GUEST_OBJ)
 	$(CC) -static -o $@ $^ -ljansson -lm
 
-$(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*.h) | check-deps
+$(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h harness/vm/*.h) $(wildcard workloads/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 # The host links the same /proc and suite parsers the guest uses.
 SHARED_OBJ := $(BUILD)/guest/procstat.o $(BUILD)/guest/suite.o $(BUILD)/guest/params.o
-HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lm
+HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lvirt -lm
 $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
@@ -115,7 +116,7 @@ CMP_SRC := harness/stats.c harness/cmp_rule.c harness/cmp_util.c harness/cmp_loa
 # Benchmark of the compare-report rule (not a test): false alarms and power
 # by simulation from measured boot-to-boot noise (bench/data/*.json, made by
 # hugebench calibrate), at 1, 3, 5 and 10 boots per side.
-$(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(wildcard harness/*.h) | check-deps
+$(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(wildcard harness/*.h harness/vm/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
@@ -126,7 +127,7 @@ compare-sim: $(BUILD)/compare_sim
 # kernel; default: the latest debian-6.12 group) into halves of 5, then each
 # delay-injection group against its interleaved minimal-6.1 group when
 # RESULTS (default results/) holds them.
-$(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(wildcard harness/*.h) | check-deps
+$(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(wildcard harness/*.h harness/vm/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
@@ -204,7 +205,7 @@ FUZZ_SECONDS ?= 60
 # keep the fuzz objects between builds (make deletes pattern-made intermediates)
 .SECONDARY: $(FUZZ_OBJ)
 
-$(BUILD)/fuzz/obj/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/*.h) | check-deps
+$(BUILD)/fuzz/obj/%.o: harness/%.c $(wildcard harness/*.h harness/vm/*.h) $(wildcard workloads/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
 
