@@ -7,6 +7,7 @@
 #include "qemu.h"
 #include "run.h"
 #include "util.h"
+#include "vm/backend.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -26,10 +27,13 @@ static int usage(FILE *to)
 		"                     [--timeout SECONDS] [--stall SECONDS] [--memory MB] [--vcpus N]\n"
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
 		"                     [--guest-ram anon|huge-tmpfs] [--boots N] [--jobs J]\n"
+		"                     [--backend qemu|libvirt] [--connect URI]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n"
 		"--boots N: N independent boots of the same kernel and suite, one run group\n"
 		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
-		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n");
+		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n"
+		"--backend libvirt: the guest runs as a transient libvirt domain on --connect URI\n"
+		"  (default qemu:///system; remote hosts too, e.g. qemu+ssh://host/system).\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -109,7 +113,8 @@ static const struct option run_lo[] = {
 	{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
 	{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
 	{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
-	{ "jobs", required_argument, 0, 'J' },
+	{ "jobs", required_argument, 0, 'J' }, { "backend", required_argument, 0, 'K' },
+	{ "connect", required_argument, 0, 'U' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 }
 };
@@ -122,7 +127,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 
 	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
 				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
-				.extra_cmdline = "", .boots = 1, .jobs = 0 };
+				.extra_cmdline = "", .boots = 1, .jobs = 0, .backend = "qemu" };
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "t:s:h", run_lo, NULL)) != -1) {
 		int bad = 0;
@@ -141,6 +146,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		case 'G': o->guest_ram = optarg; break;
 		case 'B': bad = hb_parse_int("--boots", optarg, 1, 200, &o->boots); break;
 		case 'J': bad = hb_parse_int("--jobs", optarg, 1, 64, &o->jobs); break;
+		case 'K': o->backend = optarg; break;
+		case 'U': o->connect = optarg; break;
 		case 'h': help(stdout); return -1;
 		default: return help(stderr);
 		}
@@ -155,6 +162,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		hb_err("--accel %s: use auto, tcg or kvm", o->accel);
 		return HB_EXIT_USAGE;
 	}
+	if (hb_run_check_backend(o))
+		return HB_EXIT_USAGE;
 	if (!o->jobs)
 		o->jobs = default_jobs();
 	if (o->jobs > o->boots)
@@ -186,6 +195,10 @@ static int group_check(struct run_group *g, const struct run_opts *o)
 	g->host = g->c.t.kind == HB_TARGET_HOST;
 	if (g->host && geteuid() != 0) {
 		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
+		return HB_EXIT_USAGE;
+	}
+	if (g->host && strcmp(o->backend, "qemu")) {
+		hb_err("target host runs on this machine, not in a VM: drop --backend %s", o->backend);
 		return HB_EXIT_USAGE;
 	}
 	if (g->host && o->jobs > 1) {
