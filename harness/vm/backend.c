@@ -60,8 +60,9 @@ void hb_backend_describe(const struct run_ctx *c, json_t *env)
 	if (!lv)
 		return;
 	json_object_set_new(env, "libvirt_uri", hb_json_text(c->lv_uri));
-	/* libvirt picks the -accel string itself: no thread=single there */
-	json_object_set_new(env, "qemu_accel", json_string(c->accel));
+	/* TCG through the wrapper that adds thread=single (libvirt.c) */
+	json_object_set_new(env, "qemu_accel",
+			    json_string(strcmp(c->accel, "tcg") == 0 ? "tcg,thread=single" : c->accel));
 	json_object_set_new(env, "qemu_user", json_string("libvirt"));
 	json_object_set_new(env, "qemu_user_reason",
 			    json_string("the user libvirtd's qemu.conf names on the libvirt host"));

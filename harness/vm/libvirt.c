@@ -100,9 +100,9 @@ int hb_libvirt_xml_escape(const char *s, char *out, size_t outlen)
 }
 
 int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *kernel,
-			  const char *initrd, char *out, size_t outlen)
+			  const char *initrd, const char *emulator, char *out, size_t outlen)
 {
-	char n[512], k[8192], i[8192], c[4096];
+	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "";
 	bool kvm = strcmp(vm->accel, "kvm") == 0;
 	int len;
 
@@ -110,6 +110,13 @@ int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *
 	    hb_libvirt_xml_escape(initrd, i, sizeof(i)) ||
 	    hb_libvirt_xml_escape(vm->cmdline, c, sizeof(c)))
 		return -1;
+	if (emulator) {
+		char esc[8192];
+
+		if (hb_libvirt_xml_escape(emulator, esc, sizeof(esc)))
+			return -1;
+		snprintf(e, sizeof(e), "    <emulator>%s</emulator>\n", esc);
+	}
 	/* What qemu.c runs: q35, -cpu max (host under KVM), -no-reboot, no
 	 * default devices, ttyS0 = console, ttyS1 = result stream. The serial
 	 * ports are ptys that hugebench reads as libvirt streams. */
@@ -130,6 +137,7 @@ int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *
 		       "  <on_reboot>destroy</on_reboot>\n"
 		       "  <on_crash>destroy</on_crash>\n"
 		       "  <devices>\n"
+		       "%s"
 		       "    <controller type='usb' model='none'/>\n"
 		       "    <serial type='pty'><target port='0'/></serial>\n"
 		       "    <serial type='pty'><target port='1'/></serial>\n"
@@ -137,7 +145,7 @@ int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *
 		       "  </devices>\n"
 		       "</domain>\n",
 		       kvm ? "kvm" : "qemu", n, vm->memory_mb, vm->vcpus, k, i, c,
-		       kvm ? "host-passthrough" : "maximum");
+		       kvm ? "host-passthrough" : "maximum", e);
 	return len < 0 || (size_t)len >= outlen ? -1 : 0;
 }
 
@@ -199,7 +207,8 @@ static int read_source(virStreamPtr st, char *data, size_t n, void *opaque)
 
 /* Uploads path as volume name; its path on the libvirt host into vpath. */
 static virStorageVolPtr upload(virConnectPtr conn, virStoragePoolPtr pool, const char *path,
-			       const char *name, char *vpath, size_t vlen, char *err, size_t errlen)
+			       const char *name, int mode, char *vpath, size_t vlen, char *err,
+			       size_t errlen)
 {
 	char xml[1024], ename[512];
 	struct stat sb;
@@ -215,9 +224,9 @@ static virStorageVolPtr upload(virConnectPtr conn, virStoragePoolPtr pool, const
 	hb_libvirt_xml_escape(name, ename, sizeof(ename));
 	snprintf(xml, sizeof(xml),
 		 "<volume><name>%s</name><capacity unit='bytes'>%lld</capacity>"
-		 "<target><format type='raw'/><permissions><mode>0644</mode></permissions>"
+		 "<target><format type='raw'/><permissions><mode>0%o</mode></permissions>"
 		 "</target></volume>",
-		 ename, (long long)sb.st_size);
+		 ename, (long long)sb.st_size, mode);
 	vol = virStorageVolCreateXML(pool, xml, 0);
 	if (!vol) {
 		snprintf(err, errlen, "cannot create volume %s in pool " POOL_NAME ": %s", name,
@@ -262,6 +271,100 @@ static void drop_volume(virStorageVolPtr *vol)
 	virStorageVolDelete(*vol, 0);
 	virStorageVolFree(*vol);
 	*vol = NULL;
+}
+
+/* Single-threaded TCG, as qemu.c runs it (MTTCG was slower here and racy:
+ * a guest under libvirt's default "-accel tcg" once panicked with "IO-APIC
+ * + timer doesn't work!"). libvirt 9 writes "-accel tcg" and has no XML for
+ * thread=single, so the domain's emulator is this wrapper: it execs the
+ * libvirt host's own QEMU with thread=single added. It is kept in the pool
+ * (mode 0755), named by a hash of its text, so libvirt probes it once. */
+static const char wrapper_fmt[] =
+	"#!/bin/sh\n"
+	"# hugebench: %s with single-threaded TCG (libvirt cannot ask for it)\n"
+	"prev=\n"
+	"for a; do\n"
+	"\tshift\n"
+	"\tif [ \"$prev\" = -accel ]; then\n"
+	"\t\tcase $a in\n"
+	"\t\ttcg) a=tcg,thread=single ;;\n"
+	"\t\ttcg,*thread=*) ;;\n"
+	"\t\ttcg,*) a=$a,thread=single ;;\n"
+	"\t\tesac\n"
+	"\tfi\n"
+	"\tset -- \"$@\" \"$a\"\n"
+	"\tprev=$a\n"
+	"done\n"
+	"exec %s \"$@\"\n";
+
+/* The libvirt host's QEMU for q35 TCG (domain capabilities' <path>). */
+static int host_qemu(virConnectPtr conn, char *path, size_t plen)
+{
+	char *caps = virConnectGetDomainCapabilities(conn, NULL, "x86_64", "q35", "qemu", 0);
+	const char *p = caps ? strstr(caps, "<path>") : NULL;
+	size_t n = p ? strcspn(p + 6, "<") : 0;
+	int rc = -1;
+
+	/* a path that needs no quoting in the wrapper's exec line */
+	if (p && n > 1 && n < plen && p[6] == '/' && strspn(p + 6, "abcdefghijklmnopqrstuvwxyz"
+							   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+							   "0123456789/._-+") >= n) {
+		snprintf(path, plen, "%.*s", (int)n, p + 6);
+		rc = 0;
+	}
+	free(caps);
+	return rc;
+}
+
+static int tcg_wrapper(virConnectPtr conn, virStoragePoolPtr pool, char *path, size_t plen,
+		       char *err, size_t errlen)
+{
+	char qemu[1024], text[2048], name[64], tmp[] = "/tmp/hb-lv-wrap-XXXXXX";
+	unsigned long h = 5381;
+	virStorageVolPtr vol;
+	char *p;
+	int fd;
+
+	if (host_qemu(conn, qemu, sizeof(qemu))) {
+		snprintf(err, errlen, "the libvirt host names no QEMU for q35 TCG: %s",
+			 last_error());
+		return -1;
+	}
+	snprintf(text, sizeof(text), wrapper_fmt, qemu, qemu);
+	for (p = text; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	snprintf(name, sizeof(name), HB_LIBVIRT_PREFIX "tcg-single-%08lx", h & 0xffffffffUL);
+	vol = virStorageVolLookupByName(pool, name);
+	if (!vol) {
+		fd = mkstemp(tmp);
+		if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+			snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			return -1;
+		}
+		close(fd);
+		vol = upload(conn, pool, tmp, name, 0755, path, plen, err, errlen);
+		unlink(tmp);
+		if (!vol) {
+			/* a boot next to us made it first: give its upload a moment */
+			sleep(1);
+			vol = virStorageVolLookupByName(pool, name);
+		}
+	}
+	p = vol ? virStorageVolGetPath(vol) : NULL;
+	if (vol)
+		virStorageVolFree(vol);
+	if (!p) {
+		snprintf(err, errlen, "cannot install the single-threaded TCG wrapper %s: %s", name,
+			 last_error());
+		return -1;
+	}
+	snprintf(path, plen, "%s", p);
+	free(p);
+	return 0;
 }
 
 /* ---- one run -------------------------------------------------------------- */
@@ -410,7 +513,8 @@ static const char *stop_text(int detail)
 int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome *out)
 {
 	static unsigned seq;
-	char host[256] = "host", name[400], vname[2][420], vpath[2][4096], *xml = NULL;
+	char host[256] = "host", name[400], vname[2][420], vpath[2][4096], emulator[4096] = "";
+	char *xml = NULL;
 	const size_t xml_len = 32768;
 	virConnectPtr conn = NULL;
 	virStoragePoolPtr pool = NULL;
@@ -459,14 +563,18 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 		printf("[libvirt] %s: uploading kernel and initramfs to pool " POOL_NAME "\n", uri);
 		fflush(stdout);
 	}
-	vol[0] = upload(conn, pool, vm->kernel, vname[0], vpath[0], sizeof(vpath[0]), out->error,
-			sizeof(out->error));
+	vol[0] = upload(conn, pool, vm->kernel, vname[0], 0644, vpath[0], sizeof(vpath[0]),
+			out->error, sizeof(out->error));
 	if (vol[0])
-		vol[1] = upload(conn, pool, vm->initrd, vname[1], vpath[1], sizeof(vpath[1]),
+		vol[1] = upload(conn, pool, vm->initrd, vname[1], 0644, vpath[1], sizeof(vpath[1]),
 				out->error, sizeof(out->error));
 	if (!vol[1])
 		goto done;
-	if (hb_libvirt_domain_xml(vm, name, vpath[0], vpath[1], xml, xml_len)) {
+	if (strcmp(vm->accel, "tcg") == 0 &&
+	    tcg_wrapper(conn, pool, emulator, sizeof(emulator), out->error, sizeof(out->error)))
+		goto done;
+	if (hb_libvirt_domain_xml(vm, name, vpath[0], vpath[1], emulator[0] ? emulator : NULL, xml,
+				  xml_len)) {
 		snprintf(out->error, sizeof(out->error), "the domain XML does not fit: path too long");
 		goto done;
 	}

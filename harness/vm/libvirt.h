@@ -30,8 +30,9 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 /* XML text of s with & < > " ' escaped; -1 when it does not fit. */
 int hb_libvirt_xml_escape(const char *s, char *out, size_t outlen);
 /* The transient domain's XML for vm named name, kernel and initrd at these
- * paths on the libvirt host; -1 when it does not fit. */
+ * paths on the libvirt host, emulator (NULL: libvirt's default) as QEMU;
+ * -1 when it does not fit. */
 int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *kernel,
-			  const char *initrd, char *out, size_t outlen);
+			  const char *initrd, const char *emulator, char *out, size_t outlen);
 
 #endif
