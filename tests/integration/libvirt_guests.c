@@ -56,8 +56,9 @@ static void libvirt_up(void)
 	assert_int_equal(strncmp(uri_ssh, "qemu+ssh://root@127.0.0.1:", 26), 0);
 }
 
-/* Lines of `virsh -c qemu:///system ARGS` that start with "hugebench-". */
-static int count_hugebench(char *const args[])
+/* Lines of `virsh -c qemu:///system ARGS` whose first word starts with
+ * "hugebench-" and ends with suffix ("" for any). */
+static int count_hugebench(char *const args[], const char *suffix)
 {
 	char out[] = "/tmp/hb-itest-virsh-XXXXXX";
 	char *argv[16] = { "/usr/bin/virsh", "-c", "qemu:///system" };
@@ -72,8 +73,12 @@ static int count_hugebench(char *const args[])
 	text = hb_itest_slurp(out);
 	unlink(out);
 	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		size_t w;
+
 		line += strspn(line, " ");
-		n += strncmp(line, "hugebench-", 10) == 0;
+		w = strcspn(line, " ");
+		n += strncmp(line, "hugebench-", 10) == 0 && w >= strlen(suffix) &&
+		     strncmp(line + w - strlen(suffix), suffix, strlen(suffix)) == 0;
 	}
 	free(text);
 	return n;
@@ -81,12 +86,14 @@ static int count_hugebench(char *const args[])
 
 static int hugebench_domains(void)
 {
-	return count_hugebench((char *[]){ "list", "--all", "--name", NULL });
+	return count_hugebench((char *[]){ "list", "--all", "--name", NULL }, "");
 }
 
+/* A boot's uploads (the TCG wrapper volume is kept on purpose). */
 static int hugebench_volumes(void)
 {
-	return count_hugebench((char *[]){ "vol-list", "hugebench", NULL });
+	return count_hugebench((char *[]){ "vol-list", "hugebench", NULL }, "-kernel") +
+	       count_hugebench((char *[]){ "vol-list", "hugebench", NULL }, "-initrd");
 }
 
 /* The newest QEMU-backend quick run of TARGET under the test results (the
