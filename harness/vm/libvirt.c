@@ -524,7 +524,7 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 	struct lv_run r = { .ch = { { .fd = -1 }, { .fd = -1 } } };
 	int ev_id = -1, timer = -1, rc = -1;
 	bool killed = false, close_cb = false;
-	double deadline, grace_end = 0, drain_end = 0, next_check = 0;
+	double deadline, grace_end = 0, drain_end = 0, next_check = 0, up_t0;
 
 	memset(out, 0, sizeof(*out));
 	out->qemu_status = -1;
@@ -559,10 +559,7 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 	if (!pool)
 		goto done;
 	sweep_stale(pool, host);
-	if (!vm->quiet) {
-		printf("[libvirt] %s: uploading kernel and initramfs to pool " POOL_NAME "\n", uri);
-		fflush(stdout);
-	}
+	up_t0 = hb_mono_s();
 	vol[0] = upload(conn, pool, vm->kernel, vname[0], 0644, vpath[0], sizeof(vpath[0]),
 			out->error, sizeof(out->error));
 	if (vol[0])
@@ -570,6 +567,15 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 				out->error, sizeof(out->error));
 	if (!vol[1])
 		goto done;
+	if (!vm->quiet) {
+		struct stat k, i;
+
+		if (stat(vm->kernel, &k) == 0 && stat(vm->initrd, &i) == 0)
+			printf("[libvirt] %s: kernel and initramfs (%.1f MB) uploaded to pool " POOL_NAME
+			       " in %.2f s\n",
+			       uri, (double)(k.st_size + i.st_size) / 1e6, hb_mono_s() - up_t0);
+		fflush(stdout);
+	}
 	if (strcmp(vm->accel, "tcg") == 0 &&
 	    tcg_wrapper(conn, pool, emulator, sizeof(emulator), out->error, sizeof(out->error)))
 		goto done;
