@@ -510,6 +510,36 @@ static const char *stop_text(int detail)
 	}
 }
 
+/* After a lost connection: a new one ends the domain (if libvirt's
+ * auto-destroy has not) and deletes the boot's volumes, by name. */
+static void cleanup_by_name(const char *uri, const char *name, char vname[2][420])
+{
+	char err[512];
+	virConnectPtr c = connect_uri(uri, err, sizeof(err));
+	virStoragePoolPtr pool;
+	virDomainPtr dom;
+
+	if (!c) {
+		hb_err("%s; the domain %s ends by itself (auto-destroy), its volumes stay in pool "
+		       POOL_NAME " until the next run from this host", err, name);
+		return;
+	}
+	dom = virDomainLookupByName(c, name);
+	if (dom) {
+		virDomainDestroy(dom);
+		virDomainFree(dom);
+	}
+	pool = virStoragePoolLookupByName(c, POOL_NAME);
+	for (int i = 0; pool && i < 2; i++) {
+		virStorageVolPtr v = virStorageVolLookupByName(pool, vname[i]);
+
+		drop_volume(&v);
+	}
+	if (pool)
+		virStoragePoolFree(pool);
+	virConnectClose(c);
+}
+
 int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome *out)
 {
 	static unsigned seq;
@@ -661,7 +691,12 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 	hb_follow(f);
 	out->total_s = hb_mono_s() - f->t0;
 	out->boot_s = f->seen_first ? f->first_t : 0;
-	if (r.conn_lost && !r.stopped) {
+	if (r.conn_lost && hb_interrupted) {
+		/* Ctrl-C in a terminal reaches the whole process group: the ssh
+		 * under a qemu+ssh:// connection dies with us. An interrupt all
+		 * the same, not an infrastructure error. */
+		out->end = HB_END_INTERRUPTED;
+	} else if (r.conn_lost && !r.stopped) {
 		/* libvirtd ends the domain itself (auto-destroy) */
 		snprintf(out->error, sizeof(out->error),
 			 "lost the connection to libvirt at %s during the run; partial results kept",
@@ -700,6 +735,8 @@ done:
 			virConnectUnregisterCloseCallback(conn, on_close);
 		virConnectClose(conn);
 	}
+	if (r.conn_lost)
+		cleanup_by_name(uri, name, vname);
 	if (f && f->fd >= 0)
 		close(f->fd);
 	free(f);

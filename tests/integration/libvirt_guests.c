@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -231,7 +232,41 @@ static void count_while_up(const char *dir)
 	domains_while_up = hugebench_domains();
 }
 
-static void interrupted_through(const char *uri)
+/* Ctrl-C in a terminal goes to the whole process group: the ssh that
+ * libvirt started under hugebench gets SIGINT too. */
+static void sigint_ssh_too(const char *dir)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	count_while_up(dir);
+	while (d && (e = readdir(d))) {
+		char p[300], buf[4096];
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		for (ssize_t i = 0; i < n; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		if (strncmp(buf, "ssh ", 4) == 0 && strstr(buf, "test-libvirt-ssh/id"))
+			kill(atoi(e->d_name), SIGINT);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void interrupted_through(const char *uri, void (*while_up)(const char *dir))
 {
 	const char *extra[] = { "--backend", "libvirt", "--connect", uri, "--timeout", "300",
 				"--cmdline", "hb.hang=1", NULL };
@@ -239,7 +274,7 @@ static void interrupted_through(const char *uri)
 
 	libvirt_up();
 	domains_while_up = -1;
-	hb_itest_run_killed(TARGET, extra, 10, SIGINT, count_while_up, &r);
+	hb_itest_run_killed(TARGET, extra, 10, SIGINT, while_up, &r);
 	/* the domain existed, so its absence afterwards means something */
 	assert_int_equal(domains_while_up, 1);
 	assert_int_equal(r.exit_code, 3);
@@ -253,14 +288,14 @@ static void interrupted_through(const char *uri)
 void test_libvirt_interrupt_local(void **state)
 {
 	(void)state;
-	interrupted_through("qemu:///system");
+	interrupted_through("qemu:///system", count_while_up);
 }
 
 void test_libvirt_interrupt_ssh(void **state)
 {
 	(void)state;
 	libvirt_up();
-	interrupted_through(uri_ssh);
+	interrupted_through(uri_ssh, sigint_ssh_too);
 }
 
 /* A guest that never finishes: the time limit destroys the domain. */
