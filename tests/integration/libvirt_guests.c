@@ -319,3 +319,26 @@ void test_libvirt_timeout(void **state)
 	assert_int_equal(hugebench_volumes(), 0);
 	hb_itest_run_free(&r);
 }
+
+/* A guest that goes silent after booting: the stall watchdog ends it as
+ * under the QEMU backend, and the domain is gone. */
+void test_libvirt_stall(void **state)
+{
+	struct hb_itest_run r;
+	double t0 = hb_itest_now();
+
+	(void)state;
+	libvirt_up();
+	hb_itest_run_suite(TARGET, "smoke",
+			   (const char *[]){ "--backend", "libvirt", "--connect", uri_ssh, "--timeout",
+					     "600", "--stall", "10", "--cmdline", "hb.hang=1", NULL },
+			   &r);
+	assert_int_equal(r.exit_code, 3);
+	assert_non_null(r.result);
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "timeout");
+	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"), "sent nothing for 10 s"));
+	assert_true(hb_itest_now() - t0 < 10 + 60);
+	assert_int_equal(hugebench_domains(), 0);
+	assert_int_equal(hugebench_volumes(), 0);
+	hb_itest_run_free(&r);
+}

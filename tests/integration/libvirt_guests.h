@@ -8,5 +8,6 @@ void test_libvirt_quick_ssh(void **state);
 void test_libvirt_interrupt_local(void **state);
 void test_libvirt_interrupt_ssh(void **state);
 void test_libvirt_timeout(void **state);
+void test_libvirt_stall(void **state);
 
 #endif

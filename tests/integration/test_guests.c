@@ -852,6 +852,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_interrupt_local),
 		cmocka_unit_test(test_libvirt_interrupt_ssh),
 		cmocka_unit_test(test_libvirt_timeout),
+		cmocka_unit_test(test_libvirt_stall),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */
