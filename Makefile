@@ -41,7 +41,8 @@ BUILD := build
 # Debian packages the build, the guests and the tests need.
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
 	libgsl-dev libssl-dev libxml2-dev cpio xz-utils zstd kmod \
-	build-essential flex bison bc libelf-dev
+	build-essential flex bison bc libelf-dev \
+	libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 
 # The tree (README "Where things are"). Each side sees only its own headers
 # and lib/: the host build cannot include a guest header and vice versa.
@@ -78,8 +79,10 @@ all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 # Installs what is missing (as root), or prints the exact command to run.
 # Only the tests need a browser (the HTML report is opened in Chromium).
 # Sanitizer and fuzz builds use clang's libFuzzer runtime (libclang-rt-14-dev).
-# nightly's junit.xml and kcidb.json are validated with xmllint and python3-jsonschema.
-TEST_PKGS := chromium clang libclang-rt-14-dev libxml2-utils python3-jsonschema
+# nightly's junit.xml and kcidb.json are validated with xmllint and python3-jsonschema;
+# the libvirt tests reach a "remote" libvirtd over ssh to localhost.
+TEST_PKGS := chromium clang libclang-rt-14-dev libxml2-utils python3-jsonschema \
+	openssh-server openssh-client
 
 deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
@@ -117,7 +120,7 @@ $(BUILD)/obj/%.o: %.c $(ALL_H) | check-deps
 $(BUILD)/hb-guest: $(GUEST_OBJ) $(LIB_OBJ)
 	$(CC) -static -o $@ $^ -ljansson -lm
 
-HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lm
+HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lvirt -lm
 $(BUILD)/hugebench: $(HOST_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 

@@ -17,6 +17,7 @@
 #include "target.h"
 #include "sysinfo.h"
 #include "util.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -261,11 +262,16 @@ int hb_boot_open(const struct run_ctx *c, const char *parent, const char *group_
 	return save(b->dir, b->res);
 }
 
-/* The kernel, the guest image, QEMU and the accelerator: once per run. */
+/* The backend, the kernel, the guest image and the accelerator: once per run. */
 int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 {
 	int rc;
 
+	/* the backend first: a libvirt host that does not answer fails the run
+	 * before a kernel is built for it */
+	rc = hb_backend_prepare(c, err, errlen);
+	if (rc)
+		return rc;
 	printf("[kernel] preparing %s\n", c->t.name);
 	fflush(stdout);
 	rc = hb_kernel_resolve(&c->t, c->o.modules, &c->k, err, errlen);
@@ -279,12 +285,6 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 			   errlen))
 		return HB_EXIT_INFRA;
 	c->have_image = true;
-	hb_qemu_version(c->qver, sizeof(c->qver));
-	if (!c->qver[0]) {
-		snprintf(err, errlen,
-			 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
-		return HB_EXIT_INFRA;
-	}
 	hb_accel_choose(c->o.accel, &c->k, c->accel, sizeof(c->accel), c->accel_reason,
 			sizeof(c->accel_reason));
 	printf("[accel] %s: %s\n", c->accel, c->accel_reason);
@@ -317,6 +317,7 @@ static void describe(const struct run_ctx *c, json_t *res)
 	json_object_set_new(env, "qemu_user", json_string(c->quser ? c->quser : "unchanged"));
 	json_object_set_new(env, "qemu_user_reason", json_string(c->uwhy));
 	json_object_set_new(tgt, "cmdline", hb_json_text(c->cmdline));
+	hb_backend_describe(c, env);
 }
 
 /* One guest boot into b->dir; returns the exit code of that boot. */
@@ -340,8 +341,8 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	snprintf(stream, sizeof(stream), "%s/stream.jsonl", b->dir);
 	snprintf(qlog, sizeof(qlog), "%s/qemu.log", b->dir);
 	if (!quiet) {
-		printf("[boot] qemu %s, %d vCPU, %d MiB, time limit %.0f s (console: %s)\n",
-		       c->accel, c->o.vcpus, c->o.memory_mb, c->o.timeout_s, console);
+		printf("[boot] %s %s, %d vCPU, %d MiB, time limit %.0f s (console: %s)\n",
+		       hb_backend_label(c), c->accel, c->o.vcpus, c->o.memory_mb, c->o.timeout_s, console);
 		fflush(stdout);
 	}
 	{
@@ -366,7 +367,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 			if (!quiet)
 				printf("[boot] guest RAM on %s (host tmpfs huge=always)\n", ram.file);
 		}
-		rc = hb_vm_run(&vm, &vo);
+		rc = hb_backend_run(c, &vm, &vo);
 		hb_l1ram_teardown(&ram);
 		if (vm.qmp_path)
 			json_object_set_new(b->res, "host_kvm_stats",

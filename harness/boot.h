@@ -16,6 +16,7 @@
 
 struct run_opts {
 	const char *target, *suite, *accel, *results, *modules, *extra_cmdline, *guest_ram;
+	const char *backend, *connect;	/* "qemu" or "libvirt"; libvirt URI or NULL */
 	double timeout_s, stall_s;
 	int memory_mb, vcpus, boots, jobs;
 };
@@ -27,7 +28,7 @@ struct run_ctx {
 	struct hb_kernel k;
 	char suite_path[PATH_MAX], suite_name[64], *suite_text;
 	char initrd[PATH_MAX], sha[65], qver[32], accel[8], accel_reason[256], cmdline[1024];
-	char uwhy[160];
+	char uwhy[160], lv_uri[512];
 	const char *quser;
 	bool have_image;
 };

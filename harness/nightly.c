@@ -229,6 +229,21 @@ static void finish(struct job *j, int status, const char *results)
 			 c ? c->message : "did not run");
 		return;
 	}
+	if (status == HB_EXIT_INFRA) {
+		/* a boot that did not run (no kernel, no connection, a timeout) makes
+		 * any comparison of the groups meaningless: report the boots, compare
+		 * nothing */
+		struct hb_ncase *c = hb_night_add_case(
+			t, HB_NK_BOOT, "run", HB_NS_ERROR,
+			"not every boot of %s ran (hugebench exited %d): not compared; see %s/run.log",
+			t->name, status, t->dir);
+
+		hb_night_collect(t, t->group, NULL);
+		t->state = HB_TS_INFRA;
+		snprintf(t->state_reason, sizeof(t->state_reason), "%s",
+			 c ? c->message : "not every boot ran");
+		return;
+	}
 	snprintf(cj, sizeof(cj), "%s/compare.json", t->dir);
 	if (t->base_group[0]) {
 		for (size_t k = 0; k < 3; k++) {

@@ -8,6 +8,7 @@
 #include "qemu.h"
 #include "run.h"
 #include "util.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,10 +28,13 @@ static int usage(FILE *to)
 		"                     [--timeout SECONDS] [--stall SECONDS] [--memory MB] [--vcpus N]\n"
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
 		"                     [--guest-ram anon|huge-tmpfs] [--boots N] [--jobs J]\n"
+		"                     [--backend qemu|libvirt] [--connect URI]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n"
 		"--boots N: N independent boots of the same kernel and suite, one run group\n"
 		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
-		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n");
+		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n"
+		"--backend libvirt: the guest runs as a transient libvirt domain on --connect URI\n"
+		"  (default qemu:///system; remote hosts too, e.g. qemu+ssh://host/system).\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -110,7 +114,8 @@ static const struct option run_lo[] = {
 	{ "results", required_argument, 0, 'r' }, { "modules", required_argument, 0, 'M' },
 	{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
 	{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
-	{ "jobs", required_argument, 0, 'J' },
+	{ "jobs", required_argument, 0, 'J' }, { "backend", required_argument, 0, 'K' },
+	{ "connect", required_argument, 0, 'U' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 }
 };
@@ -123,7 +128,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 
 	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
 				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
-				.extra_cmdline = "", .boots = 1, .jobs = 0 };
+				.extra_cmdline = "", .boots = 1, .jobs = 0, .backend = "qemu" };
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "t:s:h", run_lo, NULL)) != -1) {
 		int bad = 0;
@@ -142,6 +147,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		case 'G': o->guest_ram = optarg; break;
 		case 'B': bad = hb_parse_int("--boots", optarg, 1, 200, &o->boots); break;
 		case 'J': bad = hb_parse_int("--jobs", optarg, 1, 64, &o->jobs); break;
+		case 'K': o->backend = optarg; break;
+		case 'U': o->connect = optarg; break;
 		case 'h': help(stdout); return -1;
 		default: return help(stderr);
 		}
@@ -156,6 +163,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		hb_err("--accel %s: use auto, tcg or kvm", o->accel);
 		return HB_EXIT_USAGE;
 	}
+	if (hb_run_check_backend(o))
+		return HB_EXIT_USAGE;
 	if (!o->jobs)
 		o->jobs = default_jobs();
 	if (o->jobs > o->boots)
@@ -187,6 +196,10 @@ static int group_check(struct run_group *g, const struct run_opts *o)
 	g->host = g->c.t.kind == HB_TARGET_HOST;
 	if (g->host && geteuid() != 0) {
 		hb_err("target host mounts tmpfs and changes THP knobs: run as root");
+		return HB_EXIT_USAGE;
+	}
+	if (g->host && strcmp(o->backend, "qemu")) {
+		hb_err("target host runs on this machine, not in a VM: drop --backend %s", o->backend);
 		return HB_EXIT_USAGE;
 	}
 	if (g->host && o->jobs > 1) {
@@ -255,6 +268,14 @@ static int group_prepare(struct run_group *g)
 	}
 	g->prepared = true;
 	return 0;
+}
+
+/* Every boot of g ends without booting, with why (an infrastructure end). */
+static void group_not_booted(struct run_group *g, const char *why)
+{
+	for (int i = 0; i < g->c.o.boots; i++)
+		hb_boot_finish(g->boots[i].dir, g->boots[i].res, HB_END_INFRA, why);
+	g->rc = worst(g->rc, HB_EXIT_INFRA);
 }
 
 /* Boot i of the group, in this process. */
@@ -447,10 +468,20 @@ int hb_cmd_ab(int argc, char **argv)
 	       "  NEW  -> %s\n",
 	       HB_VERSION, g[0].c.t.name, g[1].c.t.name, g[0].c.suite_name, o.boots, g[0].dir,
 	       g[1].dir);
-	if (group_prepare(&g[0]) == 0 && group_prepare(&g[1]) == 0)
-		for (int i = 0; i < o.boots && !hb_interrupted; i++)
-			for (int s = 0; s < 2; s++)
-				group_boot(&g[s], i);
+	{
+		int p0 = group_prepare(&g[0]), p1 = p0 ? -1 : group_prepare(&g[1]);
+
+		if (!p0 && !p1)
+			for (int i = 0; i < o.boots && !hb_interrupted; i++)
+				for (int s = 0; s < 2; s++)
+					group_boot(&g[s], i);
+		/* one side could not be prepared: the other is not booted either
+		 * (an A/B run is made of pairs), and says so */
+		if (p0)
+			group_not_booted(&g[1], "not booted: BASE could not be prepared");
+		else if (p1)
+			group_not_booted(&g[0], "not booted: NEW could not be prepared");
+	}
 	rc = worst(g[0].rc, g[1].rc);
 	{
 		char da[PATH_MAX], db[PATH_MAX];

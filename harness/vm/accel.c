@@ -175,7 +175,7 @@ void hb_accel_guest_env_n(const char *stream, size_t len, json_t *env)
 	json_object_set_new(env, "pmu", json_null());
 	hb_stream_reader_init(&r, stream, len);
 	while ((got = hb_stream_next(&r, &ev)) >= 0) {
-		if (got && strcmp(json_string_value(json_object_get(ev, HB_EV_KEY)), "suite_start") == 0)
+		if (got && strcmp(json_string_value(json_object_get(ev, HB_EV_KEY)), HB_EV_SUITE_START) == 0)
 			break;
 		json_decref(ev);
 		ev = NULL;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "qemu.h"
+#include "follow.h"
 #include "qmp.h"
 #include "util.h"
 
@@ -83,83 +84,6 @@ const char *hb_qemu_user(char *why, size_t whylen)
 	return NULL;
 }
 
-/* Follows the stream file: prints progress for complete new lines. */
-struct follower {
-	int fd;
-	char buf[1 << 16];
-	size_t used;
-	bool seen_first, suite_end;
-	double t0, first_t, last_t;	/* last_t: when the last complete line came */
-	bool quiet;
-};
-
-static void follow_line(struct follower *f, const char *line)
-{
-	json_t *ev = json_loads(line, 0, NULL);
-	const char *type = json_string_value(json_object_get(ev, HB_EV_KEY));
-	double t = hb_mono_s() - f->t0;
-
-	f->last_t = t;
-	if (!type) {
-		json_decref(ev);
-		return;
-	}
-	if (!f->seen_first) {
-		f->seen_first = true;
-		f->first_t = t;
-		if (!f->quiet)
-			printf("[%6.1fs] guest up\n", t);
-	}
-	if (strcmp(type, HB_EV_SUITE_END) == 0)
-		f->suite_end = true;
-	if (f->quiet) {
-		json_decref(ev);
-		return;
-	}
-	if (strcmp(type, HB_EV_SUITE_START) == 0)
-		printf("[%6.1fs] kernel %s, suite of %lld run(s)\n", t,
-		       json_string_value(json_object_get(ev, "kernel_release")),
-		       json_integer_value(json_object_get(ev, "runs")));
-	else if (strcmp(type, HB_EV_WORKLOAD_START) == 0)
-		printf("[%6.1fs] workload %lld/%lld %s (rep %lld)\n", t,
-		       json_integer_value(json_object_get(ev, "i")),
-		       json_integer_value(json_object_get(ev, "n")),
-		       json_string_value(json_object_get(ev, "workload")),
-		       json_integer_value(json_object_get(ev, "rep")));
-	else if (strcmp(type, HB_EV_WORKLOAD_END) == 0) {
-		const char *reason = json_string_value(json_object_get(ev, "reason"));
-
-		printf("[%6.1fs]   -> %s%s%s\n", t, json_string_value(json_object_get(ev, "status")),
-		       reason && *reason ? ": " : "", reason ? reason : "");
-	} else if (strcmp(type, HB_EV_SUITE_ERROR) == 0)
-		printf("[%6.1fs] suite error: %s\n", t,
-		       json_string_value(json_object_get(ev, "reason")));
-	fflush(stdout);
-	json_decref(ev);
-}
-
-static void follow(struct follower *f)
-{
-	for (;;) {
-		ssize_t n;
-		char *nl;
-
-		if (f->used == sizeof(f->buf) - 1)
-			f->used = 0; /* a line longer than the buffer: progress only, drop it */
-		n = read(f->fd, f->buf + f->used, sizeof(f->buf) - 1 - f->used);
-		if (n <= 0)
-			return;
-		f->used += (size_t)n;
-		f->buf[f->used] = 0;
-		while ((nl = strchr(f->buf, '\n'))) {
-			*nl = 0;
-			follow_line(f, f->buf);
-			memmove(f->buf, nl + 1, f->used - (size_t)(nl + 1 - f->buf) + 1);
-			f->used -= (size_t)(nl + 1 - f->buf);
-		}
-	}
-}
-
 /* Reads the VM's KVM statistics over QMP and asks QEMU to quit. */
 static json_t *collect_host_stats(int fd, const char *accel)
 {
@@ -199,7 +123,7 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	char ramobj[8400], qmparg[8300], ram_esc[8200], qmp_esc[8200];
 	char *argv[48];
 	int a = 0, st = 0;
-	struct follower *f = calloc(1, sizeof(*f));
+	struct hb_follower *f = calloc(1, sizeof(*f));
 	double deadline, grace_end = 0, next_qmp = 0;
 	int qfd = -1;
 	pid_t pid;
@@ -300,7 +224,7 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 		pid_t r = waitpid(pid, &st, WNOHANG);
 		double now = hb_mono_s();
 
-		follow(f);
+		hb_follow(f);
 		if (r == pid) {
 			out->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			break;
@@ -346,7 +270,7 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	}
 	if (qfd >= 0)
 		close(qfd);
-	follow(f);
+	hb_follow(f);
 	out->total_s = hb_mono_s() - f->t0;
 	out->boot_s = f->seen_first ? f->first_t : 0;
 	close(f->fd);

@@ -31,6 +31,7 @@
 #include "hardening.h"
 #include "itest.h"
 #include "nightly_itest.h"
+#include "libvirt_guests.h"
 
 static void assert_fault_run(const char *target, const char *release_prefix)
 {
@@ -848,6 +849,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_boots_aa_calibrated),
 		cmocka_unit_test(test_boots_delay_alloc),
 		cmocka_unit_test(test_nightly_planted_regression),
+		cmocka_unit_test(test_libvirt_quick_local),
+		cmocka_unit_test(test_libvirt_quick_ssh),
+		cmocka_unit_test(test_libvirt_interrupt_local),
+		cmocka_unit_test(test_libvirt_interrupt_ssh),
+		cmocka_unit_test(test_libvirt_timeout),
+		cmocka_unit_test(test_libvirt_stall),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */

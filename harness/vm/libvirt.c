@@ -1,0 +1,468 @@
+/* libvirt.c - libvirt backend (see libvirt.h). One boot is: upload kernel
+ * and initramfs into the "hugebench" storage pool of the libvirt host,
+ * create a transient domain (paused, auto-destroyed with our connection),
+ * open both serial ports as streams, resume, copy the streams into
+ * console.log / stream.jsonl while following the results like qemu.c does,
+ * and destroy the domain and delete the volumes on the way out. Pool,
+ * uploads and the TCG wrapper are lv_store.c. */
+#define _GNU_SOURCE
+#include "libvirt.h"
+#include "follow.h"
+#include "lv_store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+
+int hb_libvirt_probe(const char *uri, char *qver, size_t qlen, char *real, size_t rlen, char *err,
+		     size_t errlen)
+{
+	virConnectPtr conn = hb_lv_connect(uri ? uri : HB_LIBVIRT_DEFAULT_URI, err, errlen);
+	unsigned long v = 0;
+	char *u;
+
+	if (!conn)
+		return -1;
+	if (virConnectGetVersion(conn, &v) == 0 && v)
+		snprintf(qver, qlen, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+	else
+		snprintf(qver, qlen, "unknown");
+	u = virConnectGetURI(conn);
+	snprintf(real, rlen, "%s", u ? u : (uri ? uri : HB_LIBVIRT_DEFAULT_URI));
+	free(u);
+	virConnectClose(conn);
+	return 0;
+}
+
+int hb_libvirt_xml_escape(const char *s, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (; *s; s++) {
+		const char *rep = NULL;
+		char one[2] = { *s, 0 };
+
+		switch (*s) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&apos;"; break;
+		default: rep = one;
+		}
+		if (o + strlen(rep) + 1 > outlen)
+			return -1;
+		memcpy(out + o, rep, strlen(rep));
+		o += strlen(rep);
+	}
+	if (o + 1 > outlen)
+		return -1;
+	out[o] = 0;
+	return 0;
+}
+
+int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *kernel,
+			  const char *initrd, const char *emulator, char *out, size_t outlen)
+{
+	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "";
+	bool kvm = strcmp(vm->accel, "kvm") == 0;
+	int len;
+
+	if (hb_libvirt_xml_escape(name, n, sizeof(n)) || hb_libvirt_xml_escape(kernel, k, sizeof(k)) ||
+	    hb_libvirt_xml_escape(initrd, i, sizeof(i)) ||
+	    hb_libvirt_xml_escape(vm->cmdline, c, sizeof(c)))
+		return -1;
+	if (emulator) {
+		char esc[8192];
+
+		if (hb_libvirt_xml_escape(emulator, esc, sizeof(esc)))
+			return -1;
+		snprintf(e, sizeof(e), "    <emulator>%s</emulator>\n", esc);
+	}
+	/* What qemu.c runs: q35, -cpu max (host under KVM), -no-reboot, no
+	 * default devices, ttyS0 = console, ttyS1 = result stream. The serial
+	 * ports are ptys that hugebench reads as libvirt streams. */
+	len = snprintf(out, outlen,
+		       "<domain type='%s'>\n"
+		       "  <name>%s</name>\n"
+		       "  <memory unit='MiB'>%d</memory>\n"
+		       "  <vcpu>%d</vcpu>\n"
+		       "  <os>\n"
+		       "    <type arch='x86_64' machine='q35'>hvm</type>\n"
+		       "    <kernel>%s</kernel>\n"
+		       "    <initrd>%s</initrd>\n"
+		       "    <cmdline>%s</cmdline>\n"
+		       "  </os>\n"
+		       "  <features><acpi/><apic/></features>\n"
+		       "  <cpu mode='%s'/>\n"
+		       "  <on_poweroff>destroy</on_poweroff>\n"
+		       "  <on_reboot>destroy</on_reboot>\n"
+		       "  <on_crash>destroy</on_crash>\n"
+		       "  <devices>\n"
+		       "%s"
+		       "    <controller type='usb' model='none'/>\n"
+		       "    <serial type='pty'><target port='0'/></serial>\n"
+		       "    <serial type='pty'><target port='1'/></serial>\n"
+		       "    <memballoon model='none'/>\n"
+		       "  </devices>\n"
+		       "</domain>\n",
+		       kvm ? "kvm" : "qemu", n, vm->memory_mb, vm->vcpus, k, i, c,
+		       kvm ? "host-passthrough" : "maximum", e);
+	return len < 0 || (size_t)len >= outlen ? -1 : 0;
+}
+
+/* ---- one run -------------------------------------------------------------- */
+
+/* A serial port as a libvirt stream, copied into a file as data arrives. */
+struct chan {
+	virStreamPtr st;
+	int fd;
+	bool watching, eof, failed;
+};
+
+struct lv_run {
+	struct chan ch[2];	/* ttyS0 (console), ttyS1 (stream) */
+	bool stopped, conn_lost;
+	int stop_detail;
+};
+
+static void chan_cb(virStreamPtr st, int events, void *opaque)
+{
+	struct chan *c = opaque;
+	char buf[1 << 16];
+
+	(void)events;
+	for (;;) {
+		int n = virStreamRecv(st, buf, sizeof(buf));
+
+		if (n == -2)
+			return; /* nothing more for now */
+		if (n > 0) {
+			for (int off = 0; off < n;) {
+				ssize_t w = write(c->fd, buf + off, (size_t)(n - off));
+
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w <= 0)
+					break; /* a full disk: the verdict says what is missing */
+				off += (int)w;
+			}
+			continue;
+		}
+		/* 0: the pty closed (the domain ended); -1: the stream broke */
+		c->eof = true;
+		c->failed = n < 0;
+		virStreamEventRemoveCallback(st);
+		c->watching = false;
+		return;
+	}
+}
+
+static void chan_close(struct chan *c)
+{
+	if (c->st) {
+		if (c->watching)
+			virStreamEventRemoveCallback(c->st);
+		if (c->eof && !c->failed)
+			virStreamFinish(c->st);
+		else
+			virStreamAbort(c->st);
+		virStreamFree(c->st);
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->st = NULL;
+	c->fd = -1;
+}
+
+static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque)
+{
+	struct lv_run *r = opaque;
+
+	(void)conn;
+	(void)dom;
+	if (event == VIR_DOMAIN_EVENT_STOPPED) {
+		r->stopped = true;
+		r->stop_detail = detail;
+	}
+	return 0;
+}
+
+static void on_close(virConnectPtr conn, int reason, void *opaque)
+{
+	(void)conn;
+	(void)reason;
+	((struct lv_run *)opaque)->conn_lost = true;
+}
+
+static void on_tick(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+static bool event_loop_ready(void)
+{
+	static int state; /* 0 not tried, 1 ok, -1 failed */
+
+	if (!state)
+		state = virEventRegisterDefaultImpl() == 0 ? 1 : -1;
+	return state == 1;
+}
+
+static int open_chan(virDomainPtr dom, virConnectPtr conn, const char *dev, const char *path,
+		     struct chan *c, char *err, size_t errlen)
+{
+	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c->fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	c->st = virStreamNew(conn, VIR_STREAM_NONBLOCK);
+	if (!c->st || virDomainOpenConsole(dom, dev, c->st, VIR_DOMAIN_CONSOLE_FORCE) < 0 ||
+	    virStreamEventAddCallback(c->st,
+				      VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+					      VIR_STREAM_EVENT_HANGUP,
+				      chan_cb, c, NULL) < 0) {
+		snprintf(err, errlen, "cannot open the guest's %s as a libvirt stream: %s", dev,
+			 hb_lv_error());
+		return -1;
+	}
+	c->watching = true;
+	return 0;
+}
+
+static void write_log(const char *path, const char *uri, const char *name, const char *how,
+		      const char *xml)
+{
+	char *text;
+
+	if (!path || asprintf(&text, "libvirt %s, domain %s: %s\n\n%s", uri, name, how, xml) < 0)
+		return;
+	hb_write_text(path, text);
+	free(text);
+}
+
+static const char *stop_text(int detail)
+{
+	switch (detail) {
+	case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN: return "the guest shut down";
+	case VIR_DOMAIN_EVENT_STOPPED_DESTROYED: return "destroyed";
+	case VIR_DOMAIN_EVENT_STOPPED_CRASHED: return "QEMU crashed";
+	case VIR_DOMAIN_EVENT_STOPPED_FAILED: return "QEMU failed";
+	default: return "stopped";
+	}
+}
+
+int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome *out)
+{
+	static unsigned seq;
+	char host[256] = "host", name[400], vname[2][420], vpath[2][4096], emulator[4096] = "";
+	char *xml = NULL;
+	const size_t xml_len = 32768;
+	virConnectPtr conn = NULL;
+	virStoragePoolPtr pool = NULL;
+	virStorageVolPtr vol[2] = { NULL, NULL };
+	virDomainPtr dom = NULL;
+	struct hb_follower *f = calloc(1, sizeof(*f));
+	struct lv_run r = { .ch = { { .fd = -1 }, { .fd = -1 } } };
+	int ev_id = -1, timer = -1, rc = -1;
+	bool killed = false, close_cb = false;
+	double deadline, grace_end = 0, drain_end = 0, next_check = 0, up_t0;
+
+	memset(out, 0, sizeof(*out));
+	out->qemu_status = -1;
+	uri = uri ? uri : HB_LIBVIRT_DEFAULT_URI;
+	if (!f || !(xml = malloc(xml_len))) {
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		goto done;
+	}
+	f->fd = -1;
+	if (vm->ram_path || vm->qmp_path) {
+		snprintf(out->error, sizeof(out->error),
+			 "--guest-ram huge-tmpfs needs the QEMU backend (--backend qemu)");
+		goto done;
+	}
+	if (!event_loop_ready()) {
+		snprintf(out->error, sizeof(out->error), "cannot start libvirt's event loop: %s",
+			 hb_lv_error());
+		goto done;
+	}
+	conn = hb_lv_connect(uri, out->error, sizeof(out->error));
+	if (!conn)
+		goto done;
+	/* A dead link (ssh gone, host down) is noticed within ~30 s. */
+	virConnectSetKeepAlive(conn, 5, 6);
+	close_cb = virConnectRegisterCloseCallback(conn, on_close, &r, NULL) == 0;
+	gethostname(host, sizeof(host) - 1);
+	host[strcspn(host, "./ ")] = 0;
+	snprintf(name, sizeof(name), HB_LIBVIRT_PREFIX "%s-%ld-%u", host, (long)getpid(), ++seq);
+	snprintf(vname[0], sizeof(vname[0]), "%s-kernel", name);
+	snprintf(vname[1], sizeof(vname[1]), "%s-initrd", name);
+	pool = hb_lv_pool(conn, out->error, sizeof(out->error));
+	if (!pool)
+		goto done;
+	hb_lv_sweep(pool, host);
+	up_t0 = hb_mono_s();
+	vol[0] = hb_lv_upload(conn, pool, vm->kernel, vname[0], 0644, vpath[0], sizeof(vpath[0]),
+			out->error, sizeof(out->error));
+	if (vol[0])
+		vol[1] = hb_lv_upload(conn, pool, vm->initrd, vname[1], 0644, vpath[1], sizeof(vpath[1]),
+				out->error, sizeof(out->error));
+	if (!vol[1])
+		goto done;
+	if (!vm->quiet) {
+		struct stat k, i;
+
+		if (stat(vm->kernel, &k) == 0 && stat(vm->initrd, &i) == 0)
+			printf("[libvirt] %s: kernel and initramfs (%.1f MB) uploaded to pool " POOL_NAME
+			       " in %.2f s\n",
+			       uri, (double)(k.st_size + i.st_size) / 1e6, hb_mono_s() - up_t0);
+		fflush(stdout);
+	}
+	if (strcmp(vm->accel, "tcg") == 0 &&
+	    hb_lv_tcg_wrapper(conn, pool, emulator, sizeof(emulator), out->error, sizeof(out->error)))
+		goto done;
+	if (hb_libvirt_domain_xml(vm, name, vpath[0], vpath[1], emulator[0] ? emulator : NULL, xml,
+				  xml_len)) {
+		snprintf(out->error, sizeof(out->error), "the domain XML does not fit: path too long");
+		goto done;
+	}
+	write_log(vm->qemu_log, uri, name, "starting", xml);
+
+	/* Created paused: both serial ports are open before the guest says a
+	 * word (a pty nobody reads loses what QEMU writes to it). */
+	f->quiet = vm->quiet;
+	f->t0 = hb_mono_s();
+	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+	if (!dom) {
+		snprintf(out->error, sizeof(out->error), "libvirt refused the domain: %s", hb_lv_error());
+		write_log(vm->qemu_log, uri, name, out->error, xml);
+		goto done;
+	}
+	ev_id = virConnectDomainEventRegisterAny(conn, dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						 VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), &r, NULL);
+	if (open_chan(dom, conn, "serial0", vm->console_path, &r.ch[0], out->error,
+		      sizeof(out->error)) ||
+	    open_chan(dom, conn, "serial1", vm->stream_path, &r.ch[1], out->error,
+		      sizeof(out->error)))
+		goto done;
+	f->fd = open(vm->stream_path, O_RDONLY | O_CLOEXEC);
+	if (virDomainResume(dom) < 0) {
+		snprintf(out->error, sizeof(out->error), "cannot resume domain %s: %s", name,
+			 hb_lv_error());
+		goto done;
+	}
+	timer = virEventAddTimeout(100, on_tick, NULL, NULL);
+	deadline = f->t0 + vm->timeout_s;
+	out->end = HB_END_NORMAL;
+	rc = 0;
+	for (;;) {
+		double now;
+
+		if (virEventRunDefaultImpl() < 0)
+			r.conn_lost = true;
+		hb_follow(f);
+		now = hb_mono_s();
+		if (!r.stopped && now > next_check) {
+			/* in case a lifecycle event was lost: ask */
+			int act = virDomainIsActive(dom);
+
+			if (act == 0 || (act < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)) {
+				r.stopped = true;
+				r.stop_detail = VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN;
+			}
+			next_check = now + 1;
+		}
+		if (r.stopped || r.conn_lost) {
+			/* what the ptys still held comes before their end of file */
+			if (!drain_end)
+				drain_end = now + 3;
+			if ((r.ch[0].eof && r.ch[1].eof) || r.conn_lost || now > drain_end)
+				break;
+			continue;
+		}
+		/* the same rules as qemu.c: time limit, stall watchdog, grace
+		 * after suite_end, Ctrl-C */
+		bool stalled = vm->stall_s > 0 && f->seen_first && !f->suite_end &&
+			       now - f->t0 - f->last_t > vm->stall_s;
+
+		if (hb_interrupted || now > deadline || stalled || (grace_end && now > grace_end)) {
+			if (hb_interrupted)
+				out->end = HB_END_INTERRUPTED;
+			else if (now > deadline || stalled)
+				out->end = HB_END_TIMEOUT;
+			out->stalled = stalled && !hb_interrupted && now <= deadline;
+			virDomainDestroy(dom);
+			killed = true;
+			r.stopped = true;
+			r.stop_detail = VIR_DOMAIN_EVENT_STOPPED_DESTROYED;
+			continue;
+		}
+		if (f->suite_end && !grace_end)
+			grace_end = now + 30;
+	}
+	hb_follow(f);
+	out->total_s = hb_mono_s() - f->t0;
+	out->boot_s = f->seen_first ? f->first_t : 0;
+	if (r.conn_lost && hb_interrupted) {
+		/* Ctrl-C in a terminal reaches the whole process group: the ssh
+		 * under a qemu+ssh:// connection dies with us. An interrupt all
+		 * the same, not an infrastructure error. */
+		out->end = HB_END_INTERRUPTED;
+	} else if (r.conn_lost && !r.stopped) {
+		/* libvirtd ends the domain itself (auto-destroy) */
+		snprintf(out->error, sizeof(out->error),
+			 "lost the connection to libvirt at %s during the run; partial results kept",
+			 uri);
+		out->end = HB_END_INFRA;
+		rc = -1;
+	} else if (!killed) {
+		out->qemu_status = r.stop_detail == VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN ||
+						   r.stop_detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED
+					   ? 0
+					   : 1;
+	}
+	write_log(vm->qemu_log, uri, name,
+		  killed ? "destroyed by hugebench" : r.conn_lost ? "connection lost"
+						     : stop_text(r.stop_detail),
+		  xml);
+done:
+	if (timer >= 0)
+		virEventRemoveTimeout(timer);
+	chan_close(&r.ch[0]);
+	chan_close(&r.ch[1]);
+	if (dom) {
+		/* every way out: a domain still running is ended here */
+		if (virDomainIsActive(dom) == 1)
+			virDomainDestroy(dom);
+		if (ev_id >= 0)
+			virConnectDomainEventDeregisterAny(conn, ev_id);
+		virDomainFree(dom);
+	}
+	hb_lv_drop(&vol[0]);
+	hb_lv_drop(&vol[1]);
+	if (pool)
+		virStoragePoolFree(pool);
+	if (conn) {
+		if (close_cb)
+			virConnectUnregisterCloseCallback(conn, on_close);
+		virConnectClose(conn);
+	}
+	if (r.conn_lost)
+		hb_lv_cleanup(uri, name, vname);
+	if (f && f->fd >= 0)
+		close(f->fd);
+	free(f);
+	free(xml);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* lv_store.h - connection and storage helpers of the libvirt backend
+ * (lv_store.c; used by libvirt.c only). */
+#ifndef HB_LV_STORE_H
+#define HB_LV_STORE_H
+
+#include <stddef.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#define POOL_NAME "hugebench"
+#define POOL_PATH "/var/lib/libvirt/hugebench"
+
+/* libvirt's last error message (never NULL). */
+const char *hb_lv_error(void);
+/* Opens uri with libvirt's default auth callbacks and its own error
+ * printing off; NULL with one line in err saying what to do. */
+virConnectPtr hb_lv_connect(const char *uri, char *err, size_t errlen);
+/* The "hugebench" pool, created (transient dir pool) when missing. */
+virStoragePoolPtr hb_lv_pool(virConnectPtr conn, char *err, size_t errlen);
+/* Deletes the volumes of boots from this client host whose process is gone. */
+void hb_lv_sweep(virStoragePoolPtr pool, const char *host);
+/* Uploads path as volume name (mode); its path on the libvirt host. */
+virStorageVolPtr hb_lv_upload(virConnectPtr conn, virStoragePoolPtr pool, const char *path,
+			      const char *name, int mode, char *vpath, size_t vlen, char *err,
+			      size_t errlen);
+/* Deletes and frees *vol (NULL: nothing). */
+void hb_lv_drop(virStorageVolPtr *vol);
+/* The emulator wrapper that adds thread=single to -accel tcg, installed
+ * once per libvirt host; its path into path. 0 or -1 with err. */
+int hb_lv_tcg_wrapper(virConnectPtr conn, virStoragePoolPtr pool, char *path, size_t plen,
+		      char *err, size_t errlen);
+/* After a lost connection: destroys domain name and deletes the volumes
+ * vname over a new connection. */
+void hb_lv_cleanup(const char *uri, const char *name, char vname[2][420]);
+
+#endif

@@ -1,0 +1,13 @@
+/* libvirt_guests.h - integration tests of the libvirt backend (issue 13;
+ * libvirt_guests.c). */
+#ifndef HB_LIBVIRT_GUESTS_H
+#define HB_LIBVIRT_GUESTS_H
+
+void test_libvirt_quick_local(void **state);
+void test_libvirt_quick_ssh(void **state);
+void test_libvirt_interrupt_local(void **state);
+void test_libvirt_interrupt_ssh(void **state);
+void test_libvirt_timeout(void **state);
+void test_libvirt_stall(void **state);
+
+#endif

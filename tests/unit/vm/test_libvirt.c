@@ -1,0 +1,137 @@
+/* test_libvirt.c - unit test of the libvirt backend's pure parts: the XML
+ * escape, the transient domain's XML (what must match the QEMU backend),
+ * the --backend/--connect checks, and the one-line error for a libvirt
+ * that does not answer. Booting through libvirt is
+ * tests/integration/libvirt.c. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "backend.h"
+#include "libvirt.h"
+
+static void test_xml_escape(void **state)
+{
+	char out[64], tiny[6];
+
+	(void)state;
+	assert_int_equal(hb_libvirt_xml_escape("a&b<c>'\"d", out, sizeof(out)), 0);
+	assert_string_equal(out, "a&amp;b&lt;c&gt;&apos;&quot;d");
+	assert_int_equal(hb_libvirt_xml_escape("plain", tiny, sizeof(tiny)), 0);
+	assert_string_equal(tiny, "plain");
+	assert_int_equal(hb_libvirt_xml_escape("a&b", tiny, sizeof(tiny)), -1);
+	assert_int_equal(hb_libvirt_xml_escape("sixsix", tiny, sizeof(tiny)), -1);
+}
+
+static const struct hb_vm tcg_vm = {
+	.accel = "tcg",
+	.kernel = "/k",
+	.initrd = "/i",
+	.cmdline = "console=ttyS0,115200 panic=-1 hb.x=<a&b>",
+	.vcpus = 2,
+	.memory_mb = 2048,
+};
+
+static void test_domain_xml_tcg(void **state)
+{
+	char xml[8192];
+
+	(void)state;
+	assert_int_equal(hb_libvirt_domain_xml(&tcg_vm, "hugebench-h-1-1", "/pool/k'1", "/pool/i",
+					       "/pool/w&1", xml, sizeof(xml)),
+			 0);
+	assert_non_null(strstr(xml, "<domain type='qemu'>"));
+	assert_non_null(strstr(xml, "<name>hugebench-h-1-1</name>"));
+	assert_non_null(strstr(xml, "<memory unit='MiB'>2048</memory>"));
+	assert_non_null(strstr(xml, "<vcpu>2</vcpu>"));
+	assert_non_null(strstr(xml, "machine='q35'"));
+	/* -cpu max, as the QEMU backend runs TCG */
+	assert_non_null(strstr(xml, "<cpu mode='maximum'/>"));
+	assert_non_null(strstr(xml, "<kernel>/pool/k&apos;1</kernel>"));
+	assert_non_null(strstr(xml, "<initrd>/pool/i</initrd>"));
+	assert_non_null(strstr(xml, "<emulator>/pool/w&amp;1</emulator>"));
+	/* the user's extra cmdline cannot break out of the element */
+	assert_non_null(strstr(xml, "<cmdline>console=ttyS0,115200 panic=-1 hb.x=&lt;a&amp;b&gt;"
+				    "</cmdline>"));
+	assert_null(strstr(xml, "<a&b>"));
+	/* -no-reboot: a reboot (end of suite, panic=-1) ends the domain */
+	assert_non_null(strstr(xml, "<on_reboot>destroy</on_reboot>"));
+	assert_non_null(strstr(xml, "<on_crash>destroy</on_crash>"));
+	/* ttyS0 console, ttyS1 result stream */
+	assert_non_null(strstr(xml, "<serial type='pty'><target port='0'/></serial>"));
+	assert_non_null(strstr(xml, "<serial type='pty'><target port='1'/></serial>"));
+	/* -nodefaults: no balloon, no USB */
+	assert_non_null(strstr(xml, "<memballoon model='none'/>"));
+	assert_non_null(strstr(xml, "<controller type='usb' model='none'/>"));
+}
+
+static void test_domain_xml_kvm_and_overflow(void **state)
+{
+	struct hb_vm vm = tcg_vm;
+	char xml[8192], small[256];
+
+	(void)state;
+	vm.accel = "kvm";
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_non_null(strstr(xml, "<domain type='kvm'>"));
+	assert_null(strstr(xml, "<emulator>"));
+	assert_non_null(strstr(xml, "<cpu mode='host-passthrough'/>"));
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, small, sizeof(small)), -1);
+}
+
+static struct run_opts opts(const char *backend, const char *connect, const char *guest_ram)
+{
+	return (struct run_opts){ .backend = backend, .connect = connect, .guest_ram = guest_ram };
+}
+
+static void test_backend_options(void **state)
+{
+	struct run_opts o;
+
+	(void)state;
+	o = opts("qemu", NULL, NULL);
+	assert_int_equal(hb_run_check_backend(&o), 0);
+	o = opts("libvirt", NULL, NULL);
+	assert_int_equal(hb_run_check_backend(&o), 0);
+	o = opts("libvirt", "qemu+ssh://h/system", "anon");
+	assert_int_equal(hb_run_check_backend(&o), 0);
+	o = opts("xen", NULL, NULL);
+	assert_int_equal(hb_run_check_backend(&o), -1);
+	o = opts("qemu", "qemu:///system", NULL);
+	assert_int_equal(hb_run_check_backend(&o), -1);
+	o = opts("libvirt", "", NULL);
+	assert_int_equal(hb_run_check_backend(&o), -1);
+	o = opts("libvirt", NULL, "huge-tmpfs");
+	assert_int_equal(hb_run_check_backend(&o), -1);
+}
+
+static void test_probe_unreachable(void **state)
+{
+	char qver[32] = "", real[256] = "", err[512] = "";
+
+	(void)state;
+	assert_int_equal(hb_libvirt_probe("qemu+unix:///system?socket=/nonexistent/hb-sock", qver,
+					  sizeof(qver), real, sizeof(real), err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "cannot connect to libvirt at qemu+unix:///system"));
+	assert_non_null(strstr(err, "start libvirtd"));
+	assert_null(strchr(err, '\n'));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xml_escape),
+		cmocka_unit_test(test_domain_xml_tcg),
+		cmocka_unit_test(test_domain_xml_kvm_and_overflow),
+		cmocka_unit_test(test_backend_options),
+		cmocka_unit_test(test_probe_unreachable),
+	};
+
+	return cmocka_run_group_tests_name("libvirt", tests, NULL, NULL);
+}
