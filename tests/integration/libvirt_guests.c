@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "itest.h"
@@ -341,4 +342,97 @@ void test_libvirt_stall(void **state)
 	assert_int_equal(hugebench_domains(), 0);
 	assert_int_equal(hugebench_volumes(), 0);
 	hb_itest_run_free(&r);
+}
+
+/* Every result.json under dir (recursively: one per boot): environment.backend is
+ * libvirt and libvirt_uri starts with uri_prefix. Returns how many. */
+static int boots_through(const char *dir, const char *uri_prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[PATH_MAX];
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (!strcmp(e->d_name, "result.json")) {
+			json_t *r = json_load_file(p, 0, NULL), *env = json_object_get(r, "environment");
+
+			if (!r || strcmp(hb_itest_str(env, "backend"), "libvirt") ||
+			    strncmp(hb_itest_str(env, "libvirt_uri"), uri_prefix, strlen(uri_prefix)))
+				fail_msg("%s: backend %s, uri %s; want libvirt on %s...", p,
+					 hb_itest_str(env, "backend"), hb_itest_str(env, "libvirt_uri"),
+					 uri_prefix);
+			json_decref(r);
+			n++;
+		} else if (e->d_type == DT_DIR) {
+			n += boots_through(p, uri_prefix);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* `hugebench nightly` spread over two libvirt connections at once (issue
+ * 13's scale-out path): minimal-6.1 on qemu:///system, the planted
+ * regression pair (minimal-6.1 vs minimal-6.1-regress, one `ab`, so both
+ * sides on one host) on the qemu+ssh:// connection. The night exits 1, its
+ * JUnit names the broken PMD check, and every boot says which connection ran
+ * it. */
+void test_libvirt_nightly_two_connections(void **state)
+{
+	char cwd[PATH_MAX], res[PATH_MAX + 64], mx[PATH_MAX + 80], p[PATH_MAX + 128];
+	char night[PATH_MAX], matrix[4096];
+	char *argv[] = { "nightly", "--matrix", mx, "--results", res, NULL };
+	struct hb_itest_out o;
+	double t0 = hb_itest_now();
+	const char *at;
+	char *text;
+	FILE *f;
+
+	(void)state;
+	libvirt_up();
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(res, sizeof(res), "%s/%s", hb_itest_results_dir()[0] == '/' ? "" : cwd,
+		 hb_itest_results_dir());
+	mkdir(res, 0755); /* may be there */
+	snprintf(res, sizeof(res), "%s/%s/nightly-lv-%d",
+		 hb_itest_results_dir()[0] == '/' ? "" : cwd, hb_itest_results_dir(), (int)getpid());
+	assert_int_equal(mkdir(res, 0755), 0);
+	snprintf(mx, sizeof(mx), "%s/lv.matrix", res);
+	snprintf(matrix, sizeof(matrix),
+		 "defaults suite=smoke boots=1\nminimal-6.1 connect=%s\n"
+		 "minimal-6.1-regress base=minimal-6.1 connect=%s\n",
+		 uri_local, uri_ssh);
+	f = fopen(mx, "w");
+	assert_non_null(f);
+	fputs(matrix, f);
+	fclose(f);
+	hb_itest_hugebench(argv, &o);
+	if (o.exit_code != 1)
+		fail_msg("nightly over two connections: exit %d, want 1:\n%s\n%s", o.exit_code, o.out,
+			 o.err);
+	at = strstr(o.out, " -> ");
+	assert_non_null(at);
+	snprintf(night, sizeof(night), "%.*s", (int)strcspn(at + 4, "\n"), at + 4);
+	assert_non_null(strstr(o.out, "--backend libvirt --connect qemu:///system"));
+	assert_non_null(strstr(o.out, "--backend libvirt --connect qemu+ssh://"));
+	hb_itest_out_free(&o);
+	/* one boot of minimal-6.1 locally; both sides of the pair over ssh */
+	snprintf(p, sizeof(p), "%s/minimal-6.1", night);
+	assert_int_equal(boots_through(p, "qemu:///system"), 1);
+	snprintf(p, sizeof(p), "%s/minimal-6.1-regress", night);
+	assert_int_equal(boots_through(p, "qemu+ssh://"), 2);
+	snprintf(p, sizeof(p), "%s/junit.xml", night);
+	text = hb_itest_slurp(p);
+	assert_non_null(text);
+	if (!strstr(text, "<failure type=\"check\" message=\"fault.huge_ShmemPmdMapped"))
+		fail_msg("junit.xml does not name the broken PMD check:\n%s", text);
+	free(text);
+	assert_int_equal(hugebench_domains(), 0);
+	printf("nightly over 2 libvirt connections: %.0f s\n", hb_itest_now() - t0);
 }

@@ -9,5 +9,6 @@ void test_libvirt_interrupt_local(void **state);
 void test_libvirt_interrupt_ssh(void **state);
 void test_libvirt_timeout(void **state);
 void test_libvirt_stall(void **state);
+void test_libvirt_nightly_two_connections(void **state);
 
 #endif

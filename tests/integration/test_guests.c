@@ -855,6 +855,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_interrupt_ssh),
 		cmocka_unit_test(test_libvirt_timeout),
 		cmocka_unit_test(test_libvirt_stall),
+		cmocka_unit_test(test_libvirt_nightly_two_connections),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */
