@@ -1,0 +1,650 @@
+/* bisect.c - `hugebench bisect TARGET`: find the first patch of a source
+ * recipe's series that makes a check fail (--check) or a metric worse
+ * (--metric, against the boots of the base, k = 0). Each step builds the
+ * recipe with only the first k patches of its own series (incrementally, in
+ * the recipe's cached tree), boots it, runs the suite and judges the result
+ * (bisect_judge.c); bisect_search.c picks the next k. Every step goes to
+ * results/bisect-<target>-<key12>/steps.json as it ends, and summary.md
+ * names the answer; the same command again resumes from that folder (the
+ * key is a hash of the target's series and the options). --git PATH goes to
+ * bisect_git.c instead.
+ */
+#define _GNU_SOURCE
+#include "bisect.h"
+#include "boot.h"
+#include "recipe.h"
+#include "run.h"
+#include "target.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int usage(FILE *to)
+{
+	fprintf(to,
+		"usage: hugebench bisect TARGET --check WORKLOAD[.CHECK] [options]\n"
+		"       hugebench bisect TARGET --metric WORKLOAD.METRIC [--min-effect PCT] [options]\n"
+		"       hugebench bisect TARGET --git PATH --good REF --bad REF --check ... [options]\n"
+		"TARGET: a source recipe with patches/series (git mode: a source=ksrc recipe).\n"
+		"options: --boots N (per step; default 1 for --check, 3 for --metric)\n"
+		"         --max-tries N (judgements of an uncertain step, each with N more boots; 3)\n"
+		"         --suite NAME|FILE (default: the workload's line of configs/smoke.suite or\n"
+		"         configs/boots.suite, else the workload alone) --results DIR\n"
+		"         --vcpus N --accel auto|tcg|kvm --timeout SECONDS (passed to run)\n"
+		"Writes results/bisect-<target>-<key>/ (steps.json, summary.md); run it again to\n"
+		"resume. Exit 0 first bad patch found, 1 none found, 2 usage, 3 infrastructure.\n");
+	return HB_EXIT_USAGE;
+}
+
+static const struct option lo[] = {
+	{ "check", required_argument, 0, 'c' },	   { "metric", required_argument, 0, 'm' },
+	{ "min-effect", required_argument, 0, 'e' }, { "boots", required_argument, 0, 'B' },
+	{ "max-tries", required_argument, 0, 'T' },  { "suite", required_argument, 0, 's' },
+	{ "results", required_argument, 0, 'r' },    { "vcpus", required_argument, 0, 'v' },
+	{ "accel", required_argument, 0, 'a' },	   { "timeout", required_argument, 0, 't' },
+	{ "git", required_argument, 0, 'g' },	   { "good", required_argument, 0, 'G' },
+	{ "bad", required_argument, 0, 'b' },	   { "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 }
+};
+
+int hb_bisect_parse(int argc, char **argv, struct hb_bisect_opts *o, const struct option *extra,
+		 int (*more)(int ch, struct hb_bisect_opts *o))
+{
+	struct option all[32];
+	const char *check = NULL, *metric = NULL, *min_effect = NULL;
+	char err[512];
+	int ch, n = 0, boots = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->max_tries = 3;
+	for (int i = 0; lo[i].name; i++)
+		all[n++] = lo[i];
+	for (int i = 0; extra && extra[i].name; i++)
+		all[n++] = extra[i];
+	all[n] = (struct option){ 0, 0, 0, 0 };
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", all, NULL)) != -1) {
+		int bad = 0;
+		double d;
+
+		switch (ch) {
+		case 'c': check = optarg; break;
+		case 'm': metric = optarg; break;
+		case 'e': min_effect = optarg; break;
+		case 'B': bad = hb_parse_int("--boots", optarg, 1, 50, &boots); break;
+		case 'T': bad = hb_parse_int("--max-tries", optarg, 1, 10, &o->max_tries); break;
+		case 's': o->suite = optarg; break;
+		case 'r': o->results = optarg; break;
+		case 'v': o->vcpus = optarg; bad = hb_parse_double("--vcpus", optarg, 1, 64, &d); break;
+		case 'a': o->accel = optarg; break;
+		case 't': o->timeout = optarg; bad = hb_parse_double("--timeout", optarg, 1, 86400, &d); break;
+		case 'g': o->git = optarg; break;
+		case 'G': o->good = optarg; break;
+		case 'b': o->bad = optarg; break;
+		case 'h': usage(stdout); return -1;
+		default:
+			if (more && ch >= 0x100 && !more(ch, o))
+				break;
+			return usage(stderr);
+		}
+		if (bad)
+			return HB_EXIT_USAGE;
+	}
+	if (!check == !metric) {
+		hb_err("bisect: give one of --check WORKLOAD[.CHECK] or --metric WORKLOAD.METRIC");
+		return HB_EXIT_USAGE;
+	}
+	if (hb_bisect_spec_parse(check ? HB_BISECT_CHECK : HB_BISECT_METRIC, check ? check : metric,
+				 &o->spec, err, sizeof(err))) {
+		hb_err("bisect: %s", err);
+		return HB_EXIT_USAGE;
+	}
+	if (min_effect) {
+		if (check) {
+			hb_err("bisect: --min-effect is for --metric; a check passes or fails");
+			return HB_EXIT_USAGE;
+		}
+		if (hb_parse_double("--min-effect", min_effect, 0.1, 1000, &o->spec.min_effect_pct))
+			return HB_EXIT_USAGE;
+	}
+	o->boots = boots ? boots : check ? 1 : 3;
+	if (metric && o->boots < 3)
+		hb_info("bisect: --metric with %d boots per step: the rule needs a calibration "
+			"(hugebench calibrate) below 3", o->boots);
+	if (!o->results) {
+		static char rdir[PATH_MAX];
+
+		snprintf(rdir, sizeof(rdir), "%s/results", hb_root());
+		o->results = rdir;
+	}
+	return 0;
+}
+
+/* The suite: --suite, else one line for the workload (bisect.suite in the
+ * bisect folder), taken from a small shipped suite when it has one. */
+static int pick_suite(struct hb_bisect_opts *o)
+{
+	static const char *const from[] = { "smoke", "boots" };
+	char path[PATH_MAX + 16], line[512] = "", spath[PATH_MAX], sname[64], *text = NULL;
+	int rc;
+
+	if (o->suite) {
+		snprintf(o->suite_arg, sizeof(o->suite_arg), "%s", o->suite);
+	} else {
+		for (size_t i = 0; i < 2 && !line[0]; i++) {
+			char *t, *save = NULL;
+
+			snprintf(path, sizeof(path), "%s/configs/%s.suite", hb_root(), from[i]);
+			t = hb_read_text(path, NULL);
+			for (char *l = t ? strtok_r(t, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+				if (!strncmp(l, o->spec.workload, strlen(o->spec.workload)) &&
+				    (l[strlen(o->spec.workload)] == ' ' || !l[strlen(o->spec.workload)])) {
+					snprintf(line, sizeof(line), "%s", l);
+					break;
+				}
+			free(t);
+		}
+		if (!line[0])
+			snprintf(line, sizeof(line), "%s", o->spec.workload);
+		snprintf(o->suite_arg, sizeof(o->suite_arg), "%s/bisect.suite", o->dir);
+		snprintf(path, sizeof(path), "# hugebench bisect: what --%s %s needs\n%s\n",
+			 o->spec.mode == HB_BISECT_CHECK ? "check" : "metric", o->spec.workload, line);
+		if (hb_write_text(o->suite_arg, path)) {
+			hb_errno("bisect: cannot write %s", o->suite_arg);
+			return HB_EXIT_INFRA;
+		}
+	}
+	/* checked against the workloads' parameter tables now, not after a build */
+	rc = hb_boot_load_suite(o->suite_arg, spath, sizeof(spath), sname, sizeof(sname), &text);
+	if (!rc && !strstr(text, o->spec.workload)) {
+		hb_err("bisect: suite %s has no %s line; --suite must run the workload judged",
+		       o->suite_arg, o->spec.workload);
+		rc = HB_EXIT_USAGE;
+	}
+	free(text);
+	return rc;
+}
+
+/* results/bisect-<target>-<key12>: the key covers everything a verdict
+ * depends on, so the same command finds its folder again. */
+static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r, size_t first)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[32];
+	char buf[8192], hex[65];
+	unsigned len = 0;
+
+	if (!ctx)
+		return HB_EXIT_INFRA;
+	snprintf(buf, sizeof(buf),
+		 "hugebench-bisect/1\ntarget %s\nmode %d %s %s %g\nboots %d %d\nsuite %s\n"
+		 "run %s %s %s\ngit %s %s %s\n",
+		 o->target, (int)o->spec.mode, o->spec.workload, o->spec.name,
+		 o->spec.min_effect_pct, o->boots, o->max_tries, o->suite ? o->suite : "-",
+		 o->vcpus ? o->vcpus : "-", o->accel ? o->accel : "-", o->timeout ? o->timeout : "-",
+		 o->git ? o->git : "-", o->good ? o->good : "-", o->bad ? o->bad : "-");
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, buf, strlen(buf));
+	for (size_t i = 0; r && i < r->n_patches; i++) {
+		if (hb_sha256_file(r->patches[i], hex)) {
+			EVP_MD_CTX_free(ctx);
+			hb_errno("bisect: cannot read %s", r->patches[i]);
+			return HB_EXIT_USAGE;
+		}
+		EVP_DigestUpdate(ctx, hex, 64);
+	}
+	(void)first;
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	for (int i = 0; i < 6; i++)
+		sprintf(hex + 2 * i, "%02x", md[i]);
+	snprintf(o->dir, sizeof(o->dir), "%s/bisect-%s-%.12s", o->results, o->target, hex);
+	if (hb_mkdir_p(o->dir)) {
+		hb_errno("bisect: cannot create %s", o->dir);
+		return HB_EXIT_INFRA;
+	}
+	return 0;
+}
+
+json_t *hb_bisect_steps_load(const struct hb_bisect_opts *o)
+{
+	char path[PATH_MAX + 16];
+	json_t *root, *steps;
+
+	snprintf(path, sizeof(path), "%s/steps.json", o->dir);
+	root = hb_is_file(path) ? json_load_file(path, 0, NULL) : NULL;
+	steps = json_object_get(root, "steps");
+	steps = json_is_array(steps) ? json_incref(steps) : json_array();
+	json_decref(root);
+	return steps;
+}
+
+int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps)
+{
+	char path[PATH_MAX + 16], *text;
+	json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:O}", "schema",
+				 "hugebench-bisect/1", "target", o->target, "mode",
+				 o->spec.mode == HB_BISECT_CHECK ? "check" : "metric", "what", "",
+				 "boots", o->boots, "max_tries", o->max_tries, "steps", steps);
+	int rc;
+
+	if (!root)
+		return -1;
+	json_object_set_new(root, "what",
+			    json_sprintf("%s%s%s", o->spec.workload, o->spec.name[0] ? "." : "",
+					 o->spec.name));
+	if (!isnan(o->spec.min_effect_pct))
+		json_object_set_new(root, "min_effect_pct", json_real(o->spec.min_effect_pct));
+	if (o->git)
+		json_object_set_new(root, "git", json_pack("{s:s, s:s, s:s}", "path", o->git, "good",
+							   o->good, "bad", o->bad));
+	snprintf(path, sizeof(path), "%s/steps.json", o->dir);
+	text = json_dumps(root, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	rc = text ? hb_write_text(path, text) : -1;
+	if (rc)
+		hb_errno("bisect: cannot write %s", path);
+	free(text);
+	json_decref(root);
+	return rc;
+}
+
+/* A build error that `git bisect skip` would skip: the patch or the code. */
+static bool skippable(const char *err)
+{
+	return strstr(err, "does not apply") || strstr(err, "compile failed") ||
+	       strstr(err, "failed to apply");
+}
+
+int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, const char *ksrc,
+			char *group, size_t glen, double *build_s, char *why, size_t whylen)
+{
+	struct hb_kernel_build b;
+	char err[1024], runs[PATH_MAX], gdir[PATH_MAX], boots[16];
+	char *argv[20];
+	double t0 = hb_mono_s();
+	int rc, n = 0;
+
+	rc = hb_recipe_build(r, hb_cache_dir(), ksrc, &b, err, sizeof(err));
+	*build_s = hb_mono_s() - t0;
+	if (rc) {
+		snprintf(why, whylen, "%s", err);
+		if (rc == HB_EXIT_USAGE && skippable(err))
+			return 1;
+		hb_err("bisect: %s", err);
+		return rc;
+	}
+	snprintf(runs, sizeof(runs), "%s/runs", o->dir);
+	snprintf(boots, sizeof(boots), "%d", o->boots);
+	argv[n++] = "run";
+	argv[n++] = "--target";
+	argv[n++] = b.bzimage;
+	argv[n++] = "--suite";
+	argv[n++] = (char *)o->suite_arg;
+	argv[n++] = "--boots";
+	argv[n++] = boots;
+	argv[n++] = "--results";
+	argv[n++] = runs;
+	if (o->vcpus) {
+		argv[n++] = "--vcpus";
+		argv[n++] = (char *)o->vcpus;
+	}
+	if (o->accel) {
+		argv[n++] = "--accel";
+		argv[n++] = (char *)o->accel;
+	}
+	if (o->timeout) {
+		argv[n++] = "--timeout";
+		argv[n++] = (char *)o->timeout;
+	}
+	argv[n] = NULL;
+	gdir[0] = 0;
+	rc = hb_run_main(n, argv, true, gdir, sizeof(gdir));
+	if (hb_interrupted) {
+		hb_err("bisect: interrupted; the same command resumes from %s", o->dir);
+		return HB_EXIT_INFRA;
+	}
+	if (!gdir[0] || rc == HB_EXIT_USAGE) {
+		hb_err("bisect: hugebench run of %s failed before booting (exit %d)", b.bzimage, rc);
+		return rc > 1 ? rc : HB_EXIT_INFRA;
+	}
+	/* relative to the bisect folder, which may move */
+	snprintf(group, glen, "%s/group.json", gdir + strlen(o->dir) + 1);
+	return 0;
+}
+
+/* ---- series mode ------------------------------------------------------------ */
+
+struct series {
+	struct hb_recipe r;
+	size_t first; /* index of the first own patch (base recipes' come before) */
+	int n;	      /* own patches: k in [0, n] */
+	enum hb_bisect_v v[1024];
+	int tries[1024];
+};
+
+static const char *patch_name(const struct series *s, int k)
+{
+	const char *p;
+
+	if (k <= 0)
+		return "(base: no patch of the series)";
+	p = strrchr(s->r.patches[s->first + (size_t)k - 1], '/');
+	return p ? p + 1 : s->r.patches[s->first + (size_t)k - 1];
+}
+
+/* Paths (absolute) of the groups recorded for k. */
+static size_t groups_of(const struct hb_bisect_opts *o, json_t *steps, int k, char **out,
+			size_t max)
+{
+	size_t i, n = 0;
+	json_t *st;
+
+	json_array_foreach(steps, i, st) {
+		const char *g = json_string_value(json_object_get(st, "group"));
+
+		if (json_integer_value(json_object_get(st, "k")) != k || !g || n >= max)
+			continue;
+		if (asprintf(&out[n], "%s/%s", o->dir, g) < 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+static void free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}
+
+/* Build, boot and judge prefix k once more; the step is appended to steps. */
+static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps, int k, bool base)
+{
+	char group[PATH_MAX] = "", why[1024] = "", *ga[64], *gb[64];
+	size_t full = s->r.n_patches, na, nb;
+	double build_s = 0, t0 = hb_mono_s();
+	enum hb_bisect_v v;
+	json_t *st;
+	int rc;
+
+	printf("\n== bisect %s: k=%d of %d (%s), try %d\n", o->target, k, s->n, patch_name(s, k),
+	       s->tries[k] + 1);
+	s->r.n_patches = s->first + (size_t)k;
+	rc = hb_bisect_build_run(o, &s->r, NULL, group, sizeof(group), &build_s, why, sizeof(why));
+	s->r.n_patches = full;
+	if (rc > 1)
+		return rc;
+	st = json_pack("{s:i, s:s, s:f, s:i, s:i}", "k", k, "patch", patch_name(s, k), "build_s",
+		       round(build_s * 10) / 10, "boots", rc ? 0 : o->boots, "try", s->tries[k] + 1);
+	if (rc) {
+		v = HB_BV_SKIP;
+	} else {
+		json_object_set_new(st, "group", json_string(group));
+		json_array_append(steps, st); /* the judge reads every group of k */
+		nb = groups_of(o, steps, k, gb, 64);
+		if (base)
+			v = HB_BV_GOOD, snprintf(why, sizeof(why), "the base: reference of the metric");
+		else if (o->spec.mode == HB_BISECT_CHECK)
+			v = hb_bisect_judge_check(&o->spec, gb, nb, why, sizeof(why));
+		else {
+			na = groups_of(o, steps, 0, ga, 64);
+			v = hb_bisect_judge_metric(&o->spec, ga, na, gb, nb, why, sizeof(why));
+			free_strs(ga, na);
+		}
+		free_strs(gb, nb);
+		json_array_remove(steps, json_array_size(steps) - 1);
+	}
+	json_object_set_new(st, "verdict", json_string(hb_bisect_v_name(v)));
+	json_object_set_new(st, "why", hb_json_text(why));
+	json_object_set_new(st, "step_s", json_real(round((hb_mono_s() - t0) * 10) / 10));
+	json_array_append_new(steps, st);
+	s->v[k] = v;
+	s->tries[k]++;
+	printf("== bisect %s: k=%d %s: %s (build %.1f s)\n", o->target, k, hb_bisect_v_name(v), why,
+	       build_s);
+	return hb_bisect_steps_save(o, steps) ? HB_EXIT_INFRA : 0;
+}
+
+/* The latest step of k (its verdict and why). */
+static json_t *last_of(json_t *steps, int k)
+{
+	json_t *st, *last = NULL;
+	size_t i;
+
+	json_array_foreach(steps, i, st)
+		if (json_integer_value(json_object_get(st, "k")) == k)
+			last = st;
+	return last;
+}
+
+static void summary(const struct hb_bisect_opts *o, const struct series *s, json_t *steps,
+		    const struct hb_bisect_next *nx)
+{
+	char path[PATH_MAX + 16], res[512];
+	double build = 0, wall = 0;
+	int builds = 0, boots = 0;
+	size_t i;
+	json_t *st;
+	FILE *f;
+
+	json_array_foreach(steps, i, st) {
+		build += json_number_value(json_object_get(st, "build_s"));
+		wall += json_number_value(json_object_get(st, "step_s"));
+		boots += (int)json_integer_value(json_object_get(st, "boots"));
+		builds += json_integer_value(json_object_get(st, "try")) == 1;
+	}
+	switch (nx->outcome) {
+	case HB_BO_FOUND:
+		snprintf(res, sizeof(res), "first bad patch: %d/%d %s", nx->first_bad, s->n,
+			 patch_name(s, nx->first_bad));
+		break;
+	case HB_BO_NONE:
+		snprintf(res, sizeof(res), "no bad patch: the whole series (k=%d) is good", s->n);
+		break;
+	case HB_BO_BASE_BAD:
+		snprintf(res, sizeof(res), "the base (k=0, no patch) is already bad");
+		break;
+	default:
+		snprintf(res, sizeof(res), "ambiguous (skipped steps): the first bad patch is one of "
+			 "%d..%d (%s .. %s)", nx->lo + 1, nx->hi, patch_name(s, nx->lo + 1),
+			 patch_name(s, nx->hi));
+	}
+	printf("\nbisect %s: %s\n%d builds, %d boots, %.0f s (%.0f s building); %s/summary.md\n",
+	       o->target, res, builds, boots, wall, build, o->dir);
+	snprintf(path, sizeof(path), "%s/summary.md", o->dir);
+	f = fopen(path, "w");
+	if (!f) {
+		hb_errno("bisect: cannot write %s", path);
+		return;
+	}
+	fprintf(f, "# bisect %s: %s%s%s\n\n**Result: %s**\n\n", o->target, o->spec.workload,
+		o->spec.name[0] ? "." : "", o->spec.name, res);
+	fprintf(f, "Mode: %s; %d boots per step (up to %d tries of an uncertain one); suite `%s`.\n"
+		"%d builds, %d boots, %.0f s wall (%.0f s building).\n\n",
+		o->spec.mode == HB_BISECT_CHECK ? "functional (--check)" : "performance (--metric, "
+		"compare-report rule against k=0)", o->boots, o->max_tries, o->suite_arg, builds,
+		boots, wall, build);
+	if (nx->outcome == HB_BO_FOUND) {
+		json_t *bad = last_of(steps, nx->first_bad), *good = last_of(steps, nx->lo);
+
+		fprintf(f, "## Evidence\n\n- k=%d (%s) **bad**: %s (`%s`)\n", nx->first_bad,
+			patch_name(s, nx->first_bad),
+			json_string_value(json_object_get(bad, "why")),
+			json_string_value(json_object_get(bad, "group")));
+		if (good)
+			fprintf(f, "- k=%d (%s) good: %s (`%s`)\n", nx->lo, patch_name(s, nx->lo),
+				json_string_value(json_object_get(good, "why")),
+				json_string_value(json_object_get(good, "group")));
+		else
+			fprintf(f, "- k=%d (the base) taken as good (not built)\n", nx->lo);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "## Series\n\n| k | patch | verdict |\n|---:|---|---|\n");
+	for (int k = 0; k <= s->n; k++)
+		fprintf(f, "| %d | %s | %s |\n", k, patch_name(s, k), hb_bisect_v_name(s->v[k]));
+	fprintf(f, "\n## Steps (in order)\n\n| k | try | build s | boots | verdict | why | group |\n"
+		"|---:|---:|---:|---:|---|---|---|\n");
+	json_array_foreach(steps, i, st)
+		fprintf(f, "| %lld | %lld | %.1f | %lld | %s | %s | %s |\n",
+			json_integer_value(json_object_get(st, "k")),
+			json_integer_value(json_object_get(st, "try")),
+			json_number_value(json_object_get(st, "build_s")),
+			json_integer_value(json_object_get(st, "boots")),
+			json_string_value(json_object_get(st, "verdict")),
+			json_string_value(json_object_get(st, "why")),
+			json_string_value(json_object_get(st, "group")) ?
+				json_string_value(json_object_get(st, "group")) : "-");
+	fclose(f);
+}
+
+/* The recipe, with its own series counted apart from its base's. */
+static int load_series(struct hb_bisect_opts *o, struct series *s)
+{
+	char kdir[PATH_MAX], err[1024];
+	struct hb_target t;
+	int rc;
+
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	rc = hb_target_parse(o->target, kdir, &t, err, sizeof(err));
+	if (!rc && t.kind != HB_TARGET_RECIPE) {
+		snprintf(err, sizeof(err), "bisect: target %s is not a recipe under kernels/", o->target);
+		rc = HB_EXIT_USAGE;
+	}
+	if (!rc && hb_recipe_load(t.path, &s->r, err, sizeof(err)))
+		rc = HB_EXIT_USAGE;
+	if (rc) {
+		hb_err("%s", err);
+		return rc;
+	}
+	if (s->r.kind != HB_RECIPE_SOURCE) {
+		hb_err("bisect: recipe %s is kind=debian: bisect needs a source recipe with "
+		       "patches/series (kind=source)", o->target);
+		hb_recipe_free(&s->r);
+		return HB_EXIT_USAGE;
+	}
+	if (s->r.base[0]) {
+		struct hb_recipe b;
+
+		snprintf(kdir, sizeof(kdir), "%s/%s", s->r.kernels_dir, s->r.base);
+		if (hb_recipe_load(kdir, &b, err, sizeof(err))) {
+			hb_err("%s", err);
+			hb_recipe_free(&s->r);
+			return HB_EXIT_USAGE;
+		}
+		s->first = b.n_patches;
+		hb_recipe_free(&b);
+	}
+	s->n = (int)(s->r.n_patches - s->first);
+	if (!o->git && s->n < 1) {
+		hb_err("bisect: recipe %s has no patches of its own in %s/patches/series: nothing to "
+		       "bisect (list the series there, or use --git PATH --good REF --bad REF)",
+		       o->target, s->r.dir);
+		hb_recipe_free(&s->r);
+		return HB_EXIT_USAGE;
+	}
+	if (s->n >= 1023) {
+		hb_err("bisect: recipe %s has %d patches; at most 1022", o->target, s->n);
+		hb_recipe_free(&s->r);
+		return HB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_series(struct hb_bisect_opts *o, struct series *s)
+{
+	json_t *steps = hb_bisect_steps_load(o), *st;
+	struct hb_bisect_next nx;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(steps, i, st) {
+		json_int_t k = json_integer_value(json_object_get(st, "k"));
+		int v = hb_bisect_v_parse(json_string_value(json_object_get(st, "verdict")));
+
+		if (k < 0 || k > s->n || v < 0)
+			continue;
+		s->v[k] = (enum hb_bisect_v)v;
+		s->tries[k]++;
+	}
+	if (json_array_size(steps))
+		printf("bisect %s: resuming from %s (%zu steps recorded)\n", o->target, o->dir,
+		       json_array_size(steps));
+	else
+		printf("bisect %s: %d patches, %s %s%s%s -> %s\n", o->target, s->n,
+		       o->spec.mode == HB_BISECT_CHECK ? "check" : "metric", o->spec.workload,
+		       o->spec.name[0] ? "." : "", o->spec.name, o->dir);
+	/* performance: the base's boots are the reference of every step */
+	if (o->spec.mode == HB_BISECT_METRIC && s->v[0] != HB_BV_GOOD) {
+		rc = step(o, s, steps, 0, true);
+		if (!rc && s->v[0] != HB_BV_GOOD) {
+			hb_err("bisect: the base (k=0) did not build or boot: %s",
+			       json_string_value(json_object_get(last_of(steps, 0), "why")));
+			rc = HB_EXIT_INFRA;
+		}
+	}
+	while (!rc) {
+		if (hb_bisect_next(s->v, s->tries, s->n, o->max_tries, &nx)) {
+			rc = HB_EXIT_INFRA;
+			break;
+		}
+		if (nx.action == HB_BA_DONE)
+			break;
+		rc = step(o, s, steps, nx.k, false);
+	}
+	if (!rc) {
+		summary(o, s, steps, &nx);
+		rc = nx.outcome == HB_BO_FOUND ? 0 : HB_EXIT_FAIL;
+	}
+	json_decref(steps);
+	return rc;
+}
+
+int hb_cmd_bisect(int argc, char **argv)
+{
+	static struct series s;
+	struct hb_bisect_opts o;
+	int rc = hb_bisect_parse(argc, argv, &o, NULL, NULL);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (optind != argc - 1) {
+		hb_err("bisect: give exactly one TARGET (a source recipe under kernels/); see "
+		       "hugebench bisect --help");
+		return HB_EXIT_USAGE;
+	}
+	o.target = argv[optind];
+	if (!o.git != !o.good || !o.git != !o.bad) {
+		hb_err("bisect: --git PATH needs --good REF and --bad REF (and they need --git)");
+		return HB_EXIT_USAGE;
+	}
+	memset(&s, 0, sizeof(s));
+	rc = load_series(&o, &s);
+	if (rc)
+		return rc;
+	rc = make_dir(&o, o.git ? NULL : &s.r, s.first);
+	if (!rc) {
+		rc = pick_suite(&o);
+		if (rc) { /* bad input leaves no folder behind */
+			char p[PATH_MAX + 32];
+
+			snprintf(p, sizeof(p), "%s/steps.json", o.dir);
+			if (!hb_is_file(p)) {
+				snprintf(p, sizeof(p), "%s/bisect.suite", o.dir);
+				unlink(p);
+				rmdir(o.dir);
+			}
+		}
+	}
+	if (!rc)
+		rc = o.git ? hb_bisect_git(&o) : run_series(&o, &s);
+	hb_recipe_free(&s.r);
+	return rc;
+}

@@ -1,0 +1,245 @@
+/* test_bisect.c - the search of `hugebench bisect` (bisect_search.c) without
+ * builds or boots: a simulated series whose truth (first bad prefix, prefixes
+ * that skip, prefixes uncertain a number of times) answers each step the
+ * search asks for; plus the --check / --metric argument grammar. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "bisect.h"
+
+#define MAXN 64
+
+struct sim {
+	int n, first_bad;	   /* first_bad > n: no bad prefix */
+	bool skip[MAXN + 1];
+	int uncertain[MAXN + 1];   /* judged uncertain this many times first */
+	enum hb_bisect_v v[MAXN + 1];
+	int tries[MAXN + 1];
+	int order[4 * MAXN], steps; /* every judgement asked for, in order */
+	struct hb_bisect_next last;
+};
+
+static void sim_run(struct sim *s, int max_tries)
+{
+	for (int guard = 0; guard < 4 * MAXN; guard++) {
+		struct hb_bisect_next nx;
+		int k;
+
+		assert_int_equal(hb_bisect_next(s->v, s->tries, s->n, max_tries, &nx), 0);
+		if (nx.action == HB_BA_DONE) {
+			s->last = nx;
+			return;
+		}
+		k = nx.k;
+		assert_true(k >= 0 && k <= s->n);
+		if (nx.action == HB_BA_TEST)
+			assert_int_equal(s->v[k], HB_BV_UNTESTED);
+		else
+			assert_int_equal(s->v[k], HB_BV_UNCERTAIN);
+		s->order[s->steps++] = k;
+		s->tries[k]++;
+		if (s->skip[k])
+			s->v[k] = HB_BV_SKIP;
+		else if (s->tries[k] <= s->uncertain[k])
+			s->v[k] = HB_BV_UNCERTAIN;
+		else
+			s->v[k] = k >= s->first_bad ? HB_BV_BAD : HB_BV_GOOD;
+	}
+	fail_msg("the search did not end");
+}
+
+static void test_middle_patch_two_builds(void **state)
+{
+	struct sim s = { .n = 5, .first_bad = 3 };
+
+	(void)state;
+	sim_run(&s, 3);
+	assert_int_equal(s.last.outcome, HB_BO_FOUND);
+	assert_int_equal(s.last.first_bad, 3);
+	assert_int_equal(s.steps, 2);
+	assert_int_equal(s.order[0], 2);
+	assert_int_equal(s.order[1], 3);
+	assert_int_equal(s.v[0], HB_BV_UNTESTED); /* the base is not built */
+}
+
+/* Every series length and position: the right answer in at most
+ * ceil(log2(n + 1)) + 1 builds (the + 1: k = n built last when every
+ * prefix below it was good). */
+static void test_every_position(void **state)
+{
+	(void)state;
+	for (int n = 1; n <= 40; n++)
+		for (int b = 1; b <= n + 1; b++) {
+			struct sim s = { .n = n, .first_bad = b };
+			int bound = (int)ceil(log2(n + 1)) + 1;
+
+			sim_run(&s, 3);
+			if (b <= n) {
+				assert_int_equal(s.last.outcome, HB_BO_FOUND);
+				assert_int_equal(s.last.first_bad, b);
+			} else {
+				assert_int_equal(s.last.outcome, HB_BO_NONE);
+				assert_int_equal(s.v[n], HB_BV_GOOD);
+			}
+			assert_true(s.steps <= bound);
+		}
+}
+
+static void test_base_bad(void **state)
+{
+	enum hb_bisect_v v[4] = { HB_BV_BAD };
+	int tries[4] = { 1 };
+	struct hb_bisect_next nx;
+
+	(void)state;
+	assert_int_equal(hb_bisect_next(v, tries, 3, 3, &nx), 0);
+	assert_int_equal(nx.action, HB_BA_DONE);
+	assert_int_equal(nx.outcome, HB_BO_BASE_BAD);
+	assert_int_equal(nx.first_bad, -1);
+}
+
+/* A skipped middle goes to a neighbour; the answer stays exact when the
+ * skipped prefix is not next to the first bad one. */
+static void test_skip_neighbour(void **state)
+{
+	struct sim s = { .n = 7, .first_bad = 6 };
+
+	(void)state;
+	s.skip[3] = true;
+	sim_run(&s, 3);
+	assert_int_equal(s.order[0], 3);
+	assert_int_equal(s.order[1], 4); /* mid + 1 */
+	assert_int_equal(s.last.outcome, HB_BO_FOUND);
+	assert_int_equal(s.last.first_bad, 6);
+}
+
+/* The prefix just below the first bad skips: the answer is a range. */
+static void test_skip_ambiguous(void **state)
+{
+	struct sim s = { .n = 5, .first_bad = 3 };
+
+	(void)state;
+	s.skip[2] = true;
+	sim_run(&s, 3);
+	assert_int_equal(s.last.outcome, HB_BO_AMBIGUOUS);
+	assert_int_equal(s.last.first_bad, -1);
+	assert_int_equal(s.last.lo, 1);
+	assert_int_equal(s.last.hi, 3);
+}
+
+/* k = n does not build and everything below is good: nothing can be said
+ * beyond "after lo". */
+static void test_last_skipped(void **state)
+{
+	struct sim s = { .n = 3, .first_bad = 99 };
+
+	(void)state;
+	s.skip[3] = true;
+	sim_run(&s, 3);
+	assert_int_equal(s.last.outcome, HB_BO_AMBIGUOUS);
+	assert_int_equal(s.last.lo, 2);
+	assert_int_equal(s.last.hi, 3);
+}
+
+/* An uncertain verdict is judged again (more boots) up to the cap. */
+static void test_uncertain_retested(void **state)
+{
+	struct sim s = { .n = 5, .first_bad = 3 };
+
+	(void)state;
+	s.uncertain[2] = 2;
+	sim_run(&s, 3);
+	assert_int_equal(s.tries[2], 3);
+	assert_int_equal(s.order[0], 2);
+	assert_int_equal(s.order[1], 2);
+	assert_int_equal(s.order[2], 2);
+	assert_int_equal(s.last.outcome, HB_BO_FOUND);
+	assert_int_equal(s.last.first_bad, 3);
+}
+
+/* Past the cap it counts as a skip. */
+static void test_uncertain_capped(void **state)
+{
+	struct sim s = { .n = 5, .first_bad = 3 };
+	struct hb_bisect_next nx;
+
+	(void)state;
+	s.uncertain[3] = 100;
+	sim_run(&s, 2);
+	assert_int_equal(s.tries[3], 2);
+	assert_int_equal(s.last.outcome, HB_BO_AMBIGUOUS);
+	assert_int_equal(s.last.lo, 2);
+	assert_int_equal(s.last.hi, 4);
+	/* with a higher cap the same state asks for k = 3 again */
+	assert_int_equal(hb_bisect_next(s.v, s.tries, s.n, 3, &nx), 0);
+	assert_int_equal(nx.action, HB_BA_RETEST);
+	assert_int_equal(nx.k, 3);
+}
+
+static void test_bad_input(void **state)
+{
+	enum hb_bisect_v v[2] = { 0 };
+	int tries[2] = { 0 };
+	struct hb_bisect_next nx;
+
+	(void)state;
+	assert_int_equal(hb_bisect_next(v, tries, 0, 3, &nx), -1);
+	assert_int_equal(hb_bisect_next(NULL, tries, 1, 3, &nx), -1);
+	v[1] = (enum hb_bisect_v)42;
+	assert_int_equal(hb_bisect_next(v, tries, 1, 3, &nx), -1);
+	assert_int_equal(hb_bisect_v_parse("bad"), HB_BV_BAD);
+	assert_int_equal(hb_bisect_v_parse("maybe"), -1);
+	assert_string_equal(hb_bisect_v_name(HB_BV_SKIP), "skip");
+}
+
+static void test_spec_grammar(void **state)
+{
+	struct hb_bisect_spec s;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault", &s, err, sizeof(err)), 0);
+	assert_string_equal(s.workload, "fault");
+	assert_string_equal(s.name, "");
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault.huge_ShmemPmdMapped_delta_kb",
+					      &s, err, sizeof(err)),
+			 0);
+	assert_string_equal(s.name, "huge_ShmemPmdMapped_delta_kb");
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_METRIC, "fragment.clean_fault_latency", &s,
+					      err, sizeof(err)),
+			 0);
+	assert_string_equal(s.workload, "fragment");
+	assert_string_equal(s.name, "clean_fault_latency");
+	/* a metric needs WORKLOAD.METRIC */
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_METRIC, "fragment", &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "WORKLOAD.METRIC"));
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_METRIC, "a.b.c", &s, err, sizeof(err)), -1);
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "", &s, err, sizeof(err)), -1);
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault;rm", &s, err, sizeof(err)), -1);
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, ".x", &s, err, sizeof(err)), -1);
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault.", &s, err, sizeof(err)), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_middle_patch_two_builds),
+		cmocka_unit_test(test_every_position),
+		cmocka_unit_test(test_base_bad),
+		cmocka_unit_test(test_skip_neighbour),
+		cmocka_unit_test(test_skip_ambiguous),
+		cmocka_unit_test(test_last_skipped),
+		cmocka_unit_test(test_uncertain_retested),
+		cmocka_unit_test(test_uncertain_capped),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_spec_grammar),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
