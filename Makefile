@@ -6,6 +6,7 @@
 # make ab A=<target> B=<target> BOOTS=5           boots A and B alternately, then compare-report
 # make compare A=<run|target> B=<run|target>      compare-report of two runs
 # make kernel TARGET=<source recipe>              build a kernel from source
+# make bisect-perf                                bisect a series for a slowdown (README, "Bisect")
 
 TARGET ?= debian-6.12
 SUITE ?= quick
@@ -51,7 +52,7 @@ HARNESS_LIB := $(filter-out $(BUILD)/harness/main.o,$(HARNESS_OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: ab all deps bench test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study test-deps install-pkgs \
+.PHONY: ab all deps bench bisect-perf test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -163,6 +164,13 @@ nightly: all
 
 kernel: all
 	$(BUILD)/hugebench kernel --target "$$HB_TARGET"
+
+# Performance bisect of a shipped series (not part of `make test`: ~15 boots):
+# the 1 ms shmem huge allocation delay, 3rd of 5 patches, found with boots
+# against the base's (--vcpus 1: the delay shows in every boot, see boots.c).
+bisect-perf: all
+	$(BUILD)/hugebench bisect minimal-6.1-delay-series --metric fragment.fragmented_fault_latency \
+		--boots 3 --vcpus 1
 
 unit: all $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail

@@ -247,7 +247,7 @@ int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps)
 		json_object_set_new(root, "git", json_pack("{s:s, s:s, s:s}", "path", o->git, "good",
 							   o->good, "bad", o->bad));
 	snprintf(path, sizeof(path), "%s/steps.json", o->dir);
-	text = json_dumps(root, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	text = json_dumps(root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(6));
 	rc = text ? hb_write_text(path, text) : -1;
 	if (rc)
 		hb_errno("bisect: cannot write %s", path);
@@ -630,21 +630,20 @@ int hb_cmd_bisect(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = make_dir(&o, o.git ? NULL : &s.r, s.first);
-	if (!rc) {
+	if (!rc)
 		rc = pick_suite(&o);
-		if (rc) { /* bad input leaves no folder behind */
-			char p[PATH_MAX + 32];
-
-			snprintf(p, sizeof(p), "%s/steps.json", o.dir);
-			if (!hb_is_file(p)) {
-				snprintf(p, sizeof(p), "%s/bisect.suite", o.dir);
-				unlink(p);
-				rmdir(o.dir);
-			}
-		}
-	}
 	if (!rc)
 		rc = o.git ? hb_bisect_git(&o) : run_series(&o, &s);
+	if (rc > 1 && o.dir[0]) { /* bad input leaves no folder behind */
+		char p[PATH_MAX + 32];
+
+		snprintf(p, sizeof(p), "%s/steps.json", o.dir);
+		if (!hb_is_file(p)) {
+			snprintf(p, sizeof(p), "%s/bisect.suite", o.dir);
+			unlink(p);
+			rmdir(o.dir);
+		}
+	}
 	hb_recipe_free(&s.r);
 	return rc;
 }

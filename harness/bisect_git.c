@@ -168,8 +168,8 @@ static void git_summary(const struct hb_bisect_opts *o, const char *first, const
 	}
 	fprintf(f, "# bisect %s (git %s, good %s, bad %s): %s%s%s\n\n**Result: %s**\n\n", o->target,
 		o->git, o->good, o->bad, o->spec.workload, o->spec.name[0] ? "." : "", o->spec.name,
-		first[0] ? first : "no first bad commit (see git-bisect.log)");
-	fprintf(f, "`git bisect run` log: %s\n\n## Steps (in order)\n\n"
+		first[0] ? first : "no first bad commit (see git-bisect.log and the steps)");
+	fprintf(f, "`git bisect log`: %s\n\n## Steps (in order)\n\n"
 		"| commit | subject | build s | boots | verdict | why | group |\n"
 		"|---|---|---:|---:|---|---|---|\n", log);
 	json_array_foreach(steps, i, st)
@@ -189,7 +189,7 @@ static void git_summary(const struct hb_bisect_opts *o, const char *first, const
 int hb_bisect_git(struct hb_bisect_opts *o)
 {
 	char exe[PATH_MAX], log[PATH_MAX + 32], err[1024], head[128] = "", boots[16], tries[16];
-	char *argv[40], *text, *hit, *what;
+	char *argv[40], *what;
 	char first[256] = "";
 	struct hb_recipe r;
 	ssize_t len;
@@ -258,35 +258,28 @@ int hb_bisect_git(struct hb_bisect_opts *o)
 	printf("bisect %s: git bisect run in %s (good %s, bad %s) -> %s\n", o->target, o->git,
 	       o->good, o->bad, o->dir);
 	{
-		struct hb_spawn sp = { .argv = argv, .log_path = log };
+		struct hb_spawn sp = { .argv = argv };
 
-		unlink(log);
 		rc = hb_run(&sp, NULL, NULL);
 	}
 	free(what);
-	text = hb_read_text(log, NULL);
-	hit = text ? strstr(text, " is the first bad commit") : NULL;
-	if (hit) {
-		char *bol = hit;
-		char *eol;
+	/* after a successful run, refs/bisect/bad is the first bad commit */
+	if (rc == 0 && !git(o->git, head, sizeof(head), "rev-parse", "--verify", "-q",
+			    "refs/bisect/bad")) {
+		char subj[200] = "";
 
-		while (bol > text && bol[-1] != '\n')
-			bol--;
-		snprintf(first, sizeof(first), "%.*s", (int)(hit - bol), bol);
-		eol = strstr(hit, "\n");
-		for (int i = 0; eol && i < 5 && !strstr(first, "  "); i++) {
-			char *l = eol + 1;
-
-			eol = strchr(l, '\n');
-			if (!strncmp(l, "    ", 4) && eol) {
-				size_t u = strlen(first);
-
-				snprintf(first + u, sizeof(first) - u, " (%.*s)", (int)(eol - l - 4), l + 4);
-				break;
-			}
-		}
+		git(o->git, subj, sizeof(subj), "log", "-1", "--format=%s", head);
+		snprintf(first, sizeof(first), "%s (%s)", head, subj);
 	}
-	free(text);
+	{
+		char *const largv[] = { "git", "-C", (char *)o->git, "bisect", "log", NULL };
+		static char buf[1 << 16];
+
+		buf[0] = 0;
+		hb_spawn_capture(largv, buf, sizeof(buf));
+		if (hb_write_text(log, buf))
+			hb_errno("bisect: cannot write %s", log);
+	}
 	git(o->git, NULL, 0, "bisect", "reset", NULL, NULL);
 	git_summary(o, first, log);
 	if (rc != 0 || !first[0]) {

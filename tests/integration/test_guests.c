@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bisect_itest.h"
 #include "boots.h"
 #include "hardening.h"
 #include "itest.h"
@@ -846,6 +847,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_panic),
 		cmocka_unit_test(test_boots_aa_calibrated),
 		cmocka_unit_test(test_boots_delay_alloc),
+		cmocka_unit_test(test_bisect_bad_input),
+		cmocka_unit_test(test_bisect_series_check),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */

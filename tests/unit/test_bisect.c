@@ -2,14 +2,20 @@
  * builds or boots: a simulated series whose truth (first bad prefix, prefixes
  * that skip, prefixes uncertain a number of times) answers each step the
  * search asks for; plus the --check / --metric argument grammar. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bisect.h"
 
@@ -226,6 +232,117 @@ static void test_spec_grammar(void **state)
 	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault.", &s, err, sizeof(err)), -1);
 }
 
+/* ---- judging real result.json files (bisect_judge.c) ---------------------- */
+
+static char g_dir[64] = "/tmp/hb-test-bisect-XXXXXX";
+
+/* One run's result.json: workload fault with check pmd (pass or not) and
+ * metric lat whose samples are around center; verdict given. */
+static char *write_result(const char *name, const char *status, int check_pass, double center,
+			  const char *verdict)
+{
+	static char paths[32][128];
+	static int k;
+	char *dir = paths[k++ % 32], file[192];
+	json_t *samples = json_array(), *wl, *root, *checks = json_array();
+
+	for (int i = 0; i < 8; i++)
+		json_array_append_new(samples, json_real(center * (1 + 0.002 * (i % 4))));
+	if (check_pass >= 0)
+		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:b, s:i}", "name", "pmd",
+							"expected", "== 16384", "observed",
+							check_pass ? "16384" : "0", "pass",
+							check_pass, "rep", 0));
+	wl = json_pack("{s:s, s:s, s:s, s:i, s:[{s:s, s:s, s:s, s:o, s:[f]}], s:o}", "name",
+		       "fault", "status", status, "reason", "", "reps", 1, "metrics", "name", "lat",
+		       "unit", "ns", "better", "lower", "samples", samples, "rep_means", center,
+		       "checks", checks);
+	root = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:i, s:i}, s:s, s:i,"
+			 " s:[o], s:[], s:s}",
+			 "schema", "hugebench-result/1", "run_id", name, "target", "name", "t",
+			 "kernel_release", "6.1.0", "cmdline", "console=ttyS0", "environment",
+			 "accelerator", "tcg", "qemu_version", "7.2.22", "vcpus", 2, "memory_mb",
+			 2048, "suite", "s", "repeat", 1, "workloads", wl, "kernel_issues",
+			 "verdict", verdict);
+	assert_non_null(root);
+	snprintf(dir, 128, "%s/%s", g_dir, name);
+	mkdir(dir, 0755);
+	snprintf(file, sizeof(file), "%s/result.json", dir);
+	assert_int_equal(json_dump_file(root, file, 0), 0);
+	json_decref(root);
+	snprintf(dir + strlen(dir), 128 - strlen(dir), "/result.json");
+	return dir;
+}
+
+static int judge_setup(void **state)
+{
+	(void)state;
+	return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static void test_judge_check(void **state)
+{
+	struct hb_bisect_spec s;
+	char why[512], err[128];
+	char *pass = write_result("pass", "pass", 1, 1000, "pass");
+	char *fail = write_result("fail", "fail", 0, 1000, "fail");
+	char *absent = write_result("absent", "error", -1, 1000, "error");
+	char *g[2];
+
+	(void)state;
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault.pmd", &s, err, sizeof(err)), 0);
+	g[0] = pass;
+	assert_int_equal(hb_bisect_judge_check(&s, g, 1, why, sizeof(why)), HB_BV_GOOD);
+	g[1] = fail;
+	assert_int_equal(hb_bisect_judge_check(&s, g, 2, why, sizeof(why)), HB_BV_BAD);
+	assert_non_null(strstr(why, "fault.pmd failed: expected == 16384, observed 0"));
+	/* the check never ran: nothing to say about this kernel */
+	g[0] = absent;
+	assert_int_equal(hb_bisect_judge_check(&s, g, 1, why, sizeof(why)), HB_BV_SKIP);
+	assert_non_null(strstr(why, "not in the run"));
+	/* the workload's status */
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault", &s, err, sizeof(err)), 0);
+	g[0] = fail;
+	assert_int_equal(hb_bisect_judge_check(&s, g, 1, why, sizeof(why)), HB_BV_BAD);
+	g[0] = absent;
+	assert_int_equal(hb_bisect_judge_check(&s, g, 1, why, sizeof(why)), HB_BV_SKIP);
+	/* an unreadable result is a skip, not a crash */
+	g[0] = "/nonexistent/result.json";
+	assert_int_equal(hb_bisect_judge_check(&s, g, 1, why, sizeof(why)), HB_BV_SKIP);
+}
+
+/* 3 boots per side through the compare-report rule: +50 % is bad, the same
+ * is good; one boot per side without a calibration is uncertain. */
+static void test_judge_metric(void **state)
+{
+	static const double base_c[3] = { 1000, 1010, 990 }, same_c[3] = { 1005, 995, 1002 };
+	char *base[3], *slow[3], *same[3], why[512], err[128], name[32];
+	struct hb_bisect_spec s;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "base%d", i);
+		base[i] = write_result(name, "pass", 1, base_c[i], "pass");
+		snprintf(name, sizeof(name), "slow%d", i);
+		slow[i] = write_result(name, "pass", 1, 1.5 * base_c[i], "pass");
+		snprintf(name, sizeof(name), "same%d", i);
+		same[i] = write_result(name, "pass", 1, same_c[i], "pass");
+	}
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_METRIC, "fault.lat", &s, err, sizeof(err)), 0);
+	assert_int_equal(hb_bisect_judge_metric(&s, base, 3, slow, 3, why, sizeof(why)), HB_BV_BAD);
+	assert_non_null(strstr(why, "fault.lat +50"));
+	assert_int_equal(hb_bisect_judge_metric(&s, base, 3, same, 3, why, sizeof(why)), HB_BV_GOOD);
+	assert_int_equal(hb_bisect_judge_metric(&s, base, 1, slow, 1, why, sizeof(why)),
+			 HB_BV_UNCERTAIN);
+	/* a minimum effect above the change: not a regression */
+	s.min_effect_pct = 80;
+	assert_int_equal(hb_bisect_judge_metric(&s, base, 3, slow, 3, why, sizeof(why)), HB_BV_GOOD);
+	/* a metric the runs do not have */
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_METRIC, "fault.nope", &s, err, sizeof(err)), 0);
+	assert_int_equal(hb_bisect_judge_metric(&s, base, 3, slow, 3, why, sizeof(why)), HB_BV_SKIP);
+	assert_non_null(strstr(why, "in neither side"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +356,8 @@ int main(void)
 		cmocka_unit_test(test_uncertain_capped),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_spec_grammar),
+		cmocka_unit_test_setup(test_judge_check, judge_setup),
+		cmocka_unit_test(test_judge_metric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
