@@ -390,11 +390,12 @@ static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps,
 		json_object_set_new(st, "group", json_string(group));
 		json_array_append(steps, st); /* the judge reads every group of k */
 		nb = groups_of(o, steps, k, gb, 64);
-		if (base)
-			v = HB_BV_GOOD, snprintf(why, sizeof(why), "the base: reference of the metric");
-		else if (o->spec.mode == HB_BISECT_CHECK)
+		if (base) {
+			v = HB_BV_GOOD;
+			snprintf(why, sizeof(why), "the base: reference of the metric");
+		} else if (o->spec.mode == HB_BISECT_CHECK) {
 			v = hb_bisect_judge_check(&o->spec, gb, nb, why, sizeof(why));
-		else {
+		} else {
 			na = groups_of(o, steps, 0, ga, 64);
 			v = hb_bisect_judge_metric(&o->spec, ga, na, gb, nb, why, sizeof(why));
 			free_strs(ga, na);

@@ -16,6 +16,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,16 @@ static int git(const char *path, char *out, size_t outlen, const char *a1, const
 	if (out)
 		out[strcspn(out, "\n")] = 0;
 	return rc;
+}
+
+/* "--name value" when value is set; the new count. */
+static int add_opt(char **argv, int n, const char *name, const char *value)
+{
+	if (value) {
+		argv[n++] = (char *)name;
+		argv[n++] = (char *)value;
+	}
+	return n;
 }
 
 static int load_ksrc_recipe(const char *target, struct hb_recipe *r, char *err, size_t errlen)
@@ -136,13 +147,17 @@ int hb_cmd_bisect_step(int argc, char **argv)
 		v = hb_bisect_judge_check(&o.spec, g, 1, why, sizeof(why));
 		free(g[0]);
 	}
-	st = json_pack("{s:s, s:s, s:f, s:i, s:i, s:s, s:o, s:f}", "commit", commit, "patch", subject,
-		       build_s, "boots", rc ? 0 : o.boots, "try", 1, "verdict", hb_bisect_v_name(v),
-		       "why", hb_json_text(why), "step_s", hb_mono_s() - t0);
-	if (st && !rc)
+	st = json_pack("{s:s, s:o, s:f, s:i, s:i, s:s, s:o, s:f}", "commit", commit, "patch",
+		       hb_json_text(subject), "build_s", round(build_s * 10) / 10, "boots",
+		       rc ? 0 : o.boots,
+		       "try", 1, "verdict", hb_bisect_v_name(v), "why", hb_json_text(why), "step_s",
+		       round((hb_mono_s() - t0) * 10) / 10);
+	if (!st) {
+		json_decref(steps);
+		return STEP_ABORT;
+	}
+	if (!rc)
 		json_object_set_new(st, "group", json_string(group));
-	if (st)
-		json_object_set_new(st, "build_s", json_real(build_s));
 	json_array_append_new(steps, st);
 	rc = hb_bisect_steps_save(&o, steps);
 	json_decref(steps);
@@ -233,27 +248,28 @@ int hb_bisect_git(struct hb_bisect_opts *o)
 		       "run: git -C %s bisect reset)", o->bad, o->good, o->git, o->git);
 		return HB_EXIT_USAGE;
 	}
-	argv[n++] = "git", argv[n++] = "-C", argv[n++] = (char *)o->git;
-	argv[n++] = "bisect", argv[n++] = "run", argv[n++] = exe, argv[n++] = "bisect-step";
-	argv[n++] = "--dir", argv[n++] = o->dir, argv[n++] = "--git", argv[n++] = (char *)o->git;
-	argv[n++] = "--good", argv[n++] = (char *)o->good, argv[n++] = "--bad";
-	argv[n++] = (char *)o->bad, argv[n++] = "--boots", argv[n++] = boots;
-	argv[n++] = "--max-tries", argv[n++] = tries, argv[n++] = "--suite";
-	argv[n++] = o->suite_arg, argv[n++] = "--results", argv[n++] = (char *)o->results;
-	argv[n++] = "--check";
 	snprintf(log, sizeof(log), "%s%s%s", o->spec.workload, o->spec.name[0] ? "." : "",
 		 o->spec.name);
 	what = strdup(log);
 	if (!what)
 		return HB_EXIT_INFRA;
-	argv[n++] = what;
-	if (o->vcpus)
-		argv[n++] = "--vcpus", argv[n++] = (char *)o->vcpus;
-	if (o->accel)
-		argv[n++] = "--accel", argv[n++] = (char *)o->accel;
-	if (o->timeout)
-		argv[n++] = "--timeout", argv[n++] = (char *)o->timeout;
-	argv[n++] = "--", argv[n++] = (char *)o->target, argv[n] = NULL;
+	{
+		const char *const words[] = {
+			"git", "-C", o->git, "bisect", "run", exe, "bisect-step", "--dir", o->dir,
+			"--git", o->git, "--good", o->good, "--bad", o->bad, "--boots", boots,
+			"--max-tries", tries, "--suite", o->suite_arg, "--results", o->results,
+			"--check", what,
+		};
+
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			argv[n++] = (char *)words[i];
+	}
+	n = add_opt(argv, n, "--vcpus", o->vcpus);
+	n = add_opt(argv, n, "--accel", o->accel);
+	n = add_opt(argv, n, "--timeout", o->timeout);
+	argv[n++] = "--";
+	argv[n++] = (char *)o->target;
+	argv[n] = NULL;
 	snprintf(log, sizeof(log), "%s/git-bisect.log", o->dir);
 	printf("bisect %s: git bisect run in %s (good %s, bad %s) -> %s\n", o->target, o->git,
 	       o->good, o->bad, o->dir);
