@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bisect.h"
+#include "util.h"
 
 #define MAXN 64
 
@@ -343,6 +346,122 @@ static void test_judge_metric(void **state)
 	assert_non_null(strstr(why, "in neither side"));
 }
 
+/* ---- bisect-step, the command git bisect run calls ------------------------- */
+
+/* A kernels/ build script that compiles nothing: the tree "does not compile". */
+static const char stub_build[] =
+	"#!/bin/sh\n"
+	"echo call >> \"$(dirname \"$0\")/../calls\"\n"
+	"if [ \"$1\" = --fetch ]; then echo source=ksrc:stub; echo 'gcc=gcc (Test) 1.0'; exit 0; fi\n"
+	"echo 'error=compile failed after 1 s: mm/x.c:6:14: error: expected something'\n"
+	"exit 2\n";
+
+static void put_file(const char *root, const char *rel, const char *text, mode_t mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+/* build/hugebench ARGS with env; its exit code (-1: not run). */
+static int hugebench(char *const argv[], char *const env[])
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		for (size_t i = 0; env[i]; i++)
+			putenv(env[i]);
+		execv("build/hugebench", argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A step whose tree does not compile is recorded in steps.json as a skip
+ * (exit 125 for git bisect run); run again, it answers from the record
+ * without building. Writing the record crashed (SIGSEGV, exit 139) when the
+ * record's json_pack lacked a key. */
+static void test_step_records_skip(void **state)
+{
+	char root[] = "/tmp/hb-test-bisect-step-XXXXXX", path[256], env_root[300], env_cache[300];
+	char tree[300], dir[300], *text;
+	json_t *j, *st;
+
+	(void)state;
+	if (access("build/hugebench", X_OK))
+		skip(); /* run from the checkout (make unit does) */
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/kernels/stubksrc", root);
+	assert_int_equal(hb_mkdir_p(path), 0);
+	snprintf(tree, sizeof(tree), "%s/tree", root);
+	snprintf(dir, sizeof(dir), "%s/bisect", root);
+	assert_int_equal(hb_mkdir_p(tree), 0);
+	assert_int_equal(hb_mkdir_p(dir), 0);
+	put_file(root, "Makefile", "", 0644);
+	put_file(root, "kernels/base.config", "CONFIG_A=y\n", 0644);
+	put_file(root, "kernels/build-source.sh", stub_build, 0755);
+	put_file(root, "kernels/stubksrc/recipe", "kind=source\nsource=ksrc\n", 0644);
+	put_file(tree, "file", "one\n", 0644);
+	{
+		char *const init[] = { "git", "-C", tree, "init", "-q", NULL };
+		char *const add[] = { "git", "-C", tree, "add", "file", NULL };
+		char *const ci[] = { "git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t",
+				     "commit", "-qm", "one", NULL };
+		char out[256];
+
+		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
+		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
+		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
+	}
+	snprintf(env_root, sizeof(env_root), "HUGEBENCH_ROOT=%s", root);
+	snprintf(env_cache, sizeof(env_cache), "HUGEBENCH_CACHE=%s/cache", root);
+	{
+		char *const argv[] = { "hugebench", "bisect-step", "--dir", dir, "--git", tree,
+				       "--good", "HEAD", "--bad", "HEAD", "--check", "fault", "--",
+				       "stubksrc", NULL };
+		char *const env[] = { env_root, env_cache, NULL };
+
+		assert_int_equal(hugebench(argv, env), 125);
+		snprintf(path, sizeof(path), "%s/steps.json", dir);
+		j = json_load_file(path, 0, NULL);
+		assert_non_null(j);
+		st = json_array_get(json_object_get(j, "steps"), 0);
+		assert_string_equal(json_string_value(json_object_get(st, "verdict")), "skip");
+		assert_string_equal(json_string_value(json_object_get(st, "patch")), "one");
+		assert_int_equal(strlen(json_string_value(json_object_get(st, "commit"))), 40);
+		assert_true(json_is_number(json_object_get(st, "build_s")));
+		assert_int_equal(json_integer_value(json_object_get(st, "boots")), 0);
+		assert_non_null(strstr(json_string_value(json_object_get(st, "why")), "compile failed"));
+		json_decref(j);
+		/* again: from the record, the build script not called (2 calls: fetch + build) */
+		assert_int_equal(hugebench(argv, env), 125);
+		snprintf(path, sizeof(path), "%s/calls", root);
+		text = hb_read_text(path, NULL);
+		assert_non_null(text);
+		assert_string_equal(text, "call\ncall\n");
+		free(text);
+	}
+	{
+		char *const rm[] = { "rm", "-rf", root, NULL };
+		char out[64];
+
+		hb_spawn_capture(rm, out, sizeof(out));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_spec_grammar),
 		cmocka_unit_test_setup(test_judge_check, judge_setup),
 		cmocka_unit_test(test_judge_metric),
+		cmocka_unit_test(test_step_records_skip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
