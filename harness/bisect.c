@@ -626,6 +626,11 @@ int hb_cmd_bisect(int argc, char **argv)
 		hb_err("bisect: --git PATH needs --good REF and --bad REF (and they need --git)");
 		return HB_EXIT_USAGE;
 	}
+	if (o.git && o.spec.mode != HB_BISECT_CHECK) {
+		hb_err("bisect --git: only --check is supported (a --metric needs the good "
+		       "commit's boots as its reference; bisect a recipe's series for that)");
+		return HB_EXIT_USAGE;
+	}
 	memset(&s, 0, sizeof(s));
 	rc = load_series(&o, &s);
 	if (rc)

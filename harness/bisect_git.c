@@ -210,17 +210,17 @@ int hb_bisect_git(struct hb_bisect_opts *o)
 	ssize_t len;
 	int n = 0, rc;
 
-	if (o->spec.mode != HB_BISECT_CHECK) {
-		hb_err("bisect --git: only --check is supported (a --metric needs the good "
-		       "commit's boots as its reference; bisect a recipe's series for that)");
-		return HB_EXIT_USAGE;
-	}
 	rc = load_ksrc_recipe(o->target, &r, err, sizeof(err));
 	if (rc) {
 		hb_err("%s", err);
 		return rc;
 	}
 	hb_recipe_free(&r);
+	snprintf(log, sizeof(log), "%s/.git", o->git);
+	if (!hb_is_dir(log) && !hb_is_file(log)) { /* (a file in a linked worktree) */
+		hb_err("bisect --git: %s is not the top of a git work tree (no .git there)", o->git);
+		return HB_EXIT_USAGE;
+	}
 	if (git(o->git, head, sizeof(head), "rev-parse", "--git-dir", NULL, NULL)) {
 		hb_err("bisect --git: %s is not a git work tree", o->git);
 		return HB_EXIT_USAGE;
