@@ -108,7 +108,7 @@ int hb_cmd_bisect_step(int argc, char **argv);
 /* git mode of `hugebench bisect` (bisect_git.c): an exit code. */
 int hb_bisect_git(struct hb_bisect_opts *o);
 
-/* Shared helpers (bisect.c). */
+/* Shared helpers (bisect_common.c). */
 /* Options common to bisect and bisect-step (extra: more long options, whose
  * values >= 0x100 go to more(), 0 when taken). 0, -1 (help printed) or an
  * exit code, with one line said. */
