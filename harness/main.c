@@ -1,6 +1,7 @@
 /* main.c - the hugebench CLI: an explicit table of subcommands. */
 #define _GNU_SOURCE
 #include "accel.h"
+#include "bisect.h"
 #include "compare.h"
 #include "kernel.h"
 #include "nightly.h"
@@ -66,6 +67,7 @@ static const struct {
 	{ "calibrate", hb_calibrate_main, "measure boot-to-boot noise: TARGET --boots N, or --from GROUP" },
 	{ "table", hb_cmd_table, "markdown table of runs side by side (checks, metrics, KVM)" },
 	{ "doctor", hb_cmd_doctor, "what works here: accelerator, QEMU, nested virt, PMU, cache" },
+	{ "bisect", hb_cmd_bisect, "find the patch of a recipe's series (or the commit) that regressed" },
 	{ "kernels", cmd_kernels, "list the known targets" },
 	{ "kernel", cmd_kernel, "fetch or build a target's kernel without booting it" },
 	{ "help", cmd_help, "this list; `help workloads`: every workload and its parameters" },
@@ -117,6 +119,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
+	/* hidden: the step command of `git bisect run` (bisect_git.c) */
+	if (strcmp(argv[1], "bisect-step") == 0)
+		return hb_cmd_bisect_step(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return cmd_help(0, NULL);
 	hb_err("unknown command '%s'; run: hugebench help", argv[1]);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bisect_itest.h"
 #include "boots.h"
 #include "hardening.h"
 #include "itest.h"
@@ -856,6 +857,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_timeout),
 		cmocka_unit_test(test_libvirt_stall),
 		cmocka_unit_test(test_libvirt_nightly_two_connections),
+		cmocka_unit_test(test_bisect_bad_input),
+		cmocka_unit_test(test_bisect_series_check),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */

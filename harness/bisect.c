@@ -1,0 +1,448 @@
+/* bisect.c - `hugebench bisect TARGET`: find the first patch of a source
+ * recipe's series that makes a check fail (--check) or a metric worse
+ * (--metric, against the boots of the base, k = 0). Each step builds the
+ * recipe with only the first k patches of its own series (incrementally, in
+ * the recipe's cached tree), boots it, runs the suite and judges the result
+ * (bisect/judge.c); bisect/search.c picks the next k. Every step goes to
+ * results/bisect-<target>-<key12>/steps.json as it ends, and summary.md
+ * names the answer; the same command again resumes from that folder (the
+ * key is a hash of the target's series and the options). --git PATH goes to
+ * bisect/git.c instead; options, steps.json and one step's build and boots
+ * are in bisect/common.c.
+ */
+#define _GNU_SOURCE
+#include "bisect.h"
+#include "boot.h"
+#include "recipe.h"
+#include "target.h"
+#include "sysinfo.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The suite: --suite, else one line for the workload (bisect.suite in the
+ * bisect folder), taken from a small shipped suite when it has one. */
+static int pick_suite(struct hb_bisect_opts *o)
+{
+	static const char *const from[] = { "smoke", "boots" };
+	char path[PATH_MAX + 16], line[512] = "", spath[PATH_MAX], sname[64], *text = NULL;
+	int rc;
+
+	if (o->suite) {
+		snprintf(o->suite_arg, sizeof(o->suite_arg), "%s", o->suite);
+	} else {
+		for (size_t i = 0; i < 2 && !line[0]; i++) {
+			char *t, *save = NULL;
+
+			snprintf(path, sizeof(path), "%s/configs/%s.suite", hb_root(), from[i]);
+			t = hb_slurp(path, NULL);
+			for (char *l = t ? strtok_r(t, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+				if (!strncmp(l, o->spec.workload, strlen(o->spec.workload)) &&
+				    (l[strlen(o->spec.workload)] == ' ' || !l[strlen(o->spec.workload)])) {
+					snprintf(line, sizeof(line), "%s", l);
+					break;
+				}
+			free(t);
+		}
+		if (!line[0])
+			snprintf(line, sizeof(line), "%s", o->spec.workload);
+		snprintf(o->suite_arg, sizeof(o->suite_arg), "%s/bisect.suite", o->dir);
+		snprintf(path, sizeof(path), "# hugebench bisect: what --%s %s needs\n%s\n",
+			 o->spec.mode == HB_BISECT_CHECK ? "check" : "metric", o->spec.workload, line);
+		if (hb_write_text(o->suite_arg, path)) {
+			hb_errno("bisect: cannot write %s", o->suite_arg);
+			return HB_EXIT_INFRA;
+		}
+	}
+	/* checked against the workloads' parameter tables now, not after a build */
+	rc = hb_boot_load_suite(o->suite_arg, spath, sizeof(spath), sname, sizeof(sname), &text);
+	if (!rc && !strstr(text, o->spec.workload)) {
+		hb_err("bisect: suite %s has no %s line; --suite must run the workload judged",
+		       o->suite_arg, o->spec.workload);
+		rc = HB_EXIT_USAGE;
+	}
+	free(text);
+	return rc;
+}
+
+/* results/bisect-<target>-<key12>: the key covers everything a verdict
+ * depends on, so the same command finds its folder again. */
+static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[32];
+	char buf[8192], hex[65];
+	unsigned len = 0;
+
+	if (!ctx)
+		return HB_EXIT_INFRA;
+	snprintf(buf, sizeof(buf),
+		 "hugebench-bisect/1\ntarget %s\nmode %d %s %s %g\nboots %d %d\nsuite %s\n"
+		 "run %s %s %s\ngit %s %s %s\n",
+		 o->target, (int)o->spec.mode, o->spec.workload, o->spec.name,
+		 o->spec.min_effect_pct, o->boots, o->max_tries, o->suite ? o->suite : "-",
+		 o->vcpus ? o->vcpus : "-", o->accel ? o->accel : "-", o->timeout ? o->timeout : "-",
+		 o->git ? o->git : "-", o->good ? o->good : "-", o->bad ? o->bad : "-");
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, buf, strlen(buf));
+	for (size_t i = 0; r && i < r->n_patches; i++) {
+		if (hb_sha256_file(r->patches[i], hex)) {
+			EVP_MD_CTX_free(ctx);
+			hb_errno("bisect: cannot read %s", r->patches[i]);
+			return HB_EXIT_USAGE;
+		}
+		EVP_DigestUpdate(ctx, hex, 64);
+	}
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	for (int i = 0; i < 6; i++)
+		sprintf(hex + 2 * i, "%02x", md[i]);
+	snprintf(o->dir, sizeof(o->dir), "%s/bisect-%s-%.12s", o->results, o->target, hex);
+	if (hb_mkdir_p(o->dir)) {
+		hb_errno("bisect: cannot create %s", o->dir);
+		return HB_EXIT_INFRA;
+	}
+	return 0;
+}
+
+/* ---- series mode ------------------------------------------------------------ */
+
+struct series {
+	struct hb_recipe r;
+	size_t first; /* index of the first own patch (base recipes' come before) */
+	int n;	      /* own patches: k in [0, n] */
+	enum hb_bisect_v v[1024];
+	int tries[1024];
+};
+
+static const char *patch_name(const struct series *s, int k)
+{
+	const char *p;
+
+	if (k <= 0)
+		return "(base: no patch of the series)";
+	p = strrchr(s->r.patches[s->first + (size_t)k - 1], '/');
+	return p ? p + 1 : s->r.patches[s->first + (size_t)k - 1];
+}
+
+/* Paths (absolute) of the groups recorded for k. */
+static size_t groups_of(const struct hb_bisect_opts *o, json_t *steps, int k, char **out,
+			size_t max)
+{
+	size_t i, n = 0;
+	json_t *st;
+
+	json_array_foreach(steps, i, st) {
+		const char *g = json_string_value(json_object_get(st, "group"));
+
+		if (json_integer_value(json_object_get(st, "k")) != k || !g || n >= max)
+			continue;
+		if (asprintf(&out[n], "%s/%s", o->dir, g) < 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+static void free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}
+
+/* Build, boot and judge prefix k once more; the step is appended to steps. */
+static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps, int k, bool base)
+{
+	char group[PATH_MAX] = "", why[1024] = "", *ga[64], *gb[64];
+	size_t full = s->r.n_patches, na, nb;
+	double build_s = 0, t0 = hb_mono_s();
+	enum hb_bisect_v v;
+	json_t *st;
+	int rc;
+
+	printf("\n== bisect %s: k=%d of %d (%s), try %d\n", o->target, k, s->n, patch_name(s, k),
+	       s->tries[k] + 1);
+	s->r.n_patches = s->first + (size_t)k;
+	rc = hb_bisect_build_run(o, &s->r, NULL, group, sizeof(group), &build_s, why, sizeof(why));
+	s->r.n_patches = full;
+	if (rc > 1)
+		return rc;
+	st = json_pack("{s:i, s:s, s:f, s:i, s:i}", "k", k, "patch", patch_name(s, k), "build_s",
+		       round(build_s * 10) / 10, "boots", rc ? 0 : o->boots, "try", s->tries[k] + 1);
+	if (rc) {
+		v = HB_BV_SKIP;
+	} else {
+		json_object_set_new(st, "group", json_string(group));
+		json_array_append(steps, st); /* the judge reads every group of k */
+		nb = groups_of(o, steps, k, gb, 64);
+		if (base) {
+			v = HB_BV_GOOD;
+			snprintf(why, sizeof(why), "the base: reference of the metric");
+		} else if (o->spec.mode == HB_BISECT_CHECK) {
+			v = hb_bisect_judge_check(&o->spec, gb, nb, why, sizeof(why));
+		} else {
+			na = groups_of(o, steps, 0, ga, 64);
+			v = hb_bisect_judge_metric(&o->spec, ga, na, gb, nb, why, sizeof(why));
+			free_strs(ga, na);
+		}
+		free_strs(gb, nb);
+		json_array_remove(steps, json_array_size(steps) - 1);
+	}
+	json_object_set_new(st, "verdict", json_string(hb_bisect_v_name(v)));
+	json_object_set_new(st, "why", hb_json_text(why));
+	json_object_set_new(st, "step_s", json_real(round((hb_mono_s() - t0) * 10) / 10));
+	json_array_append_new(steps, st);
+	s->v[k] = v;
+	s->tries[k]++;
+	printf("== bisect %s: k=%d %s: %s (build %.1f s)\n", o->target, k, hb_bisect_v_name(v), why,
+	       build_s);
+	return hb_bisect_steps_save(o, steps) ? HB_EXIT_INFRA : 0;
+}
+
+/* The latest step of k (its verdict and why). */
+static json_t *last_of(json_t *steps, int k)
+{
+	json_t *st, *last = NULL;
+	size_t i;
+
+	json_array_foreach(steps, i, st)
+		if (json_integer_value(json_object_get(st, "k")) == k)
+			last = st;
+	return last;
+}
+
+static void summary(const struct hb_bisect_opts *o, const struct series *s, json_t *steps,
+		    const struct hb_bisect_next *nx)
+{
+	char path[PATH_MAX + 16], res[512];
+	double build = 0, wall = 0;
+	int builds = 0, boots = 0;
+	size_t i;
+	json_t *st;
+	FILE *f;
+
+	json_array_foreach(steps, i, st) {
+		build += json_number_value(json_object_get(st, "build_s"));
+		wall += json_number_value(json_object_get(st, "step_s"));
+		boots += (int)json_integer_value(json_object_get(st, "boots"));
+		builds += json_integer_value(json_object_get(st, "try")) == 1;
+	}
+	switch (nx->outcome) {
+	case HB_BO_FOUND:
+		snprintf(res, sizeof(res), "first bad patch: %d/%d %s", nx->first_bad, s->n,
+			 patch_name(s, nx->first_bad));
+		break;
+	case HB_BO_NONE:
+		snprintf(res, sizeof(res), "no bad patch: the whole series (k=%d) is good", s->n);
+		break;
+	case HB_BO_BASE_BAD:
+		snprintf(res, sizeof(res), "the base (k=0, no patch) is already bad");
+		break;
+	default:
+		snprintf(res, sizeof(res), "ambiguous (skipped steps): the first bad patch is one of "
+			 "%d..%d (%s .. %s)", nx->lo + 1, nx->hi, patch_name(s, nx->lo + 1),
+			 patch_name(s, nx->hi));
+	}
+	printf("\nbisect %s: %s\n%d builds, %d boots, %.0f s (%.0f s building); %s/summary.md\n",
+	       o->target, res, builds, boots, wall, build, o->dir);
+	snprintf(path, sizeof(path), "%s/summary.md", o->dir);
+	f = fopen(path, "w");
+	if (!f) {
+		hb_errno("bisect: cannot write %s", path);
+		return;
+	}
+	fprintf(f, "# bisect %s: %s%s%s\n\n**Result: %s**\n\n", o->target, o->spec.workload,
+		o->spec.name[0] ? "." : "", o->spec.name, res);
+	fprintf(f, "Mode: %s; %d boots per step (up to %d tries of an uncertain one); suite `%s`.\n"
+		"%d builds, %d boots, %.0f s wall (%.0f s building).\n\n",
+		o->spec.mode == HB_BISECT_CHECK ? "functional (--check)" : "performance (--metric, "
+		"compare-report rule against k=0)", o->boots, o->max_tries, o->suite_arg, builds,
+		boots, wall, build);
+	if (nx->outcome == HB_BO_FOUND) {
+		json_t *bad = last_of(steps, nx->first_bad), *good = last_of(steps, nx->lo);
+
+		fprintf(f, "## Evidence\n\n- k=%d (%s) **bad**: %s (`%s`)\n", nx->first_bad,
+			patch_name(s, nx->first_bad),
+			json_string_value(json_object_get(bad, "why")),
+			json_string_value(json_object_get(bad, "group")));
+		if (good)
+			fprintf(f, "- k=%d (%s) good: %s (`%s`)\n", nx->lo, patch_name(s, nx->lo),
+				json_string_value(json_object_get(good, "why")),
+				json_string_value(json_object_get(good, "group")));
+		else
+			fprintf(f, "- k=%d (the base) taken as good (not built)\n", nx->lo);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "## Series\n\n| k | patch | verdict |\n|---:|---|---|\n");
+	for (int k = 0; k <= s->n; k++)
+		fprintf(f, "| %d | %s | %s |\n", k, patch_name(s, k), hb_bisect_v_name(s->v[k]));
+	fprintf(f, "\n## Steps (in order)\n\n| k | try | build s | boots | verdict | why | group |\n"
+		"|---:|---:|---:|---:|---|---|---|\n");
+	json_array_foreach(steps, i, st)
+		fprintf(f, "| %lld | %lld | %.1f | %lld | %s | %s | %s |\n",
+			json_integer_value(json_object_get(st, "k")),
+			json_integer_value(json_object_get(st, "try")),
+			json_number_value(json_object_get(st, "build_s")),
+			json_integer_value(json_object_get(st, "boots")),
+			json_string_value(json_object_get(st, "verdict")),
+			json_string_value(json_object_get(st, "why")),
+			json_string_value(json_object_get(st, "group")) ?
+				json_string_value(json_object_get(st, "group")) : "-");
+	fclose(f);
+}
+
+/* The recipe, with its own series counted apart from its base's. */
+static int load_series(struct hb_bisect_opts *o, struct series *s)
+{
+	char kdir[PATH_MAX], err[1024];
+	struct hb_target t;
+	int rc;
+
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	rc = hb_target_parse(o->target, kdir, &t, err, sizeof(err));
+	if (!rc && t.kind != HB_TARGET_RECIPE) {
+		snprintf(err, sizeof(err), "bisect: target %s is not a recipe under kernels/", o->target);
+		rc = HB_EXIT_USAGE;
+	}
+	if (!rc && hb_recipe_load(t.path, &s->r, err, sizeof(err)))
+		rc = HB_EXIT_USAGE;
+	if (rc) {
+		hb_err("%s", err);
+		return rc;
+	}
+	if (s->r.kind != HB_RECIPE_SOURCE) {
+		hb_err("bisect: recipe %s is kind=debian: bisect needs a source recipe with "
+		       "patches/series (kind=source)", o->target);
+		hb_recipe_free(&s->r);
+		return HB_EXIT_USAGE;
+	}
+	if (s->r.base[0]) {
+		struct hb_recipe b;
+
+		snprintf(kdir, sizeof(kdir), "%s/%s", s->r.kernels_dir, s->r.base);
+		if (hb_recipe_load(kdir, &b, err, sizeof(err))) {
+			hb_err("%s", err);
+			hb_recipe_free(&s->r);
+			return HB_EXIT_USAGE;
+		}
+		s->first = b.n_patches;
+		hb_recipe_free(&b);
+	}
+	s->n = (int)(s->r.n_patches - s->first);
+	if (!o->git && s->n < 1) {
+		hb_err("bisect: recipe %s has no patches of its own in %s/patches/series: nothing to "
+		       "bisect (list the series there, or use --git PATH --good REF --bad REF)",
+		       o->target, s->r.dir);
+		hb_recipe_free(&s->r);
+		return HB_EXIT_USAGE;
+	}
+	if (s->n >= 1023) {
+		hb_err("bisect: recipe %s has %d patches; at most 1022", o->target, s->n);
+		hb_recipe_free(&s->r);
+		return HB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_series(struct hb_bisect_opts *o, struct series *s)
+{
+	json_t *steps = hb_bisect_steps_load(o), *st;
+	struct hb_bisect_next nx;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(steps, i, st) {
+		json_int_t k = json_integer_value(json_object_get(st, "k"));
+		int v = hb_bisect_v_parse(json_string_value(json_object_get(st, "verdict")));
+
+		if (k < 0 || k > s->n || v < 0)
+			continue;
+		s->v[k] = (enum hb_bisect_v)v;
+		s->tries[k]++;
+	}
+	if (json_array_size(steps))
+		printf("bisect %s: resuming from %s (%zu steps recorded)\n", o->target, o->dir,
+		       json_array_size(steps));
+	else
+		printf("bisect %s: %d patches, %s %s%s%s -> %s\n", o->target, s->n,
+		       o->spec.mode == HB_BISECT_CHECK ? "check" : "metric", o->spec.workload,
+		       o->spec.name[0] ? "." : "", o->spec.name, o->dir);
+	/* performance: the base's boots are the reference of every step */
+	if (o->spec.mode == HB_BISECT_METRIC && s->v[0] != HB_BV_GOOD) {
+		rc = step(o, s, steps, 0, true);
+		if (!rc && s->v[0] != HB_BV_GOOD) {
+			hb_err("bisect: the base (k=0) did not build or boot: %s",
+			       json_string_value(json_object_get(last_of(steps, 0), "why")));
+			rc = HB_EXIT_INFRA;
+		}
+	}
+	while (!rc) {
+		if (hb_bisect_next(s->v, s->tries, s->n, o->max_tries, &nx)) {
+			rc = HB_EXIT_INFRA;
+			break;
+		}
+		if (nx.action == HB_BA_DONE)
+			break;
+		rc = step(o, s, steps, nx.k, false);
+	}
+	if (!rc) {
+		summary(o, s, steps, &nx);
+		rc = nx.outcome == HB_BO_FOUND ? 0 : HB_EXIT_FAIL;
+	}
+	json_decref(steps);
+	return rc;
+}
+
+int hb_cmd_bisect(int argc, char **argv)
+{
+	static struct series s;
+	struct hb_bisect_opts o;
+	int rc = hb_bisect_parse(argc, argv, &o, NULL, NULL);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (optind != argc - 1) {
+		hb_err("bisect: give exactly one TARGET (a source recipe under kernels/); see "
+		       "hugebench bisect --help");
+		return HB_EXIT_USAGE;
+	}
+	o.target = argv[optind];
+	if (!o.git != !o.good || !o.git != !o.bad) {
+		hb_err("bisect: --git PATH needs --good REF and --bad REF (and they need --git)");
+		return HB_EXIT_USAGE;
+	}
+	if (o.git && o.spec.mode != HB_BISECT_CHECK) {
+		hb_err("bisect --git: only --check is supported (a --metric needs the good "
+		       "commit's boots as its reference; bisect a recipe's series for that)");
+		return HB_EXIT_USAGE;
+	}
+	memset(&s, 0, sizeof(s));
+	rc = load_series(&o, &s);
+	if (rc)
+		return rc;
+	rc = make_dir(&o, o.git ? NULL : &s.r);
+	if (!rc)
+		rc = pick_suite(&o);
+	if (!rc)
+		rc = o.git ? hb_bisect_git(&o) : run_series(&o, &s);
+	if (rc > 1 && o.dir[0]) { /* bad input leaves no folder behind */
+		char p[PATH_MAX + 32];
+
+		snprintf(p, sizeof(p), "%s/steps.json", o.dir);
+		if (!hb_is_file(p)) {
+			snprintf(p, sizeof(p), "%s/bisect.suite", o.dir);
+			unlink(p);
+			rmdir(o.dir);
+		}
+	}
+	hb_recipe_free(&s.r);
+	return rc;
+}
