@@ -270,9 +270,11 @@ fuzz: test-deps $(FUZZ_BIN)
 			tests/fuzz/corpus/$$n || exit 1; done
 
 ITEST_SRC := $(wildcard tests/integration/*.c)
-$(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) | check-deps
+# The guest tests read the shipped suites with lib/suite.c, the parser the
+# guest and the host use.
+$(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) $(LIB_OBJ) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Itests/integration $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) -ljansson -lcmocka
+	$(CC) -Itests/integration -Ilib $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) $(LIB_OBJ) -ljansson -lcmocka
 
 # Boots real guests: Debian 6.1 and 6.12 under TCG (kernels cached in .cache/).
 integration: all $(BUILD)/tests/test_guests

@@ -31,6 +31,7 @@
 #include "boots.h"
 #include "hardening.h"
 #include "itest.h"
+#include "suite.h"
 #include "nightly_itest.h"
 #include "libvirt_guests.h"
 
@@ -176,32 +177,35 @@ static long long kvm_pages_2m(json_t *w, const char *backing)
 
 static void assert_quick_run(const char *target, const char *release_prefix)
 {
-	static const char *const suite[] = { "fault", "access", "truncate", "unmap",
-					     "mlock", "mapped", "pressure", "recover",
-					     "knobs", "fragment", "kvm-map" };
+	static struct hb_suite_entry suite[64];
+	char err[256], *text = hb_itest_slurp("configs/quick.suite");
+	int n_suite = text ? hb_suite_parse(text, suite, 64, err, sizeof(err)) : -1;
 	struct hb_itest_run r;
 	const char *release;
 	json_t *w, *c, *m;
 	size_t i;
 
+	free(text);
+	if (n_suite < 11) /* every workload of the project, once */
+		fail_msg("configs/quick.suite: %d entries (%s)", n_suite, n_suite < 0 ? err : "");
 	hb_itest_run_suite(target, "quick", NULL, &r);
 	assert_non_null(r.result);
 	assert_int_equal(r.exit_code, 0);
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
 	release = hb_itest_str(json_object_get(r.result, "target"), "kernel_release");
 	assert_int_equal(strncmp(release, release_prefix, strlen(release_prefix)), 0);
-	for (size_t k = 0; k < sizeof(suite) / sizeof(suite[0]); k++) {
-		w = hb_itest_workload(r.result, suite[k]);
+	for (int k = 0; k < n_suite; k++) {
+		w = hb_itest_workload(r.result, suite[k].name);
 		if (!w)
-			fail_msg("workload %s missing from %s", suite[k], r.dir);
-		if (skip_expected(release, suite[k]))
+			fail_msg("workload %s missing from %s", suite[k].name, r.dir);
+		if (skip_expected(release, suite[k].name))
 			assert_string_equal(hb_itest_str(w, "status"), "skip");
 		else if (strcmp(hb_itest_str(w, "status"), "pass"))
-			fail_msg("%s on %s: %s (%s)", suite[k], release, hb_itest_str(w, "status"),
+			fail_msg("%s on %s: %s (%s)", suite[k].name, release, hb_itest_str(w, "status"),
 				 hb_itest_str(w, "reason"));
 		json_array_foreach(json_object_get(w, "checks"), i, c)
 			if (!json_is_true(json_object_get(c, "pass")))
-				fail_msg("%s.%s failed", suite[k], hb_itest_str(c, "name"));
+				fail_msg("%s.%s failed", suite[k].name, hb_itest_str(c, "name"));
 	}
 	/* KVM maps huge tmpfs guest RAM with 2 MiB entries, plain tmpfs never */
 	w = hb_itest_workload(r.result, "kvm-map");
