@@ -34,16 +34,20 @@ unexport TARGET SUITE ARGS A B BASE NEW BOOTS GROUP RESULTS
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
-CPPFLAGS += -Iworkloads -Iharness
+CPPFLAGS += -Iworkloads -Iharness -Ilib
 
 BUILD := build
 # Debian packages the build, the guests and the tests need.
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
 	libgsl-dev libssl-dev cpio xz-utils zstd kmod \
-	build-essential flex bison bc libelf-dev
+	build-essential flex bison bc libelf-dev \
+	stress-ng dpkg-dev rsync linux-source-6.12
 
 GUEST_SRC := $(wildcard workloads/*.c)
-GUEST_OBJ := $(patsubst workloads/%.c,$(BUILD)/guest/%.o,$(GUEST_SRC))
+# lib/: code both binaries link (issue 12: the external tools' parsers)
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(patsubst lib/%.c,$(BUILD)/guest/lib_%.o,$(LIB_SRC))
+GUEST_OBJ := $(patsubst workloads/%.c,$(BUILD)/guest/%.o,$(GUEST_SRC)) $(LIB_OBJ)
 HARNESS_SRC := $(wildcard harness/*.c)
 HARNESS_OBJ := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRC))
 # Harness objects without main(), for unit tests.
@@ -84,6 +88,10 @@ $(BUILD)/guest/%.o: workloads/%.c $(wildcard workloads/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
+$(BUILD)/guest/lib_%.o: lib/%.c $(wildcard lib/*.h) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
 $(BUILD)/hb-guest: $(GUEST_OBJ)
 	$(CC) -static -o $@ $^ -ljansson -lm
 
@@ -100,10 +108,12 @@ $(BUILD)/hugebench: $(HARNESS_OBJ) $(SHARED_OBJ)
 # test_kvm_stats, test_wl_a and test_wl_b #include guest .c files: rebuild
 # them when those change.
 $(BUILD)/tests/test_kvm_stats: workloads/kvm_stats.c
+$(BUILD)/tests/test_ext_parse: workloads/ext_run.c workloads/wl_fio.c workloads/wl_stressng.c \
+	workloads/wl_kselftest.c
 $(BUILD)/tests/test_wl_a $(BUILD)/tests/test_wl_b $(BUILD)/tests/test_subject: \
 	$(wildcard workloads/wl_*.c workloads/*_table.c)
 $(BUILD)/tests/%: tests/unit/%.c $(HARNESS_LIB) $(SHARED_OBJ) $(BUILD)/guest/hb_util.o \
-		$(BUILD)/guest/hb_core.o
+		$(BUILD)/guest/hb_core.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(filter-out workloads/%.c,$^) $(HOST_LIBS) -lcmocka
 

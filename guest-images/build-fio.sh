@@ -38,7 +38,7 @@ apt-get "${apt[@]}" update >"$tmp/apt.log" 2>&1 || die "apt-get update (deb-src)
 	die "fio did not build (static): $(tail -1 "$tmp/build.log")"
 mkdir -p "$tmp/out"
 strip -o "$tmp/out/fio" "$tmp/src/fio"
-printf 'fio %s (Debian source %s, static)\n' "$("$tmp/out/fio" --version)" "$ver" >"$tmp/out/version"
+printf '%s (Debian source %s, static)\n' "$("$tmp/out/fio" --version)" "$ver" >"$tmp/out/version"
 rm -rf "$dst"
 mv "$tmp/out" "$dst"
 echo "$dst"

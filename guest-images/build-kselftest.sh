@@ -45,14 +45,16 @@ mkdir -p "$tmp/inc"
 echo "// No liburing support found" >"$tmp/inc/local_config.h"
 cflags=(-O2 -static -Wall -I "$dir" -I "$tmp/inc" -I "$tree/tools/testing/selftests"
 	-isystem "$tmp/hdr/include" -I "$tree/tools/include/uapi")
+# Sources by their names inside $dir (cd there): gup_longterm makes its
+# "local tmpfile" from __FILE__, which must not be an absolute host path.
 build() { # name sources...
 	local n=$1
 	shift
 	# 6.12.118's khugepaged.c uses KSFT_SKIP without including kselftest.h
 	# (upstream's build gets it through lib.mk): retried with it forced in.
-	if gcc "${cflags[@]}" -o "$tmp/$n" "$@" -lrt -lpthread -lm 2>"$tmp/$n.log" ||
-		gcc -D_GNU_SOURCE -include "$tree/tools/testing/selftests/kselftest.h" "${cflags[@]}" \
-			-o "$tmp/$n" "$@" -lrt -lpthread -lm 2>>"$tmp/$n.log"; then
+	if (cd "$dir" && gcc "${cflags[@]}" -o "$tmp/$n" "$@" -lrt -lpthread -lm) 2>"$tmp/$n.log" ||
+		(cd "$dir" && gcc -D_GNU_SOURCE -include "$tree/tools/testing/selftests/kselftest.h" \
+			"${cflags[@]}" -o "$tmp/$n" "$@" -lrt -lpthread -lm) 2>>"$tmp/$n.log"; then
 		printf 'built %s\n' "$n" >&2
 	else
 		printf 'hugebench: [kselftest] %s did not build from %s (see below); left out\n' "$n" "$id" >&2
@@ -60,13 +62,13 @@ build() { # name sources...
 	fi
 }
 util=()
-[ -f "$dir/vm_util.c" ] && util+=("$dir/vm_util.c")
+[ -f "$dir/vm_util.c" ] && util+=(vm_util.c)
 # 6.12 builds these against thp_settings.c as well.
-[ -f "$dir/thp_settings.c" ] && util+=("$dir/thp_settings.c")
-build khugepaged "$dir/khugepaged.c" "${util[@]}"
-build split_huge_page_test "$dir/split_huge_page_test.c" "${util[@]}"
-build transhuge-stress "$dir/transhuge-stress.c" "${util[@]}"
-[ -f "$dir/gup_longterm.c" ] && build gup_longterm "$dir/gup_longterm.c" "${util[@]}"
+[ -f "$dir/thp_settings.c" ] && util+=(thp_settings.c)
+build khugepaged khugepaged.c "${util[@]}"
+build split_huge_page_test split_huge_page_test.c "${util[@]}"
+build transhuge-stress transhuge-stress.c "${util[@]}"
+[ -f "$dir/gup_longterm.c" ] && build gup_longterm gup_longterm.c "${util[@]}"
 rm -rf "$tmp/obj" "$tmp/hdr" "$tmp/inc" "$tmp"/*.log
 strip "$tmp"/* 2>/dev/null || true
 printf '%s\n' "$id" >"$tmp/version"

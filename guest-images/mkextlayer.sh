@@ -32,7 +32,11 @@ fi
 mkdir -p "$cache/ext"
 st=$(mktemp -d "$cache/ext/.layer-XXXXXX")
 trap 'rm -rf "$st"' EXIT
-mkdir -p "$st/opt/hb/bin" "$st/opt/hb/fio" "$st/opt/hb/kselftest"
+chmod 755 "$st"
+mkdir -p "$st/opt/hb/bin" "$st/opt/hb/fio" "$st/opt/hb/kselftest" "$st/etc"
+# stress-ng reads the mount table from /etc/mtab (its tmpfs stressor picks a
+# tmpfs from there); the base image has none.
+ln -s /proc/self/mounts "$st/etc/mtab"
 cp "$fiodir/fio" "$st/opt/hb/bin/fio"
 cp "$sng" "$st/opt/hb/bin/stress-ng"
 # The loader and every library ldd resolves, copied (not linked) to the path
@@ -49,15 +53,20 @@ for f in "$root"/configs/fio/*.fio; do
 done
 [ -n "$ksdir" ] && cp "$ksdir"/* "$st/opt/hb/kselftest/"
 fiover=$(cat "$fiodir/version")
-sngver=$("$sng" --version | head -n 1)
+sngver="stress-ng $(dpkg-query -W -f='${Version}' stress-ng 2>/dev/null || echo unknown) (Debian binary, $(find "$st" -name '*.so*' | wc -l) shared libraries packed)"
 printf 'fio=%s\nstress_ng=%s\nkselftest=%s\n' "$fiover" "$sngver" "$ksver" >"$st/opt/hb/versions"
-key=$(cd "$st" && find . -type f -print | sort | while read -r f; do
-	printf '%s\n' "$f"
-	sha256sum <"$f"
-done | sha256sum | cut -c1-16)
+key=$(cd "$st" && {
+	find . -type l -printf '%p -> %l\n' | sort
+	find . -type f -print | sort | while read -r f; do
+		printf '%s\n' "$f"
+		sha256sum <"$f"
+	done
+} | sha256sum | cut -c1-16)
 layer=$cache/ext/layer-$key.cpio.zst
 if [ ! -f "$layer" ]; then
-	(cd "$st" && find . -print | sort | cpio -o -H newc --quiet) | zstd -q -19 -T2 >"$st.cpio.zst"
+	# no "." entry: the layer must not change the mode of the guest's "/"
+	(cd "$st" && find . -mindepth 1 -print | sort | cpio -o -H newc --quiet) |
+		zstd -q -19 -T2 >"$st.cpio.zst"
 	mv "$st.cpio.zst" "$layer"
 fi
 printf 'layer=%s\n' "$layer"
