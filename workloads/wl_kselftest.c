@@ -215,6 +215,7 @@ static void one_test(struct kst *k, const char *t)
 
 static void kselftest_run(struct hb_ctx *ctx)
 {
+	uint64_t t0 = hb_now_ns();
 	struct kst k = { .ctx = ctx };
 	char ver[128], list[256], *save = NULL;
 
@@ -232,6 +233,8 @@ static void kselftest_run(struct hb_ctx *ctx)
 	for (char *t = strtok_r(list, ",", &save); t && !hb_failed(ctx); t = strtok_r(NULL, ",", &save))
 		one_test(&k, t);
 	hb_umount("/run/hb-ext");
+	/* what the tool costs a suite (README: time per tool) */
+	hb_metric1(ctx, "elapsed_s", "s", HB_INFO, (double)(hb_now_ns() - t0) / 1e9);
 	if (!hb_failed(ctx) && !k.passed && !k.failed)
 		hb_skip(ctx, "every kselftest result was a skip (%d); see the notes", k.skipped);
 }

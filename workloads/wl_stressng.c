@@ -133,6 +133,7 @@ static void one_stressor(struct hb_ctx *ctx, const char *s, long dur)
 
 static void stressng_run(struct hb_ctx *ctx)
 {
+	uint64_t t0 = hb_now_ns();
 	char ver[128], opts[96], list[128], *save = NULL;
 	long dur = hb_param_long(ctx, "duration_s");
 
@@ -156,6 +157,8 @@ static void stressng_run(struct hb_ctx *ctx)
 	for (char *s = strtok_r(list, ",", &save); s && !hb_failed(ctx); s = strtok_r(NULL, ",", &save))
 		one_stressor(ctx, s, dur);
 	umount2("/dev/shm", MNT_DETACH);
+	/* what the tool costs a suite (README: time per tool) */
+	hb_metric1(ctx, "elapsed_s", "s", HB_INFO, (double)(hb_now_ns() - t0) / 1e9);
 }
 
 static const struct hb_param stressng_params[] = {

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "boots.h"
+#include "external.h"
 #include "hardening.h"
 #include "itest.h"
 
@@ -846,6 +847,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_panic),
 		cmocka_unit_test(test_boots_aa_calibrated),
 		cmocka_unit_test(test_boots_delay_alloc),
+		cmocka_unit_test(test_external_debian_6_1),
+		cmocka_unit_test(test_external_debian_6_12),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */
