@@ -392,7 +392,8 @@ static bool has(const char *p, size_t n, const char *s)
 void hb_kst_parse(const char *out, int exit_code, struct hb_kst_result *r)
 {
 	struct kst_state ks = { .tap = false };
-	const char *p = out;
+	const char *p = out, *last = NULL;
+	size_t lastlen = 0;
 	int failed = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -429,6 +430,10 @@ void hb_kst_parse(const char *out, int exit_code, struct hb_kst_result *r)
 		} else if (!ks.tap && n > 10 && !strncmp(p + n - 10, "successful", 10)) {
 			add_untagged(r, &ks, p, n, HB_KST_PASS, "", 0);
 		}
+		if (n && (p[0] != '#' || n > 2)) {
+			last = p;
+			lastlen = n;
+		}
 		p = nl ? nl + 1 : NULL;
 	}
 	for (int i = 0; i < r->n; i++)
@@ -437,9 +442,16 @@ void hb_kst_parse(const char *out, int exit_code, struct hb_kst_result *r)
 		add_case(r, "plan", 4, HB_KST_FAIL, "the TAP plan was not met (the test stopped early)",
 			 49);
 	if (exit_code != 0 && exit_code != 4 && !failed) {
-		char why[64];
+		char why[160];
 		int w = snprintf(why, sizeof(why), exit_code < 0 ? "killed or timed out" : "exit status %d",
 				 exit_code);
+
+		/* the program's last words say why, e.g. "Failed to allocate VMA at ..." */
+		if (last && lastlen && w > 0 && (size_t)w < sizeof(why))
+			w += snprintf(why + w, sizeof(why) - (size_t)w, " after \"%.*s\"",
+				      (int)(lastlen > 100 ? 100 : lastlen), last);
+		if (w < 0 || (size_t)w >= sizeof(why))
+			w = (int)strlen(why);
 
 		add_case(r, "exit", 4, HB_KST_FAIL, why, (size_t)w);
 	} else if (exit_code == 4 && !r->n) {

@@ -15,13 +15,15 @@
 #include <unistd.h>
 
 int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const char *log, int limit_s,
-	       int uid, bool *timed_out)
+	       int uid, bool *timed_out, long long *peak_pmd_kb)
 {
 	uint64_t t0 = hb_now_ns(), killed_at = 0;
 	int st, fd, err;
 	pid_t pid;
 
 	*timed_out = false;
+	if (peak_pmd_kb)
+		*peak_pmd_kb = 0;
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -2;
@@ -66,6 +68,12 @@ int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const cha
 		uint64_t now = hb_now_ns();
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
+		if (peak_pmd_kb) {
+			long long v = hb_meminfo_now_kb("ShmemPmdMapped");
+
+			if (v > *peak_pmd_kb)
+				*peak_pmd_kb = v;
+		}
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR)

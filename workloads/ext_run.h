@@ -18,9 +18,11 @@
  * >= 0: setgid/setuid to it first. After limit_s the group gets SIGTERM, 5 s
  * later SIGKILL. Returns the exit status (0..255), -1 when it was killed by a
  * signal or the limit (*timed_out tells which), -2 when it could not start
- * (errno kept for hb_error). */
+ * (errno kept for hb_error). peak_pmd_kb (may be NULL): the highest
+ * ShmemPmdMapped seen while it ran (sampled every 50 ms): how hugebench
+ * judges a tool whose own output cannot say how its memory was mapped. */
 int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const char *log, int limit_s,
-	       int uid, bool *timed_out);
+	       int uid, bool *timed_out, long long *peak_pmd_kb);
 /* The whole file, NUL-terminated, at most max bytes (the rest dropped);
  * NULL when it cannot be read. Free it. */
 char *hb_ext_slurp(const char *path, size_t max, size_t *len);

@@ -6,7 +6,8 @@
  * Metrics per job and mode: bandwidth, IOPS, clat p50/p99/p99.9. Checks:
  * fio's exit status, its per-job error (a crc32c verify failure is EILSEQ),
  * that the verify pass read everything back, and on huge=always that huge
- * pages were really allocated (subject-present, issue 15). A job file that
+ * pages were really allocated and, for the mmap engine, PMD-mapped while fio
+ * ran (subject-present, issue 15: fio's own output cannot tell). A job file that
  * says "; hb-direct=1" uses O_DIRECT, which tmpfs takes only from 6.6: below
  * that it is recorded as skipped, never run. */
 #define _GNU_SOURCE
@@ -54,6 +55,7 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 	struct hb_fio_result r;
 	struct hb_snap a, b;
 	bool timed_out, is_write;
+	long long peak_pmd = 0;
 	char *text;
 	size_t len;
 	int rc;
@@ -81,7 +83,8 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 	snprintf(env_size, sizeof(env_size), "HB_FIO_SIZE=%ldm", size_mb);
 	snprintf(env_rt, sizeof(env_rt), "HB_FIO_RUNTIME=%ld", runtime_s);
 	hb_snap(ctx, &a);
-	rc = hb_ext_run(argv, envs, dir, log, (int)(runtime_s * 4 + 120 + size_mb), -1, &timed_out);
+	rc = hb_ext_run(argv, envs, dir, log, (int)(runtime_s * 4 + 120 + size_mb), -1, &timed_out,
+			&peak_pmd);
 	hb_snap(ctx, &b);
 	if (rc == -2) {
 		hb_error(ctx, "cannot run %s", argv[0]);
@@ -125,6 +128,12 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 			snprintf(cn, sizeof(cn), "%s.verified_bytes", pre);
 			hb_check_ge(ctx, cn, j->write.io_bytes, j->read.io_bytes);
 		}
+		/* fio cannot tell how its mapping was mapped: on huge=always the mmap
+		 * engine's file must have been PMD-mapped while it ran */
+		snprintf(cn, sizeof(cn), "%s.subject_pmd_mapped", pre);
+		if (!strcmp(mode, "always") && strstr(job, "mmap"))
+			hb_check(ctx, cn, peak_pmd >= 2048, ">= 2048 kB ShmemPmdMapped while fio ran",
+				 "peak %lld kB", peak_pmd);
 		snprintf(cn, sizeof(cn), "%s.subject_huge", pre);
 		if (!strcmp(mode, "always") &&
 		    !hb_check_huge_subject(ctx, cn, &a, &b, 1, 0, why, sizeof(why)))

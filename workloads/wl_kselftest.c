@@ -80,7 +80,7 @@ static char *run_prog(struct kst *k, char **argv, const char *test, int limit, i
 	char *out;
 
 	snprintf(log, sizeof(log), "/run/hb-ext/%s.log", test);
-	*rc = hb_ext_run(argv, NULL, "/tmp", log, limit, -1, timed_out);
+	*rc = hb_ext_run(argv, NULL, "/tmp", log, limit, -1, timed_out, NULL);
 	if (*rc == -2) {
 		hb_error(k->ctx, "cannot run %s", argv[0]);
 		return NULL;

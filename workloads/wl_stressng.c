@@ -78,7 +78,7 @@ static void one_stressor(struct hb_ctx *ctx, const char *s, long dur)
 	argv[a++] = "/tmp/hb-sng";
 	a = stressor_args(s, argv, a);
 	argv[a] = NULL;
-	rc = hb_ext_run(argv, NULL, "/tmp/hb-sng", log, (int)dur * 3 + 60, SNG_UID, &timed_out);
+	rc = hb_ext_run(argv, NULL, "/tmp/hb-sng", log, (int)dur * 3 + 60, SNG_UID, &timed_out, NULL);
 	if (rc == -2) {
 		hb_error(ctx, "cannot run %s", argv[0]);
 		return;
