@@ -209,7 +209,8 @@ FUZZ_WARN := $(filter-out -Wno-format-truncation,$(WARN))
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_OBJ := $(patsubst harness/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out harness/main.c,$(HARNESS_SRC))) \
-	$(BUILD)/fuzz/obj/g_procstat.o $(BUILD)/fuzz/obj/g_suite.o $(BUILD)/fuzz/obj/g_params.o
+	$(BUILD)/fuzz/obj/g_procstat.o $(BUILD)/fuzz/obj/g_suite.o $(BUILD)/fuzz/obj/g_params.o \
+	$(patsubst lib/%.c,$(BUILD)/fuzz/obj/lib_%.o,$(LIB_SRC))
 FUZZ_SECONDS ?= 60
 # keep the fuzz objects between builds (make deletes pattern-made intermediates)
 .SECONDARY: $(FUZZ_OBJ)
@@ -219,6 +220,10 @@ $(BUILD)/fuzz/obj/%.o: harness/%.c $(wildcard harness/*.h) $(wildcard workloads/
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
 
 $(BUILD)/fuzz/obj/g_%.o: workloads/%.c $(wildcard workloads/*.h) | check-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/obj/lib_%.o: lib/%.c $(wildcard lib/*.h) | check-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
 

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,7 +408,9 @@ void hb_kst_parse(const char *out, int exit_code, struct hb_kst_result *r)
 		if (n >= 12 && !strncmp(p, "TAP version ", 12)) {
 			ks.tap = true;
 		} else if (n > 3 && !strncmp(p, "1..", 3) && isdigit((unsigned char)p[3])) {
-			r->planned = atoi(p + 3);
+			long plan = strtol(p + 3, NULL, 10);
+
+			r->planned = plan > INT_MAX ? INT_MAX : (int)plan;
 		} else if (n > 8 && (run = memmem(p, n, "# [RUN] ", 8))) {
 			snprintf(ks.run, sizeof(ks.run), "%.*s", (int)(n - (size_t)(run + 8 - p)),
 				 run + 8);
@@ -478,8 +481,11 @@ int hb_kst_thp_stress(const char *out, double *mib_s, long *succeed, long *faile
 		if (m && (!nl || m < nl)) {
 			for (q = m; q > p && (isdigit((unsigned char)q[-1]) || q[-1] == '.'); q--)
 				;
+			/* counts a real line can hold (an int in the program): a bigger
+			 * one is not a progress line, and summing it would overflow */
 			if (sscanf(q, "%lf s/loop, %lf ms/page, %lf MiB/s %ld succeed, %ld failed", &sl,
-				   &ms, &rate, &s, &f) == 5 && isfinite(rate)) {
+				   &ms, &rate, &s, &f) == 5 && isfinite(rate) && s >= 0 && f >= 0 &&
+			    s <= INT_MAX && f <= INT_MAX) {
 				sum += rate;
 				*succeed += s;
 				*failed += f;

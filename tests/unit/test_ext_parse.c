@@ -242,6 +242,15 @@ static void test_kst_612_transhuge_stress(void **state)
 	assert_int_equal(bad, 0);
 	assert_true(rate > 50 && rate < 400);
 	free(t);
+	/* fuzz find: counts no int holds were summed into a long (signed
+	 * overflow); such a line is not a progress line */
+	assert_int_equal(hb_kst_thp_stress("# 0.1 s/loop, 1.0 ms/page, 5.0 MiB/s 9223372036854775807 "
+					   "succeed, 0 failed, 1 different pages\n"
+					   "# 0.1 s/loop, 1.0 ms/page, 5.0 MiB/s 32 succeed, 0 failed, "
+					   "32 different pages\n",
+					   &rate, &ok, &bad),
+			 1);
+	assert_int_equal(ok, 32);
 }
 
 /* 6.1's khugepaged: no TAP, colored OK/Fail/Skip after each description,
