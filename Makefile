@@ -43,7 +43,8 @@ BUILD := build
 DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-dev \
 	libgsl-dev libssl-dev libxml2-dev cpio xz-utils zstd kmod \
 	build-essential flex bison bc libelf-dev \
-	libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
+	libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
+	stress-ng dpkg-dev rsync linux-source-6.12
 
 # The tree (README "Where things are"). Each side sees only its own headers
 # and lib/: the host build cannot include a guest header and vice versa.
@@ -134,6 +135,9 @@ $(BUILD)/tests/workloads/test_knobs_table: $(BUILD)/obj/workloads/knobs_table.o
 $(BUILD)/tests/workloads/test_fragment_threshold $(BUILD)/tests/workloads/api/test_subject: \
 	$(BUILD)/obj/workloads/wl_fragment.o
 $(BUILD)/tests/lib/kvm/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o
+# the external workloads' parameter tables, next to their parsers
+$(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_stressng.c \
+	workloads/wl_kselftest.c workloads/api/ext_run.c)
 WL_API_OBJ := $(call obj,workloads/api/hb_util.c workloads/api/hb_core.c)
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(UNIT_H) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)

@@ -7,6 +7,7 @@
 #include "accel.h"
 #include "boot.h"
 #include "console.h"
+#include "ext_layer.h"
 #include "image.h"
 #include "kernel.h"
 #include "l1ram.h"
@@ -285,6 +286,9 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 			   errlen))
 		return HB_EXIT_INFRA;
 	c->have_image = true;
+	/* fio, stress-ng, kselftest: a layer appended only for suites that run them */
+	if (hb_ext_layer_add(&c->k, c->suite_text, c->initrd, err, errlen))
+		return HB_EXIT_INFRA;
 	hb_accel_choose(c->o.accel, &c->k, c->accel, sizeof(c->accel), c->accel_reason,
 			sizeof(c->accel_reason));
 	printf("[accel] %s: %s\n", c->accel, c->accel_reason);
@@ -318,6 +322,7 @@ static void describe(const struct run_ctx *c, json_t *res)
 	json_object_set_new(env, "qemu_user_reason", json_string(c->uwhy));
 	json_object_set_new(tgt, "cmdline", hb_json_text(c->cmdline));
 	hb_backend_describe(c, env);
+	hb_ext_layer_describe(env);
 }
 
 /* One guest boot into b->dir; returns the exit code of that boot. */

@@ -13,4 +13,7 @@
 	X(knobs)        \
 	X(fragment)     \
 	X(kvm_map)      \
-	X(selftest)
+	X(selftest)     \
+	X(fio)          \
+	X(stress_ng)    \
+	X(kselftest)

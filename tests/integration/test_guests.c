@@ -29,6 +29,7 @@
 
 #include "bisect_itest.h"
 #include "boots.h"
+#include "external.h"
 #include "hardening.h"
 #include "itest.h"
 #include "suite.h"
@@ -863,6 +864,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_nightly_two_connections),
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_series_check),
+		cmocka_unit_test(test_external_debian_6_1),
+		cmocka_unit_test(test_external_debian_6_12),
 	};
 
 	/* build/tests/test_guests 'test_compare*' runs a subset */

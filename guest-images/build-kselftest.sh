@@ -1,0 +1,79 @@
+#!/bin/bash
+# build-kselftest.sh CACHE_DIR MAJOR.MINOR - the kselftest mm programs that
+# touch shmem/file THP, built statically from Debian's linux-source-<MAJOR.MINOR>
+# (6.1 keeps them in tools/testing/selftests/vm, 6.12 in .../mm), once per
+# source version. The source comes through kernels/build-source.sh --fetch
+# (the same download and unpacked tree the source kernel recipes use).
+# Last line on stdout: the output folder, which holds the programs and a file
+# `version` (the source id, e.g. linux-source-6.1-6.1.192-3).
+# Exit 0; 2 with one line on stderr when the source or a compiler is missing.
+set -euo pipefail
+export LC_ALL=C
+die() { printf 'hugebench: [kselftest] %s\n' "$*" >&2; exit 2; }
+[ $# -eq 2 ] || die "usage: build-kselftest.sh CACHE_DIR MAJOR.MINOR"
+cache=$1 mm=$2
+case $mm in
+[0-9]*.[0-9]*) ;;
+*) die "kernel version '$mm' is not MAJOR.MINOR" ;;
+esac
+case $mm in *[!0-9.]*) die "kernel version '$mm' is not MAJOR.MINOR" ;; esac
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+pkg=linux-source-$mm
+out=$(HB_SOURCE="debian:$pkg" "$root/kernels/build-source.sh" --fetch "$root/kernels/minimal-6.1" "$cache") ||
+	die "cannot obtain $pkg (apt-get install -y $pkg)"
+src=$(printf '%s\n' "$out" | sed -n 's/^source=debian://p')
+[ -n "$src" ] || die "build-source.sh --fetch printed no source= line for $pkg"
+ver=${src#*=}
+id=$pkg-${ver//:/%3a}
+tree=$cache/src/$id/tree
+dst=$cache/ext/kselftest-$id
+if [ -f "$dst/version" ]; then
+	echo "$dst"
+	exit 0
+fi
+dir=$tree/tools/testing/selftests/mm
+[ -d "$dir" ] || dir=$tree/tools/testing/selftests/vm
+[ -d "$dir" ] || die "$tree has no tools/testing/selftests/mm or vm"
+mkdir -p "$cache/ext"
+tmp=$(mktemp -d "$cache/ext/.kselftest-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# The uapi headers of this source, not the host's: installed into tmp.
+make -s -C "$tree" O="$tmp/obj" headers_install INSTALL_HDR_PATH="$tmp/hdr" >&2 ||
+	die "make headers_install failed in $tree"
+# local_config.h as check_config.sh writes it without liburing.
+mkdir -p "$tmp/inc"
+echo "// No liburing support found" >"$tmp/inc/local_config.h"
+cflags=(-O2 -static -Wall -I "$dir" -I "$tmp/inc" -I "$tree/tools/testing/selftests"
+	-isystem "$tmp/hdr/include" -I "$tree/tools/include/uapi")
+# Sources by their names inside $dir (cd there): gup_longterm makes its
+# "local tmpfile" from __FILE__, which must not be an absolute host path.
+build() { # name sources...
+	local n=$1
+	shift
+	# 6.12.118's khugepaged.c uses KSFT_SKIP without including kselftest.h
+	# (upstream's build gets it through lib.mk): retried with it forced in.
+	if (cd "$dir" && gcc "${cflags[@]}" -o "$tmp/$n" "$@" -lrt -lpthread -lm) 2>"$tmp/$n.log" ||
+		(cd "$dir" && gcc -D_GNU_SOURCE -include "$tree/tools/testing/selftests/kselftest.h" \
+			"${cflags[@]}" -o "$tmp/$n" "$@" -lrt -lpthread -lm) 2>>"$tmp/$n.log"; then
+		printf 'built %s\n' "$n" >&2
+	else
+		printf 'hugebench: [kselftest] %s did not build from %s (see below); left out\n' "$n" "$id" >&2
+		tail -5 "$tmp/$n.log" >&2
+	fi
+}
+util=()
+[ -f "$dir/vm_util.c" ] && util+=(vm_util.c)
+# 6.12 builds these against thp_settings.c as well.
+[ -f "$dir/thp_settings.c" ] && util+=(thp_settings.c)
+build khugepaged khugepaged.c "${util[@]}"
+build split_huge_page_test split_huge_page_test.c "${util[@]}"
+build transhuge-stress transhuge-stress.c "${util[@]}"
+[ -f "$dir/gup_longterm.c" ] && build gup_longterm gup_longterm.c "${util[@]}"
+rm -rf "$tmp/obj" "$tmp/hdr" "$tmp/inc" "$tmp"/*.log
+strip "$tmp"/* 2>/dev/null || true
+printf '%s\n' "$id" >"$tmp/version"
+mkdir -p "$cache/ext"
+rm -rf "$dst"
+mv "$tmp" "$dst"
+trap - EXIT
+echo "$dst"

@@ -1,0 +1,37 @@
+/* ext_run.h - running an external tool (fio, stress-ng, a kselftest) from a
+ * guest workload: argv arrays only, fork/exec with a time limit, output to a
+ * file; plus where the tools live (/opt/hb, the initramfs layer the host
+ * appends when a suite names them: guest-images/mkextlayer.sh). */
+#ifndef HB_EXT_RUN_H
+#define HB_EXT_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hb.h"
+
+#define HB_EXT_ROOT "/opt/hb"
+
+/* Runs argv (argv[0] an absolute path) in its own process group with env
+ * (NULL-terminated "KEY=value" strings added to a minimal PATH/HOME
+ * environment), in cwd, stdout and stderr to log (created, truncated). uid
+ * >= 0: setgid/setuid to it first. After limit_s the group gets SIGTERM, 5 s
+ * later SIGKILL. Returns the exit status (0..255), -1 when it was killed by a
+ * signal or the limit (*timed_out tells which), -2 when it could not start
+ * (errno kept for hb_error). peak_pmd_kb (may be NULL): the highest
+ * ShmemPmdMapped seen while it ran (sampled every 50 ms): how hugebench
+ * judges a tool whose own output cannot say how its memory was mapped. */
+int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const char *log, int limit_s,
+	       int uid, bool *timed_out, long long *peak_pmd_kb);
+/* The whole file, NUL-terminated, at most max bytes (the rest dropped);
+ * NULL when it cannot be read. Free it. */
+char *hb_ext_slurp(const char *path, size_t max, size_t *len);
+/* Records the layer's version line for tool ("fio", "stress_ng",
+ * "kselftest") as a note and returns 0; hb_skip()s and returns -1 when the
+ * layer is absent (the suite was run without it). */
+int hb_ext_need(struct hb_ctx *ctx, const char *tool, char *version, size_t len);
+/* The tool's raw output as an "ext_output" event (first 12 KiB), so that a
+ * result can be read back and a parser checked against it. */
+void hb_ext_emit_output(struct hb_ctx *ctx, const char *tool, const char *name, const char *text);
+
+#endif

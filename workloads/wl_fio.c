@@ -1,0 +1,231 @@
+/* wl_fio.c - fio (issue 12) on a tmpfs of its own, once per huge= mode:
+ * every job file of configs/fio named by jobs= (packed into the guest at
+ * /opt/hb/fio by guest-images/mkextlayer.sh), run as
+ *   fio --output-format=json+ --output=<json> <job file>
+ * with the mount, size and runtime in HB_FIO_DIR/HB_FIO_SIZE/HB_FIO_RUNTIME.
+ * Metrics per job and mode: bandwidth, IOPS, clat p50/p99/p99.9. Checks:
+ * fio's exit status, its per-job error (a crc32c verify failure is EILSEQ),
+ * that the verify pass read everything back, and on huge=always that huge
+ * pages were really allocated and, for the mmap engine, PMD-mapped while fio
+ * ran (subject-present, issue 15: fio's own output cannot tell). A job file that
+ * says "; hb-direct=1" uses O_DIRECT, which tmpfs takes only from 6.6: below
+ * that it is recorded as skipped, never run. */
+#define _GNU_SOURCE
+#include "ext_parse.h"
+#include "ext_run.h"
+#include "hb.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIO_JOBS "seq-write-psync|rand-write-mmap|seq-read-mmap|rand-read-psync|rand-read-direct"
+
+static void metric_if(struct hb_ctx *ctx, const char *pre, const char *what, const char *unit,
+		      enum hb_better b, double v)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s.%s", pre, what);
+	if (isfinite(v) && v > 0)
+		hb_metric1(ctx, name, unit, b, v);
+	else
+		hb_metric_unavailable(ctx, name, unit, b, "fio reported no value");
+}
+
+static bool job_is_direct(const char *path)
+{
+	char *t = hb_ext_slurp(path, 8192, NULL);
+	bool d = t && strstr(t, "; hb-direct=1");
+
+	free(t);
+	return d;
+}
+
+/* One job on one mount; what it checked goes to ctx. */
+static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const char *dir,
+		    long size_mb, long runtime_s)
+{
+	char path[256], json[256], log[256], pre[96], env_dir[300], env_size[64], env_rt[64], err[256];
+	char *envs[] = { env_dir, env_size, env_rt, NULL };
+	char *argv[] = { HB_EXT_ROOT "/bin/fio", "--output-format=json+", NULL, path, NULL };
+	char out_opt[300], why[256] = "";
+	struct hb_fio_result r;
+	struct hb_snap a, b;
+	bool timed_out, is_write;
+	long long peak_pmd = 0;
+	char *text;
+	size_t len;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/fio/%s.fio", HB_EXT_ROOT, job);
+	snprintf(pre, sizeof(pre), "%s.%s", job, mode);
+	if (access(path, R_OK)) {
+		hb_error(ctx, "job file %s missing from the tools layer", path);
+		return;
+	}
+	if (job_is_direct(path) && hb_kver() < 6006) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "%s.bw", pre);
+		hb_note(ctx, "%s: O_DIRECT on tmpfs needs Linux >= 6.6; not run", pre);
+		hb_metric_unavailable(ctx, name, "MiB/s", HB_HIGHER,
+				      "O_DIRECT on tmpfs needs Linux >= 6.6");
+		return;
+	}
+	snprintf(json, sizeof(json), "/run/hb-ext/%s.json", pre);
+	snprintf(log, sizeof(log), "/run/hb-ext/%s.log", pre);
+	snprintf(out_opt, sizeof(out_opt), "--output=%s", json);
+	argv[2] = out_opt;
+	snprintf(env_dir, sizeof(env_dir), "HB_FIO_DIR=%s", dir);
+	snprintf(env_size, sizeof(env_size), "HB_FIO_SIZE=%ldm", size_mb);
+	snprintf(env_rt, sizeof(env_rt), "HB_FIO_RUNTIME=%ld", runtime_s);
+	hb_snap(ctx, &a);
+	rc = hb_ext_run(argv, envs, dir, log, (int)(runtime_s * 4 + 120 + size_mb), -1, &timed_out,
+			&peak_pmd);
+	hb_snap(ctx, &b);
+	if (rc == -2) {
+		hb_error(ctx, "cannot run %s", argv[0]);
+		return;
+	}
+	text = hb_ext_slurp(log, 65536, NULL);
+	if (text && *text)
+		hb_ext_emit_output(ctx, "fio-log", pre, text);
+	free(text);
+	{
+		char cn[128];
+
+		snprintf(cn, sizeof(cn), "%s.exit", pre);
+		hb_check(ctx, cn, rc == 0, "fio exits 0", "%s", timed_out ? "killed at the time limit"
+								  : rc < 0 ? "killed by a signal"
+									   : rc == 0 ? "0" : "non-zero");
+	}
+	text = hb_ext_slurp(json, 4 << 20, &len);
+	if (!text || hb_fio_parse(text, len, &r, err, sizeof(err))) {
+		char cn[128];
+
+		snprintf(cn, sizeof(cn), "%s.json", pre);
+		hb_check(ctx, cn, false, "fio's json+ output parses", "%s",
+			 text ? err : "no output file");
+		free(text);
+		return;
+	}
+	hb_ext_emit_output(ctx, "fio", pre, text);
+	free(text);
+	for (int i = 0; i < r.n_jobs; i++) {
+		const struct hb_fio_job *j = &r.jobs[i];
+		const struct hb_fio_dir *d;
+		char cn[128];
+
+		is_write = j->write.io_bytes > 0;
+		d = is_write ? &j->write : &j->read;
+		snprintf(cn, sizeof(cn), "%s.error", pre);
+		hb_check(ctx, cn, j->error == 0, "0 (no error, verify passed)", "%d%s", j->error,
+			 j->error == 84 ? " (EILSEQ: crc32c verify failed)" : "");
+		if (is_write && strstr(job, "write")) {
+			snprintf(cn, sizeof(cn), "%s.verified_bytes", pre);
+			hb_check_ge(ctx, cn, j->write.io_bytes, j->read.io_bytes);
+		}
+		/* fio cannot tell how its mapping was mapped: on huge=always the mmap
+		 * engine's file must have been PMD-mapped while it ran */
+		snprintf(cn, sizeof(cn), "%s.subject_pmd_mapped", pre);
+		if (!strcmp(mode, "always") && strstr(job, "mmap"))
+			hb_check(ctx, cn, peak_pmd >= 2048, ">= 2048 kB ShmemPmdMapped while fio ran",
+				 "peak %lld kB", peak_pmd);
+		snprintf(cn, sizeof(cn), "%s.subject_huge", pre);
+		if (!strcmp(mode, "always") &&
+		    !hb_check_huge_subject(ctx, cn, &a, &b, 1, 0, why, sizeof(why)))
+			hb_note(ctx, "%s: %s", pre, why);
+		metric_if(ctx, pre, "bw", "MiB/s", HB_HIGHER, d->bw_kib_s / 1024.0);
+		metric_if(ctx, pre, "iops", "IOPS", HB_HIGHER, d->iops);
+		metric_if(ctx, pre, "clat_p50", "us", HB_LOWER, d->clat_p50_ns / 1000.0);
+		metric_if(ctx, pre, "clat_p99", "us", HB_LOWER, d->clat_p99_ns / 1000.0);
+		metric_if(ctx, pre, "clat_p99.9", "us", HB_LOWER, d->clat_p999_ns / 1000.0);
+	}
+	unlink(json);
+}
+
+/* Calls fn for each comma-separated word of list. */
+static void each_word(const char *list, void (*fn)(const char *w, void *arg), void *arg)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		fn(w, arg);
+}
+
+struct fio_run {
+	struct hb_ctx *ctx;
+	const char *mode, *dir, *jobs;
+	long size_mb, runtime_s;
+};
+
+/* Each job on a fresh mount: the files of earlier jobs would fill it. */
+static void one_job(const char *job, void *arg)
+{
+	struct fio_run *fr = arg;
+	char opts[96];
+
+	if (hb_failed(fr->ctx))
+		return;
+	snprintf(opts, sizeof(opts), "huge=%s,size=%ldm", fr->mode, fr->size_mb * 2 + 16);
+	if (hb_mount_tmpfs(fr->ctx, fr->dir, opts))
+		return;
+	fio_job(fr->ctx, job, fr->mode, fr->dir, fr->size_mb, fr->runtime_s);
+	hb_umount(fr->dir);
+}
+
+static void one_mode(const char *mode, void *arg)
+{
+	struct fio_run *fr = arg;
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/mnt/hb-fio-%s", mode);
+	fr->mode = mode;
+	fr->dir = dir;
+	each_word(fr->jobs, one_job, fr);
+}
+
+static void fio_run(struct hb_ctx *ctx)
+{
+	uint64_t t0 = hb_now_ns();
+	struct fio_run fr = { .ctx = ctx };
+	char ver[128];
+
+	if (hb_ext_need(ctx, "fio", ver, sizeof(ver)))
+		return;
+	if (hb_mount_tmpfs(ctx, "/run/hb-ext", "huge=never,size=64m"))
+		return;
+	fr.jobs = hb_param_str(ctx, "jobs");
+	fr.size_mb = hb_param_long(ctx, "size_mb");
+	fr.runtime_s = hb_param_long(ctx, "runtime_s");
+	each_word(hb_param_str(ctx, "huge"), one_mode, &fr);
+	hb_umount("/run/hb-ext");
+	/* what the tool costs a suite (README: time per tool) */
+	hb_metric1(ctx, "elapsed_s", "s", HB_INFO, (double)(hb_now_ns() - t0) / 1e9);
+}
+
+static const struct hb_param fio_params[] = {
+	{ .name = "jobs", .type = HB_PARAM_LIST,
+	  .def = "seq-write-psync,rand-write-mmap,seq-read-mmap,rand-read-psync,rand-read-direct",
+	  .choices = FIO_JOBS,
+	  .help = "job files of configs/fio to run (rand-read-direct only on >= 6.6)" },
+	{ .name = "huge", .type = HB_PARAM_LIST, .def = "always,never",
+	  .choices = "always|never|within_size|advise", .help = "tmpfs huge= modes, one mount each" },
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "64", .min = 4, .max = 1024,
+	  .help = "file size of each job (HB_FIO_SIZE)" },
+	{ .name = "runtime_s", .type = HB_PARAM_LONG, .def = "3", .min = 1, .max = 600,
+	  .help = "seconds of each time-based (read) job (HB_FIO_RUNTIME)" },
+	HB_PARAM_END,
+};
+
+const struct hb_workload hb_wl_fio = {
+	.name = "fio",
+	.help = "fio job files (configs/fio) on huge and non-huge tmpfs; json+ into metrics/checks",
+	.unsupported = hb_huge_tmpfs_probe,
+	.run = fio_run,
+	.params = fio_params,
+};

@@ -1,0 +1,183 @@
+/* wl_stressng.c - stress-ng (issue 12): the stressors that hit shmem and huge
+ * pages, one short fixed-duration run each,
+ *   stress-ng --<s> 1 --timeout <d>s --metrics --verify --yaml <f> --temp-path /tmp
+ * on a tmpfs of its own mounted huge=<huge> on /tmp and bound on /dev/shm
+ * (in the workload's private mount namespace), so POSIX shm (shm), the
+ * temp-path files (mmap --mmap-file) and the tmpfs stressor all land on it.
+ * The tmpfs stressor takes the first writable tmpfs of /proc/mounts, and "/"
+ * (rootfs) comes first: stress-ng runs as uid 65534, which cannot write "/"
+ * but can write the mode=1777 mount. shm-sysv and memfd use the kernel's
+ * internal mount: shmem_enabled= decides their huge pages.
+ * Bogo-ops/s become metrics (stress-ng is not a precise benchmark:
+ * configs/thresholds.conf gives stress-ng.* a larger minimum effect); a
+ * non-zero exit status, a "fail:" line (--verify) or a stressor that did no
+ * bogo op is a failed check. */
+#define _GNU_SOURCE
+#include "ext_parse.h"
+#include "ext_run.h"
+#include "hb.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SNG_STRESSORS "shm|shm-sysv|memfd|tmpfs|mmap|vm"
+#define SNG_UID 65534
+
+/* The stressor's own options (sizes kept to what a 2 GiB guest holds). */
+static int stressor_args(const char *s, char **argv, int a)
+{
+	if (!strcmp(s, "shm")) {
+		argv[a++] = "--shm-bytes";
+		argv[a++] = "16m";
+	} else if (!strcmp(s, "memfd")) {
+		argv[a++] = "--memfd-bytes";
+		argv[a++] = "32m";
+	} else if (!strcmp(s, "mmap")) {
+		argv[a++] = "--mmap-bytes";
+		argv[a++] = "32m";
+		argv[a++] = "--mmap-file";
+	} else if (!strcmp(s, "vm")) {
+		argv[a++] = "--vm-bytes";
+		argv[a++] = "64m";
+		argv[a++] = "--vm-madvise";
+		argv[a++] = "hugepage";
+	} else if (!strcmp(s, "tmpfs")) {
+		argv[a++] = "--tmpfs-mmap-file";
+	}
+	return a;
+}
+
+static void one_stressor(struct hb_ctx *ctx, const char *s, long dur)
+{
+	char opt[32], tmo[32], yaml[128], log[128], cn[128], first[256], err[256];
+	char *argv[24];
+	struct hb_sng_result r;
+	bool timed_out;
+	char *text;
+	int a = 0, rc, fails;
+
+	snprintf(opt, sizeof(opt), "--%s", s);
+	snprintf(tmo, sizeof(tmo), "%lds", dur);
+	snprintf(yaml, sizeof(yaml), "/tmp/hb-sng/%s.yaml", s);
+	snprintf(log, sizeof(log), "/tmp/hb-sng/%s.log", s);
+	argv[a++] = HB_EXT_ROOT "/bin/stress-ng";
+	argv[a++] = opt;
+	argv[a++] = "1";
+	argv[a++] = "--timeout";
+	argv[a++] = tmo;
+	argv[a++] = "--metrics";
+	argv[a++] = "--verify";
+	argv[a++] = "--yaml";
+	argv[a++] = yaml;
+	argv[a++] = "--temp-path";
+	argv[a++] = "/tmp/hb-sng";
+	a = stressor_args(s, argv, a);
+	argv[a] = NULL;
+	rc = hb_ext_run(argv, NULL, "/tmp/hb-sng", log, (int)dur * 3 + 60, SNG_UID, &timed_out, NULL);
+	if (rc == -2) {
+		hb_error(ctx, "cannot run %s", argv[0]);
+		return;
+	}
+	text = hb_ext_slurp(log, 1 << 20, NULL);
+	fails = text ? hb_sng_count_fail(text, first, sizeof(first)) : 0;
+	if (text)
+		hb_ext_emit_output(ctx, "stress-ng-log", s, text);
+	free(text);
+	snprintf(cn, sizeof(cn), "%s.exit", s);
+	if (rc == 4) {
+		hb_note(ctx, "%s: stress-ng says the stressor is not implemented here (exit 4)", s);
+	} else {
+		hb_check(ctx, cn, rc == 0, "0 (success)", "%d (%s)", rc,
+			 timed_out ? "killed at the time limit"
+			 : rc < 0  ? "killed by a signal"
+				   : hb_sng_exit_meaning(rc));
+	}
+	snprintf(cn, sizeof(cn), "%s.verify", s);
+	hb_check(ctx, cn, fails == 0, "no \"fail:\" line", "%d, first: %s", fails,
+		 fails ? first : "-");
+	text = hb_ext_slurp(yaml, 1 << 20, NULL);
+	if (!text || hb_sng_parse_yaml(text, &r, err, sizeof(err))) {
+		snprintf(cn, sizeof(cn), "%s.yaml", s);
+		hb_check(ctx, cn, rc == 4, "stress-ng's --yaml parses", "%s",
+			 text ? err : "no YAML file");
+		free(text);
+		return;
+	}
+	hb_ext_emit_output(ctx, "stress-ng", s, text);
+	free(text);
+	for (int i = 0; i < r.n; i++) {
+		const struct hb_sng_stressor *t = &r.s[i];
+		char name[128];
+
+		snprintf(cn, sizeof(cn), "%s.ran", t->name);
+		if (rc != 4)
+			hb_check(ctx, cn, isfinite(t->bogo_ops) && t->bogo_ops > 0,
+				 "> 0 bogo ops (the stressor did something)", "%g", t->bogo_ops);
+		snprintf(name, sizeof(name), "%s.bogo_ops_s", t->name);
+		if (isfinite(t->ops_s_real) && t->ops_s_real > 0)
+			hb_metric1(ctx, name, "bogo-ops/s", HB_HIGHER, t->ops_s_real);
+		else
+			hb_metric_unavailable(ctx, name, "bogo-ops/s", HB_HIGHER,
+					      "the stressor did no bogo op");
+		for (int k = 0; k < t->n_extra; k++) {
+			snprintf(name, sizeof(name), "%s.%s", t->name, t->extra[k].key);
+			hb_metric1(ctx, name, "ns", HB_LOWER, t->extra[k].val);
+		}
+	}
+}
+
+static void stressng_run(struct hb_ctx *ctx)
+{
+	uint64_t t0 = hb_now_ns();
+	char ver[128], opts[96], list[128], *save = NULL;
+	long dur = hb_param_long(ctx, "duration_s");
+
+	if (hb_ext_need(ctx, "stress_ng", ver, sizeof(ver)))
+		return;
+	snprintf(opts, sizeof(opts), "huge=%s,size=%ldm,mode=1777", hb_param_str(ctx, "huge"),
+		 hb_param_long(ctx, "size_mb"));
+	/* /tmp is the runner's huge=never tmpfs: replaced in this namespace */
+	if (hb_mount_tmpfs(ctx, "/tmp", opts))
+		return;
+	mkdir("/dev/shm", 01777);
+	if (mount("/tmp", "/dev/shm", NULL, MS_BIND, NULL)) {
+		hb_error(ctx, "bind /tmp on /dev/shm");
+		return;
+	}
+	if (mkdir("/tmp/hb-sng", 01777) || chmod("/tmp/hb-sng", 01777)) {
+		hb_error(ctx, "mkdir /tmp/hb-sng");
+		return;
+	}
+	snprintf(list, sizeof(list), "%s", hb_param_str(ctx, "stressors"));
+	for (char *s = strtok_r(list, ",", &save); s && !hb_failed(ctx); s = strtok_r(NULL, ",", &save))
+		one_stressor(ctx, s, dur);
+	umount2("/dev/shm", MNT_DETACH);
+	/* what the tool costs a suite (README: time per tool) */
+	hb_metric1(ctx, "elapsed_s", "s", HB_INFO, (double)(hb_now_ns() - t0) / 1e9);
+}
+
+static const struct hb_param stressng_params[] = {
+	{ .name = "stressors", .type = HB_PARAM_LIST, .def = "shm,shm-sysv,memfd,tmpfs,mmap,vm",
+	  .choices = SNG_STRESSORS, .help = "stressors, one stress-ng run each" },
+	{ .name = "huge", .type = HB_PARAM_ENUM, .def = "always",
+	  .choices = "always|never|within_size|advise", .help = "huge= of the tmpfs on /tmp and /dev/shm" },
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "256", .min = 16, .max = 4096,
+	  .help = "size of that tmpfs (the tmpfs stressor fills what is free)" },
+	{ .name = "duration_s", .type = HB_PARAM_LONG, .def = "5", .min = 1, .max = 600,
+	  .help = "--timeout of each stressor" },
+	HB_PARAM_SHMEM_ENABLED,
+	HB_PARAM_END,
+};
+
+const struct hb_workload hb_wl_stress_ng = {
+	.name = "stress-ng",
+	.help = "stress-ng shm/shm-sysv/memfd/tmpfs/mmap/vm on a huge tmpfs; bogo-ops/s and --verify",
+	.unsupported = hb_huge_tmpfs_probe,
+	.run = stressng_run,
+	.params = stressng_params,
+};
