@@ -371,3 +371,17 @@ bool hb_itest_qemu_running(const char *dir)
 {
 	return qemu_pid(dir) > 0;
 }
+
+void hb_itest_compare(const char *const *args, struct hb_itest_out *o)
+{
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = "compare-report";
+	argv[n++] = "--results";
+	argv[n++] = (char *)hb_itest_results_dir();
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	hb_itest_hugebench(argv, o);
+}

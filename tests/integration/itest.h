@@ -22,6 +22,8 @@ struct hb_itest_run {
 /* argv[0] is the subcommand; the binary is build/hugebench. */
 void hb_itest_hugebench(char *const argv[], struct hb_itest_out *o);
 void hb_itest_out_free(struct hb_itest_out *o);
+/* `hugebench compare-report --results <test results> ARGS...` (args NULL-ended). */
+void hb_itest_compare(const char *const *args, struct hb_itest_out *o);
 /* Any program (absolute path), stdout+stderr to path; its exit code. */
 int hb_itest_spawn_to(char *const argv[], const char *path);
 /* hugebench run --target T --suite S --results $HB_TEST_RESULTS [extra...] */

@@ -1,0 +1,11 @@
+/* source_itest.h - integration tests of kernels built from source recipes (issue 6):
+ * minimal-6.1 passes the quick suite, minimal-6.1-regress fails it where PMD
+ * mapping is checked and nowhere else, and a patch that does not apply is
+ * one line naming it. */
+#ifndef HB_SOURCE_ITEST_H
+#define HB_SOURCE_ITEST_H
+
+void test_source_regression_caught(void **state);
+void test_source_bad_patch(void **state);
+
+#endif
