@@ -286,16 +286,11 @@ static void summary(const struct hb_bisect_opts *o, const struct series *s, json
 		fprintf(f, "| %d | %s | %s |\n", k, patch_name(s, k), hb_bisect_v_name(s->v[k]));
 	fprintf(f, "\n## Steps (in order)\n\n| k | try | build s | boots | verdict | why | group |\n"
 		"|---:|---:|---:|---:|---|---|---|\n");
-	json_array_foreach(steps, i, st)
-		fprintf(f, "| %lld | %lld | %.1f | %lld | %s | %s | %s |\n",
-			json_integer_value(json_object_get(st, "k")),
-			json_integer_value(json_object_get(st, "try")),
-			json_number_value(json_object_get(st, "build_s")),
-			json_integer_value(json_object_get(st, "boots")),
-			json_string_value(json_object_get(st, "verdict")),
-			json_string_value(json_object_get(st, "why")),
-			json_string_value(json_object_get(st, "group")) ?
-				json_string_value(json_object_get(st, "group")) : "-");
+	json_array_foreach(steps, i, st) {
+		fprintf(f, "| %lld | %lld | ", json_integer_value(json_object_get(st, "k")),
+			json_integer_value(json_object_get(st, "try")));
+		hb_bisect_md_step_tail(f, st);
+	}
 	fclose(f);
 }
 

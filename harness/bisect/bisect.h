@@ -15,6 +15,8 @@
 #include <stddef.h>
 
 #include <getopt.h>
+#include <stdio.h>
+
 #include <jansson.h>
 
 /* What is known of one prefix. */
@@ -124,5 +126,10 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 /* steps.json of o->dir: the array (new reference; empty when none). */
 json_t *hb_bisect_steps_load(const struct hb_bisect_opts *o);
 int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps);
+/* The cells every summary.md step row ends with (build s, boots, verdict,
+ * why, group), markdown-safe, and the row's end. */
+void hb_bisect_md_step_tail(FILE *f, json_t *step);
+/* s as one markdown table cell (| escaped, line ends as blanks) and " | ". */
+void hb_bisect_md_cell(FILE *f, const char *s);
 
 #endif

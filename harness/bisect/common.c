@@ -223,3 +223,27 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 	snprintf(group, glen, "%s/group.json", gdir + strlen(o->dir) + 1);
 	return 0;
 }
+
+/* s as one markdown table cell: | escaped, line ends as blanks. */
+void hb_bisect_md_cell(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", f);
+		else
+			fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+	fputs(" | ", f);
+}
+
+void hb_bisect_md_step_tail(FILE *f, json_t *st)
+{
+	const char *group = json_string_value(json_object_get(st, "group"));
+
+	fprintf(f, "%.1f | %lld | ", json_number_value(json_object_get(st, "build_s")),
+		json_integer_value(json_object_get(st, "boots")));
+	hb_bisect_md_cell(f, json_string_value(json_object_get(st, "verdict")));
+	hb_bisect_md_cell(f, json_string_value(json_object_get(st, "why")));
+	hb_bisect_md_cell(f, group ? group : "-");
+	fputc('\n', f);
+}

@@ -187,16 +187,11 @@ static void git_summary(const struct hb_bisect_opts *o, const char *first, const
 	fprintf(f, "`git bisect log`: %s\n\n## Steps (in order)\n\n"
 		"| commit | subject | build s | boots | verdict | why | group |\n"
 		"|---|---|---:|---:|---|---|---|\n", log);
-	json_array_foreach(steps, i, st)
-		fprintf(f, "| %.12s | %s | %.1f | %lld | %s | %s | %s |\n",
-			json_string_value(json_object_get(st, "commit")),
-			json_string_value(json_object_get(st, "patch")),
-			json_number_value(json_object_get(st, "build_s")),
-			json_integer_value(json_object_get(st, "boots")),
-			json_string_value(json_object_get(st, "verdict")),
-			json_string_value(json_object_get(st, "why")),
-			json_string_value(json_object_get(st, "group")) ?
-				json_string_value(json_object_get(st, "group")) : "-");
+	json_array_foreach(steps, i, st) {
+		fprintf(f, "| %.12s | ", json_string_value(json_object_get(st, "commit")));
+		hb_bisect_md_cell(f, json_string_value(json_object_get(st, "patch")));
+		hb_bisect_md_step_tail(f, st);
+	}
 	fclose(f);
 	json_decref(steps);
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "follow.h"
+#include "qemu.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -76,3 +77,25 @@ void hb_follow(struct hb_follower *f)
 	}
 }
 
+bool hb_follow_must_stop(const struct hb_follower *f, const struct hb_vm *vm, double now,
+			 double deadline, double *grace_end, struct hb_vm_outcome *out)
+{
+	/* A guest that booted and then said nothing for stall_s is stuck (soft
+	 * lockup, deadlock): waiting for the full time limit would only delay
+	 * the verdict. */
+	bool stalled = vm->stall_s > 0 && f->seen_first && !f->suite_end &&
+		       now - f->t0 - f->last_t > vm->stall_s;
+
+	if (hb_interrupted || now > deadline || stalled || (*grace_end && now > *grace_end)) {
+		if (hb_interrupted)
+			out->end = HB_END_INTERRUPTED;
+		else if (now > deadline || stalled)
+			out->end = HB_END_TIMEOUT;
+		out->stalled = stalled && !hb_interrupted && now <= deadline;
+		return true;
+	}
+	/* the guest reboots right after suite_end; allow it time to do so */
+	if (f->suite_end && !*grace_end)
+		*grace_end = now + 30;
+	return false;
+}

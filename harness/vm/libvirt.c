@@ -393,23 +393,13 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 		}
 		/* the same rules as qemu.c: time limit, stall watchdog, grace
 		 * after suite_end, Ctrl-C */
-		bool stalled = vm->stall_s > 0 && f->seen_first && !f->suite_end &&
-			       now - f->t0 - f->last_t > vm->stall_s;
-
-		if (hb_interrupted || now > deadline || stalled || (grace_end && now > grace_end)) {
-			if (hb_interrupted)
-				out->end = HB_END_INTERRUPTED;
-			else if (now > deadline || stalled)
-				out->end = HB_END_TIMEOUT;
-			out->stalled = stalled && !hb_interrupted && now <= deadline;
+		if (hb_follow_must_stop(f, vm, now, deadline, &grace_end, out)) {
 			virDomainDestroy(dom);
 			killed = true;
 			r.stopped = true;
 			r.stop_detail = VIR_DOMAIN_EVENT_STOPPED_DESTROYED;
 			continue;
 		}
-		if (f->suite_end && !grace_end)
-			grace_end = now + 30;
 	}
 	hb_follow(f);
 	out->total_s = hb_mono_s() - f->t0;

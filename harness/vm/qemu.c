@@ -229,18 +229,7 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 			out->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			break;
 		}
-		/* A guest that booted and then said nothing for stall_s is stuck
-		 * (soft lockup, deadlock): waiting for the full time limit would only
-		 * delay the verdict. */
-		bool stalled = vm->stall_s > 0 && f->seen_first && !f->suite_end &&
-			       now - f->t0 - f->last_t > vm->stall_s;
-
-		if (hb_interrupted || now > deadline || stalled || (grace_end && now > grace_end)) {
-			if (hb_interrupted)
-				out->end = HB_END_INTERRUPTED;
-			else if (now > deadline || stalled)
-				out->end = HB_END_TIMEOUT;
-			out->stalled = stalled && !hb_interrupted && now <= deadline;
+		if (hb_follow_must_stop(f, vm, now, deadline, &grace_end, out)) {
 			/* After suite_end a guest that does not power off within the grace
 			 * period is killed, but its results are complete. */
 			hb_stop(pid, SIGKILL);
@@ -248,9 +237,6 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 				;
 			break;
 		}
-		/* The guest reboots right after suite_end; allow it time to do so. */
-		if (f->suite_end && !grace_end)
-			grace_end = now + 30;
 		/* With -action shutdown=pause the guest's reboot (after its suite,
 		 * or after a panic) pauses the VM: read the stats, then quit. */
 		if (vm->qmp_path && !out->host_kvm_stats) {
