@@ -44,7 +44,9 @@ DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-d
 	libgsl-dev libssl-dev libxml2-dev cpio xz-utils zstd kmod \
 	build-essential flex bison bc libelf-dev \
 	libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
-	stress-ng dpkg-dev rsync linux-source-6.12
+	stress-ng dpkg-dev rsync
+# (kselftest's linux-source-<version> is not installed: build-source.sh --fetch
+# downloads the package into the cache when a suite first needs it.)
 
 # The tree (README "Where things are"). Each side sees only its own headers
 # and lib/: the host build cannot include a guest header and vice versa.
