@@ -250,7 +250,7 @@ FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,u
 FUZZ_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/fuzz/obj/%,$(HARNESS_LIB) $(LIB_OBJ))
 FUZZ_SECONDS ?= 60
 # keep the fuzz objects between builds (make deletes pattern-made intermediates)
-.SECONDARY: $(FUZZ_OBJ)
+.SECONDARY: $(FUZZ_OBJ) $(UNIT_HELPERS)
 
 $(BUILD)/fuzz/obj/%.o: %.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)

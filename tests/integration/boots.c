@@ -59,20 +59,6 @@ static void printed_dir(const char *out, const char *label, char *dir, size_t le
 }
 
 /* compare-report --format json of two folders; the first comparison. */
-static json_t *compare_json(const char *a, const char *b, int *rc, json_t **root)
-{
-	char *argv[] = { "compare-report", "--results", (char *)hb_itest_results_dir(), "--format",
-			 "json", "--", (char *)a, (char *)b, NULL };
-	struct hb_itest_out o;
-
-	hb_itest_hugebench(argv, &o);
-	*rc = o.exit_code;
-	*root = json_loads(o.out, 0, NULL);
-	hb_itest_out_free(&o);
-	assert_non_null(*root);
-	return json_array_get(json_object_get(*root, "comparisons"), 0);
-}
-
 /* 4 A/A boots calibrate debian-6.12 for this suite; then 3 + 3 boots of
  * the same kernel, interleaved: no regression, and the calibration is the
  * one used. */
@@ -105,7 +91,7 @@ void test_boots_aa_calibrated(void **state)
 	hb_itest_out_free(&o);
 	assert_true(base[0] && new[0]);
 
-	cmp = compare_json(base, new, &rc, &root);
+	cmp = hb_itest_compare_json(base, new, &rc, &root);
 	assert_int_equal(rc, 0);
 	assert_int_equal(json_integer_value(json_object_get(cmp, "base_boots")), 3);
 	assert_int_equal(json_integer_value(json_object_get(cmp, "new_boots")), 3);
@@ -162,7 +148,7 @@ void test_boots_delay_alloc(void **state)
 	printed_dir(o.out, "  NEW  -> ", new, sizeof(new));
 	hb_itest_out_free(&o);
 	assert_true(base[0] && new[0]);
-	cmp = compare_json(base, new, &rc, &root);
+	cmp = hb_itest_compare_json(base, new, &rc, &root);
 	assert_int_equal(rc, 1);
 	json_array_foreach(json_object_get(cmp, "findings"), i, f) {
 		char name[256];

@@ -133,7 +133,7 @@ void test_compare_injected(void **state)
 	char base[4096], dir[] = "/tmp/hb-injected-XXXXXX", gbase[4200], gnew[4200];
 	json_t *res = latest_quick("debian-6.12", base, sizeof(base));
 	json_t *rep, *pair, *f;
-	struct hb_itest_out o;
+	int rc;
 	size_t i;
 	int metric_regressions = 0, check_regressions = 0, other = 0;
 
@@ -147,15 +147,8 @@ void test_compare_injected(void **state)
 	write_fake_group(gbase, res, 1.0, false);
 	write_fake_group(gnew, res, 1.3, true);
 	json_decref(res);
-	{
-		const char *args[] = { "--format", "json", gbase, gnew, NULL };
-
-		hb_itest_compare(args, &o);
-	}
-	assert_int_equal(o.exit_code, 1);
-	rep = json_loads(o.out, 0, NULL);
-	assert_non_null(rep);
-	pair = json_array_get(json_object_get(rep, "comparisons"), 0);
+	pair = hb_itest_compare_json(gbase, gnew, &rc, &rep);
+	assert_int_equal(rc, 1);
 	json_array_foreach(json_object_get(pair, "findings"), i, f) {
 		const char *kind = hb_itest_str(f, "kind");
 
@@ -177,7 +170,6 @@ void test_compare_injected(void **state)
 	assert_int_equal(check_regressions, 1);
 	assert_int_equal(other, 0);
 	json_decref(rep);
-	hb_itest_out_free(&o);
 }
 
 /* 6.1 vs 6.12 in every format; the HTML page is opened in headless

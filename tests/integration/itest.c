@@ -1,5 +1,11 @@
 /* itest.c - integration-test helpers (see itest.h). */
 #define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "itest.h"
 
 #include <dirent.h>
@@ -257,14 +263,13 @@ void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_it
 	hb_itest_run_killed(target, extra, at_most_s, SIGINT, NULL, r);
 }
 
-/* The pid of a QEMU process whose command line refers to dir, or 0. */
-static pid_t qemu_pid(const char *dir)
+void hb_itest_procs(bool (*fn)(pid_t pid, const char *cmdline, void *arg), void *arg)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	pid_t found = 0;
+	bool stop = false;
 
-	while (d && (e = readdir(d)) && !found) {
+	while (d && !stop && (e = readdir(d))) {
 		char p[300], buf[8192];
 		ssize_t n;
 		int fd;
@@ -283,12 +288,33 @@ static pid_t qemu_pid(const char *dir)
 			if (!buf[i])
 				buf[i] = ' ';
 		buf[n] = 0;
-		if (strstr(buf, "qemu-system") && strstr(buf, dir))
-			found = (pid_t)atoi(e->d_name);
+		stop = fn((pid_t)atoi(e->d_name), buf, arg);
 	}
 	if (d)
 		closedir(d);
-	return found;
+}
+
+struct qemu_find {
+	const char *dir;
+	pid_t found;
+};
+
+static bool is_qemu_of(pid_t pid, const char *cmdline, void *arg)
+{
+	struct qemu_find *q = arg;
+
+	if (strstr(cmdline, "qemu-system") && strstr(cmdline, q->dir))
+		q->found = pid;
+	return q->found != 0;
+}
+
+/* The pid of a QEMU process whose command line refers to dir, or 0. */
+static pid_t qemu_pid(const char *dir)
+{
+	struct qemu_find q = { dir, 0 };
+
+	hb_itest_procs(is_qemu_of, &q);
+	return q.found;
 }
 
 int hb_itest_qemu_uid(const char *dir)
@@ -384,4 +410,41 @@ void hb_itest_compare(const char *const *args, struct hb_itest_out *o)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
 	hb_itest_hugebench(argv, o);
+}
+
+json_t *hb_itest_compare_json(const char *a, const char *b, int *rc, json_t **root)
+{
+	const char *args[] = { "--format", "json", "--", a, b, NULL };
+	struct hb_itest_out o;
+
+	hb_itest_compare(args, &o);
+	*rc = o.exit_code;
+	*root = json_loads(o.out, 0, NULL);
+	hb_itest_out_free(&o);
+	assert_non_null(*root);
+	return json_array_get(json_object_get(*root, "comparisons"), 0);
+}
+
+void hb_itest_assert_timed_out(const char *target, const char *const *extra,
+			       struct hb_itest_run *r)
+{
+	const char *args[16];
+	double t0 = hb_itest_now();
+	int n = 0;
+
+	for (; extra && extra[n] && n < 10; n++)
+		args[n] = extra[n];
+	args[n++] = "--timeout";
+	args[n++] = "25";
+	args[n++] = "--cmdline";
+	args[n++] = "hb.hang=1";
+	args[n] = NULL;
+	hb_itest_run_suite(target, "smoke", args, r);
+	assert_int_equal(r->exit_code, 3);
+	assert_non_null(r->result);
+	assert_string_equal(hb_itest_str(r->result, "verdict"), "timeout");
+	/* ended by the limit, not much later */
+	assert_true(hb_itest_now() - t0 < 25 + 30);
+	/* the partial stream is kept: the boot event got out */
+	assert_true(hb_itest_file_size(r->dir, "stream.jsonl") > 0);
 }

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 struct hb_itest_out {
@@ -22,8 +23,14 @@ struct hb_itest_run {
 /* argv[0] is the subcommand; the binary is build/hugebench. */
 void hb_itest_hugebench(char *const argv[], struct hb_itest_out *o);
 void hb_itest_out_free(struct hb_itest_out *o);
+/* fn(pid, command line with NULs as blanks, arg) for every process, until
+ * fn returns true. */
+void hb_itest_procs(bool (*fn)(pid_t pid, const char *cmdline, void *arg), void *arg);
 /* `hugebench compare-report --results <test results> ARGS...` (args NULL-ended). */
 void hb_itest_compare(const char *const *args, struct hb_itest_out *o);
+/* compare-report --format json A B: its first comparison (*root holds the
+ * document; json_decref it), the exit code in *rc. */
+json_t *hb_itest_compare_json(const char *a, const char *b, int *rc, json_t **root);
 /* Any program (absolute path), stdout+stderr to path; its exit code. */
 int hb_itest_spawn_to(char *const argv[], const char *path);
 /* hugebench run --target T --suite S --results $HB_TEST_RESULTS [extra...] */
@@ -55,5 +62,11 @@ int hb_itest_lines(const char *text);
 double hb_itest_now(void);
 /* True when a QEMU process still refers to dir. */
 bool hb_itest_qemu_running(const char *dir);
+
+/* TARGET's smoke suite with extra arguments and a guest that never finishes
+ * (hb.hang=1, --timeout 25): exit 3, verdict timeout within the limit plus
+ * 30 s, the partial stream kept. r is the run (hb_itest_run_free it). */
+void hb_itest_assert_timed_out(const char *target, const char *const *extra,
+			       struct hb_itest_run *r);
 
 #endif

@@ -48,7 +48,7 @@ static bool affected_by_pmd_patch(const char *workload)
 void test_source_regression_caught(void **state)
 {
 	struct hb_itest_run good, bad;
-	struct hb_itest_out o;
+	int rc;
 	json_t *rep, *pair, *f;
 	size_t i;
 	int pmd_checks = 0, kvm_checks = 0;
@@ -70,15 +70,8 @@ void test_source_regression_caught(void **state)
 		hb_itest_check(hb_itest_workload(bad.result, "fault"), "huge_ShmemHugePages_delta_kb"),
 		"pass")));
 
-	{
-		const char *args[] = { "--format", "json", good.dir, bad.dir, NULL };
-
-		hb_itest_compare(args, &o);
-	}
-	assert_int_equal(o.exit_code, 1);
-	rep = json_loads(o.out, 0, NULL);
-	assert_non_null(rep);
-	pair = json_array_get(json_object_get(rep, "comparisons"), 0);
+	pair = hb_itest_compare_json(good.dir, bad.dir, &rc, &rep);
+	assert_int_equal(rc, 1);
 	json_array_foreach(json_object_get(pair, "findings"), i, f) {
 		const char *kind = hb_itest_str(f, "kind"), *wl = hb_itest_str(f, "workload");
 		const char *what = hb_itest_str(f, "what");
@@ -98,7 +91,6 @@ void test_source_regression_caught(void **state)
 	assert_true(pmd_checks >= 7); /* one or more per PMD-looking workload */
 	assert_true(kvm_checks >= 1);
 	json_decref(rep);
-	hb_itest_out_free(&o);
 	hb_itest_run_free(&good);
 	hb_itest_run_free(&bad);
 }
