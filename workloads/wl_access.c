@@ -214,9 +214,8 @@ static void one_mode(struct hb_ctx *ctx, const struct acc_mode *m, size_t size, 
 	hb_emit_snapshot(ctx, m->tag, &a, &b);
 	/* What the huge passes measure is access through PMD-mapped huge
 	 * pages; without them the numbers are small-page numbers. */
-	if (m->huge && !hb_check_huge_subject(ctx, "subject_huge_PmdMapped", &a, &b,
-					      (long long)(size / HB_HPAGE),
-					      (long long)(size / 1024), absent, sizeof(absent)))
+	if (m->huge && !hb_check_pmd_subject(ctx, "subject_huge_PmdMapped", &a, &b, size, absent,
+					     sizeof(absent)))
 		absent_why = absent;
 	snprintf(name, sizeof(name), "%s_ShmemPmdMapped_delta_kb", m->tag);
 	hb_check_eq(ctx, name, m->huge ? (long long)(size / 1024) : 0,

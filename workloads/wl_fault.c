@@ -89,9 +89,8 @@ static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size
 	/* The timed touches were huge faults only if every extent got a huge
 	 * page mapped by a PMD during the pass; otherwise the numbers time
 	 * something else and are not reported. */
-	if (m->huge && !hb_check_huge_subject(ctx, "subject_huge_write_faults_PmdMapped", &a, &b,
-					      (long long)(size / HB_HPAGE),
-					      (long long)(size / 1024), absent, sizeof(absent)))
+	if (m->huge && !hb_check_pmd_subject(ctx, "subject_huge_write_faults_PmdMapped", &a, &b,
+					     size, absent, sizeof(absent)))
 		absent_why = absent;
 	snprintf(name, sizeof(name), "write_fault_%s", m->tag);
 	hb_metric_subject(ctx, name, "ns", HB_LOWER, s, n, absent_why);

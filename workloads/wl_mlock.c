@@ -223,9 +223,7 @@ static bool ml_setup(struct ml_state *t)
 	hb_snap(t->ctx, &b);
 	hb_emit_snapshot(t->ctx, "fill_a", &a, &b);
 	/* The subject: huge pages locked through a PMD; none, nothing to lock. */
-	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &b,
-				   (long long)(t->size / HB_HPAGE), (long long)t->size / 1024,
-				   NULL, 0))
+	if (!hb_check_pmd_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &b, t->size, NULL, 0))
 		return false;
 	if (!(hb_check(t->ctx, "setup_a_addr_2m_aligned", ((uintptr_t)t->a & (HB_HPAGE - 1)) == 0,
 		       "address % 2 MiB == 0", "%p", (void *)t->a) &

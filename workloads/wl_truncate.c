@@ -263,8 +263,7 @@ static bool tr_setup(struct tr_state *t)
 	hb_snap(ctx, &b);
 	hb_emit_snapshot(ctx, "fill", &a, &b);
 	/* The subject: every extent a huge page mapped by a PMD. */
-	if (!hb_check_huge_subject(ctx, "subject_setup_huge_PmdMapped", &a, &b,
-				   (long long)(t->size / HB_HPAGE), kb, NULL, 0))
+	if (!hb_check_pmd_subject(ctx, "subject_setup_huge_PmdMapped", &a, &b, t->size, NULL, 0))
 		return false;
 	hb_check(ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,
 		 "address % 2 MiB == 0", "%p", (void *)t->map);

@@ -264,8 +264,8 @@ static bool um_setup(struct um_state *t)
 	hb_emit_snapshot(t->ctx, "fill", &a, &t->last);
 	/* Preconditions: every extent a huge page mapped by a PMD. The subject
 	 * check first: without huge PMDs no step means anything. */
-	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &t->last,
-				   (long long)(t->size / HB_HPAGE), kb, NULL, 0))
+	if (!hb_check_pmd_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &t->last, t->size,
+				  NULL, 0))
 		return false;
 	return hb_check(t->ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,
 			"address % 2 MiB == 0", "%p", (void *)t->map) &

@@ -185,6 +185,11 @@ const char *hb_huge_tmpfs_probe(struct hb_ctx *ctx);
 bool hb_check_huge_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
 			   const struct hb_snap *b, long long n_huge, long long pmd_kb, char *why,
 			   size_t why_len);
+/* The usual subject: every 2 MiB extent of `bytes` got a huge page mapped by
+ * a PMD (hb_check_huge_subject with bytes / 2 MiB pages and bytes / 1024 kB
+ * of ShmemPmdMapped). */
+bool hb_check_pmd_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
+			  const struct hb_snap *b, size_t bytes, char *why, size_t why_len);
 
 /* Target host: record (add) or clear something this workload set up on the
  * host (kind "zram", "swap", "cgroup", "memctl"), in the runner's journal,

@@ -359,3 +359,10 @@ bool hb_check_huge_subject(struct hb_ctx *ctx, const char *name, const struct hb
 			 knob[0] ? knob : "absent");
 	return pass;
 }
+
+bool hb_check_pmd_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
+			  const struct hb_snap *b, size_t bytes, char *why, size_t why_len)
+{
+	return hb_check_huge_subject(ctx, name, a, b, (long long)(bytes / HB_HPAGE),
+				     (long long)(bytes / 1024), why, why_len);
+}
