@@ -158,7 +158,7 @@ int hbt_run_to_end(char *const argv[], const char *errpath, bool both)
 		if (both)
 			dup2(fd, 1);
 		dup2(fd, 2);
-		execv(argv[0], argv);
+		execvp(argv[0], argv); /* a path with a / is run as it is */
 		_exit(127);
 	}
 	assert_true(pid > 0);

@@ -40,31 +40,13 @@ static void write_file(const char *path, const char *text)
 }
 
 /* argv to the end, stdout+stderr into outpath; the exit status. */
-static int run_to_end(char *const argv[], const char *outpath)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		int fd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static bool have(const char *prog)
 {
 	char *argv[] = { "sh", "-c", "command -v \"$0\" >/dev/null", (char *)prog, NULL };
 	char out[PATH_MAX + 16];
 
 	snprintf(out, sizeof(out), "%s/have.out", g_tmp);
-	return run_to_end(argv, out) == 0;
+	return hbt_run_to_end(argv, out, true) == 0;
 }
 
 /* ---- the matrix ------------------------------------------------------------- */
@@ -148,7 +130,7 @@ static void test_nightly_bad_matrix_cli(void **state)
 	snprintf(out, sizeof(out), "%s/cli.out", g_tmp);
 	snprintf(res, sizeof(res), "%s/cli-results", g_tmp);
 	write_file(mx, "defaults suite=quick\nminimal-6.1 boots=three\n");
-	assert_int_equal(run_to_end(argv, out), 2);
+	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
 	msg = hb_slurp(out, NULL);
 	assert_non_null(msg);
 	if (!strstr(msg, "bad.matrix:2: boots=three: use a whole number from 1 to 200") ||
@@ -157,12 +139,12 @@ static void test_nightly_bad_matrix_cli(void **state)
 	free(msg);
 	/* a target that does not exist: found before anything boots */
 	write_file(mx, "no-such-kernel base=minimal-6.1\n");
-	assert_int_equal(run_to_end(argv, out), 2);
+	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
 	msg = hb_slurp(out, NULL);
 	if (!strstr(msg, "bad.matrix:1: ") || strchr(msg, '\n') != msg + strlen(msg) - 1)
 		fail_msg("hugebench said: %s", msg);
 	free(msg);
-	assert_int_equal(run_to_end(argv_unknown, out), 2);
+	assert_int_equal(hbt_run_to_end(argv_unknown, out, true), 2);
 	assert_int_equal(access(res, F_OK), -1); /* no night folder */
 }
 
@@ -190,7 +172,7 @@ static void test_nightly_connect_not_run(void **state)
 	snprintf(xsd, sizeof(xsd), "%s/tests/schemas/junit-10.xsd", g_root);
 	write_file(mx, "defaults suite=smoke boots=1\nminimal-6.1 connect=qemu+ssh://lab1.invalid/system\n"
 		       "minimal-6.1-regress base=minimal-6.1 connect=qemu+ssh://lab2.invalid/system\n");
-	assert_int_equal(run_to_end(argv, out), 3);
+	assert_int_equal(hbt_run_to_end(argv, out, true), 3);
 	msg = hb_slurp(out, NULL);
 	assert_non_null(msg);
 	assert_non_null(strstr(msg, "minimal-6.1 --suite smoke --boots 1 --backend libvirt --connect qemu+ssh://lab1.invalid/system"));
@@ -213,7 +195,7 @@ static void test_nightly_connect_not_run(void **state)
 	assert_non_null(strstr(msg, "<error type=\"boot\" message=\"not every boot of minimal-6.1 ran"));
 	free(msg);
 	if (have("xmllint"))
-		assert_int_equal(run_to_end(lint, out), 0);
+		assert_int_equal(hbt_run_to_end(lint, out, true), 0);
 }
 
 /* ---- the writers --------------------------------------------------------------- */
@@ -304,7 +286,7 @@ static void test_junit_valid(void **state)
 	free(x);
 	if (!have("xmllint"))
 		skip();
-	if (run_to_end(argv, out)) {
+	if (hbt_run_to_end(argv, out, true)) {
 		x = hb_slurp(out, NULL);
 		fail_msg("junit.xml does not validate: %s", x);
 	}
@@ -347,13 +329,13 @@ static void test_kcidb_valid(void **state)
 			    "hugebench.smoke.fragment_2.ratio");
 	json_decref(doc);
 	hb_night_free(&n);
-	if (!have("python3") || run_to_end((char *[]){ "python3", "-c", "import jsonschema", NULL }, out))
+	if (!have("python3") || hbt_run_to_end((char *[]){ "python3", "-c", "import jsonschema", NULL }, out, true))
 		skip();
-	if (run_to_end(argv, out))
+	if (hbt_run_to_end(argv, out, true))
 		fail_msg("kcidb.json does not validate: %s", hb_slurp(out, NULL));
 	/* and the validator does catch a bad document */
 	write_file(path, "{\"version\":{\"major\":5},\"tests\":[{\"id\":\"x\",\"origin\":\"hugebench\",\"build_id\":\"hugebench:b\"}]}");
-	assert_int_equal(run_to_end(argv, out), 1);
+	assert_int_equal(hbt_run_to_end(argv, out, true), 1);
 }
 
 /* summary.md: the subject names the largest regression; then the tables. */
