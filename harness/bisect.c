@@ -103,8 +103,7 @@ static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r)
 	}
 	EVP_DigestFinal_ex(ctx, md, &len);
 	EVP_MD_CTX_free(ctx);
-	for (int i = 0; i < 6; i++)
-		sprintf(hex + 2 * i, "%02x", md[i]);
+	hb_hex(md, 6, hex);
 	snprintf(o->dir, sizeof(o->dir), "%s/bisect-%s-%.12s", o->results, o->target, hex);
 	if (hb_mkdir_p(o->dir)) {
 		hb_errno("bisect: cannot create %s", o->dir);

@@ -92,8 +92,7 @@ static void patchset_hash(const struct hb_target *t, char out[65])
 			len += 65;
 		}
 		if (EVP_Digest(all, len, md, &mdlen, EVP_sha256(), NULL) && mdlen == 32)
-			for (int i = 0; i < 32; i++)
-				snprintf(out + 2 * i, 3, "%02x", md[i]);
+			hb_hex(md, mdlen, out);
 	}
 out:
 	free(all);

@@ -11,6 +11,7 @@
 
 #include <libxml/xmlwriter.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +48,17 @@ static int attr(xmlTextWriterPtr w, const char *name, const char *val)
 	return rc < 0 ? -1 : 0;
 }
 
-static int attrf(xmlTextWriterPtr w, const char *name, const char *fmt, double v)
+static int attrf(xmlTextWriterPtr w, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int attrf(xmlTextWriterPtr w, const char *name, const char *fmt, ...)
 {
 	char buf[64];
+	va_list ap;
 
-	snprintf(buf, sizeof(buf), fmt, v);
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
 	return attr(w, name, buf);
 }
 
@@ -133,19 +140,14 @@ static int write_case(xmlTextWriterPtr w, const struct hb_ntarget *t, const stru
 static int write_suite(xmlTextWriterPtr w, const struct hb_night *n, const struct hb_ntarget *t)
 {
 	int tests = 0, fail = 0, err = 0, skip = 0, rc = 0;
-	char buf[32];
 
 	count(t, &tests, &fail, &err, &skip);
 	rc |= xmlTextWriterStartElement(w, BAD_CAST "testsuite") < 0;
 	rc |= attr(w, "name", t->name);
-	snprintf(buf, sizeof(buf), "%d", tests);
-	rc |= attr(w, "tests", buf);
-	snprintf(buf, sizeof(buf), "%d", fail);
-	rc |= attr(w, "failures", buf);
-	snprintf(buf, sizeof(buf), "%d", err);
-	rc |= attr(w, "errors", buf);
-	snprintf(buf, sizeof(buf), "%d", skip);
-	rc |= attr(w, "skipped", buf);
+	rc |= attrf(w, "tests", "%d", tests);
+	rc |= attrf(w, "failures", "%d", fail);
+	rc |= attrf(w, "errors", "%d", err);
+	rc |= attrf(w, "skipped", "%d", skip);
 	rc |= attrf(w, "time", "%.3f", t->time_s);
 	rc |= attr(w, "timestamp", t->started[0] ? t->started : n->started);
 	if (n->host[0])
@@ -182,7 +184,7 @@ static int write_suite(xmlTextWriterPtr w, const struct hb_night *n, const struc
 int hb_junit_write(const struct hb_night *n, const char *path, char *err, size_t errlen)
 {
 	int tests = 0, fail = 0, errs = 0, skip = 0, rc = 0;
-	char tmp[PATH_MAX + 8], buf[32], name[96];
+	char tmp[PATH_MAX + 8], name[96];
 	xmlTextWriterPtr w;
 
 	LIBXML_TEST_VERSION;
@@ -199,12 +201,9 @@ int hb_junit_write(const struct hb_night *n, const char *path, char *err, size_t
 	rc |= xmlTextWriterStartElement(w, BAD_CAST "testsuites") < 0;
 	snprintf(name, sizeof(name), "hugebench nightly %s", n->stamp);
 	rc |= attr(w, "name", name);
-	snprintf(buf, sizeof(buf), "%d", tests);
-	rc |= attr(w, "tests", buf);
-	snprintf(buf, sizeof(buf), "%d", fail);
-	rc |= attr(w, "failures", buf);
-	snprintf(buf, sizeof(buf), "%d", errs);
-	rc |= attr(w, "errors", buf);
+	rc |= attrf(w, "tests", "%d", tests);
+	rc |= attrf(w, "failures", "%d", fail);
+	rc |= attrf(w, "errors", "%d", errs);
 	rc |= attrf(w, "time", "%.3f", n->time_s);
 	for (size_t i = 0; i < n->n; i++)
 		rc |= write_suite(w, n, &n->t[i]);
