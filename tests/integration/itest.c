@@ -206,14 +206,12 @@ void hb_itest_run_suite(const char *target, const char *suite, const char *const
 void hb_itest_run_suite_text(const char *target, const char *name, const char *text,
 			     const char *const *extra, struct hb_itest_run *r)
 {
-	char path[256];
-	FILE *f;
+	char dir[64], path[256];
 
-	snprintf(path, sizeof(path), "/tmp/hb-itest-%d/%s.suite", (int)getpid(), name);
-	mkdir(strndup(path, strrchr(path, '/') - path), 0755);
-	f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
+	snprintf(dir, sizeof(dir), "/tmp/hb-itest-%d", (int)getpid());
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/%s.suite", dir, name);
+	hb_itest_write(path, text);
 	hb_itest_run_suite(target, path, extra, r);
 	unlink(path);
 }
@@ -447,4 +445,48 @@ void hb_itest_assert_timed_out(const char *target, const char *const *extra,
 	assert_true(hb_itest_now() - t0 < 25 + 30);
 	/* the partial stream is kept: the boot event got out */
 	assert_true(hb_itest_file_size(r->dir, "stream.jsonl") > 0);
+}
+
+void hb_itest_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+void hb_itest_line_after(const char *out, const char *marker, char *buf, size_t len)
+{
+	const char *p = strstr(out, marker);
+
+	buf[0] = 0;
+	if (p) {
+		p += strlen(marker);
+		snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+	}
+}
+
+void hb_itest_assert_stalled(const char *target, const char *const *extra,
+			     struct hb_itest_run *r)
+{
+	const char *args[16];
+	double t0 = hb_itest_now();
+	int n = 0;
+
+	for (; extra && extra[n] && n < 8; n++)
+		args[n] = extra[n];
+	args[n++] = "--timeout";
+	args[n++] = "600";
+	args[n++] = "--stall";
+	args[n++] = "10";
+	args[n++] = "--cmdline";
+	args[n++] = "hb.hang=1";
+	args[n] = NULL;
+	hb_itest_run_suite(target, "smoke", args, r);
+	assert_int_equal(r->exit_code, 3);
+	assert_non_null(r->result);
+	assert_string_equal(hb_itest_str(r->result, "verdict"), "timeout");
+	assert_non_null(strstr(hb_itest_str(r->result, "verdict_reason"), "sent nothing for 10 s"));
+	assert_true(hb_itest_now() - t0 < 10 + 60);
 }

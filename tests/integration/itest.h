@@ -69,4 +69,15 @@ bool hb_itest_qemu_running(const char *dir);
 void hb_itest_assert_timed_out(const char *target, const char *const *extra,
 			       struct hb_itest_run *r);
 
+/* TARGET's smoke suite with extra arguments and a guest that goes silent
+ * (hb.hang=1, --stall 10, --timeout 600): exit 3, verdict timeout whose
+ * reason names the silence, well before the time limit. */
+void hb_itest_assert_stalled(const char *target, const char *const *extra,
+			     struct hb_itest_run *r);
+/* text into path (asserting it could be written). */
+void hb_itest_write(const char *path, const char *text);
+/* The rest of the line after the first marker in out into buf ("" when
+ * absent): e.g. the folder after " -> " on hugebench's first line. */
+void hb_itest_line_after(const char *out, const char *marker, char *buf, size_t len);
+
 #endif

@@ -299,19 +299,12 @@ void test_libvirt_timeout(void **state)
 void test_libvirt_stall(void **state)
 {
 	struct hb_itest_run r;
-	double t0 = hb_itest_now();
 
 	(void)state;
 	libvirt_up();
-	hb_itest_run_suite(TARGET, "smoke",
-			   (const char *[]){ "--backend", "libvirt", "--connect", uri_ssh, "--timeout",
-					     "600", "--stall", "10", "--cmdline", "hb.hang=1", NULL },
-			   &r);
-	assert_int_equal(r.exit_code, 3);
-	assert_non_null(r.result);
-	assert_string_equal(hb_itest_str(r.result, "verdict"), "timeout");
-	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"), "sent nothing for 10 s"));
-	assert_true(hb_itest_now() - t0 < 10 + 60);
+	hb_itest_assert_stalled(TARGET, (const char *[]){ "--backend", "libvirt", "--connect", uri_ssh,
+							   NULL },
+				&r);
 	assert_int_equal(hugebench_domains(), 0);
 	assert_int_equal(hugebench_volumes(), 0);
 	hb_itest_run_free(&r);
@@ -363,9 +356,7 @@ void test_libvirt_nightly_two_connections(void **state)
 	char *argv[] = { "nightly", "--matrix", mx, "--results", res, NULL };
 	struct hb_itest_out o;
 	double t0 = hb_itest_now();
-	const char *at;
 	char *text;
-	FILE *f;
 
 	(void)state;
 	libvirt_up();
@@ -381,17 +372,13 @@ void test_libvirt_nightly_two_connections(void **state)
 		 "defaults suite=smoke boots=1\nminimal-6.1 connect=%s\n"
 		 "minimal-6.1-regress base=minimal-6.1 connect=%s\n",
 		 uri_local, uri_ssh);
-	f = fopen(mx, "w");
-	assert_non_null(f);
-	fputs(matrix, f);
-	fclose(f);
+	hb_itest_write(mx, matrix);
 	hb_itest_hugebench(argv, &o);
 	if (o.exit_code != 1)
 		fail_msg("nightly over two connections: exit %d, want 1:\n%s\n%s", o.exit_code, o.out,
 			 o.err);
-	at = strstr(o.out, " -> ");
-	assert_non_null(at);
-	snprintf(night, sizeof(night), "%.*s", (int)strcspn(at + 4, "\n"), at + 4);
+	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
+	assert_true(night[0]);
 	assert_non_null(strstr(o.out, "--backend libvirt --connect qemu:///system"));
 	assert_non_null(strstr(o.out, "--backend libvirt --connect qemu+ssh://"));
 	hb_itest_out_free(&o);

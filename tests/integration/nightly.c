@@ -36,21 +36,6 @@
 #include "itest.h"
 #include "nightly_itest.h"
 
-/* The night folder printed on hugebench nightly's first line ("-> DIR"). */
-static void night_dir(const char *out, char *dir, size_t len)
-{
-	const char *p = strstr(out, " -> ");
-	size_t n = 0;
-
-	dir[0] = 0;
-	if (!p)
-		return;
-	p += 4;
-	while (p[n] && p[n] != '\n')
-		n++;
-	snprintf(dir, len, "%.*s", (int)n, p);
-}
-
 /* The one folder in dir. */
 static void only_subdir(const char *dir, char *out, size_t len)
 {
@@ -89,15 +74,6 @@ static int validate(const char *what, char *const argv[], const char *log)
 	return rc;
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 void test_nightly_planted_regression(void **state)
 {
 	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], night2[PATH_MAX], p[PATH_MAX + 64],
@@ -122,7 +98,7 @@ void test_nightly_planted_regression(void **state)
 	snprintf(mx, sizeof(mx), "%s/test.matrix", res);
 	snprintf(log, sizeof(log), "%s/validate.log", res);
 	/* night 0: minimal-6.1 alone, clean: --auto-promote makes its run the baseline */
-	write_text(mx, "minimal-6.1 suite=smoke boots=1\n");
+	hb_itest_write(mx, "minimal-6.1 suite=smoke boots=1\n");
 	hb_itest_hugebench(n1, &o);
 	if (o.exit_code != 0)
 		fail_msg("night 0 exit %d, want 0:\n%s\n%s", o.exit_code, o.out, o.err);
@@ -133,12 +109,12 @@ void test_nightly_planted_regression(void **state)
 	assert_non_null(strstr(text, "\"why\":\"auto: "));
 	free(text);
 
-	write_text(mx, "defaults suite=smoke boots=1\nminimal-6.1\n"
+	hb_itest_write(mx, "defaults suite=smoke boots=1\nminimal-6.1\n"
 		       "minimal-6.1-regress base=minimal-6.1\n");
 
 	/* night 1 */
 	hb_itest_hugebench(n1, &o);
-	night_dir(o.out, night, sizeof(night));
+	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
 	if (o.exit_code != 1)
 		fail_msg("nightly exit %d, want 1:\n%s\n%s", o.exit_code, o.out, o.err);
 	assert_non_null(strstr(o.out, "not clean (exit 1): no baseline promoted"));
@@ -189,9 +165,9 @@ void test_nightly_planted_regression(void **state)
 	}
 
 	/* night 2: against the baseline, the base target not booted */
-	write_text(mx, "minimal-6.1-regress base=minimal-6.1 suite=smoke boots=1\n");
+	hb_itest_write(mx, "minimal-6.1-regress base=minimal-6.1 suite=smoke boots=1\n");
 	hb_itest_hugebench(n2, &o);
-	night_dir(o.out, night2, sizeof(night2));
+	hb_itest_line_after(o.out, " -> ", night2, sizeof(night2));
 	if (o.exit_code != 1)
 		fail_msg("night 2 exit %d, want 1:\n%s\n%s", o.exit_code, o.out, o.err);
 	hb_itest_out_free(&o);
@@ -218,15 +194,15 @@ void test_nightly_planted_regression(void **state)
 	/* night 3: minimal-6.1 with another suite than its (smoke) baseline: not
 	 * comparable, no finding: exit 3, the reason in compare.log */
 	snprintf(p, sizeof(p), "%s/tiny.suite", res);
-	write_text(p, "fault size_mb=8\n");
+	hb_itest_write(p, "fault size_mb=8\n");
 	{
 		char line[PATH_MAX + 64];
 
 		snprintf(line, sizeof(line), "minimal-6.1 suite=%s boots=1\n", p);
-		write_text(mx, line);
+		hb_itest_write(mx, line);
 	}
 	hb_itest_hugebench(n2, &o);
-	night_dir(o.out, night2, sizeof(night2));
+	hb_itest_line_after(o.out, " -> ", night2, sizeof(night2));
 	if (o.exit_code != 3)
 		fail_msg("night 3 exit %d, want 3:\n%s\n%s", o.exit_code, o.out, o.err);
 	assert_non_null(strstr(o.out, "nightly: minimal-6.1: NOT RUN/COMPARED: not compared with its baseline (compare-report exit 3); see minimal-6.1/compare.log"));

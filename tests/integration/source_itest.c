@@ -103,7 +103,6 @@ void test_source_bad_patch(void **state)
 	char *argv[] = { "kernel", "--target", dir + strlen("kernels/"), NULL };
 	struct hb_itest_out o;
 	const char *last;
-	FILE *f;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "kernels/zz-test-badpatch-%d", (int)getpid());
@@ -111,20 +110,13 @@ void test_source_bad_patch(void **state)
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/recipe", dir);
-	f = fopen(path, "w");
-	fputs("kind=source\nbase=minimal-6.1\n", f);
-	fclose(f);
+	hb_itest_write(path, "kind=source\nbase=minimal-6.1\n");
 	snprintf(path, sizeof(path), "%s/patches/series", dir);
-	f = fopen(path, "w");
-	fputs("0001-wrong-context.patch\n", f);
-	fclose(f);
+	hb_itest_write(path, "0001-wrong-context.patch\n");
 	snprintf(path, sizeof(path), "%s/patches/0001-wrong-context.patch", dir);
-	f = fopen(path, "w");
-	fputs("--- a/mm/shmem.c\n+++ b/mm/shmem.c\n@@ -10,3 +10,3 @@\n"
-	      " this context line is not in shmem.c\n-nor is this one\n+replacement\n"
-	      " end of context\n",
-	      f);
-	fclose(f);
+	hb_itest_write(path, "--- a/mm/shmem.c\n+++ b/mm/shmem.c\n@@ -10,3 +10,3 @@\n"
+		       " this context line is not in shmem.c\n-nor is this one\n+replacement\n"
+		       " end of context\n");
 	hb_itest_hugebench(argv, &o);
 	{
 		char tree[300];

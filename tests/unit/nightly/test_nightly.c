@@ -30,15 +30,6 @@
 static char g_root[PATH_MAX];
 static char g_tmp[PATH_MAX];
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* argv to the end, stdout+stderr into outpath; the exit status. */
 static bool have(const char *prog)
 {
@@ -129,7 +120,7 @@ static void test_nightly_bad_matrix_cli(void **state)
 	snprintf(mx, sizeof(mx), "%s/bad.matrix", g_tmp);
 	snprintf(out, sizeof(out), "%s/cli.out", g_tmp);
 	snprintf(res, sizeof(res), "%s/cli-results", g_tmp);
-	write_file(mx, "defaults suite=quick\nminimal-6.1 boots=three\n");
+	hbt_write(mx, "defaults suite=quick\nminimal-6.1 boots=three\n");
 	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
 	msg = hb_slurp(out, NULL);
 	assert_non_null(msg);
@@ -138,7 +129,7 @@ static void test_nightly_bad_matrix_cli(void **state)
 		fail_msg("hugebench said: %s", msg);
 	free(msg);
 	/* a target that does not exist: found before anything boots */
-	write_file(mx, "no-such-kernel base=minimal-6.1\n");
+	hbt_write(mx, "no-such-kernel base=minimal-6.1\n");
 	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
 	msg = hb_slurp(out, NULL);
 	if (!strstr(msg, "bad.matrix:1: ") || strchr(msg, '\n') != msg + strlen(msg) - 1)
@@ -170,7 +161,7 @@ static void test_nightly_connect_not_run(void **state)
 	snprintf(out, sizeof(out), "%s/lv.out", g_tmp);
 	snprintf(res, sizeof(res), "%s/lv-results", g_tmp);
 	snprintf(xsd, sizeof(xsd), "%s/tests/schemas/junit-10.xsd", g_root);
-	write_file(mx, "defaults suite=smoke boots=1\nminimal-6.1 connect=qemu+ssh://lab1.invalid/system\n"
+	hbt_write(mx, "defaults suite=smoke boots=1\nminimal-6.1 connect=qemu+ssh://lab1.invalid/system\n"
 		       "minimal-6.1-regress base=minimal-6.1 connect=qemu+ssh://lab2.invalid/system\n");
 	assert_int_equal(hbt_run_to_end(argv, out, true), 3);
 	msg = hb_slurp(out, NULL);
@@ -334,7 +325,7 @@ static void test_kcidb_valid(void **state)
 	if (hbt_run_to_end(argv, out, true))
 		fail_msg("kcidb.json does not validate: %s", hb_slurp(out, NULL));
 	/* and the validator does catch a bad document */
-	write_file(path, "{\"version\":{\"major\":5},\"tests\":[{\"id\":\"x\",\"origin\":\"hugebench\",\"build_id\":\"hugebench:b\"}]}");
+	hbt_write(path, "{\"version\":{\"major\":5},\"tests\":[{\"id\":\"x\",\"origin\":\"hugebench\",\"build_id\":\"hugebench:b\"}]}");
 	assert_int_equal(hbt_run_to_end(argv, out, true), 1);
 }
 
@@ -418,7 +409,7 @@ static void make_group(const char *dir, const char *verdict2)
 
 	assert_int_equal(hb_mkdir_p(dir), 0);
 	snprintf(p, sizeof(p), "%s/group.json", dir);
-	write_file(p, "{\"schema\":\"hugebench-group/1\",\"target\":\"minimal-6.1\",\"exit_code\":0,"
+	hbt_write(p, "{\"schema\":\"hugebench-group/1\",\"target\":\"minimal-6.1\",\"exit_code\":0,"
 		      "\"runs\":[{\"boot\":1,\"dir\":\"boot-1\"},{\"boot\":2,\"dir\":\"boot-2\"}]}");
 	for (int b = 1; b <= 2; b++) {
 		char res[2048];
@@ -438,7 +429,7 @@ static void make_group(const char *dir, const char *verdict2)
 			 strcmp(v, "fail") ? 1 : 0, strcmp(v, "fail") ? "true" : "false", b * 10,
 			 /* a metric only the second boot has */
 			 b == 2 ? ",{\"name\":\"late\",\"unit\":\"ns\",\"summary\":{\"mean\":7}}" : "");
-		write_file(p, res);
+		hbt_write(p, res);
 	}
 }
 
@@ -472,7 +463,7 @@ static void test_collect(void **state)
 	/* with a comparison: the metric judged, the check named a regression */
 	memset(&t, 0, sizeof(t));
 	snprintf(cj, sizeof(cj), "%s/compare.json", g_tmp);
-	write_file(cj, "{\"comparisons\":[{\"metrics\":[{\"workload\":\"fault\",\"name\":\"t\",\"unit\":\"ns\","
+	hbt_write(cj, "{\"comparisons\":[{\"metrics\":[{\"workload\":\"fault\",\"name\":\"t\",\"unit\":\"ns\","
 		       "\"verdict\":\"regression\",\"change_pct\":50,\"interval\":[1.2,1.8],\"test\":\"welch\","
 		       "\"why\":\"\",\"new\":{\"center\":15}}],\"findings\":[{\"kind\":\"check\",\"regression\":true,"
 		       "\"workload\":\"fault\",\"what\":\"pmd\",\"text\":\"pmd failed\"}]}]}");
