@@ -44,7 +44,7 @@ DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-d
 	libgsl-dev libssl-dev libxml2-dev cpio xz-utils zstd kmod \
 	build-essential flex bison bc libelf-dev \
 	libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
-	stress-ng dpkg-dev rsync
+	stress-ng dpkg-dev rsync ccache
 # (kselftest's linux-source-<version> is not installed: build-source.sh --fetch
 # downloads the package into the cache when a suite first needs it.)
 
