@@ -1,4 +1,5 @@
-/* stats.c - descriptive statistics, Welch, Mann-Whitney, bootstrap, BH.
+/* stats.c - descriptive statistics, Welch, Mann-Whitney, bootstrap, BH,
+ * Fisher's exact test on two rates and the F-test of two variances.
  *
  * Conventions follow R so that results can be checked against it: type-7
  * quantiles, wilcox.test's exact/normal switch, p.adjust(method = "BH").
@@ -20,6 +21,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -62,11 +64,23 @@ static int hb_stats_scale2(const double *x, size_t nx, const double *y, size_t n
 	return -e;
 }
 
-/* Mean and sample variance (n - 1) of x 2^k, two passes. */
+/* Mean and sample variance (n - 1) of x 2^k, two passes. Identical values
+ * give exactly their value and a variance of exactly 0 (a guest on a
+ * virtual clock repeats a boot to the nanosecond): summing and dividing
+ * would leave a rounding residue, and a variance of 1e-34 is not "none". */
 static void hb_stats_mv(const double *x, size_t n, int k, double *mean, double *var)
 {
 	double s = 0, ss = 0, c = 0;
+	size_t same = 1;
 
+	while (same < n && x[same] == x[0])
+		same++;
+	if (n && same == n) {
+		*mean = ldexp(x[0], k);
+		if (var)
+			*var = n >= 2 ? 0 : NAN;
+		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		s += ldexp(x[i], k);
 	s /= (double)n;
@@ -587,4 +601,46 @@ void hb_stats_bh(const double *p, size_t n, double *q)
 		q[s[k - 1].i] = run;
 	}
 	free(s);
+}
+
+/* ---- rates and variances -------------------------------------------------- */
+
+double hb_stats_fisher_greater(size_t kx, size_t nx, size_t ky, size_t ny)
+{
+	size_t K, N, lo, hi;
+	double p = 0, lden;
+
+	hb_stats_init();
+	if (kx > nx || ky > ny)
+		return NAN;
+	if (!nx || !ny)
+		return 1;
+	K = kx + ky;
+	N = nx + ny;
+	/* ky ~ hypergeometric: ny draws from N with K "events"; P(X >= ky) */
+	lo = K > nx ? K - nx : 0;
+	hi = K < ny ? K : ny;
+	if (ky <= lo)
+		return 1;
+	lden = gsl_sf_lnchoose((unsigned)N, (unsigned)ny);
+	for (size_t j = ky; j <= hi; j++)
+		p += exp(gsl_sf_lnchoose((unsigned)K, (unsigned)j) +
+			 gsl_sf_lnchoose((unsigned)(N - K), (unsigned)(ny - j)) - lden);
+	return p > 1 ? 1 : p;
+}
+
+double hb_stats_var_ratio_p(double ratio, double df1, double df2)
+{
+	double lo, hi;
+
+	hb_stats_init();
+	if (!(ratio >= 0) || !(df1 > 0) || !(df2 > 0))
+		return NAN;
+	if (isinf(ratio))
+		return 0;
+	lo = gsl_cdf_fdist_P(ratio, df1, df2);
+	hi = gsl_cdf_fdist_Q(ratio, df1, df2);
+	if (isnan(lo) || isnan(hi))
+		return NAN;
+	return fmin(1, 2 * fmin(lo, hi));
 }

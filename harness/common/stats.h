@@ -1,8 +1,9 @@
 /* stats.h - the statistics hugebench compare-report relies on.
  *
  * Descriptive statistics, Welch's t-test, the Mann-Whitney U test, a seeded
- * percentile bootstrap of a ratio of centers and Benjamini-Hochberg adjusted
- * p-values. Built on GSL; every function is pure (no globals) and, given the
+ * percentile bootstrap of a ratio of centers, Benjamini-Hochberg adjusted
+ * p-values, Fisher's exact test of two rates and the F-test of two
+ * variances. Built on GSL; every function is pure (no globals) and, given the
  * same seed, deterministic. Inputs are never modified.
  */
 #ifndef HB_STATS_H
@@ -87,6 +88,19 @@ double hb_stats_rel(double cx, double cy);
 /* Benjamini-Hochberg adjusted p-values (R's p.adjust(p, "BH")); NAN inputs
  * are not counted as tests and stay NAN. */
 void hb_stats_bh(const double *p, size_t n, double *q);
+
+/* Fisher's exact test, one-sided: the p-value of "y's rate is greater"
+ * (ky events in ny trials against kx in nx), as R's
+ * fisher.test(matrix(c(ky, ny - ky, kx, nx - kx), 2), alternative =
+ * "greater")$p.value: P(X >= ky) for X hypergeometric with the margins
+ * fixed. 1 when a side has no trials; NAN when k > n. */
+double hb_stats_fisher_greater(size_t kx, size_t nx, size_t ky, size_t ny);
+
+/* Two-sided p-value of an F-test of two variances: ratio = s1^2 / s2^2
+ * with df1 and df2 degrees of freedom, 2 min(P(F <= ratio), P(F >=
+ * ratio)) as R's var.test. A ratio of 0 (a variance of exactly 0 against
+ * one that is not) gives 0; NAN for a negative ratio or df <= 0. */
+double hb_stats_var_ratio_p(double ratio, double df1, double df2);
 
 /* Student t quantile (P^-1); NAN unless 0 < p < 1 and df > 0. */
 double hb_stats_t_quantile(double p, double df);

@@ -2,7 +2,8 @@
  *
  * Each expected value is R's output (t.test, wilcox.test, p.adjust,
  * quantile) for the same data, hard-coded with a tolerance, plus the
- * bootstrap's determinism and coverage.
+ * bootstrap's determinism and coverage. Fisher's exact test and the
+ * F-test are checked against exact fractions and mpmath (no R here).
  */
 #define _GNU_SOURCE
 #include "helpers.h"
@@ -95,6 +96,69 @@ static void test_welch_degenerate(void **state)
 	assert_near(t.p, 1, 0);
 	assert_int_equal(hb_stats_welch(c1, 1, c2, 3, HB_STATS_LESS, &t), -1);
 	assert_true(isnan(t.p));
+}
+
+/* Identical values (a virtual-clock guest repeats a boot to the
+ * nanosecond): a variance of exactly 0 and the value itself as the mean,
+ * not a rounding residue that made a constant side "vary" (0.1 summed
+ * three times and divided by 3 is not 0.1). Constant and equal: p = 1;
+ * constant and different: certain. */
+static void test_constant_exact(void **state)
+{
+	static const double k[] = { 0.1, 0.1, 0.1 }, k2[] = { 0.1000001, 0.1000001, 0.1000001 };
+	double l[3];
+	struct hb_stats_test t;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		l[i] = log(131.0);
+	assert_true(hb_stats_sd(k, 3) == 0);
+	assert_true(hb_stats_mean(k, 3) == 0.1);
+	assert_true(hb_stats_sd(l, 3) == 0);
+	hb_stats_welch(k, 3, k, 3, HB_STATS_GREATER, &t);
+	assert_near(t.p, 1, 0);
+	hb_stats_welch(k, 3, k2, 3, HB_STATS_GREATER, &t);
+	assert_near(t.p, 0, 0);
+	hb_stats_welch(k, 3, k2, 3, HB_STATS_LESS, &t);
+	assert_near(t.p, 1, 0);
+}
+
+/* fisher.test(matrix(c(ky, ny - ky, kx, nx - kx), 2), alternative =
+ * "greater")$p.value, here as exact fractions: 1/C(6,3), 1/C(10,5),
+ * 6/252, 6/252, and the tail sums. */
+static void test_fisher(void **state)
+{
+	(void)state;
+	assert_near(hb_stats_fisher_greater(0, 3, 3, 3), 0.05, 1e-12);
+	assert_near(hb_stats_fisher_greater(0, 5, 5, 5), 0.003968253968253968, 1e-12);
+	assert_near(hb_stats_fisher_greater(0, 5, 4, 5), 0.023809523809523808, 1e-12);
+	assert_near(hb_stats_fisher_greater(1, 5, 5, 5), 0.023809523809523808, 1e-12);
+	assert_near(hb_stats_fisher_greater(0, 10, 6, 10), 0.005417956656346749, 1e-12);
+	assert_near(hb_stats_fisher_greater(2, 10, 7, 10), 0.03488925934746368, 1e-12);
+	assert_near(hb_stats_fisher_greater(5, 20, 15, 20), 0.0019237636541887641, 1e-10);
+	assert_near(hb_stats_fisher_greater(1, 3, 2, 3), 0.5, 1e-12);
+	assert_near(hb_stats_fisher_greater(0, 3, 1, 3), 0.5, 1e-12);
+	/* no event in y, or fewer than x: nothing to test */
+	assert_near(hb_stats_fisher_greater(3, 3, 0, 3), 1, 0);
+	assert_near(hb_stats_fisher_greater(3, 3, 3, 3), 1, 1e-12);
+	assert_near(hb_stats_fisher_greater(0, 0, 3, 3), 1, 0);
+	assert_true(isnan(hb_stats_fisher_greater(4, 3, 0, 3)));
+}
+
+/* var.test's p-value, 2 min(pf(F, df1, df2), 1 - pf(F, df1, df2)), here
+ * from the regularized incomplete beta (mpmath 1.3.0). */
+static void test_var_ratio(void **state)
+{
+	(void)state;
+	assert_near(hb_stats_var_ratio_p(0.25, 4, 9), 0.19494977563226792, 1e-8);
+	assert_near(hb_stats_var_ratio_p(9.0, 4, 9), 0.006582984125759417, 1e-8);
+	assert_near(hb_stats_var_ratio_p(1.0, 4, 9), 0.9115794879820969, 1e-8);
+	assert_near(hb_stats_var_ratio_p(0.05, 8, 9), 0.0002921115977218942, 1e-8);
+	assert_near(hb_stats_var_ratio_p(3.3, 2, 20), 0.11548181101899102, 1e-8);
+	assert_near(hb_stats_var_ratio_p(0, 4, 9), 0, 0);
+	assert_near(hb_stats_var_ratio_p(INFINITY, 4, 9), 0, 0);
+	assert_true(isnan(hb_stats_var_ratio_p(-1, 4, 9)));
+	assert_true(isnan(hb_stats_var_ratio_p(1, 0, 9)));
 }
 
 /* hb_stats_mann_whitney(x, y) against R: the p-value within tol and, where
@@ -229,6 +293,9 @@ int main(void)
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_welch_extra_variance),
 		cmocka_unit_test(test_welch_degenerate),
+		cmocka_unit_test(test_constant_exact),
+		cmocka_unit_test(test_fisher),
+		cmocka_unit_test(test_var_ratio),
 		cmocka_unit_test(test_mann_whitney_exact),
 		cmocka_unit_test(test_mann_whitney_ties),
 		cmocka_unit_test(test_mann_whitney_large),
