@@ -205,6 +205,9 @@ int hb_boot_host(const struct run_opts *o, const char *dir, const char *suite_pa
 	json_object_set_new(json_object_get(res, "environment"), "accelerator", json_string("none"));
 	json_object_set_new(json_object_get(res, "environment"), "accelerator_reason",
 			    json_string("target host: workloads run on the running kernel"));
+	json_object_set_new(json_object_get(res, "environment"), "clock", json_string("wall"));
+	json_object_set_new(json_object_get(res, "environment"), "clock_reason",
+			    json_string("target host: the machine's own clock"));
 	printf("[host] running the suite directly on this kernel (stderr: %s)\n", console);
 	fflush(stdout);
 	pid = hb_spawn_bg(argv, console);
@@ -263,6 +266,27 @@ int hb_boot_open(const struct run_ctx *c, const char *parent, const char *group_
 	return save(b->dir, b->res);
 }
 
+void hb_clock_choose(const char *requested, const char *accel, char *clock, size_t clen,
+		     char *reason, size_t rlen)
+{
+	bool tcg = strcmp(accel, "tcg") == 0;
+
+	if (!strcmp(requested, "wall")) {
+		snprintf(clock, clen, "wall");
+		snprintf(reason, rlen, "asked for with --clock wall: guest time is host time, "
+			 "host load shows in every timing");
+	} else if (tcg) {
+		snprintf(clock, clen, "virtual");
+		snprintf(reason, rlen, "%s: guest time from QEMU's instruction counter "
+			 "(-icount " HB_QEMU_ICOUNT "), independent of host load",
+			 strcmp(requested, "virtual") ? "default under TCG" : "asked for with --clock virtual");
+	} else {
+		/* under KVM the guest runs on the real CPU: its clock is real */
+		snprintf(clock, clen, "wall");
+		snprintf(reason, rlen, "accelerator %s runs the guest on the real CPU: real time", accel);
+	}
+}
+
 /* The backend, the kernel, the guest image and the accelerator: once per run. */
 int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 {
@@ -289,14 +313,25 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 	/* fio, stress-ng, kselftest: a layer appended only for suites that run them */
 	if (hb_ext_layer_add(&c->k, c->suite_text, c->initrd, err, errlen))
 		return HB_EXIT_INFRA;
-	hb_accel_choose(c->o.accel, &c->k, c->accel, sizeof(c->accel), c->accel_reason,
-			sizeof(c->accel_reason));
+	if (!strcmp(c->o.clock, "virtual") && !strcmp(c->o.accel, "auto")) {
+		/* QEMU's instruction counter exists only under TCG */
+		snprintf(c->accel, sizeof(c->accel), "tcg");
+		snprintf(c->accel_reason, sizeof(c->accel_reason),
+			 "--clock virtual: QEMU's -icount needs TCG");
+	} else {
+		hb_accel_choose(c->o.accel, &c->k, c->accel, sizeof(c->accel), c->accel_reason,
+				sizeof(c->accel_reason));
+	}
 	printf("[accel] %s: %s\n", c->accel, c->accel_reason);
+	hb_clock_choose(c->o.clock, c->accel, c->clock, sizeof(c->clock), c->clock_reason,
+			sizeof(c->clock_reason));
+	printf("[clock] %s: %s\n", c->clock, c->clock_reason);
 	/* kvm_*.nested apply when KVM is built in; module kernels get the same
 	 * parameters from configs/guest-modules.conf at load time. */
 	snprintf(c->cmdline, sizeof(c->cmdline),
 		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
-		 "kvm_intel.nested=1%s%s",
+		 "kvm_intel.nested=1%s%s%s%s",
+		 c->k.cmdline[0] ? " " : "", c->k.cmdline,
 		 c->o.extra_cmdline[0] ? " " : "", c->o.extra_cmdline);
 	c->quser = hb_qemu_user(c->uwhy, sizeof(c->uwhy));
 	return 0;
@@ -318,6 +353,10 @@ static void describe(const struct run_ctx *c, json_t *res)
 	json_object_set_new(env, "qemu_version", json_string(c->qver));
 	json_object_set_new(env, "qemu_accel",
 			    json_string(strcmp(c->accel, "tcg") == 0 ? "tcg,thread=single" : c->accel));
+	json_object_set_new(env, "clock", json_string(c->clock));
+	json_object_set_new(env, "clock_reason", hb_json_text(c->clock_reason));
+	if (!strcmp(c->clock, "virtual"))
+		json_object_set_new(env, "qemu_icount", json_string(HB_QEMU_ICOUNT));
 	json_object_set_new(env, "qemu_user", json_string(c->quser ? c->quser : "unchanged"));
 	json_object_set_new(env, "qemu_user_reason", json_string(c->uwhy));
 	json_object_set_new(tgt, "cmdline", hb_json_text(c->cmdline));
@@ -356,7 +395,8 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 				    .console_path = console, .stream_path = stream,
 				    .qemu_log = qlog, .vcpus = c->o.vcpus,
 				    .memory_mb = c->o.memory_mb, .timeout_s = c->o.timeout_s,
-				    .stall_s = c->o.stall_s, .quiet = quiet };
+				    .stall_s = c->o.stall_s, .quiet = quiet,
+				    .icount = strcmp(c->clock, "virtual") ? NULL : HB_QEMU_ICOUNT };
 		struct hb_l1ram ram = { 0 };
 
 		if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0) {

@@ -17,6 +17,7 @@
 struct run_opts {
 	const char *target, *suite, *accel, *results, *modules, *extra_cmdline, *guest_ram;
 	const char *backend, *connect;	/* "qemu" or "libvirt"; libvirt URI or NULL */
+	const char *clock;		/* --clock auto|virtual|wall (docs/compare.md, "Guest time") */
 	double timeout_s, stall_s;
 	int memory_mb, vcpus, boots, jobs;
 };
@@ -29,6 +30,7 @@ struct run_ctx {
 	char suite_path[PATH_MAX], suite_name[64], *suite_text;
 	char initrd[PATH_MAX], sha[65], qver[32], accel[8], accel_reason[256], cmdline[1024];
 	char uwhy[160], lv_uri[512];
+	char clock[8], clock_reason[200]; /* "virtual" (QEMU -icount) or "wall", and why */
 	const char *quser;
 	bool have_image;
 };
@@ -45,6 +47,11 @@ struct boot {
  * parameter tables (hb-guest --describe): a typo fails before any boot. */
 int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
 		       char **text);
+/* The guest clock for a run on accel: "virtual" (QEMU -icount) under TCG
+ * unless requested is "wall"; "wall" under KVM. requested is auto, virtual
+ * or wall (run.c refuses virtual with --accel kvm before this). */
+void hb_clock_choose(const char *requested, const char *accel, char *clock, size_t clen,
+		     char *reason, size_t rlen);
 /* Kernel, guest image, QEMU and accelerator: once per run; an exit code. */
 int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen);
 /* b's folder (parent itself, or parent/boot-i in a group) with an

@@ -29,12 +29,16 @@ static int usage(FILE *to)
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
 		"                     [--guest-ram anon|huge-tmpfs] [--boots N] [--jobs J]\n"
 		"                     [--backend qemu|libvirt] [--connect URI]\n"
+		"                     [--clock auto|virtual|wall]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n"
 		"--boots N: N independent boots of the same kernel and suite, one run group\n"
 		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
 		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n"
 		"--backend libvirt: the guest runs as a transient libvirt domain on --connect URI\n"
-		"  (default qemu:///system; remote hosts too, e.g. qemu+ssh://host/system).\n");
+		"  (default qemu:///system; remote hosts too, e.g. qemu+ssh://host/system).\n"
+		"--clock: guest time. auto (default): virtual under TCG (QEMU -icount: one guest\n"
+		"  ns per instruction, independent of host load), wall under KVM; wall: host time.\n"
+		"  Runs of different clocks are not comparable (docs/compare.md, \"Guest time\").\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -115,7 +119,7 @@ static const struct option run_lo[] = {
 	{ "cmdline", required_argument, 0, 'C' }, { "stall", required_argument, 0, 'S' },
 	{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
 	{ "jobs", required_argument, 0, 'J' }, { "backend", required_argument, 0, 'K' },
-	{ "connect", required_argument, 0, 'U' },
+	{ "connect", required_argument, 0, 'U' }, { "clock", required_argument, 0, 'k' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 }
 };
@@ -128,7 +132,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 
 	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
 				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
-				.extra_cmdline = "", .boots = 1, .jobs = 0, .backend = "qemu" };
+				.extra_cmdline = "", .boots = 1, .jobs = 0, .backend = "qemu",
+				.clock = "auto" };
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "t:s:h", run_lo, NULL)) != -1) {
 		int bad = 0;
@@ -149,6 +154,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		case 'J': bad = hb_parse_int("--jobs", optarg, 1, 64, &o->jobs); break;
 		case 'K': o->backend = optarg; break;
 		case 'U': o->connect = optarg; break;
+		case 'k': o->clock = optarg; break;
 		case 'h': help(stdout); return -1;
 		default: return help(stderr);
 		}
@@ -161,6 +167,15 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 	}
 	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm")) {
 		hb_err("--accel %s: use auto, tcg or kvm", o->accel);
+		return HB_EXIT_USAGE;
+	}
+	if (strcmp(o->clock, "auto") && strcmp(o->clock, "virtual") && strcmp(o->clock, "wall")) {
+		hb_err("--clock %s: use auto, virtual or wall", o->clock);
+		return HB_EXIT_USAGE;
+	}
+	if (!strcmp(o->clock, "virtual") && !strcmp(o->accel, "kvm")) {
+		hb_err("--clock virtual is QEMU's instruction counter, which only TCG has: drop "
+		       "--accel kvm, or use --clock wall");
 		return HB_EXIT_USAGE;
 	}
 	if (hb_run_check_backend(o))
@@ -200,6 +215,10 @@ static int group_check(struct run_group *g, const struct run_opts *o)
 	}
 	if (g->host && strcmp(o->backend, "qemu")) {
 		hb_err("target host runs on this machine, not in a VM: drop --backend %s", o->backend);
+		return HB_EXIT_USAGE;
+	}
+	if (g->host && !strcmp(o->clock, "virtual")) {
+		hb_err("target host runs on this machine's own clock: drop --clock virtual");
 		return HB_EXIT_USAGE;
 	}
 	if (g->host && o->jobs > 1) {
@@ -421,12 +440,18 @@ static int ab_usage(FILE *to)
 {
 	fprintf(to,
 		"usage: hugebench ab BASE NEW [--boots N] [--suite NAME|FILE] [run options]\n"
-		"Boots BASE and NEW alternately (A B A B ...), N boots each, on this host with\n"
-		"the same settings, so drift of the host over the run falls on both sides\n"
-		"alike; each side is a run group. Then compare-report NEW against BASE.\n"
+		"Boots BASE and NEW alternately and counterbalanced (A B B A A B ...), N boots\n"
+		"each, on this host with the same settings, so drift of the host over the run\n"
+		"falls on both sides alike; each side is a run group. Then compare-report NEW\n"
+		"against BASE.\n"
 		"Exit: compare-report's (0 no regression, 1 regression, 3 not comparable), or\n"
 		"3 when a boot could not run.\n");
 	return HB_EXIT_USAGE;
+}
+
+int hb_ab_side(int pair, int k)
+{
+	return (pair % 2 == 0) ? k : 1 - k;
 }
 
 int hb_cmd_ab(int argc, char **argv)
@@ -471,10 +496,13 @@ int hb_cmd_ab(int argc, char **argv)
 	{
 		int p0 = group_prepare(&g[0]), p1 = p0 ? -1 : group_prepare(&g[1]);
 
+		/* Counterbalanced, A B B A A B ...: whatever drifts over the run
+		 * (host load, a warming page cache, the guest image's first read)
+		 * falls on both sides alike instead of always on the second. */
 		if (!p0 && !p1)
 			for (int i = 0; i < o.boots && !hb_interrupted; i++)
-				for (int s = 0; s < 2; s++)
-					group_boot(&g[s], i);
+				for (int k = 0; k < 2; k++)
+					group_boot(&g[hb_ab_side(i, k)], i);
 		/* one side could not be prepared: the other is not booted either
 		 * (an A/B run is made of pairs), and says so */
 		if (p0)

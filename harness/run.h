@@ -12,5 +12,8 @@ int hb_cmd_run(int argc, char **argv);
 int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t dir_len);
 /* `hugebench ab BASE NEW`: interleaved boots of two targets, then compare-report. */
 int hb_cmd_ab(int argc, char **argv);
+/* ab's boot order: the side (0 BASE, 1 NEW) booted k-th (k 0 or 1) in pair
+ * `pair`: A B, then B A, and so on (ABBA counterbalancing). */
+int hb_ab_side(int pair, int k);
 
 #endif

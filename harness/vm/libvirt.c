@@ -73,7 +73,7 @@ int hb_libvirt_xml_escape(const char *s, char *out, size_t outlen)
 int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *kernel,
 			  const char *initrd, const char *emulator, char *out, size_t outlen)
 {
-	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "";
+	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "", ic[256] = "";
 	bool kvm = strcmp(vm->accel, "kvm") == 0;
 	int len;
 
@@ -88,11 +88,20 @@ int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *
 			return -1;
 		snprintf(e, sizeof(e), "    <emulator>%s</emulator>\n", esc);
 	}
+	/* libvirt has no XML for -icount: QEMU's own arguments, passed through
+	 * (the qemu: namespace); HB_QEMU_ICOUNT needs no XML escape. */
+	if (vm->icount && !kvm)
+		snprintf(ic, sizeof(ic),
+			 "  <qemu:commandline>\n"
+			 "    <qemu:arg value='-icount'/>\n"
+			 "    <qemu:arg value='%s'/>\n"
+			 "  </qemu:commandline>\n",
+			 vm->icount);
 	/* What qemu.c runs: q35, -cpu max (host under KVM), -no-reboot, no
 	 * default devices, ttyS0 = console, ttyS1 = result stream. The serial
 	 * ports are ptys that hugebench reads as libvirt streams. */
 	len = snprintf(out, outlen,
-		       "<domain type='%s'>\n"
+		       "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
 		       "  <name>%s</name>\n"
 		       "  <memory unit='MiB'>%d</memory>\n"
 		       "  <vcpu>%d</vcpu>\n"
@@ -114,9 +123,10 @@ int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *
 		       "    <serial type='pty'><target port='1'/></serial>\n"
 		       "    <memballoon model='none'/>\n"
 		       "  </devices>\n"
+		       "%s"
 		       "</domain>\n",
 		       kvm ? "kvm" : "qemu", n, vm->memory_mb, vm->vcpus, k, i, c,
-		       kvm ? "host-passthrough" : "maximum", e);
+		       kvm ? "host-passthrough" : "maximum", e, ic);
 	return len < 0 || (size_t)len >= outlen ? -1 : 0;
 }
 

@@ -177,6 +177,12 @@ int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
 	}
 	argv[a++] = "-accel";
 	argv[a++] = accel;
+	if (vm->icount) {
+		/* guest time from the instruction counter (needs single-threaded
+		 * TCG, which accel already asks for) */
+		argv[a++] = "-icount";
+		argv[a++] = (char *)vm->icount;
+	}
 	argv[a++] = "-cpu";
 	argv[a++] = strcmp(vm->accel, "kvm") == 0 ? "host" : "max";
 	argv[a++] = "-smp";

@@ -10,6 +10,11 @@
 
 #include "result.h"
 
+/* Virtual guest time (--clock virtual): one guest nanosecond per executed
+ * instruction, and no host sleep when every vCPU idles (the clock jumps to
+ * the next timer instead). Deterministic: independent of host load. */
+#define HB_QEMU_ICOUNT "shift=3,sleep=off"
+
 struct hb_vm {
 	const char *accel;	   /* "tcg" or "kvm" */
 	const char *kernel;
@@ -25,6 +30,8 @@ struct hb_vm {
 	const char *ram_path;	   /* guest RAM backed by this file (share=on), or NULL */
 	const char *qmp_path;	   /* QMP socket: host KVM stats read at the end, or NULL */
 	const char *runas;	   /* QEMU drops to this user after setup (NULL: no change) */
+	const char *icount;	   /* TCG guest clock from the instruction counter: the
+				    * -icount option string (HB_QEMU_ICOUNT), or NULL */
 	bool quiet;		   /* no progress lines (probes) */
 };
 

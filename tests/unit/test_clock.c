@@ -1,0 +1,89 @@
+/* test_clock.c - the guest clock choice (hb_clock_choose, `--clock`), ab's
+ * counterbalanced boot order, and the option errors that come before any
+ * boot: `--clock` with a word it does not know, virtual time under KVM, and
+ * virtual time on the host. */
+#define _GNU_SOURCE
+#include "helpers.h"
+
+#include <string.h>
+
+#include "boot.h"
+#include "qemu.h"
+#include "run.h"
+
+static void choose(const char *req, const char *accel, const char *want)
+{
+	char clock[8], why[200];
+
+	hb_clock_choose(req, accel, clock, sizeof(clock), why, sizeof(why));
+	assert_string_equal(clock, want);
+	assert_true(why[0] != 0);
+	if (!strcmp(want, "virtual"))
+		assert_non_null(strstr(why, HB_QEMU_ICOUNT));
+}
+
+static void test_clock_choice(void **state)
+{
+	(void)state;
+	choose("auto", "tcg", "virtual"); /* the default under TCG */
+	choose("virtual", "tcg", "virtual");
+	choose("wall", "tcg", "wall");
+	choose("auto", "kvm", "wall"); /* the real CPU: real time */
+	choose("wall", "kvm", "wall");
+}
+
+/* A B, B A, A B, ...: each side first in half of the pairs. */
+static void test_ab_order(void **state)
+{
+	int first[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(hb_ab_side(0, 0), 0);
+	assert_int_equal(hb_ab_side(0, 1), 1);
+	assert_int_equal(hb_ab_side(1, 0), 1);
+	assert_int_equal(hb_ab_side(1, 1), 0);
+	for (int i = 0; i < 10; i++) {
+		assert_int_not_equal(hb_ab_side(i, 0), hb_ab_side(i, 1));
+		first[hb_ab_side(i, 0)]++;
+	}
+	assert_int_equal(first[0], 5);
+	assert_int_equal(first[1], 5);
+}
+
+static int run_args(const char *const *words)
+{
+	char *argv[16];
+	int n = 0;
+
+	argv[n++] = "run";
+	for (; *words; words++)
+		argv[n++] = (char *)*words;
+	argv[n] = NULL;
+	return hb_cmd_run(n, argv);
+}
+
+/* Each is refused with exit 2 before anything is built or booted. */
+static void test_clock_option_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(run_args((const char *[]){ "--target", "debian-6.12", "--clock", "tsc",
+						    NULL }),
+			 2);
+	assert_int_equal(run_args((const char *[]){ "--target", "debian-6.12", "--clock",
+						    "virtual", "--accel", "kvm", NULL }),
+			 2);
+	assert_int_equal(run_args((const char *[]){ "--target", "host", "--clock", "virtual",
+						    NULL }),
+			 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clock_choice),
+		cmocka_unit_test(test_ab_order),
+		cmocka_unit_test(test_clock_option_errors),
+	};
+
+	return cmocka_run_group_tests_name("clock", tests, NULL, NULL);
+}
