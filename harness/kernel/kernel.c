@@ -46,6 +46,7 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 	}
 	if (hb_recipe_load(t->path, &r, err, errlen))
 		return HB_EXIT_USAGE;
+	snprintf(k->cmdline, sizeof(k->cmdline), "%s", r.cmdline);
 	if (r.kind == HB_RECIPE_DEBIAN) {
 		char *argv[] = { script, r.meta, cache, NULL };
 

@@ -15,6 +15,7 @@ struct hb_kernel {
 	char moddir[PATH_MAX];	 /* "" when the kernel has no modules */
 	char package[256];	 /* Debian package=version */
 	char build_log[PATH_MAX];
+	char cmdline[256];	 /* the recipe's kernel parameters (cmdline=), or "" */
 };
 
 /* Returns 0, or an exit code with one line in err. */

@@ -102,6 +102,17 @@ static bool is_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* Kernel parameters as QEMU's -append passes them (argv, no shell): words
+ * of printable ASCII; no quotes, so that the kernel's own parser and ours
+ * agree on the words. */
+static bool cmdline_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s < ' ' || *s > '~' || *s == '"' || *s == '\'' || *s == '\\')
+			return false;
+	return true;
+}
+
 /* The key=value lines of dir/recipe into r. */
 static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, size_t errlen)
 {
@@ -114,6 +125,7 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 		{ "meta", offsetof(struct hb_recipe, meta), sizeof(r->meta) },
 		{ "base", offsetof(struct hb_recipe, base), sizeof(r->base) },
 		{ "description", offsetof(struct hb_recipe, description), sizeof(r->description) },
+		{ "cmdline", offsetof(struct hb_recipe, cmdline), sizeof(r->cmdline) },
 	};
 	bool seen[sizeof(keys) / sizeof(keys[0])] = { false };
 	char line[RECIPE_LINE_MAX + 2];
@@ -155,7 +167,7 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0])) {
 			hb_set_err(err, errlen,
-				"%s:%d: unknown key '%s' (known: kind, source, meta, base, description)",
+				"%s:%d: unknown key '%s' (known: kind, source, meta, base, description, cmdline)",
 				path, lineno, key);
 			goto out;
 		}
@@ -183,6 +195,13 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 		if (strlen(val) >= keys[i].size) {
 			hb_set_err(err, errlen, "%s:%d: value of '%s' longer than %zu characters", path,
 				lineno, key, keys[i].size - 1);
+			goto out;
+		}
+		if (!strcmp(key, "cmdline") && !cmdline_ok(val)) {
+			hb_set_err(err, errlen,
+				"%s:%d: cmdline '%s': kernel parameters are printable ASCII words "
+				"without quotes or backslashes",
+				path, lineno, val);
 			goto out;
 		}
 		strcpy((char *)r + keys[i].off, val);
@@ -308,6 +327,21 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 		}
 		if (!r->source[0])
 			snprintf(r->source, sizeof(r->source), "%s", b.source);
+		if (b.cmdline[0]) {
+			char own[sizeof(r->cmdline)];
+			int n;
+
+			snprintf(own, sizeof(own), "%s", r->cmdline);
+			n = snprintf(r->cmdline, sizeof(r->cmdline), "%s%s%s", b.cmdline,
+				     own[0] ? " " : "", own);
+			if (n < 0 || (size_t)n >= sizeof(r->cmdline)) {
+				hb_set_err(err, errlen, "%s/recipe: cmdline with its base's longer "
+					   "than %zu characters", r->dir, sizeof(r->cmdline) - 1);
+				hb_recipe_free(&b);
+				return -1;
+			}
+		}
+		snprintf(r->build_as, sizeof(r->build_as), "%s", b.build_as);
 		/* take over the base's resolved lists: base.config is in them */
 		r->patches = b.patches;
 		r->n_patches = b.n_patches;
@@ -329,8 +363,15 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 			r->dir);
 		return -1;
 	}
-	if (load_series(r->dir, r, err, errlen) || load_config(r->dir, r, err, errlen))
-		return -1;
+	{
+		size_t np = r->n_patches, nc = r->n_configs;
+
+		if (load_series(r->dir, r, err, errlen) || load_config(r->dir, r, err, errlen))
+			return -1;
+		/* own patches or config: this recipe's tree builds it */
+		if (!r->base[0] || r->n_patches != np || r->n_configs != nc)
+			snprintf(r->build_as, sizeof(r->build_as), "%s", r->dir);
+	}
 	return 0;
 }
 

@@ -6,6 +6,10 @@
  *                 base=<other source recipe>          (optional: inherit its
  *                 source, patches and config; own ones come after)
  *   description=<free text>                           (optional, any kind)
+ *   cmdline=<kernel parameters>                       (optional: added to the
+ *                 guest's command line; a base's come first)
+ * A source recipe that adds only cmdline= to its base (no patches, no config)
+ * boots its base's kernel: one build serves every such variant (build_as). 
  * Source recipes may also have patches/series (quilt style: one patch file
  * name per line, optional -p1, # comments) and config (a Kconfig fragment
  * merged onto kernels/base.config).
@@ -46,6 +50,10 @@ struct hb_recipe {
 	char meta[HB_RECIPE_STR_MAX];
 	char base[HB_RECIPE_NAME_MAX];
 	char description[HB_RECIPE_STR_MAX];
+	char cmdline[HB_RECIPE_STR_MAX];	/* base chain's first, then own */
+	/* kind=source: the recipe whose tree builds this kernel: this one, or
+	 * the nearest base when this one adds no patch and no config */
+	char build_as[HB_RECIPE_PATH_MAX];
 	/* kind=source, resolved through the base chain (base first), absolute: */
 	char **patches;
 	size_t n_patches;

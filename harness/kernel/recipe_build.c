@@ -242,7 +242,9 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		goto out;
 	}
 	{
-		char *const argv[] = { "bash", script, r->dir, (char *)cache_dir, NULL };
+		/* a cmdline-only variant builds (and finds) its base's kernel */
+		char *const argv[] = { "bash", script, r->build_as[0] ? r->build_as : r->dir,
+				       (char *)cache_dir, NULL };
 		const struct env_add add[] = {
 			{ "HB_SOURCE", r->source },   { "HB_SOURCE_ID", r->source_id },
 			{ "HB_KERNEL_KEY", key },     { "HB_SERIES", series },

@@ -144,6 +144,41 @@ static void test_base_chain(void **state)
 	hb_recipe_free(&r);
 }
 
+/* cmdline=: a base's parameters first; a recipe that adds only cmdline=
+ * builds as its base (one kernel for every variant); bad words refused. */
+static void test_cmdline_variant(void **state)
+{
+	struct hb_recipe r;
+	char err[512];
+
+	(void)state;
+	put("var/recipe", "kind=source\nbase=child\ncmdline=shmem.x=1 quiet\n");
+	put("var2/recipe", "kind=source\nbase=var\ncmdline=y=2\n");
+	put("varp/recipe", "kind=source\nbase=var\n");
+	put("varp/patches/series", "0004-four.patch\n");
+	put("varp/patches/0004-four.patch", "p4\n");
+	put("badq/recipe", "kind=source\nbase=src1\ncmdline=a=\"b c\"x\n");
+	load_ok("var", &r);
+	assert_string_equal(r.cmdline, "shmem.x=1 quiet");
+	assert_string_equal(tail(r.build_as, 1), "child");
+	assert_int_equal(r.n_patches, 3);
+	hb_recipe_free(&r);
+	load_ok("var2", &r);
+	assert_string_equal(r.cmdline, "shmem.x=1 quiet y=2");
+	assert_string_equal(tail(r.build_as, 1), "child");
+	hb_recipe_free(&r);
+	load_ok("varp", &r); /* its own patch: its own tree */
+	assert_string_equal(r.cmdline, "shmem.x=1 quiet");
+	assert_string_equal(tail(r.build_as, 1), "varp");
+	hb_recipe_free(&r);
+	load_ok("child", &r);
+	assert_string_equal(r.cmdline, "");
+	assert_string_equal(tail(r.build_as, 1), "child");
+	hb_recipe_free(&r);
+	assert_int_equal(hb_recipe_load(at("badq"), &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cmdline"));
+}
+
 static void test_debian_recipe(void **state)
 {
 	struct hb_recipe r;
@@ -412,6 +447,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_source_recipe),
 		cmocka_unit_test(test_base_chain),
+		cmocka_unit_test(test_cmdline_variant),
 		cmocka_unit_test(test_debian_recipe),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_key_known_answer),
