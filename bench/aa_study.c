@@ -13,7 +13,10 @@
  *     choice of K boots per side, how often each metric was flagged.
  *   common: --thresholds FILE (default configs/thresholds.conf),
  *     --calibration FILE (default none: an A/A study must not calibrate on
- *     its own boots), --results DIR (target names; default results).
+ *     its own boots; a calibration of other boots adds its floor under the
+ *     measured sd), --results DIR (target names; default results).
+ * "Judged" counts metrics with a verdict of same, regression or
+ * improvement: every tested one (advisory ones are not tested).
  * BASE may be a target folder: its group with NEW's stamp (the partner of
  * an interleaved `hugebench ab` run) is taken when it exists.
  * Exit 0 (the numbers are the output), 2 on bad input.
@@ -44,7 +47,7 @@ static int aa_usage(void)
 {
 	fprintf(stderr, "usage: aa_study GROUP [--half K] [--splits N] [--seed S] [--thresholds F] "
 			"[--calibration F] [--results DIR]\n"
-			"       aa_study --ab BASE NEW [--half K] [--judge-noisy] [--thresholds F] [--calibration F] "
+			"       aa_study --ab BASE NEW [--half K] [--thresholds F] [--calibration F] "
 			"[--results DIR]\n");
 	return 2;
 }
@@ -106,13 +109,11 @@ static void aa_compare(struct aa_ctx *c, const struct hb_cmp_group *ga, const si
 			c->flag_b[r]++;
 			any = true;
 		}
-		if (print && (m->verdict == HB_CMP_WORSE || m->verdict == HB_CMP_BETTER ||
-			      (m->verdict == HB_CMP_NOISY && m->q_worse <= c->o.alpha &&
-			       m->worse_pct > m->mde_pct)))
-			printf("  %-48s %-11s %+7.1f%%  q=%-8.2g boot sd %.1f%% (%s), detectable %.0f%%\n",
-			       c->names[r], m->verdict == HB_CMP_NOISY ? "noisy, note"
-								   : hb_cmp_verdict_name(m->verdict),
-			       m->change_pct, m->q_worse, m->sd_log * 100, m->sd_source, m->mde_pct);
+		if (print && (m->verdict == HB_CMP_WORSE || m->verdict == HB_CMP_BETTER))
+			printf("  %-48s %-11s %+7.1f%%  q=%-8.2g boot sd %.1f%% (%s), detectable %.3g%%\n",
+			       c->names[r], hb_cmp_verdict_name(m->verdict), m->change_pct,
+			       m->verdict == HB_CMP_WORSE ? m->q_worse : m->q_better, m->sd_log * 100,
+			       m->sd_source, m->mde_pct);
 	}
 	if (print)
 		printf("  (%zu of %zu metrics judged; %zu regression finding(s) in all, functional "
@@ -304,8 +305,6 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--calibration") && v) {
 			c.o.calibration = strcmp(v, "none") ? v : NULL;
 			i++;
-		} else if (!strcmp(a, "--judge-noisy")) {
-			c.o.noisy_judged = true;
 		} else if (!strcmp(a, "--results") && v) {
 			res = v;
 			i++;
@@ -336,10 +335,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("rule: BH FDR %g, power %g for the too-noisy rule (too-noisy metrics %s), thresholds "
-	       "%s, calibration %s\n", c.o.alpha, c.o.power,
-	       c.o.noisy_judged ? "judged against their detectable change" : "not judged", th,
-	       c.o.calibration ? c.o.calibration : "none");
+	printf("rule: BH FDR %g over every tested metric (none left out for its noise), detectable "
+	       "change at alpha/m with power %g, thresholds %s, calibration %s\n", c.o.alpha,
+	       c.o.power, th, c.o.calibration ? c.o.calibration : "none");
 	if (ab) {
 		aa_ab(&c, g[0], g[1], half ? half : 3);
 	} else {

@@ -6,9 +6,13 @@
  *     then measures the group;
  *   hugebench calibrate --from GROUP [--results DIR] [--output FILE]
  *     measures a group that exists.
- * The file goes to <results>/calibration/<cpu-hash>-<accel>-<suite>-<family>
- * .json (cmp_calib.c), or to --output. Exit 0 written, 2 usage or input
- * error, 3 when the boots could not run.
+ * The file goes to <results>/calibration/<cpu-hash>-<accel>-<clock>-<suite>-
+ * <family>.json (cmp_calib.c), or to --output. It prints every metric's
+ * boot sd and the smallest change a lone true effect shows at 1, 3, 5 and
+ * 10 boots per side: 80 % power at BH's alpha / m, m the number of metrics
+ * of the calibration (a comparison of this suite tests about as many), and
+ * never below the metric's minimum effect (configs/thresholds.conf). Exit 0
+ * written, 2 usage or input error, 3 when the boots could not run.
  */
 #define _GNU_SOURCE
 #include "compare.h"
@@ -17,6 +21,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,9 +31,10 @@ static const char calib_usage[] =
 	"usage: hugebench calibrate TARGET --boots N [--suite S] [run options]\n"
 	"       hugebench calibrate --from GROUP [--results DIR] [--output FILE]\n"
 	"Measures the boot-to-boot sd of every metric's log center (N >= 3 boots of one\n"
-	"kernel; 10 recommended) and writes results/calibration/<cpu>-<accel>-<suite>-\n"
+	"kernel, made alike: one clock, vCPU count, memory size, QEMU and host kernel;\n"
+	"10 recommended) and writes results/calibration/<cpu>-<accel>-<clock>-<suite>-\n"
 	"<kernel family>.json, which compare-report uses to judge metrics with fewer\n"
-	"than 3 boots per side and to find metrics too noisy to judge.\n";
+	"than 3 boots per side, and as a floor under the boot sd measured with more.\n";
 
 static int cmp_sd(const void *x, const void *y)
 {
@@ -42,8 +49,10 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	char err[1024], name[256], dir[PATH_MAX], path[PATH_MAX + 300];
 	struct hb_cmp_group *g = hb_cmp_group_open(arg, results, NULL, err, sizeof(err));
 	struct hb_cmp_calib *c;
+	struct hb_cmp_thresholds th;
 	struct hb_cmp_opts o;
 	int rc = HB_EXIT_USAGE;
+	char thf[PATH_MAX];
 
 	if (!g) {
 		hb_err("calibrate: %s", err);
@@ -69,23 +78,51 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 		hb_err("calibrate: %s", err);
 		goto out;
 	}
-	printf("calibration: %zu boots of %s (kernel family %s, suite %s, %s) -> %s\n", c->boots,
-	       c->target, c->family, c->suite, c->accelerator, path);
+	printf("calibration: %zu boots of %s (kernel family %s, suite %s, %s, %s clock) -> %s\n",
+	       c->boots, c->target, c->family, c->suite, c->accelerator, c->clock, path);
 	/* the noisiest last: what a verdict at 5 boots per side can judge */
 	qsort(c->m, c->n, sizeof(*c->m), cmp_sd);
 	hb_cmp_opts_default(&o);
-	printf("%-52s %8s  %s\n", "metric", "boot sd",
-	       "smallest detectable change with 1 / 3 / 5 / 10 boots per side");
+	snprintf(thf, sizeof(thf), "%s/configs/thresholds.conf", hb_root());
+	hb_cmp_thresholds_default(&th);
+	if (!access(thf, R_OK) && hb_cmp_thresholds_load(thf, &th, err, sizeof(err))) {
+		hb_err("calibrate: %s (minimum effects: the built-in 5%%)", err);
+		hb_cmp_thresholds_default(&th);
+	}
+	printf("Smallest change a lone true effect shows with %.0f%% power: BH over the m = %zu "
+	       "metrics of this calibration needs p <= %g/%zu; never below the metric's minimum "
+	       "effect (%s). A boot sd under %g%% is used as %g%%.\n", o.power * 100, c->n, o.alpha,
+	       c->n ? c->n : 1, access(thf, R_OK) ? "built-in 5%" : thf, HB_CMP_SD_FLOOR * 100,
+	       HB_CMP_SD_FLOOR * 100);
+	printf("%-52s %8s %6s  %s\n", "metric", "boot sd", "min", "detectable with 1 / 3 / 5 / 10 "
+	       "boots per side");
 	for (size_t i = 0; i < c->n; i++) {
 		static const size_t nb[] = { 1, 3, 5, 10 };
-		char clean[256];
+		char clean[256], wl[256], *dot, *hash;
+		double me, sd = fmax(c->m[i].sd_log, HB_CMP_SD_FLOOR);
 
 		hb_cmp_clean(clean, sizeof(clean), c->m[i].key);
-		printf("%-52s %7.1f%% ", clean, c->m[i].sd_log * 100);
-		for (int k = 0; k < 4; k++)
-			printf(" %6.1f%%", hb_cmp_detectable_pct(c->m[i].sd_log, c->m[i].n, nb[k], nb[k], &o));
+		/* "<workload>[#k].<metric>": thresholds match the workload's name */
+		snprintf(wl, sizeof(wl), "%s", c->m[i].key);
+		dot = strchr(wl, '.');
+		if (dot)
+			*dot = 0;
+		hash = strchr(wl, '#');
+		if (hash)
+			*hash = 0;
+		me = hb_cmp_min_effect(&th, wl, dot ? dot + 1 : "");
+		printf("%-52s %7.2f%% %5g%% ", clean, c->m[i].sd_log * 100, me);
+		for (int k = 0; k < 4; k++) {
+			/* t quantiles: the calibration's df with one boot a side, the
+			 * boots' own with >= 3 (as the rule) */
+			double df = nb[k] >= HB_CMP_MIN_BOOTS ? (double)(2 * nb[k] - 2)
+							      : (double)c->m[i].n - 1;
+
+			printf(" %6.1f%%", fmax(me, hb_cmp_detectable_pct(sd, df, nb[k], nb[k], c->n, &o)));
+		}
 		putchar('\n');
 	}
+	hb_cmp_thresholds_free(&th);
 	rc = HB_EXIT_OK;
 out:
 	hb_cmp_calib_free(c);

@@ -1,14 +1,19 @@
 /* cmp_calib.c - calibration files: the boot-to-boot noise of every metric,
  * measured on this host from an A/A group of boots (`hugebench calibrate`).
  *
- * A calibration is keyed by host CPU model, accelerator, suite and kernel
- * family (major.minor of the kernel release: 6.12 for 6.12.118+deb12-...):
- * results/calibration/<cpu-hash>-<accelerator>-<suite>-<family>.json,
- * schema hugebench-calibration/1. Per metric ("<workload>[#k].<metric>")
- * it holds the sd of the log boot centers (the same centers the rule uses:
- * cmp_rule.c), their geometric mean, the number of boots and the centers.
- * compare-report uses one only when both sides match all four keys, and the
- * vCPUs and memory it records (a guest of another size is another noise).
+ * A calibration is keyed by host CPU model, accelerator, clock (virtual or
+ * wall), suite and kernel family (major.minor of the kernel release: 6.12
+ * for 6.12.118+deb12-...): results/calibration/<cpu-hash>-<accelerator>-
+ * <clock>-<suite>-<family>.json, schema hugebench-calibration/2. It
+ * records every boot it was measured on (clock, vCPUs, memory MB, QEMU
+ * version, host kernel) and, per metric ("<workload>[#k].<metric>"), the
+ * sd of the log boot centers (the same centers the rule uses: cmp_rule.c),
+ * their geometric mean, the number of boots and the centers.
+ * compare-report uses one only when every boot of both sides matches the
+ * key and every recorded boot on those five fields: the noise of a virtual
+ * clock is not that of a wall clock, nor that of another guest size, QEMU
+ * or host kernel. Version 1 files (no boot records) are refused with one
+ * line that says to recalibrate.
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
@@ -64,11 +69,70 @@ int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len)
 
 	hb_cmp_kernel_family(r->kernel_release, fam, sizeof(fam));
 	if (!r->host_cpu || !hb_cmp_safe_word(r->accelerator) || !hb_cmp_safe_word(r->suite) ||
-	    !strcmp(fam, "unknown"))
+	    !hb_cmp_safe_word(r->clock) || !strcmp(fam, "unknown"))
 		return -1;
+	snprintf(buf, len, "%012llx-%s-%s-%s-%s.json",
+		 (unsigned long long)(hb_cmp_fnv(r->host_cpu) >> 16), r->accelerator, r->clock,
+		 r->suite, fam);
+	return 0;
+}
+
+/* The name of version 1 (no clock), to say why an old file is not used. */
+static void hb_cmp_calib_name1(const struct hb_cmp_run *r, char *buf, size_t len)
+{
+	char fam[32];
+
+	hb_cmp_kernel_family(r->kernel_release, fam, sizeof(fam));
 	snprintf(buf, len, "%012llx-%s-%s-%s.json",
 		 (unsigned long long)(hb_cmp_fnv(r->host_cpu) >> 16), r->accelerator, r->suite, fam);
-	return 0;
+}
+
+/* ---- the environment of a boot ---------------------------------------------------- */
+
+enum { HB_CMP_ENV_CLOCK, HB_CMP_ENV_VCPUS, HB_CMP_ENV_MEMORY, HB_CMP_ENV_QEMU,
+       HB_CMP_ENV_HOST_KERNEL, HB_CMP_ENV_N };
+
+static const char *const hb_cmp_env_names[HB_CMP_ENV_N] = {
+	"clock", "vCPUs", "memory MB", "QEMU version", "host kernel",
+};
+
+/* Field f of a boot as text; NULL when unknown. */
+static const char *hb_cmp_env_val(const char *clock, long vcpus, long memory_mb,
+				  const char *qemu, const char *host_kernel, int f, char *buf,
+				  size_t len)
+{
+	long v = f == HB_CMP_ENV_VCPUS ? vcpus : memory_mb;
+
+	switch (f) {
+	case HB_CMP_ENV_CLOCK: return clock;
+	case HB_CMP_ENV_QEMU: return qemu;
+	case HB_CMP_ENV_HOST_KERNEL: return host_kernel;
+	default:
+		if (v < 0)
+			return NULL;
+		snprintf(buf, len, "%ld", v);
+		return buf;
+	}
+}
+
+static const char *hb_cmp_run_env(const struct hb_cmp_run *r, int f, char *buf, size_t len)
+{
+	return hb_cmp_env_val(r->clock, r->vcpus, r->memory_mb, r->qemu_version, r->host_kernel, f,
+			      buf, len);
+}
+
+static const char *hb_cmp_boot_env(const struct hb_cmp_calib_boot *b, int f, char *buf,
+				   size_t len)
+{
+	return hb_cmp_env_val(b->clock, b->vcpus, b->memory_mb, b->qemu_version, b->host_kernel, f,
+			      buf, len);
+}
+
+/* Two values of a field disagree: both known and different, or known on
+ * one side only (unknown on both is no evidence of a difference). */
+static bool hb_cmp_env_differs(const char *x, const char *y)
+{
+	return (!x) != (!y) || (x && y && strcmp(x, y));
 }
 
 void hb_cmp_calib_free(struct hb_cmp_calib *c)
@@ -91,6 +155,14 @@ void hb_cmp_calib_free(struct hb_cmp_calib *c)
 	free(c->target);
 	free(c->created);
 	free(c->group);
+	free(c->clock);
+	for (size_t i = 0; c->boot && i < c->boots; i++) {
+		free(c->boot[i].run);
+		free(c->boot[i].clock);
+		free(c->boot[i].qemu_version);
+		free(c->boot[i].host_kernel);
+	}
+	free(c->boot);
 	free(c);
 }
 
@@ -173,9 +245,28 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 	}
 	for (size_t i = 1; i < n; i++)
 		if (hb_cmp_calib_name(ok[i], name, sizeof(name)) || strcmp(name, name0)) {
-			snprintf(err, errlen, "%s: its boots differ in host CPU, accelerator, suite or "
-				 "kernel family (%s vs %s)", g->path, ok[i]->path, ok[0]->path);
+			snprintf(err, errlen, "%s: its boots differ in host CPU, accelerator, clock, "
+				 "suite or kernel family (%s vs %s): a calibration describes one "
+				 "environment", g->path, ok[i]->path, ok[0]->path);
 			goto out;
+		}
+	for (size_t i = 1; i < n; i++)
+		for (int f = 0; f < HB_CMP_ENV_N; f++) {
+			char b0[32], b1[32];
+			const char *v0 = hb_cmp_run_env(ok[0], f, b0, sizeof(b0));
+			const char *v1 = hb_cmp_run_env(ok[i], f, b1, sizeof(b1));
+
+			if (hb_cmp_env_differs(v0, v1)) {
+				char c0[96], c1[96];
+
+				hb_cmp_clean(c0, sizeof(c0), v0 ? v0 : "unknown");
+				hb_cmp_clean(c1, sizeof(c1), v1 ? v1 : "unknown");
+				snprintf(err, errlen, "%s: its boots differ in %s (%s in %s, %s in %s): a "
+					 "calibration describes one environment; calibrate boots made "
+					 "alike", g->path, hb_cmp_env_names[f], c0, ok[0]->path, c1,
+					 ok[i]->path);
+				goto out;
+			}
 		}
 	use = hb_cmp_group_view(ok, n, g->path);
 	c = calloc(1, sizeof(*c));
@@ -194,22 +285,29 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 	c->target = hb_cmp_dup(ok[0]->target);
 	c->group = hb_cmp_dup(g->group_id ? g->group_id : g->path);
 	c->path = hb_cmp_dup(name0);
+	c->clock = hb_cmp_dup(ok[0]->clock);
 	c->boots = n;
-	c->vcpus = ok[0]->vcpus;
-	c->memory_mb = ok[0]->memory_mb;
-	for (size_t i = 1; i < n; i++) {
-		if (ok[i]->vcpus != c->vcpus)
-			c->vcpus = -1;
-		if (ok[i]->memory_mb != c->memory_mb)
-			c->memory_mb = -1;
-	}
+	c->boot = hb_cmp_xcalloc(n, sizeof(*c->boot));
 	if (!c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->target || !c->group ||
-	    !c->path)
+	    !c->path || !c->clock || !c->boot)
 		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		struct hb_cmp_calib_boot *b = &c->boot[i];
+
+		b->run = hb_cmp_dup(ok[i]->run_id ? ok[i]->run_id : ok[i]->path);
+		b->clock = hb_cmp_dup(ok[i]->clock);
+		b->qemu_version = ok[i]->qemu_version ? strdup(ok[i]->qemu_version) : NULL;
+		b->host_kernel = ok[i]->host_kernel ? strdup(ok[i]->host_kernel) : NULL;
+		b->vcpus = ok[i]->vcpus;
+		b->memory_mb = ok[i]->memory_mb;
+		if (!b->run || !b->clock || (ok[i]->qemu_version && !b->qemu_version) ||
+		    (ok[i]->host_kernel && !b->host_kernel))
+			goto oom;
+	}
 	for (size_t i = 0; i < p.n_m; i++) {
 		const struct hb_cmp_mres *r = &p.m[i];
 		struct hb_cmp_calib_metric m = { 0 };
-		double s = 0, ss = 0;
+		double *l;
 		bool pos = r->na >= 2;
 
 		if (r->better == HB_CMP_INFO || !r->ca)
@@ -218,13 +316,15 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 			pos = r->ca[k] > 0;
 		if (!pos)
 			continue; /* zero or negative centers have no log scale */
+		l = malloc(r->na * sizeof(*l));
+		if (!l)
+			goto oom;
 		for (size_t k = 0; k < r->na; k++)
-			s += log(r->ca[k]);
-		s /= (double)r->na;
-		for (size_t k = 0; k < r->na; k++)
-			ss += (log(r->ca[k]) - s) * (log(r->ca[k]) - s);
-		m.sd_log = sqrt(ss / (double)(r->na - 1));
-		m.center = exp(s);
+			l[k] = log(r->ca[k]);
+		/* exactly 0 for boots identical to the nanosecond */
+		m.sd_log = hb_stats_sd(l, r->na);
+		m.center = exp(hb_stats_mean(l, r->na));
+		free(l);
 		m.n = r->na;
 		m.key = malloc(strlen(r->workload) + strlen(r->name) + 2);
 		m.centers = malloc(r->na * sizeof(double));
@@ -268,34 +368,51 @@ out:
 
 /* ---- the file -------------------------------------------------------------------- */
 
+static json_t *hb_cmp_jstr_or_null(const char *s)
+{
+	json_t *j = s ? json_string(s) : NULL;
+
+	return j ? j : json_null();
+}
+
 int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err, size_t errlen)
 {
-	json_t *root = json_object(), *ms = json_object();
+	json_t *root = json_object(), *ms = json_object(), *bs = json_array();
 	char tmp[4200];
 	int ret = -1;
 
 	for (size_t i = 0; i < c->n; i++) {
 		json_t *cs = json_array();
 
-		for (size_t k = 0; k < c->m[i].n; k++)
+		for (size_t k = 0; c->m[i].centers && k < c->m[i].n; k++)
 			json_array_append_new(cs, json_real(c->m[i].centers[k]));
 		json_object_set_new(ms, c->m[i].key,
 				    json_pack("{s:f, s:f, s:I, s:o}", "sd_log", c->m[i].sd_log, "center",
 					      c->m[i].center, "boots", (json_int_t)c->m[i].n,
 					      "centers", cs));
 	}
+	for (size_t i = 0; i < c->boots; i++) {
+		const struct hb_cmp_calib_boot *b = &c->boot[i];
+
+		json_array_append_new(bs, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "run",
+						    hb_cmp_jstr_or_null(b->run), "clock", b->clock,
+						    "vcpus", b->vcpus >= 0 ? json_integer(b->vcpus)
+									   : json_null(),
+						    "memory_mb", b->memory_mb >= 0
+								 ? json_integer(b->memory_mb) : json_null(),
+						    "qemu_version", hb_cmp_jstr_or_null(b->qemu_version),
+						    "host_kernel", hb_cmp_jstr_or_null(b->host_kernel)));
+	}
 	json_object_set_new(root, "schema", json_string(HB_CMP_CALIB_SCHEMA));
 	json_object_set_new(root, "host_cpu", json_string(c->host_cpu));
 	json_object_set_new(root, "accelerator", json_string(c->accelerator));
+	json_object_set_new(root, "clock", json_string(c->clock));
 	json_object_set_new(root, "suite", json_string(c->suite));
 	json_object_set_new(root, "kernel_family", json_string(c->family));
 	json_object_set_new(root, "target", json_string(c->target));
 	json_object_set_new(root, "group", json_string(c->group));
 	json_object_set_new(root, "boots", json_integer((json_int_t)c->boots));
-	if (c->vcpus >= 0)
-		json_object_set_new(root, "vcpus", json_integer(c->vcpus));
-	if (c->memory_mb >= 0)
-		json_object_set_new(root, "memory_mb", json_integer(c->memory_mb));
+	json_object_set_new(root, "boot_env", bs);
 	json_object_set_new(root, "created", json_string(c->created));
 	json_object_set_new(root, "sd_log",
 			    json_string("per metric: sample sd of log(boot center) over the boots; "
@@ -328,11 +445,68 @@ static const char *hb_cmp_cstr(json_t *root, const char *key, const char *path, 
 	return NULL;
 }
 
+static bool hb_cmp_is_clock(const char *s)
+{
+	return s && (!strcmp(s, "virtual") || !strcmp(s, "wall"));
+}
+
+/* boot_env[i]: its fields into b; -1 with err. */
+static int hb_cmp_calib_load_boot(json_t *e, size_t i, const char *path,
+				  struct hb_cmp_calib_boot *b, char *err, size_t errlen)
+{
+	static const char *const strs[3] = { "run", "qemu_version", "host_kernel" };
+	char **dst[3] = { &b->run, &b->qemu_version, &b->host_kernel };
+	json_t *clock = json_object_get(e, "clock");
+
+	b->vcpus = b->memory_mb = -1;
+	if (!json_is_object(e)) {
+		snprintf(err, errlen, "%s: boot_env[%zu]: expected an object", path, i);
+		return -1;
+	}
+	if (!hb_cmp_is_clock(json_string_value(clock))) {
+		snprintf(err, errlen, "%s: boot_env[%zu].clock: %s", path, i,
+			 clock ? "not one of virtual|wall" : "missing");
+		return -1;
+	}
+	if (!(b->clock = strdup(json_string_value(clock))))
+		goto oom;
+	for (int k = 0; k < 3; k++) {
+		json_t *v = json_object_get(e, strs[k]);
+
+		if (!v || json_is_null(v))
+			continue;
+		if (!json_is_string(v)) {
+			snprintf(err, errlen, "%s: boot_env[%zu].%s: expected a string or null", path, i,
+				 strs[k]);
+			return -1;
+		}
+		if (!(*dst[k] = strdup(json_string_value(v))))
+			goto oom;
+	}
+	for (int k = 0; k < 2; k++) {
+		json_t *x = json_object_get(e, k ? "memory_mb" : "vcpus");
+
+		if (!x || json_is_null(x))
+			continue;
+		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+		    json_integer_value(x) > 1 << 30) {
+			snprintf(err, errlen, "%s: boot_env[%zu].%s: expected a positive integer or "
+				 "null", path, i, k ? "memory_mb" : "vcpus");
+			return -1;
+		}
+		*(k ? &b->memory_mb : &b->vcpus) = (long)json_integer_value(x);
+	}
+	return 0;
+oom:
+	snprintf(err, errlen, "%s: out of memory", path);
+	return -1;
+}
+
 struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errlen)
 {
-	json_t *root = hb_cmp_read_json(path, err, errlen), *ms, *v;
+	json_t *root = hb_cmp_read_json(path, err, errlen), *ms, *v, *bs;
 	struct hb_cmp_calib *c;
-	const char *key, *s[7];
+	const char *key, *s[8];
 	size_t cap = 0;
 
 	if (!root)
@@ -348,6 +522,12 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 		goto bad;
 	}
 	s[0] = hb_cmp_cstr(root, "schema", path, err, errlen);
+	if (s[0] && !strcmp(s[0], "hugebench-calibration/1")) {
+		snprintf(err, errlen, "%s: schema hugebench-calibration/1 records no boot's clock, "
+			 "vCPUs, memory, QEMU or host kernel: recalibrate (hugebench calibrate TARGET "
+			 "--boots 10 --suite S, or hugebench calibrate --from GROUP)", path);
+		goto bad;
+	}
 	if (s[0] && strcmp(s[0], HB_CMP_CALIB_SCHEMA)) {
 		snprintf(err, errlen, "%s: schema: not %s", path, HB_CMP_CALIB_SCHEMA);
 		goto bad;
@@ -356,48 +536,46 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 	s[2] = hb_cmp_cstr(root, "accelerator", path, err, errlen);
 	s[3] = hb_cmp_cstr(root, "suite", path, err, errlen);
 	s[4] = hb_cmp_cstr(root, "kernel_family", path, err, errlen);
+	s[7] = hb_cmp_cstr(root, "clock", path, err, errlen);
 	s[5] = json_string_value(json_object_get(root, "target"));
 	s[6] = json_string_value(json_object_get(root, "created"));
+	if (!err[0] && !hb_cmp_is_clock(s[7]))
+		snprintf(err, errlen, "%s: clock: not one of virtual|wall", path);
 	v = json_object_get(root, "boots");
 	if (!err[0] && !(json_is_integer(v) && json_integer_value(v) >= 2 &&
 			 json_integer_value(v) <= 1000000))
 		snprintf(err, errlen, "%s: boots: expected an integer >= 2", path);
+	bs = json_object_get(root, "boot_env");
+	if (!err[0] && !(json_is_array(bs) && json_array_size(bs) == (size_t)json_integer_value(v)))
+		snprintf(err, errlen, "%s: boot_env: %s", path,
+			 !bs ? "missing" : "expected an array of one object per boot");
 	ms = json_object_get(root, "metrics");
 	if (!err[0] && !json_is_object(ms))
 		snprintf(err, errlen, "%s: metrics: %s", path, ms ? "expected an object" : "missing");
 	if (err[0])
 		goto bad;
 	c->boots = (size_t)json_integer_value(v);
-	c->vcpus = c->memory_mb = -1;
-	for (int k = 0; k < 2; k++) {
-		json_t *x = json_object_get(root, k ? "memory_mb" : "vcpus");
-
-		if (!x)
-			continue;
-		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
-		    json_integer_value(x) > 1 << 30) {
-			snprintf(err, errlen, "%s: %s: expected a positive integer", path,
-				 k ? "memory_mb" : "vcpus");
-			goto bad;
-		}
-		*(k ? &c->memory_mb : &c->vcpus) = (long)json_integer_value(x);
-	}
+	c->boot = calloc(c->boots, sizeof(*c->boot));
 	c->host_cpu = strdup(s[1]);
 	c->accelerator = strdup(s[2]);
 	c->suite = strdup(s[3]);
 	c->family = strdup(s[4]);
+	c->clock = strdup(s[7]);
 	c->target = hb_cmp_dup(s[5]);
 	c->created = hb_cmp_dup(s[6]);
 	c->group = hb_cmp_dup(json_string_value(json_object_get(root, "group")));
-	if (!c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->target ||
-	    !c->created || !c->group) {
+	if (!c->boot || !c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->clock ||
+	    !c->target || !c->created || !c->group) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto bad;
 	}
+	for (size_t i = 0; i < c->boots; i++)
+		if (hb_cmp_calib_load_boot(json_array_get(bs, i), i, path, &c->boot[i], err, errlen))
+			goto bad;
 	json_object_foreach(ms, key, v) {
 		struct hb_cmp_calib_metric m = { 0 };
 		json_t *sd = json_object_get(v, "sd_log"), *nb = json_object_get(v, "boots");
-		json_t *center = json_object_get(v, "center");
+		json_t *center = json_object_get(v, "center"), *cs = json_object_get(v, "centers");
 
 		if (!json_is_object(v) || !json_is_number(sd) || !isfinite(json_number_value(sd)) ||
 		    json_number_value(sd) < 0 || json_number_value(sd) > 100 ||
@@ -412,8 +590,14 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 		m.sd_log = json_number_value(sd);
 		m.n = (size_t)json_integer_value(nb);
 		m.center = json_is_number(center) ? json_number_value(center) : NAN;
+		if (m.key && json_is_array(cs) && json_array_size(cs) == m.n) {
+			m.centers = malloc(m.n * sizeof(double));
+			for (size_t k = 0; m.centers && k < m.n; k++)
+				m.centers[k] = json_number_value(json_array_get(cs, k));
+		}
 		if (!m.key || hb_cmp_append((void **)&c->m, &c->n, &cap, sizeof(m), &m)) {
 			free(m.key);
+			free(m.centers);
 			snprintf(err, errlen, "%s: out of memory", path);
 			goto bad;
 		}
@@ -432,6 +616,37 @@ bad:
 
 /* ---- finding the one for a comparison ----------------------------------------------- */
 
+/* Which of the calibration key's fields differs between two boots. */
+static const char *hb_cmp_key_diff(const struct hb_cmp_run *x, const struct hb_cmp_run *y,
+				   const char **vx, const char **vy, char *fx, char *fy, size_t len)
+{
+	hb_cmp_kernel_family(x->kernel_release, fx, len);
+	hb_cmp_kernel_family(y->kernel_release, fy, len);
+	*vx = fx;
+	*vy = fy;
+	if (hb_cmp_env_differs(x->host_cpu, y->host_cpu)) {
+		*vx = x->host_cpu;
+		*vy = y->host_cpu;
+		return "host CPU";
+	}
+	if (hb_cmp_env_differs(x->accelerator, y->accelerator)) {
+		*vx = x->accelerator;
+		*vy = y->accelerator;
+		return "accelerator";
+	}
+	if (strcmp(x->clock, y->clock)) {
+		*vx = x->clock;
+		*vy = y->clock;
+		return "clock";
+	}
+	if (hb_cmp_env_differs(x->suite, y->suite)) {
+		*vx = x->suite;
+		*vy = y->suite;
+		return "suite";
+	}
+	return "kernel family";
+}
+
 /* The calibration file name all boots of both sides share; -1 with a note. */
 static int hb_cmp_common_name(const struct hb_cmp_group *a, const struct hb_cmp_group *b,
 			      char *name, size_t len, char *note, size_t notelen)
@@ -440,23 +655,55 @@ static int hb_cmp_common_name(const struct hb_cmp_group *a, const struct hb_cmp_
 	const struct hb_cmp_group *g[2] = { a, b };
 
 	if (hb_cmp_calib_name(a->boots[0], name, len)) {
-		snprintf(note, notelen, "none: BASE's host CPU, accelerator, suite or kernel release "
-			 "is unknown");
+		snprintf(note, notelen, "none: BASE's host CPU, accelerator, clock, suite or kernel "
+			 "release is unknown");
 		return -1;
 	}
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < g[s]->n; i++)
 			if (hb_cmp_calib_name(g[s]->boots[i], other, sizeof(other)) ||
 			    strcmp(other, name)) {
-				char fa[32], fb[32];
+				char fa[32], fb[32], ca[64], cb[64];
+				const char *va, *vb;
+				const char *what = hb_cmp_key_diff(a->boots[0], g[s]->boots[i], &va, &vb,
+								   fa, fb, sizeof(fa));
 
-				hb_cmp_kernel_family(a->boots[0]->kernel_release, fa, sizeof(fa));
-				hb_cmp_kernel_family(g[s]->boots[i]->kernel_release, fb, sizeof(fb));
-				snprintf(note, notelen, "none: the boots differ in host CPU, accelerator, "
-					 "suite or kernel family (%s vs %s); a calibration is per all four",
-					 fa, fb);
+				hb_cmp_clean(ca, sizeof(ca), va ? va : "unknown");
+				hb_cmp_clean(cb, sizeof(cb), vb ? vb : "unknown");
+				snprintf(note, notelen, "none: the boots differ in %s (%s vs %s); a "
+					 "calibration is for one host CPU, accelerator, clock, suite and "
+					 "kernel family", what, ca, cb);
 				return -1;
 			}
+	return 0;
+}
+
+/* Every boot of a and b against every boot the calibration was measured
+ * on: 0, or -1 with the first difference in note. */
+static int hb_cmp_calib_env_match(const struct hb_cmp_calib *c, const struct hb_cmp_group *a,
+				  const struct hb_cmp_group *b, char *note, size_t notelen)
+{
+	for (int f = 0; f < HB_CMP_ENV_N; f++)
+		for (int s = 0; s < 2; s++) {
+			const struct hb_cmp_group *g = s ? b : a;
+
+			for (size_t i = 0; i < g->n; i++)
+				for (size_t k = 0; k < c->boots; k++) {
+					char bx[32], by[32], cx[96], cy[96];
+					const char *vc = hb_cmp_boot_env(&c->boot[k], f, bx, sizeof(bx));
+					const char *vr = hb_cmp_run_env(g->boots[i], f, by, sizeof(by));
+
+					if (!hb_cmp_env_differs(vc, vr))
+						continue;
+					hb_cmp_clean(cx, sizeof(cx), vc ? vc : "unknown");
+					hb_cmp_clean(cy, sizeof(cy), vr ? vr : "unknown");
+					snprintf(note, notelen, "none: %s was measured with %s %s (boot "
+						 "%zu of %zu), %s boot %zu has %s; a calibration is used only "
+						 "for boots made alike", c->path, hb_cmp_env_names[f], cx,
+						 k + 1, c->boots, s ? "NEW" : "BASE", i + 1, cy);
+					return -1;
+				}
+		}
 	return 0;
 }
 
@@ -478,8 +725,18 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 	if (!stat(where, &st) && S_ISDIR(st.st_mode)) {
 		snprintf(path, sizeof(path), "%s/%s", where, name);
 		if (stat(path, &st)) {
-			snprintf(note, notelen, "none: no %s (run: hugebench calibrate %s --boots 10 "
-				 "--suite %s)", path, a->boots[0]->target ? a->boots[0]->target : "TARGET", a->boots[0]->suite);
+			char old[256], opath[4400];
+			int k;
+
+			hb_cmp_calib_name1(a->boots[0], old, sizeof(old));
+			snprintf(opath, sizeof(opath), "%s/%s", where, old);
+			k = snprintf(note, notelen, "none: no %s (run: hugebench calibrate %s --boots "
+				     "10 --suite %s)", path,
+				     a->boots[0]->target ? a->boots[0]->target : "TARGET",
+				     a->boots[0]->suite);
+			if (!stat(opath, &st) && k > 0 && (size_t)k < notelen)
+				snprintf(note + k, notelen - (size_t)k, "; %s is of the earlier format "
+					 "(hugebench-calibration/1, no clock): recalibrate", opath);
 			return 0;
 		}
 	} else {
@@ -493,29 +750,20 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 	hb_cmp_kernel_family(a->boots[0]->kernel_release, fam, sizeof(fam));
 	if (strcmp(c->host_cpu, a->boots[0]->host_cpu) ||
 	    strcmp(c->accelerator, a->boots[0]->accelerator) || strcmp(c->suite, a->boots[0]->suite) ||
-	    strcmp(c->family, fam)) {
-		snprintf(note, notelen, "none: %s is for %s / %s / suite %s / kernel %s, not this "
-			 "comparison's %s / %s / %s / %s", path, c->host_cpu, c->accelerator, c->suite,
-			 c->family, a->boots[0]->host_cpu, a->boots[0]->accelerator, a->boots[0]->suite,
-			 fam);
+	    strcmp(c->family, fam) || strcmp(c->clock, a->boots[0]->clock)) {
+		snprintf(note, notelen, "none: %s is for %s / %s / %s clock / suite %s / kernel %s, "
+			 "not this comparison's %s / %s / %s clock / %s / %s", path, c->host_cpu,
+			 c->accelerator, c->clock, c->suite, c->family, a->boots[0]->host_cpu,
+			 a->boots[0]->accelerator, a->boots[0]->clock, a->boots[0]->suite, fam);
 		hb_cmp_calib_free(c);
 		return 0;
 	}
-	/* the noise of 1 vCPU is not that of 2: the size of the guest must match */
-	for (int s = 0; s < 2; s++) {
-		const struct hb_cmp_run *r = (s ? b : a)->boots[0];
-
-		if ((c->vcpus >= 0 && r->vcpus >= 0 && r->vcpus != c->vcpus) ||
-		    (c->memory_mb >= 0 && r->memory_mb >= 0 && r->memory_mb != c->memory_mb)) {
-			snprintf(note, notelen, "none: %s was measured with %ld vCPUs and %ld MB, %s has "
-				 "%ld and %ld", path, c->vcpus, c->memory_mb, s ? "NEW" : "BASE",
-				 r->vcpus, r->memory_mb);
-			hb_cmp_calib_free(c);
-			return 0;
-		}
+	if (hb_cmp_calib_env_match(c, a, b, note, notelen)) {
+		hb_cmp_calib_free(c);
+		return 0;
 	}
-	snprintf(note, notelen, "%s (%zu boots of %s, %s; %zu metrics)", path, c->boots, c->target,
-		 c->created, c->n);
+	snprintf(note, notelen, "%s (%zu boots of %s, %s clock, %s; %zu metrics)", path, c->boots,
+		 c->target, c->clock, c->created, c->n);
 	*out = c;
 	return 0;
 }

@@ -1,7 +1,12 @@
 /* cmp_findings.c - what compare-report finds in a pair of groups: workload
  * status side by side, checks, per-metric statistics (cmp_rule.c),
  * meminfo/vmstat deltas by snapshot label, kernel issues and verdicts. The
- * rules are described at the top of cmp_report.c. */
+ * rules are described at the top of cmp_report.c: with fewer than 3 boots
+ * on a side a functional failure in NEW that BASE never had is a
+ * regression; with >= 3 a side checks, workload statuses and run verdicts
+ * are judged as failure rates (hb_cmp_rate_regression), so that a check
+ * failing in 10 % of boots does not raise an alarm in one A/A comparison
+ * out of five; kernel issues and panics stay deterministic. */
 #define _DEFAULT_SOURCE
 #include "cmp_pair.h"
 
@@ -64,6 +69,59 @@ static void hb_cmp_wl_sum(const struct hb_cmp_wkey *k, int s, size_t boots, stru
 		snprintf(buf + o, len - o, "%snot run %zu", o ? ", " : "", u->absent);
 }
 
+/* " (Fisher p=0.024 <= 0.01)" or " (in every NEW boot, no BASE boot)": why
+ * the rate rule flagged it, or " (Fisher p=0.5)" when it did not. */
+static void hb_cmp_rate_why(char *buf, size_t len, size_t ka, size_t kb, size_t nb, double p,
+			    double alpha)
+{
+	if (kb && kb == nb && !ka && !(p <= alpha))
+		snprintf(buf, len, " (in every NEW boot, no BASE boot)");
+	else if (!isnan(p))
+		snprintf(buf, len, " (Fisher p=%.2g %s %g)", p, p <= alpha ? "<=" : ">", alpha);
+	else
+		buf[0] = 0;
+}
+
+/* The rate rule for one workload: fail/error among the boots it ran in, and
+ * missing among all boots when BASE ran it at all. */
+static void hb_cmp_wl_rates(struct hb_cmp_ctx *c, const struct hb_cmp_wkey *k,
+			    struct hb_cmp_wlrow *r, const struct hb_cmp_wlsum *ua,
+			    const struct hb_cmp_wlsum *ub)
+{
+	struct hb_cmp_pair *p = c->p;
+	double alpha = c->o->alpha, pf, pm;
+	size_t bad_a = ua->n[2] + ua->n[3], bad_b = ub->n[2] + ub->n[3];
+	size_t ran_a = ua->boots - ua->absent, ran_b = ub->boots - ub->absent;
+	bool base_ran = ran_a > ua->n[0]; /* ran (not only skipped) in a BASE boot */
+	bool fail = hb_cmp_rate_regression(bad_a, ran_a, bad_b, ran_b, alpha, &pf);
+	bool miss = base_ran &&
+		    hb_cmp_rate_regression(ua->absent, ua->boots, ub->absent, ub->boots, alpha, &pm);
+	char why[64];
+
+	r->regression = fail || miss;
+	if (fail) {
+		hb_cmp_rate_why(why, sizeof(why), bad_a, bad_b, ran_b, pf, alpha);
+		hb_cmp_find(p, HB_CMP_F_WORKLOAD, true, k->label, "status",
+			    "workload %s -> %s: fail or error in %zu of %zu NEW boots, %zu of %zu "
+			    "BASE boots%s%s%s", r->status_a ? r->sum_a : "(not run)", r->sum_b, bad_b,
+			    ran_b, bad_a, ran_a, why, r->reason_b && *r->reason_b ? ": " : "",
+			    r->reason_b ? r->reason_b : "");
+	}
+	if (miss) {
+		hb_cmp_rate_why(why, sizeof(why), ua->absent, ub->absent, ub->boots, pm, alpha);
+		hb_cmp_find(p, HB_CMP_F_WORKLOAD, true, k->label, "status",
+			    "workload %s -> not run in %zu of %zu NEW boots, %zu of %zu BASE boots%s",
+			    r->sum_a, ub->absent, ub->boots, ua->absent, ua->boots, why);
+	}
+	if (!r->regression && r->status_a && r->status_b && strcmp(r->sum_a, r->sum_b)) {
+		hb_cmp_rate_why(why, sizeof(why), bad_a, bad_b, ran_b, bad_b ? pf : NAN, alpha);
+		hb_cmp_find(p, HB_CMP_F_WORKLOAD, false, k->label, "status",
+			    "workload %s -> %s%s%s%s%s", r->sum_a, r->sum_b,
+			    bad_b ? ": not beyond chance" : "", why,
+			    r->reason_b && *r->reason_b ? ": " : "", r->reason_b ? r->reason_b : "");
+	}
+}
+
 void hb_cmp_workloads(struct hb_cmp_ctx *c)
 {
 	struct hb_cmp_pair *p = c->p;
@@ -86,6 +144,10 @@ void hb_cmp_workloads(struct hb_cmp_ctx *c)
 		r->status_b = ub.worst ? ub.worst->status : NULL;
 		r->reason_a = ua.worst ? ua.worst->reason : NULL;
 		r->reason_b = ub.worst ? ub.worst->reason : NULL;
+		if (p->rates) {
+			hb_cmp_wl_rates(c, k, r, &ua, &ub);
+			continue;
+		}
 		bad_a = ua.n[2] + ua.n[3];
 		bad_b = ub.n[2] + ub.n[3];
 		/* ran in every BASE boot (not only skipped) */
@@ -115,14 +177,15 @@ void hb_cmp_workloads(struct hb_cmp_ctx *c)
 /* ---- checks ------------------------------------------------------------------------ */
 
 /* Over the boots of a side: 0 when one boot failed it, 1 when it passed in
- * every boot that ran it, -1 when none did; *failed counts failing boots. */
+ * every boot that ran it, -1 when none did; *failed counts failing boots,
+ * *ran the boots that ran it. */
 static int hb_cmp_check_state(const struct hb_cmp_sideix *x, const struct hb_cmp_wkey *k, int s,
 			      const char *name, char *obs, size_t len, const char **expected,
-			      size_t *failed)
+			      size_t *failed, size_t *ran)
 {
 	int st = -1;
 
-	*failed = 0;
+	*failed = *ran = 0;
 	snprintf(obs, len, "-");
 	for (size_t b = 0; b < x->g->n; b++) {
 		const struct hb_cmp_workload *w = k->w[s][b];
@@ -137,6 +200,7 @@ static int hb_cmp_check_state(const struct hb_cmp_sideix *x, const struct hb_cmp
 		if (!*expected && g->expected)
 			*expected = g->expected;
 		*failed += !g->st;
+		++*ran;
 		st = st == -1 ? g->st : (st && g->st);
 	}
 	return st;
@@ -146,10 +210,10 @@ static void hb_cmp_check_one(struct hb_cmp_ctx *c, size_t *cap, const struct hb_
 			     const char *cname)
 {
 	struct hb_cmp_pair *p = c->p;
-	struct hb_cmp_checkrow row = { .workload = k->label, .name = cname };
-	size_t fa, fb;
+	struct hb_cmp_checkrow row = { .workload = k->label, .name = cname, .p = NAN };
+	double alpha = c->o->alpha;
 	bool added;
-	char ob[48];
+	char ob[48], why[64];
 
 	if (!hb_cmp_idx_put(&c->seen, k, "check", cname, NULL, 0, &added)) {
 		c->oom = true;
@@ -158,17 +222,37 @@ static void hb_cmp_check_one(struct hb_cmp_ctx *c, size_t *cap, const struct hb_
 	if (!added)
 		return;
 	row.pass_a = hb_cmp_check_state(&c->x[0], k, 0, cname, row.observed_a,
-					sizeof(row.observed_a), &row.expected, &fa);
+					sizeof(row.observed_a), &row.expected, &row.failed_a,
+					&row.ran_a);
 	row.pass_b = hb_cmp_check_state(&c->x[1], k, 1, cname, row.observed_b,
-					sizeof(row.observed_b), &row.expected, &fb);
+					sizeof(row.observed_b), &row.expected, &row.failed_b,
+					&row.ran_b);
+	if (p->rates)
+		row.regression = hb_cmp_rate_regression(row.failed_a, row.ran_a, row.failed_b,
+							 row.ran_b, alpha, &row.p);
+	else
+		row.regression = row.pass_b == 0 && row.pass_a != 0;
+	row.flaky = (row.failed_a && row.failed_a < row.ran_a) ||
+		    (row.failed_b && row.failed_b < row.ran_b);
 	if (hb_cmp_append((void **)&p->checks, &p->n_checks, cap, sizeof(row), &row))
 		c->oom = true;
-	hb_cmp_of_boots(ob, sizeof(ob), fb, p->gb->n);
-	if (row.pass_b == 0 && row.pass_a != 0)
+	hb_cmp_of_boots(ob, sizeof(ob), row.failed_b, p->gb->n);
+	hb_cmp_rate_why(why, sizeof(why), row.failed_a, row.failed_b, row.ran_b, row.p, alpha);
+	if (row.regression && p->rates)
+		hb_cmp_find(p, HB_CMP_F_CHECK, true, k->label, cname,
+			    "check %s fails in %zu of %zu NEW boots, %zu of %zu BASE boots%s "
+			    "(expected %s, NEW observed %s)", cname, row.failed_b, row.ran_b,
+			    row.failed_a, row.ran_a, why, hb_cmp_s(row.expected), row.observed_b);
+	else if (row.regression)
 		hb_cmp_find(p, HB_CMP_F_CHECK, true, k->label, cname,
 			    "check %s %s in BASE, fails in NEW%s (expected %s, observed %s)", cname,
 			    row.pass_a == 1 ? "passed" : "was not run", ob, hb_cmp_s(row.expected),
 			    row.observed_b);
+	else if (row.flaky)
+		hb_cmp_find(p, HB_CMP_F_CHECK, false, k->label, cname,
+			    "check %s flaky: fails in %zu of %zu BASE boots, %zu of %zu NEW boots%s; "
+			    "not a regression", cname, row.failed_a, row.ran_a, row.failed_b, row.ran_b,
+			    why);
 	else if (row.pass_a == 0 && row.pass_b == 1)
 		hb_cmp_find(p, HB_CMP_F_CHECK, false, k->label, cname,
 			    "check %s failed in BASE, passes in NEW", cname);
@@ -267,13 +351,15 @@ static const struct hb_cmp_metric *hb_cmp_pool(struct hb_cmp_ctx *c,
 	return pm;
 }
 
-/* Directions must agree over every boot of both sides. */
+/* Directions and units must agree over every boot of both sides (a unit
+ * that is absent, or of an entry without values, proves no difference). */
 static void hb_cmp_direction(struct hb_cmp_ctx *c, const struct hb_cmp_mrow *row,
 			     const struct hb_cmp_metric *const *m[2])
 {
 	struct hb_cmp_pair *p = c->p;
 	const struct hb_cmp_metric *first[2] = { NULL, NULL };
-	bool differ = false;
+	const char *unit[2] = { NULL, NULL };
+	bool differ = false, within = false, between;
 
 	for (int s = 0; s < 2; s++)
 		for (size_t b = 0; b < hb_cmp_g(p, s)->n; b++) {
@@ -286,17 +372,33 @@ static void hb_cmp_direction(struct hb_cmp_ctx *c, const struct hb_cmp_mrow *row
 			if (x->better != (first[0] ? first[0] : x)->better ||
 			    x->better != first[s]->better)
 				differ = true;
+			if (!x->unit || x->unavailable)
+				continue;
+			if (!unit[s])
+				unit[s] = x->unit;
+			else if (strcmp(x->unit, unit[s]))
+				within = true;
 		}
-	if (!differ)
-		return;
-	p->comparable = false;
-	p->n_direction++;
-	hb_cmp_find(p, HB_CMP_F_DIRECTION, false, row->k->label, row->name,
-		    "%s: better=%s in BASE, %s in NEW%s: not comparable", row->name,
-		    first[0] ? hb_cmp_better_name(first[0]->better) : "-",
-		    first[1] ? hb_cmp_better_name(first[1]->better) : "-",
-		    first[0] && first[1] && first[0]->better == first[1]->better
-			    ? " (and differs between boots of one side)" : "");
+	between = unit[0] && unit[1] && strcmp(unit[0], unit[1]);
+	if (differ) {
+		p->comparable = false;
+		p->n_direction++;
+		hb_cmp_find(p, HB_CMP_F_DIRECTION, false, row->k->label, row->name,
+			    "%s: better=%s in BASE, %s in NEW%s: not comparable", row->name,
+			    first[0] ? hb_cmp_better_name(first[0]->better) : "-",
+			    first[1] ? hb_cmp_better_name(first[1]->better) : "-",
+			    first[0] && first[1] && first[0]->better == first[1]->better
+				    ? " (and differs between boots of one side)" : "");
+	}
+	if (within || between) {
+		p->comparable = false;
+		p->n_direction++;
+		hb_cmp_find(p, HB_CMP_F_DIRECTION, false, row->k->label, row->name,
+			    "%s: unit=%s in BASE, %s in NEW%s: not comparable", row->name,
+			    hb_cmp_s(unit[0]), hb_cmp_s(unit[1]),
+			    !within ? "" : between ? " (and differs between boots of one side)"
+						   : " (differs between boots of one side)");
+	}
 }
 
 /* Vanished or newly unavailable in NEW: in a NEW boot where the workload
@@ -377,7 +479,7 @@ void hb_cmp_metrics(struct hb_cmp_ctx *c)
 					 p->centers + i * nb + p->ga->n, &lim, sd, sd_n, c->o, r);
 		p->n_m++;
 	}
-	hb_cmp_decide(p->m, p->n_m, c->o);
+	p->family = hb_cmp_decide(p->m, p->n_m, c->o);
 	for (size_t i = 0; i < p->n_m; i++) {
 		struct hb_cmp_mres *r = &p->m[i];
 
@@ -387,14 +489,14 @@ void hb_cmp_metrics(struct hb_cmp_ctx *c)
 		else if (r->not_judged)
 			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name, "%s %s", r->name,
 				    r->why);
-		else if (r->verdict == HB_CMP_NOISY && r->q_worse <= c->o->alpha &&
-			 r->worse_pct > r->mde_pct)
-			/* beyond what the noise can explain, but the rule does not
-			 * judge this metric: a note for a human */
+		if (r->sd_disagrees)
 			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name,
-				    "%s worse by %.1f%% (q=%.2g), beyond its detectable change %.0f%%; "
-				    "too noisy to be judged at the %g%% minimum effect", r->name,
-				    r->worse_pct, r->q_worse, r->mde_pct, r->min_effect_pct);
+				    "%s: boot sd of these boots %.2g%% (pooled, %.0f df) vs %.2g%% "
+				    "%s, F-test p=%.2g: the calibration may not describe these boots",
+				    r->name, r->sd_measured * 100, r->df_measured,
+				    fmax(r->sd_calib, HB_CMP_SD_FLOOR) * 100,
+				    r->calib_df > 0 ? "calibrated" : "in the thresholds file (boot_sd_pct)",
+				    r->sd_check_p);
 	}
 out:
 	free(rows);
@@ -534,6 +636,67 @@ static int hb_cmp_worst_verdict(const struct hb_cmp_group *g, const struct hb_cm
 	return best;
 }
 
+/* Boots of g whose verdict ranks at least `rank`. */
+static size_t hb_cmp_verdicts_from(const struct hb_cmp_group *g, int rank)
+{
+	size_t k = 0;
+
+	for (size_t b = 0; b < g->n; b++)
+		k += hb_verdict_rank(g->boots[b]->verdict) >= rank;
+	return k;
+}
+
+/* With >= 3 boots a side: a panic in NEW and in no BASE boot is a
+ * regression even once; "fail or worse", "error or worse", "incomplete or
+ * worse" and "timeout or worse" each by the rate rule (a guest that times
+ * out under host load now and then is not a regression). kernel-warning
+ * comes from kernel issues, judged one by one above. true when a finding
+ * was made. */
+static bool hb_cmp_verdict_rates(struct hb_cmp_ctx *c, int ra, int rb)
+{
+	static const char *const classes[] = { "timeout", "incomplete", "error", "fail" };
+	struct hb_cmp_pair *p = c->p;
+	int panic = hb_verdict_rank("panic");
+	size_t pa = hb_cmp_verdicts_from(p->ga, panic), pb = hb_cmp_verdicts_from(p->gb, panic);
+	char why[64];
+
+	if (pb && !pa) {
+		hb_cmp_find(p, HB_CMP_F_VERDICT, true, NULL, "verdict",
+			    "run verdict panic in %zu of %zu NEW boots, in no BASE boot (a kernel "
+			    "crash is never noise)", pb, p->gb->n);
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		int r = hb_verdict_rank(classes[i]);
+		size_t ka = hb_cmp_verdicts_from(p->ga, r), kb = hb_cmp_verdicts_from(p->gb, r);
+		double fp;
+
+		if (hb_cmp_rate_regression(ka, p->ga->n, kb, p->gb->n, c->o->alpha, &fp)) {
+			hb_cmp_rate_why(why, sizeof(why), ka, kb, p->gb->n, fp, c->o->alpha);
+			hb_cmp_find(p, HB_CMP_F_VERDICT, true, NULL, "verdict",
+				    "run verdict %s or worse in %zu of %zu NEW boots, %zu of %zu BASE "
+				    "boots%s", classes[i], kb, p->gb->n, ka, p->ga->n, why);
+			return true;
+		}
+	}
+	if (rb > ra && rb >= hb_verdict_rank("fail")) {
+		size_t ka = hb_cmp_verdicts_from(p->ga, rb), kb = hb_cmp_verdicts_from(p->gb, rb);
+		double fp = hb_stats_fisher_greater(ka, p->ga->n, kb, p->gb->n);
+
+		for (size_t b = 0; b < p->gb->n; b++)
+			if (hb_verdict_rank(p->gb->boots[b]->verdict) == rb) {
+				hb_cmp_find(p, HB_CMP_F_VERDICT, false, NULL, "verdict",
+					    "run verdict %s in %zu of %zu NEW boots, %zu of %zu BASE "
+					    "boots at that level or worse (Fisher p=%.2g): not beyond "
+					    "chance", p->gb->boots[b]->verdict, kb, p->gb->n, ka,
+					    p->ga->n, fp);
+				break;
+			}
+		return true;
+	}
+	return false;
+}
+
 void hb_cmp_issues(struct hb_cmp_ctx *c)
 {
 	struct hb_cmp_pair *p = c->p;
@@ -564,6 +727,8 @@ void hb_cmp_issues(struct hb_cmp_ctx *c)
 				    r->issues[i].line, hb_cmp_s(r->issues[i].excerpt));
 		}
 	}
+	if (p->rates && hb_cmp_verdict_rates(c, ra, rb))
+		return;
 	hb_cmp_of_boots(ob, sizeof(ob), cnt_b, p->gb->n);
 	if (rb > ra)
 		hb_cmp_find(p, HB_CMP_F_VERDICT, true, NULL, "verdict",

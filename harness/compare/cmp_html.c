@@ -199,7 +199,8 @@ static void hb_cmp_html_tables(FILE *f, const struct hb_cmp_pair *p)
 {
 	fputs("<h3>Metrics</h3>\n<table><tr><th></th><th>metric</th><th>unit</th><th>better</th>"
 	      "<th>boots B/N</th><th>test</th><th>BASE</th><th>NEW</th><th>change</th><th>interval</th>"
-	      "<th>q(worse)</th><th>min</th><th>verdict</th><th>why</th></tr>\n", f);
+	      "<th>q(worse)</th><th>min</th><th>detectable</th><th>verdict</th><th>why</th></tr>\n",
+	      f);
 	for (size_t i = 0; i < p->n_m; i++) {
 		const struct hb_cmp_mres *m = &p->m[i];
 		char b[192];
@@ -227,6 +228,8 @@ static void hb_cmp_html_tables(FILE *f, const struct hb_cmp_pair *p)
 		hb_cmp_tdnum(f, m->q_worse);
 		snprintf(b, sizeof(b), "%g%%", m->min_effect_pct);
 		hb_cmp_td(f, b, "r");
+		snprintf(b, sizeof(b), isfinite(m->mde_pct) ? "%.3g%%" : "-", m->mde_pct);
+		hb_cmp_td(f, b, "r");
 		hb_cmp_td(f, hb_cmp_verdict_name(m->verdict), NULL);
 		hb_cmp_td(f, m->why, NULL);
 		fputs("</tr>\n", f);
@@ -249,9 +252,16 @@ static void hb_cmp_html_tables(FILE *f, const struct hb_cmp_pair *p)
 		static const char *const w[] = { "-", "FAIL", "pass" };
 		char a[128], b[128];
 
-		snprintf(a, sizeof(a), "%s %s", w[c->pass_a + 1], c->observed_a);
-		snprintf(b, sizeof(b), "%s %s", w[c->pass_b + 1], c->observed_b);
-		fprintf(f, "<tr class=\"%s\">", c->pass_b == 0 && c->pass_a != 0 ? "bad" : "");
+		/* "FAIL 2/5 ...": failing boots of those that ran it */
+		if (c->ran_a > 1 && c->failed_a)
+			snprintf(a, sizeof(a), "FAIL %zu/%zu %s", c->failed_a, c->ran_a, c->observed_a);
+		else
+			snprintf(a, sizeof(a), "%s %s", w[c->pass_a + 1], c->observed_a);
+		if (c->ran_b > 1 && c->failed_b)
+			snprintf(b, sizeof(b), "FAIL %zu/%zu %s", c->failed_b, c->ran_b, c->observed_b);
+		else
+			snprintf(b, sizeof(b), "%s %s", w[c->pass_b + 1], c->observed_b);
+		fprintf(f, "<tr class=\"%s\">", c->regression ? "bad" : "");
 		hb_cmp_td(f, c->workload, NULL);
 		hb_cmp_td(f, c->name, NULL);
 		hb_cmp_td(f, c->expected, NULL);

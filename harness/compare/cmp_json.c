@@ -3,9 +3,10 @@
  * Layout (documented in docs/compare.md): top level schema, result
  * ("regression" | "ok"), alpha, ci_level, thresholds, forced, power, strict,
  * and comparisons[] with base/new identity, groups and boots, calibration,
- * comparable, regressions, environment[], findings[], workloads[],
- * metrics[] (with the boot centers), checks[], snapshots[]. Non-finite
- * numbers are written as null.
+ * comparable, regressions, bh_family, functional_rule, environment[],
+ * findings[], workloads[], metrics[] (with the boot centers, the test's
+ * df, the measured and calibrated boot sd), checks[] (with failing boots
+ * per side), snapshots[]. Non-finite numbers are written as null.
  */
 #include "compare.h"
 
@@ -38,7 +39,7 @@ static const char *hb_cmp_jverdict(enum hb_cmp_verdict v)
 {
 	static const char *const names[] = { "same", "regression", "improvement", "info",
 					     "untested", "unavailable", "missing", "advisory",
-					     "too_noisy" };
+					     "untested" /* HB_CMP_NOISY: never produced */ };
 
 	return names[v];
 }
@@ -96,6 +97,11 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 	json_object_set_new(o, "min_effect_pct", hb_cmp_jnum(m->min_effect_pct));
 	json_object_set_new(o, "boot_sd_log", hb_cmp_jnum(m->sd_log));
 	json_object_set_new(o, "boot_sd_source", json_string(m->sd_source));
+	json_object_set_new(o, "test_df", m->mode == HB_CMP_MODE_BOOTS || m->mode == HB_CMP_MODE_CALIB
+						  ? hb_cmp_jnum(m->df) : json_null());
+	json_object_set_new(o, "boot_sd_measured", hb_cmp_jnum(m->sd_measured));
+	json_object_set_new(o, "boot_sd_calibrated", hb_cmp_jnum(m->sd_calib));
+	json_object_set_new(o, "calibration_disagrees", json_boolean(m->sd_disagrees));
 	json_object_set_new(o, "detectable_pct", hb_cmp_jnum(m->mde_pct));
 	json_object_set_new(o, "p_within_boot", hb_cmp_jnum(m->p_within));
 	json_object_set_new(o, "verdict", json_string(hb_cmp_jverdict(m->verdict)));
@@ -119,6 +125,8 @@ static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 	json_object_set_new(o, "calibration_note", hb_cmp_jstr(p->calib_note));
 	json_object_set_new(o, "comparable", json_boolean(p->comparable));
 	json_object_set_new(o, "regressions", json_integer((json_int_t)p->n_regressions));
+	json_object_set_new(o, "bh_family", json_integer((json_int_t)p->family));
+	json_object_set_new(o, "functional_rule", json_string(p->rates ? "rates" : "deterministic"));
 	a = json_array();
 	for (size_t i = 0; i < p->n_env; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:b}", "field",
@@ -155,12 +163,18 @@ static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 		json_t *pa = c->pass_a < 0 ? json_null() : json_boolean(c->pass_a);
 		json_t *pb = c->pass_b < 0 ? json_null() : json_boolean(c->pass_b);
 
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:s, s:s, s:b}",
-						   "workload", c->workload, "name", c->name,
-						   "expected", hb_cmp_jstr(c->expected), "base_pass", pa,
-						   "new_pass", pb, "base_observed", c->observed_a,
-						   "new_observed", c->observed_b, "regression",
-						   c->pass_b == 0 && c->pass_a != 0));
+		json_t *row = json_pack("{s:s, s:s, s:o, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I}",
+					"workload", c->workload, "name", c->name, "expected",
+					hb_cmp_jstr(c->expected), "base_pass", pa, "new_pass", pb,
+					"base_observed", c->observed_a, "new_observed", c->observed_b,
+					"base_ran", (json_int_t)c->ran_a, "base_failed",
+					(json_int_t)c->failed_a, "new_ran", (json_int_t)c->ran_b,
+					"new_failed", (json_int_t)c->failed_b);
+
+		json_object_set_new(row, "p_fisher", hb_cmp_jnum(c->p));
+		json_object_set_new(row, "flaky", json_boolean(c->flaky));
+		json_object_set_new(row, "regression", json_boolean(c->regression));
+		json_array_append_new(a, row);
 	}
 	json_object_set_new(o, "checks", a);
 	a = json_array();

@@ -6,7 +6,11 @@
  * invalid JSON at line L column C: what", and the rest of the comparison
  * can trust the structs. Error lines never quote the file's content (it may
  * be a symlink to a secret): only the path, the field and the position.
- * Duplicate keys, integers out of range and empty names are refused. Strings
+ * Duplicate keys, integers out of range and empty names are refused, and so
+ * is a metric name that appears twice in one workload (which of the two
+ * would be compared?): that one error names the workload and the metric,
+ * cleaned and cut short. environment.clock is "virtual" or "wall"; a
+ * result written before the field existed ran on the wall clock. Strings
  * point into the jansson tree that the run keeps.
  */
 #define _DEFAULT_SOURCE
@@ -270,6 +274,28 @@ static void hb_cmp_ld_workload(struct hb_cmp_ld *ld, json_t *j, size_t wi,
 			hb_cmp_ld_metric(ld, e, sub, &w->metrics[w->n_metrics++]);
 		}
 	}
+	if (w->n_metrics > 1 && !ld->failed) {
+		struct hb_cmp_idx ix = { 0 };
+
+		for (i = 0; i < w->n_metrics && !ld->failed; i++) {
+			bool added;
+			size_t *first = hb_cmp_idx_put(&ix, NULL, w->metrics[i].name, NULL, NULL, i,
+						       &added);
+			char wn[64], mn[64];
+
+			if (!first) {
+				hb_cmp_ld_fail(ld, pre, "out of memory");
+			} else if (!added) {
+				hb_cmp_clean(wn, sizeof(wn), w->name);
+				hb_cmp_clean(mn, sizeof(mn), w->metrics[i].name);
+				snprintf(sub, sizeof(sub), "%smetrics[%zu].name", pre, i);
+				hb_cmp_ld_fail(ld, sub, "workload \"%s\" has metric \"%s\" twice (also "
+					       "metrics[%zu]): which one to compare is unknown", wn, mn,
+					       *first);
+			}
+		}
+		hb_cmp_idx_free(&ix);
+	}
 	if ((arr = hb_cmp_ld_array(ld, j, pre, "checks", false))) {
 		w->checks = calloc(json_array_size(arr) + 1, sizeof(*w->checks));
 		if (!w->checks) {
@@ -360,6 +386,9 @@ struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, s
 		r->nested_virt = hb_cmp_ld_str(&ld, env, "environment.", "nested_virt", false);
 		r->host_kernel = hb_cmp_ld_str(&ld, env, "environment.", "host_kernel", false);
 		r->host_cpu = hb_cmp_ld_str(&ld, env, "environment.", "host_cpu", false);
+		r->clock = hb_cmp_ld_str(&ld, env, "environment.", "clock", false);
+		if (r->clock && strcmp(r->clock, "virtual") && strcmp(r->clock, "wall"))
+			hb_cmp_ld_fail(&ld, "environment.clock", "not one of virtual|wall");
 		r->vcpus = hb_cmp_ld_int(&ld, env, "environment.", "vcpus", -1);
 		r->memory_mb = hb_cmp_ld_int(&ld, env, "environment.", "memory_mb", -1);
 		if (json_is_boolean(pmu))
@@ -390,6 +419,8 @@ struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, s
 			is->line = hb_cmp_ld_int(&ld, e, pre, "line", 0);
 		}
 	}
+	if (!r->clock)
+		r->clock = "wall"; /* written before the field: the wall clock */
 	if (!ld.failed)
 		return r;
 bad:

@@ -10,15 +10,27 @@
  * Workloads are keyed by (name, instance): a suite that lists fragment
  * twice has "fragment" and "fragment#2", each compared with its own
  * counterpart. Functional regressions count whatever the statistics, over
- * every boot: a check that fails in any NEW boot and passed in every BASE
- * boot (or was not run there), a workload that is fail/error in a NEW boot
- * and in no BASE boot, or that ran in every BASE boot and is missing from
- * a NEW boot, a kernel issue kind seen more often in one NEW boot than in
- * any BASE boot, a NEW boot with a worse verdict than every BASE boot. A
- * metric that vanished or became unavailable in NEW is a finding (a
- * regression with --strict); sides that disagree on a metric's `better`
- * are not comparable. Every lookup goes through a hash index, so the cost
- * stays linear in the size of the files.
+ * every boot (cmp_findings.c; docs/compare.md has the numbers):
+ *  - with fewer than 3 boots on a side, deterministically: a check that
+ *    fails in any NEW boot and passed in every BASE boot (or was not run
+ *    there), a workload that is fail/error in a NEW boot and in no BASE
+ *    boot, or that ran in every BASE boot and is missing from a NEW boot, a
+ *    NEW boot with a worse verdict than every BASE boot;
+ *  - with >= 3 boots a side, as rates (hb_cmp_rate_regression): the share
+ *    of boots failing a check, with a workload fail/error or missing, or
+ *    with a verdict of fail or worse (error or worse, ...) rose by
+ *    Fisher's exact test at alpha, or it failed in every NEW boot and no
+ *    BASE boot; a check failing in some but not all boots of a side is a
+ *    "flaky" note; a NEW boot that panicked when no BASE boot did is a
+ *    regression even once;
+ *  - always deterministically: a kernel issue kind seen more often in one
+ *    NEW boot than in any BASE boot (a kernel WARNING, BUG or panic is
+ *    never noise).
+ * A metric that vanished or became unavailable in NEW is a finding (a
+ * regression with --strict). Not comparable: sides (or boots of a side)
+ * that differ in accelerator, suite, host CPU or clock (virtual or wall), or
+ * that disagree on a metric's `better` or unit. Every lookup goes through
+ * a hash index, so the cost stays linear in the size of the files.
  */
 #define _DEFAULT_SOURCE
 #include "cmp_pair.h"
@@ -62,21 +74,21 @@ static void hb_cmp_env_long(struct hb_cmp_pair *p, const char *field, long a, lo
 /* The fields that make runs not comparable must agree inside a group too. */
 static void hb_cmp_env_group(struct hb_cmp_pair *p, int s)
 {
-	static const char *const fields[2][4] = {
+	static const char *const fields[2][5] = {
 		{ "BASE boots: schema", "BASE boots: suite", "BASE boots: accelerator",
-		  "BASE boots: host CPU" },
+		  "BASE boots: host CPU", "BASE boots: clock" },
 		{ "NEW boots: schema", "NEW boots: suite", "NEW boots: accelerator",
-		  "NEW boots: host CPU" },
+		  "NEW boots: host CPU", "NEW boots: clock" },
 	};
 	const struct hb_cmp_group *g = hb_cmp_g(p, s);
-	bool shown[4] = { false };
+	bool shown[5] = { false };
 
 	for (size_t i = 1; i < g->n; i++) {
 		const struct hb_cmp_run *r0 = g->boots[0], *r = g->boots[i];
-		const char *v0[4] = { r0->schema, r0->suite, r0->accelerator, r0->host_cpu };
-		const char *v[4] = { r->schema, r->suite, r->accelerator, r->host_cpu };
+		const char *v0[5] = { r0->schema, r0->suite, r0->accelerator, r0->host_cpu, r0->clock };
+		const char *v[5] = { r->schema, r->suite, r->accelerator, r->host_cpu, r->clock };
 
-		for (int f = 0; f < 4; f++)
+		for (int f = 0; f < 5; f++)
 			if (!shown[f] && v0[f] && v[f] && strcmp(v0[f], v[f])) {
 				shown[f] = true;
 				hb_cmp_env_str(p, fields[s][f], v0[f], v[f], true);
@@ -107,6 +119,9 @@ static void hb_cmp_env(struct hb_cmp_pair *p)
 	hb_cmp_env_str(p, "suite", a->suite, b->suite, true);
 	hb_cmp_env_long(p, "repeat", a->repeat, b->repeat);
 	hb_cmp_env_str(p, "accelerator", a->accelerator, b->accelerator, true);
+	/* virtual time counts instructions, wall time includes the host's
+	 * load: the same kernel measures differently (a missing field: wall) */
+	hb_cmp_env_str(p, "clock", a->clock, b->clock, true);
 	hb_cmp_env_str(p, "QEMU version", a->qemu_version, b->qemu_version, false);
 	hb_cmp_env_long(p, "vCPUs", a->vcpus, b->vcpus);
 	hb_cmp_env_long(p, "memory MB", a->memory_mb, b->memory_mb);
@@ -332,6 +347,7 @@ int hb_cmp_pair_build_groups(const struct hb_cmp_group *a, const struct hb_cmp_g
 	p->gb = b;
 	p->a = a->boots[0];
 	p->b = b->boots[0];
+	p->rates = a->n >= HB_CMP_MIN_BOOTS && b->n >= HB_CMP_MIN_BOOTS;
 	hb_cmp_env(p);
 	if (hb_cmp_calib_find(o->calibration, a, b, &p->calib, p->calib_note,
 			      sizeof(p->calib_note)))

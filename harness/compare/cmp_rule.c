@@ -1,49 +1,58 @@
 /* cmp_rule.c - the per-metric decision rule of compare-report (thresholds:
- * cmp_thresholds.c).
+ * cmp_thresholds.c), and the rate rule of functional findings over boots.
  *
  * THE RULE (also in docs/compare.md, with the measurements behind it):
  *
  * The unit of replication is the boot. The samples of one boot, and the
  * repetitions inside it, share that boot's page layout, host scheduling and
- * TCG translation cache; boot-to-boot sd of a metric's center measured here
- * runs from 0.7 % to 65 %, far above what the samples of one boot show. A
- * test on the samples of one boot per side flags most A/A pairs (issue 11:
- * 3 of 10 A/A pairs of real boots). Per metric and per side:
+ * TCG translation cache; a test on the samples of one boot per side flags
+ * most A/A pairs (issue 11). Per metric and per side:
  *
  *  - One center per boot: the median of the boot's samples, pooled over its
  *    repetitions, for a distribution (>= 5 samples per repetition), else
- *    their mean. (Pooling replaces the per-repetition split, which fell
- *    back to rep_means when one sample was missing.)
+ *    their mean.
+ *  - The calibrated sd s_c (log scale): a matching calibration file's,
+ *    measured on m boots (a t with m - 1 df), else the thresholds file's
+ *    boot_sd_pct (taken as known: normal quantiles); never below
+ *    HB_CMP_SD_FLOOR (0.1 %): a calibration of identical virtual-clock
+ *    boots measures 0, and a change must not become certain by a division
+ *    by zero.
  *  - BOOTS mode, when both sides have >= 3 boots: Welch's t-test on the
  *    logs of the boot centers (raw values if one is <= 0), one-sided toward
  *    "worse"; the change is the ratio of geometric means, its interval the
- *    Welch t interval on the log scale.
- *  - CALIB mode, when a side has fewer boots but a calibration gives the
- *    metric's boot sd s (log scale), measured on m boots: t = (mean log NEW
- *    - mean log BASE) / (s sqrt(1/na + 1/nb)) with m - 1 df (s is itself
- *    an estimate; a known sigma would be a z-test, which under-covers when
- *    s is low by chance), one-sided; interval from the same t. The
- *    thresholds file's boot_sd_pct is a fallback taken as known (z).
- *  - ADVISORY otherwise: the change is shown, it never fails the run. For
- *    one boot per side a Mann-Whitney p on the samples is shown as a
- *    description of that pair of boots; it never reaches BH or the exit code.
- *  - Too noisy to judge: the minimum detectable effect, (q(1 - alpha) +
- *    q(power)) * s * sqrt(1/na + 1/nb) on the log scale (t quantiles with
- *    na + nb - 2 df in BOOTS mode, with m - 1 in CALIB mode; s the calibrated
- *    sd, else the pooled sd of the log boot centers), exceeds log(1 +
- *    min_effect): the metric is listed, not judged. alpha is taken per
- *    test, the most lenient level BH can give, so only metrics that no
- *    comparison of this size could ever flag are left out.
+ *    Welch t interval. With a calibrated sd larger than the pooled sd of
+ *    the log boot centers, the test is instead t = (mean log NEW - mean log
+ *    BASE) / (s_c sqrt(1/na + 1/nb)) with the calibration's df: the floor
+ *    that guards bimodal metrics, whose boots per side can all fall in one
+ *    mode and look constant. Constant sides (sd exactly 0, common with a
+ *    virtual clock) are handled by Welch: equal means p = 1, different
+ *    means p = 0 - certain; the minimum effect still decides.
+ *  - CALIB mode, when a side has fewer boots but there is a calibrated sd:
+ *    the same t with s_c and the calibration's df.
+ *  - ADVISORY otherwise (a test is impossible): the change is shown, it
+ *    never fails the run. For one boot per side a Mann-Whitney p on the
+ *    samples is shown as a description of that pair of boots.
  *  - Regression <=> BH q(worse) <= alpha over every tested metric of the
- *    comparison (too noisy ones count in the family, so that picking
- *    metrics by an sd measured on the same boots cannot make BH more
- *    lenient) AND |log(NEW/BASE)| >= log(1 + min_effect) in the worse
+ *    comparison AND |log(NEW/BASE)| >= log(1 + min_effect) in the worse
  *    direction (symmetric on the log scale: +5 % and -4.76 % are the same
- *    distance). Improvements the same way on the other side.
+ *    distance). No metric is left out for its noise: a noisy metric needs a
+ *    larger change to reach q <= alpha, and that is all. Improvements the
+ *    same way on the other side.
+ *  - The detectable change shown: (q(1 - alpha/m) + q(power)) * s *
+ *    sqrt(1/na + 1/nb) on the log scale, m the BH family size (a lone true
+ *    effect must reach p <= alpha/m), s and the quantiles' df those of the
+ *    test, and never below the minimum effect.
+ *  - A measured pooled sd that is more than 3x from the calibrated one
+ *    either way, with an F-test p <= alpha, is a note: the calibration may
+ *    not describe these boots.
  *
  * "Worse" follows the metric's direction (better: lower|higher); info
  * metrics are shown and never judged. min_effect comes from
  * configs/thresholds.conf.
+ *
+ * Functional findings with >= 3 boots a side (hb_cmp_rate_regression, used
+ * by cmp_findings.c): a failure rate that rose by Fisher's exact test at
+ * alpha, or a failure in every NEW boot and no BASE boot.
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
@@ -64,7 +73,6 @@ void hb_cmp_opts_default(struct hb_cmp_opts *o)
 	o->boot_cap = 4096;
 	o->seed = 20151;
 	o->strict = false;
-	o->noisy_judged = false; /* aa_study: judging them flagged 3 of 126 real A/A splits */
 	o->calibration = NULL;
 }
 
@@ -114,31 +122,69 @@ static double hb_cmp_var(const double *x, size_t n)
 	return n < 2 ? 0 : sd * sd;
 }
 
-/* Minimum detectable effect on the log scale for a one-sided test at alpha
- * with the given power; df <= 0 means normal quantiles. */
-static double hb_cmp_mde(double sd, size_t na, size_t nb, double df, const struct hb_cmp_opts *o)
-{
-	double qa, qp;
-
-	if (df > 0) {
-		qa = hb_stats_t_quantile(1 - o->alpha, df);
-		qp = hb_stats_t_quantile(o->power, df);
-	} else {
-		qa = gsl_cdf_ugaussian_Pinv(1 - o->alpha);
-		qp = gsl_cdf_ugaussian_Pinv(o->power);
-	}
-	return (qa + qp) * sd * sqrt(1.0 / (double)na + 1.0 / (double)nb);
-}
-
-double hb_cmp_detectable_pct(double sd_log, size_t calib_boots, size_t na, size_t nb,
+double hb_cmp_detectable_pct(double sd_log, double df, size_t na, size_t nb, size_t family,
 			     const struct hb_cmp_opts *o)
 {
-	bool t = na >= HB_CMP_MIN_BOOTS && nb >= HB_CMP_MIN_BOOTS;
-	double df = t ? (double)(na + nb - 2) : calib_boots >= 2 ? (double)(calib_boots - 1) : 0;
+	double a = o->alpha / (double)(family ? family : 1), qa, qp;
 
-	if (!na || !nb)
+	if (!na || !nb || isnan(sd_log))
 		return NAN;
-	return (exp(hb_cmp_mde(sd_log, na, nb, df, o)) - 1) * 100;
+	if (df > 0) {
+		qa = hb_stats_t_quantile(1 - a, df);
+		qp = hb_stats_t_quantile(o->power, df);
+	} else {
+		qa = gsl_cdf_ugaussian_Pinv(1 - a);
+		qp = gsl_cdf_ugaussian_Pinv(o->power);
+	}
+	return expm1((qa + qp) * sd_log * sqrt(1.0 / (double)na + 1.0 / (double)nb)) * 100;
+}
+
+bool hb_cmp_rate_regression(size_t ka, size_t na, size_t kb, size_t nb, double alpha,
+			    double *p)
+{
+	double fp = hb_stats_fisher_greater(ka, na, kb, nb);
+
+	if (p)
+		*p = fp;
+	if (!kb)
+		return false;
+	return fp <= alpha || (kb == nb && ka == 0);
+}
+
+/* Pooled sd of the logs of the centers over the sides with >= 2 boots, and
+ * its df; NAN / 0 with no df or a center <= 0. */
+static void hb_cmp_pooled(const double *x, size_t nx, const double *y, size_t ny, double *sd,
+			  double *df)
+{
+	double ss = 0, d = 0;
+
+	*sd = NAN;
+	*df = 0;
+	for (int s = 0; s < 2; s++) {
+		const double *v = s ? y : x;
+		size_t n = s ? ny : nx;
+		double *l;
+
+		if (n < 2)
+			continue;
+		l = malloc(n * sizeof(*l));
+		if (!l)
+			return;
+		for (size_t i = 0; i < n; i++) {
+			if (!(v[i] > 0)) {
+				free(l);
+				return;
+			}
+			l[i] = log(v[i]);
+		}
+		ss += (double)(n - 1) * pow(hb_stats_sd(l, n), 2);
+		d += (double)(n - 1);
+		free(l);
+	}
+	if (d > 0) {
+		*sd = sqrt(ss / d);
+		*df = d;
+	}
 }
 
 /* BOOTS mode: Welch on the logs of the boot centers (raw values, scaled by
@@ -175,6 +221,7 @@ static void hb_cmp_welch_boots(const double *x, size_t nx, const double *y, size
 	hb_stats_welch(lx, nx, ly, ny, HB_STATS_LESS, &tl);
 	r->p_worse = worse_is_greater ? tg.p : tl.p;
 	r->p_better = worse_is_greater ? tl.p : tg.p;
+	r->df = tg.df;
 	r->ci_method = "t";
 	if (logs) {
 		r->test = "welch(log boot centers)";
@@ -213,9 +260,10 @@ static double hb_cmp_mean_log(const double *x, size_t n)
 	return s / (double)n;
 }
 
-/* CALIB mode: the mean log centers against the calibrated boot sd: a
- * t-test with the calibration's df (df <= 0: the sd is known, a z-test). */
-static void hb_cmp_z_calib(const double *x, size_t nx, const double *y, size_t ny, double sd,
+/* The mean log centers against the calibrated boot sd (CALIB mode, or the
+ * floor in BOOTS mode): a t-test with the calibration's df (df <= 0: the
+ * sd is taken as known, a z-test). */
+static void hb_cmp_t_calib(const double *x, size_t nx, const double *y, size_t ny, double sd,
 			   double df, bool worse_is_greater, const struct hb_cmp_opts *o,
 			   struct hb_cmp_mres *r)
 {
@@ -226,8 +274,9 @@ static void hb_cmp_z_calib(const double *x, size_t nx, const double *y, size_t n
 	r->center_b = exp(my);
 	r->test = df > 0 ? "t(log boot centers, calibrated sd)" : "z(log boot centers, given sd)";
 	r->ci_method = df > 0 ? "t" : "z";
+	r->df = df > 0 ? df : 0;
 	if (!(se > 0)) {
-		/* a calibrated sd of 0: any change is certain */
+		/* not reached: the calibrated sd has a floor above 0 */
 		double pg = d > 0 ? 0 : 1, pl = d < 0 ? 0 : 1;
 
 		r->p_worse = worse_is_greater ? pg : pl;
@@ -290,6 +339,7 @@ static void hb_cmp_reset(struct hb_cmp_mres *r, const struct hb_cmp_metric *any,
 	r->center_a = r->center_b = r->ratio = r->change_pct = r->worse_pct = NAN;
 	r->ci_lo = r->ci_hi = r->p_worse = r->p_better = r->q_worse = r->q_better = NAN;
 	r->sd_log = r->mde_pct = r->p_within = NAN;
+	r->sd_measured = r->sd_calib = r->sd_check_p = NAN;
 	r->verdict = HB_CMP_UNTESTED;
 }
 
@@ -345,9 +395,10 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 	const struct hb_cmp_metric *any = NULL;
 	const char *ua = NULL, *ub = NULL;
 	size_t pa, pb, va, vb, dist_n = 0, with_n = 0;
+	const char *src = "-";
 	long ka, kb;
-	double sd = NAN, me_log, df = 0;
-	bool wg;
+	double cal;
+	bool wg, pos;
 
 	for (size_t i = 0; !any && i < na; i++)
 		any = a[i];
@@ -405,37 +456,39 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 		return;
 	}
 	wg = r->better != HB_CMP_HIGHER; /* info metrics: "worse" only names a side */
+	pos = hb_cmp_all_positive(ca, r->na) && hb_cmp_all_positive(cb, r->nb);
 	if (!isnan(calib_sd)) {
-		sd = calib_sd;
-		df = calib_boots >= 2 ? (double)(calib_boots - 1) : 0;
-		r->sd_source = "calibration";
+		r->sd_calib = calib_sd;
+		r->calib_df = calib_boots >= 2 ? (double)(calib_boots - 1) : 0;
+		src = "calibration";
 	} else if (!isnan(lim->boot_sd_pct)) {
-		sd = lim->boot_sd_pct / 100;
-		r->sd_source = "thresholds";
+		r->sd_calib = lim->boot_sd_pct / 100;
+		src = "thresholds";
 	}
+	cal = isnan(r->sd_calib) ? NAN : fmax(r->sd_calib, HB_CMP_SD_FLOOR);
+	if (pos)
+		hb_cmp_pooled(ca, r->na, cb, r->nb, &r->sd_measured, &r->df_measured);
 	if (r->na >= HB_CMP_MIN_BOOTS && r->nb >= HB_CMP_MIN_BOOTS) {
 		double measured;
 
 		r->mode = HB_CMP_MODE_BOOTS;
-		hb_cmp_welch_boots(ca, r->na, cb, r->nb, wg, o, r, &measured);
-		/* the noise rule: calibrated sd when there is one, else measured */
-		if (strcmp(r->sd_source, "calibration")) {
-			sd = measured;
+		if (pos && !isnan(cal) && !(r->sd_measured >= cal)) {
+			/* the calibrated sd is a floor under the measured one */
+			hb_cmp_t_calib(ca, r->na, cb, r->nb, cal, r->calib_df, wg, o, r);
+			r->sd_log = cal;
+			r->sd_source = src;
+		} else {
+			hb_cmp_welch_boots(ca, r->na, cb, r->nb, wg, o, r, &measured);
+			r->sd_log = measured;
 			r->sd_source = isnan(measured) ? "-" : "measured";
 		}
-		if (!isnan(sd))
-			r->mde_pct = (exp(hb_cmp_mde(sd, r->na, r->nb, (double)(r->na + r->nb - 2), o)) -
-				      1) * 100;
-	} else if (!isnan(sd) && hb_cmp_all_positive(ca, r->na) && hb_cmp_all_positive(cb, r->nb)) {
+	} else if (!isnan(cal) && pos) {
 		r->mode = HB_CMP_MODE_CALIB;
-		hb_cmp_z_calib(ca, r->na, cb, r->nb, sd, df, wg, o, r);
-		r->mde_pct = (exp(hb_cmp_mde(sd, r->na, r->nb, df, o)) - 1) * 100;
+		hb_cmp_t_calib(ca, r->na, cb, r->nb, cal, r->calib_df, wg, o, r);
+		r->sd_log = cal;
+		r->sd_source = src;
 	} else {
-		bool pos = hb_cmp_all_positive(ca, r->na) && hb_cmp_all_positive(cb, r->nb);
-
 		r->mode = HB_CMP_MODE_ADVISORY;
-		r->sd_source = "-";
-		sd = NAN;
 		r->center_a = pos ? exp(hb_cmp_mean_log(ca, r->na)) : hb_stats_mean(ca, r->na);
 		r->center_b = pos ? exp(hb_cmp_mean_log(cb, r->nb)) : hb_stats_mean(cb, r->nb);
 		/* one boot per side: what its samples say, as a description */
@@ -448,24 +501,21 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 				r->p_within = t.p;
 		}
 	}
-	r->sd_log = sd;
+	/* does the noise of these boots look like the calibration's? */
+	if (r->better != HB_CMP_INFO && !isnan(cal) && !isnan(r->sd_measured) &&
+	    r->df_measured >= 2) {
+		double sm = fmax(r->sd_measured, HB_CMP_SD_FLOOR), ratio = sm / cal;
+
+		r->sd_check_p = hb_stats_var_ratio_p(ratio * ratio, r->df_measured,
+						     r->calib_df > 0 ? r->calib_df : 1e6);
+		r->sd_disagrees = r->sd_check_p <= o->alpha &&
+				  (ratio > HB_CMP_SD_RATIO_NOTE || ratio < 1 / HB_CMP_SD_RATIO_NOTE);
+	}
 	/* 1 + (NEW - BASE) / |BASE|: center_b / center_a for a positive BASE. */
 	r->ratio = hb_stats_rel(r->center_a, r->center_b);
 	r->change_pct = (r->ratio - 1) * 100;
 	r->worse_pct = r->better == HB_CMP_HIGHER ? -r->change_pct : r->change_pct;
 	hb_cmp_check_finite(r);
-	me_log = log1p(r->min_effect_pct / 100);
-	if (!r->not_judged && r->better != HB_CMP_INFO && !isnan(r->mde_pct) &&
-	    log1p(r->mde_pct / 100) > me_log * (1 + 1e-9)) {
-		r->noisy = true;
-		if (o->noisy_judged)
-			return; /* judged in hb_cmp_decide() against the detectable change */
-		r->verdict = HB_CMP_NOISY;
-		snprintf(r->why, sizeof(r->why),
-			 "too noisy to judge: boot sd %.1f%% (%s) needs a change of %.0f%% to be "
-			 "seen at %zu vs %zu boots; min effect %g%%",
-			 r->sd_log * 100, r->sd_source, r->mde_pct, r->na, r->nb, r->min_effect_pct);
-	}
 }
 
 void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b,
@@ -483,7 +533,7 @@ void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metri
  * raw values the worse % as a fraction; compared with log(1 + me). */
 static bool hb_cmp_beyond(const struct hb_cmp_mres *r, bool worse)
 {
-	double me = log1p(fmax(r->min_effect_pct, r->noisy ? r->mde_pct : 0) / 100), d;
+	double me = log1p(r->min_effect_pct / 100), d;
 
 	if (r->center_a > 0 && r->center_b > 0) {
 		d = log(r->center_b / r->center_a);
@@ -498,34 +548,31 @@ static bool hb_cmp_beyond(const struct hb_cmp_mres *r, bool worse)
 	return d >= r->min_effect_pct;
 }
 
+/* " (boot sd 2.1% measured)": the noise the test used. */
+static void hb_cmp_noise_txt(char *buf, size_t len, const struct hb_cmp_mres *r)
+{
+	if (isnan(r->sd_log))
+		buf[0] = 0;
+	else
+		snprintf(buf, len, "; boot sd %.2g%% %s", r->sd_log * 100, r->sd_source);
+}
+
 static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 {
 	double w = r->worse_pct;
+	char nz[64];
 
+	hb_cmp_noise_txt(nz, sizeof(nz), r);
 	if (r->q_worse <= o->alpha && w > 0 && hb_cmp_beyond(r, true)) {
 		r->verdict = HB_CMP_WORSE;
-		if (r->noisy)
-			snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%%, beyond what its "
-				 "boot noise can hide (%.0f%%; min effect %g%%)", r->test, r->q_worse,
-				 o->alpha, w, r->mde_pct, r->min_effect_pct);
-		else
-			snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%% (min effect %g%%)",
-				 r->test, r->q_worse, o->alpha, w, r->min_effect_pct);
+		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%% (min effect %g%%%s)",
+			 r->test, r->q_worse, o->alpha, w, r->min_effect_pct, nz);
 		return;
 	}
 	if (r->q_better <= o->alpha && w < 0 && hb_cmp_beyond(r, false)) {
 		r->verdict = HB_CMP_BETTER;
-		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, better by %.1f%%", r->test,
-			 r->q_better, o->alpha, -w);
-		return;
-	}
-	if (r->noisy) {
-		r->verdict = HB_CMP_NOISY;
-		snprintf(r->why, sizeof(r->why),
-			 "too noisy for the %g%% minimum effect (boot sd %.1f%% %s, %zu vs %zu boots): "
-			 "judged against its detectable change %.0f%%; %+.1f%%, q=%.2g",
-			 r->min_effect_pct, r->sd_log * 100, r->sd_source, r->na, r->nb, r->mde_pct,
-			 r->change_pct, r->q_worse);
+		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, better by %.1f%%%s", r->test,
+			 r->q_better, o->alpha, -w, nz);
 		return;
 	}
 	r->verdict = HB_CMP_SAME;
@@ -533,28 +580,28 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 		snprintf(r->why, sizeof(r->why), "significant but %.1f%% < min effect %g%%", w,
 			 r->min_effect_pct);
 	else if (w > 0)
-		snprintf(r->why, sizeof(r->why), "not significant (q=%.2g > %g)", r->q_worse, o->alpha);
+		snprintf(r->why, sizeof(r->why), "not significant (q=%.2g > %g; detectable %.3g%%%s)",
+			 r->q_worse, o->alpha, r->mde_pct, nz);
 	else
 		snprintf(r->why, sizeof(r->why), "no worse");
 }
 
-/* In the BH family: every tested metric, too noisy ones included. The
- * noise rule picks metrics by their sd; when that sd is measured on the same
- * boots it favours metrics whose t is large by chance, and BH over the
- * picked few alone would be more lenient than over all (5 % of A/A suites
- * flagged at 3 boots in the simulation instead of <= 1 %). A too-noisy
- * metric counts in the family and is never flagged itself. */
+/* In the BH family: every tested metric. No metric is picked out by its
+ * noise (a noisy metric simply needs a larger change); picking metrics by an
+ * sd measured on the same boots would also favour those whose t is large by
+ * chance. */
 static bool hb_cmp_in_family(const struct hb_cmp_mres *r)
 {
 	return r->better != HB_CMP_INFO &&
 	       (r->mode == HB_CMP_MODE_BOOTS || r->mode == HB_CMP_MODE_CALIB) &&
-	       (r->verdict == HB_CMP_UNTESTED || r->verdict == HB_CMP_NOISY) && !r->not_judged;
+	       r->verdict == HB_CMP_UNTESTED && !r->not_judged;
 }
 
-void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
+size_t hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
 {
 	double *pw = calloc(n + 1, sizeof(*pw)), *pb = calloc(n + 1, sizeof(*pb));
 	double *qw = calloc(n + 1, sizeof(*qw)), *qb = calloc(n + 1, sizeof(*qb));
+	size_t family = 0;
 
 	if (!pw || !pb || !qw || !qb)
 		goto out;
@@ -566,6 +613,7 @@ void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
 
 		pw[i] = judged ? r[i].p_worse : NAN;
 		pb[i] = judged ? r[i].p_better : NAN;
+		family += judged;
 	}
 	hb_stats_bh(pw, n, qw);
 	hb_stats_bh(pb, n, qb);
@@ -574,6 +622,12 @@ void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
 		r[i].q_better = qb[i];
 		if (r[i].verdict != HB_CMP_UNTESTED || r[i].not_judged)
 			continue;
+		if (r[i].mode == HB_CMP_MODE_BOOTS || r[i].mode == HB_CMP_MODE_CALIB) {
+			double d = hb_cmp_detectable_pct(r[i].sd_log, r[i].df, r[i].na, r[i].nb, family,
+							 o);
+
+			r[i].mde_pct = isnan(d) ? NAN : fmax(d, r[i].min_effect_pct);
+		}
 		if (r[i].better == HB_CMP_INFO) {
 			r[i].verdict = HB_CMP_INFO_ONLY;
 			snprintf(r[i].why, sizeof(r[i].why), "info metric: shown, not judged");
@@ -586,7 +640,7 @@ void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o)
 					 "; within one boot Mann-Whitney p(worse)=%.2g (descriptive)",
 					 r[i].p_within);
 			snprintf(r[i].why, sizeof(r[i].why),
-				 "advisory: %zu vs %zu boots, too few to judge without a calibration "
+				 "advisory: %zu vs %zu boots, too few to test without a calibration "
 				 "(>= %d per side, or hugebench calibrate); cannot fail the run%s",
 				 r[i].na, r[i].nb, HB_CMP_MIN_BOOTS, pw_txt);
 		} else if (r[i].mode == HB_CMP_MODE_NONE) {
@@ -602,5 +656,5 @@ out:
 	free(pb);
 	free(qw);
 	free(qb);
+	return family;
 }
-

@@ -109,7 +109,7 @@ static void hb_cmp_wl_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
 	hb_cmp_emit(o, &t);
 }
 
-/* "3.1% m": the boot sd behind the noise rule and where it came from. */
+/* "3.1% m": the boot sd the test used and where it came from. */
 static void hb_cmp_noise(char *buf, size_t len, const struct hb_cmp_mres *m)
 {
 	if (isnan(m->sd_log))
@@ -123,19 +123,19 @@ static void hb_cmp_metric_table(struct hb_cmp_out *o, const struct hb_cmp_report
 {
 	static const char *const head[] = { "", "metric", "unit", "better", "boots B/N", "test",
 					    "BASE", "NEW", "change", "interval", "q(worse)",
-					    "min", "noise", "verdict" };
+					    "min/detect", "noise", "verdict" };
 	struct hb_cmp_tbl t;
 	char title[200];
 
 	snprintf(title, sizeof(title),
-		 "Metrics (one center per boot; BH FDR %g over judged metrics; %g%% intervals of "
-		 "NEW/BASE; q = BH-adjusted p)", r->opts.alpha, r->opts.ci_level * 100);
+		 "Metrics (one center per boot; BH FDR %g over the %zu tested metrics; %g%% intervals "
+		 "of NEW/BASE; q = BH-adjusted p)", r->opts.alpha, p->family, r->opts.ci_level * 100);
 	hb_cmp_heading(o, title);
 	hb_cmp_tbl_init(&t, "llllllrrrlrrrl", head);
 	for (size_t i = 0; i < p->n_m; i++) {
 		const struct hb_cmp_mres *m = &p->m[i];
 		char name[192], n[48], ca[32], cb[32], ch[32], lo[32], hi[32], ci[72], q[32],
-			me[16], sd[24];
+			me[40], sd[24];
 		const char *flag = m->verdict == HB_CMP_WORSE ? "!!" :
 				   m->verdict == HB_CMP_BETTER ? "++" : "";
 
@@ -154,7 +154,10 @@ static void hb_cmp_metric_table(struct hb_cmp_out *o, const struct hb_cmp_report
 			snprintf(q, sizeof(q), "-");
 		else
 			snprintf(q, sizeof(q), "%.2g", m->q_worse);
-		snprintf(me, sizeof(me), "%g%%", m->min_effect_pct);
+		if (isnan(m->mde_pct))
+			snprintf(me, sizeof(me), "%g%%", m->min_effect_pct);
+		else
+			snprintf(me, sizeof(me), "%g%%/%.3g%%", m->min_effect_pct, m->mde_pct);
 		hb_cmp_noise(sd, sizeof(sd), m);
 		{
 			const char *row[] = { flag, name, m->unit, hb_cmp_better_name(m->better), n,
@@ -167,9 +170,11 @@ static void hb_cmp_metric_table(struct hb_cmp_out *o, const struct hb_cmp_report
 	hb_cmp_emit(o, &t);
 	if (!o->md)
 		fprintf(o->f, "  (boots B/N: boots with a value; BASE/NEW: geometric mean of the boot "
-			      "centers; noise: boot sd of the log center, c calibration, m measured, t "
+			      "centers; min/detect: the minimum effect, and the smallest change a lone "
+			      "true effect shows at 80%% power when BH needs p <= alpha/%zu; noise: boot "
+			      "sd of the log center the test used, c calibration, m measured, t "
 			      "thresholds; advisory: too few boots and no calibration, cannot fail; "
-			      "reasons: --format json)\n");
+			      "reasons: --format json)\n", p->family ? p->family : 1);
 }
 
 static void hb_cmp_dist_row(struct hb_cmp_tbl *t, const char *name, const char *side,
@@ -230,16 +235,23 @@ static void hb_cmp_check_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p
 	static const char *const head[] = { "", "workload", "check", "expected", "BASE", "NEW" };
 	struct hb_cmp_tbl t;
 
-	hb_cmp_heading(o, "Checks");
+	hb_cmp_heading(o, "Checks (!! regression, ~ flaky: fails in some boots of a side)");
 	hb_cmp_tbl_init(&t, "llllll", head);
 	for (size_t i = 0; i < p->n_checks; i++) {
 		const struct hb_cmp_checkrow *c = &p->checks[i];
 		char a[128], b[128];
 
-		snprintf(a, sizeof(a), "%s %s", hb_cmp_pass_word(c->pass_a), c->observed_a);
-		snprintf(b, sizeof(b), "%s %s", hb_cmp_pass_word(c->pass_b), c->observed_b);
+		/* "FAIL 2/5 ...": failing boots of those that ran it */
+		if (c->ran_a > 1 && c->failed_a)
+			snprintf(a, sizeof(a), "FAIL %zu/%zu %s", c->failed_a, c->ran_a, c->observed_a);
+		else
+			snprintf(a, sizeof(a), "%s %s", hb_cmp_pass_word(c->pass_a), c->observed_a);
+		if (c->ran_b > 1 && c->failed_b)
+			snprintf(b, sizeof(b), "FAIL %zu/%zu %s", c->failed_b, c->ran_b, c->observed_b);
+		else
+			snprintf(b, sizeof(b), "%s %s", hb_cmp_pass_word(c->pass_b), c->observed_b);
 		{
-			const char *row[] = { c->pass_b == 0 && c->pass_a != 0 ? "!!" : "", c->workload,
+			const char *row[] = { c->regression ? "!!" : c->flaky ? "~" : "", c->workload,
 					      c->name, c->expected, a, b };
 
 			hb_cmp_tbl_add(&t, row);
@@ -304,13 +316,18 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 		char note[600];
 
 		hb_cmp_clean(note, sizeof(note), p->calib_note);
+		const char *fr = p->rates ? "failure rates over boots (Fisher, or every NEW boot "
+					    "and no BASE boot)"
+					  : "deterministic (fewer than 3 boots on a side)";
+
 		if (o->md) {
-			fprintf(o->f, "Boots: %zu BASE, %zu NEW. Calibration: ", p->ga->n, p->gb->n);
+			fprintf(o->f, "Boots: %zu BASE, %zu NEW; functional findings: %s. Calibration: ",
+				p->ga->n, p->gb->n, fr);
 			hb_cmp_md_puts(o->f, note);
 			fputs("\n\n", o->f);
 		} else {
-			fprintf(o->f, "   boots: %zu BASE, %zu NEW; calibration: %s\n", p->ga->n,
-				p->gb->n, note);
+			fprintf(o->f, "   boots: %zu BASE, %zu NEW; functional findings: %s\n"
+				      "   calibration: %s\n", p->ga->n, p->gb->n, fr, note);
 		}
 	}
 	hb_cmp_env_table(o, p);

@@ -136,7 +136,7 @@ const char *hb_cmp_verdict_name(enum hb_cmp_verdict v)
 {
 	static const char *const names[] = { "same", "REGRESSION", "improvement", "info",
 					     "untested", "unavailable", "missing", "advisory",
-					     "too noisy" };
+					     "(unused)" };
 
 	return names[v];
 }

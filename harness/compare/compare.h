@@ -26,9 +26,21 @@
 #define HB_CMP_SCHEMA HB_SCHEMA_COMPARE
 #define HB_CMP_RESULT_SCHEMA HB_SCHEMA_RESULT
 #define HB_CMP_GROUP_SCHEMA HB_SCHEMA_GROUP
-#define HB_CMP_CALIB_SCHEMA HB_SCHEMA_CALIB
-/* Boots per side from which boot-to-boot variance is estimated from the data. */
+/* Version 2 records every boot's clock, vCPUs, memory, QEMU and host kernel
+ * (lib/protocol.h still names version 1: it is not compare-report's file). */
+#define HB_CMP_CALIB_SCHEMA "hugebench-calibration/2"
+/* Boots per side from which boot-to-boot variance is estimated from the
+ * data, and from which functional failures are judged as rates. */
 #define HB_CMP_MIN_BOOTS 3
+/* The smallest calibrated boot sd the rule uses, on the log scale (0.1 %):
+ * a calibration of virtual-clock boots that were identical to the
+ * nanosecond measures 0, which would make any change at all a certainty.
+ * 0.1 % is above the boot sd of virtual-clock metrics that vary at all
+ * (median 0.06 %) and far below any minimum effect (5 % by default). */
+#define HB_CMP_SD_FLOOR 0.001
+/* A measured boot sd that differs from the calibrated one by more than this
+ * factor (either way), and significantly (F-test at alpha), is a note. */
+#define HB_CMP_SD_RATIO_NOTE 3.0
 
 /* Exit codes (DESIGN.md contract). */
 enum { HB_CMP_OK = 0, HB_CMP_REGRESSION = 1, HB_CMP_USAGE = 2, HB_CMP_INCOMPARABLE = 3 };
@@ -86,8 +98,9 @@ struct hb_cmp_run {
 	long repeat;
 	/* target */
 	const char *target, *kernel_release, *cmdline, *package, *image_sha256;
-	/* environment */
-	const char *accelerator, *qemu_version, *nested_virt, *host_kernel, *host_cpu;
+	/* environment; clock: "virtual" (QEMU -icount) or "wall" (also when the
+	 * result was written before the field existed) */
+	const char *accelerator, *qemu_version, *nested_virt, *host_kernel, *host_cpu, *clock;
 	long vcpus, memory_mb;
 	int pmu; /* -1 unknown */
 	struct hb_cmp_workload *workloads;
@@ -146,11 +159,20 @@ struct hb_cmp_calib_metric {
 	double *centers; /* the boot centers (n) */
 };
 
+/* The environment of one boot a calibration was measured on: the noise of
+ * a virtual clock is not that of a wall clock, nor that of another guest
+ * size, QEMU or host kernel. NULL / -1: the boot's result.json lacks it. */
+struct hb_cmp_calib_boot {
+	char *run; /* run_id (or path) of the boot */
+	char *clock, *qemu_version, *host_kernel;
+	long vcpus, memory_mb;
+};
+
 struct hb_cmp_calib {
 	char *path;
-	char *host_cpu, *accelerator, *suite, *family, *target, *created, *group;
+	char *host_cpu, *accelerator, *suite, *family, *target, *created, *group, *clock;
 	size_t boots;
-	long vcpus, memory_mb; /* of the boots measured; -1 unknown */
+	struct hb_cmp_calib_boot *boot; /* boots entries */
 	struct hb_cmp_calib_metric *m;
 	size_t n;
 	struct hb_cmp_idx *ix; /* key -> m[] */
@@ -160,20 +182,24 @@ struct hb_cmp_calib {
  * of the release); "unknown" when the release does not start that way. */
 void hb_cmp_kernel_family(const char *release, char *buf, size_t len);
 /* The file name (no folder) of a run's calibration:
- * "<cpu-hash>-<accelerator>-<suite>-<family>.json"; -1 when a field is
- * unknown or unsafe for a file name. */
+ * "<cpu-hash>-<accelerator>-<clock>-<suite>-<family>.json"; -1 when a field
+ * is unknown or unsafe for a file name. */
 int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len);
 /* Measure per-metric boot sd from a group (boots with verdict error or
- * worse are left out); NULL with err when fewer than 3 boots are usable. */
+ * worse are left out); NULL with err when fewer than 3 boots are usable or
+ * when they differ in clock, vCPUs, memory, QEMU or host kernel (a
+ * calibration describes one environment). */
 struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err,
 					  size_t errlen);
 int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err, size_t errlen);
 struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errlen);
 /* The calibration for comparing a with b: `where` is a calibration file, a
- * folder of them, or NULL (none). Both sides must match its host CPU,
- * accelerator, suite and kernel family (and, when the file records them,
- * vCPUs and memory). NULL when none matches; `note`
- * says which file was used or why none (a broken file is an error: -1). */
+ * folder of them, or NULL (none). Every boot of both sides must match its
+ * host CPU, accelerator, clock, suite and kernel family, and every boot it
+ * was measured on in clock, vCPUs, memory MB, QEMU version and host kernel
+ * (a value unknown on both is no mismatch; known on one side only is).
+ * NULL when none matches; `note` says which file was used or "none: why"
+ * (a broken file, or one of schema version 1, is an error: -1). */
 int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,
 		      size_t notelen);
@@ -220,8 +246,9 @@ void hb_cmp_thresholds_free(struct hb_cmp_thresholds *t);
 /* ---- the per-metric decision ---------------------------------------------- */
 enum hb_cmp_mode {
 	HB_CMP_MODE_NONE,     /* no boot center on a side */
-	HB_CMP_MODE_BOOTS,    /* >= 3 boots per side: Welch on the log boot centers */
-	HB_CMP_MODE_CALIB,    /* fewer boots: z-test against a calibrated boot sd */
+	HB_CMP_MODE_BOOTS,    /* >= 3 boots per side: Welch on the log boot centers
+			       * (t with the calibrated sd when that is larger) */
+	HB_CMP_MODE_CALIB,    /* fewer boots: t against a calibrated boot sd */
 	HB_CMP_MODE_ADVISORY, /* fewer boots and no calibration: shown, never judged */
 };
 
@@ -234,22 +261,19 @@ enum hb_cmp_verdict {
 	HB_CMP_UNAVAILABLE,  /* unavailable on a side */
 	HB_CMP_MISSING,	     /* present on one side only */
 	HB_CMP_ADVISORY,     /* too few boots and no calibration: cannot fail the run */
-	HB_CMP_NOISY,	     /* the boot noise hides the minimum effect: not judged */
+	/* Never produced since issue 19 (no metric is excluded for its noise);
+	 * kept only until harness/bisect/judge.c drops its `case`. */
+	HB_CMP_NOISY,
 };
 
 struct hb_cmp_opts {
 	double alpha;	    /* BH false discovery rate */
 	double ci_level;    /* confidence level of intervals */
-	double power;	    /* power of the "too noisy to judge" rule (0.8) */
+	double power;	    /* power of the detectable change shown (0.8) */
 	unsigned boot_B;    /* bootstrap resamples (descriptive within-boot interval) */
 	size_t boot_cap;    /* thinning cap for bootstrap inputs */
 	uint64_t seed;
 	bool strict;	    /* a vanished or newly unavailable metric is a regression */
-	/* A metric too noisy for its minimum effect is not judged (false, the
-	 * default), or judged against the change it can detect (true; bench
-	 * programs only: it flagged 3 of 126 real A/A splits, on bimodal
-	 * metrics). */
-	bool noisy_judged;
 	const char *calibration; /* calibration file or folder; NULL: none */
 };
 
@@ -270,8 +294,10 @@ struct hb_cmp_mres {
 	size_t na, nb;	   /* boots with a center */
 	size_t reps_a, reps_b; /* repetitions, summed over the boots */
 	enum hb_cmp_mode mode;
-	const char *test;      /* "welch(log boot centers)", "z(calibrated sd)", ... */
+	const char *test;      /* "welch(log boot centers)", "t(log boot centers, calibrated
+				* sd)", ... */
 	const char *ci_method; /* "t", "z" */
+	double df;	       /* of the test; 0: normal (a sd taken as known) */
 	double center_a, center_b;
 	/* ratio = 1 + (center_b - center_a) / |center_a| (center_b / center_a
 	 * for a positive BASE; +-inf from a BASE of 0), change_pct = (ratio - 1)
@@ -282,10 +308,18 @@ struct hb_cmp_mres {
 	double p_worse, p_better; /* one-sided p-values */
 	double q_worse, q_better; /* BH-adjusted within the comparison */
 	double min_effect_pct;
-	double sd_log;	       /* boot sd (log scale) behind the noise rule; NAN none */
+	double sd_log;	       /* boot sd (log scale) the test used; NAN none */
 	const char *sd_source; /* "calibration", "measured", "thresholds" or "-" */
-	double mde_pct;	       /* smallest change detectable at alpha with `power` */
-	bool noisy;	       /* the detectable change exceeds the minimum effect */
+	double sd_measured;    /* pooled sd of the log boot centers; NAN < 1 df */
+	double df_measured;    /* its df: sum over the sides of (boots - 1) */
+	double sd_calib;       /* the calibrated sd as given (before the floor); NAN none */
+	double calib_df;       /* its df: calibration boots - 1; 0 taken as known */
+	double sd_check_p;     /* F-test of sd_measured against the calibrated sd */
+	bool sd_disagrees;     /* significantly and > HB_CMP_SD_RATIO_NOTE x apart */
+	/* The smallest change a lone true effect can show: BH over m metrics
+	 * needs p <= alpha / m, at `power`, and never below the minimum effect
+	 * (hb_cmp_decide() fills it: m is the family size). */
+	double mde_pct;
 	double p_within;       /* one boot per side: Mann-Whitney on its samples;
 				* descriptive only, never in BH or the exit code */
 	enum hb_cmp_verdict verdict;
@@ -298,28 +332,39 @@ struct hb_cmp_mres {
  * verdict yet. ca and cb (na, nb doubles) receive the boot centers and
  * stay referenced by r. calib_sd: the calibrated sd of the log boot
  * center, NAN when none, measured on calib_boots boots (the test then has
- * calib_boots - 1 df; 0: the sd is taken as known). r->workload and
- * r->wl_name may be set before. */
+ * calib_boots - 1 df; 0: the sd is taken as known); it is used no lower
+ * than HB_CMP_SD_FLOOR, and with >= 3 boots per side as a floor under the
+ * sd measured. r->workload and r->wl_name may be set before. */
 void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 			      const struct hb_cmp_metric *const *b, size_t nb,
 			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
 			      double *ca, double *cb, const struct hb_cmp_limits *lim,
 			      double calib_sd, size_t calib_boots, const struct hb_cmp_opts *o,
 			      struct hb_cmp_mres *r);
-/* The smallest change (in %) the rule can detect with `o->power` at
- * o->alpha for a boot sd `sd_log` measured on calib_boots boots, with na
- * and nb boots (t quantiles with na + nb - 2 df when both have >= 3 boots,
- * else with calib_boots - 1, normal when calib_boots < 2). */
-double hb_cmp_detectable_pct(double sd_log, size_t calib_boots, size_t na, size_t nb,
+/* The smallest true change (in %) a one-sided test finds with probability
+ * o->power when it stands alone among `family` tested metrics: BH then
+ * needs p <= o->alpha / family. sd_log: the boot sd on the log scale; df:
+ * of the test's t (<= 0: normal); na, nb boots. Statistics only: the rule
+ * never flags a change below the minimum effect either. NAN without boots. */
+double hb_cmp_detectable_pct(double sd_log, double df, size_t na, size_t nb, size_t family,
 			     const struct hb_cmp_opts *o);
+/* The functional rate rule with >= 3 boots a side: ka of na BASE boots and
+ * kb of nb NEW boots failed. A regression when NEW's failure rate is higher
+ * by Fisher's exact test (one-sided p <= alpha), or when it failed in every
+ * NEW boot and in no BASE boot (at 3 + 3 boots Fisher cannot go below
+ * 0.05). *p (may be NULL) gets Fisher's p. */
+bool hb_cmp_rate_regression(size_t ka, size_t na, size_t kb, size_t nb, double alpha,
+			    double *p);
 /* A distribution: >= 5 samples per repetition (the median is its center). */
 bool hb_cmp_metric_is_dist(const struct hb_cmp_metric *m);
 /* One boot per side (a or b may be NULL), no calibration. */
 void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b,
 			const struct hb_cmp_limits *lim, const struct hb_cmp_opts *o,
 			struct hb_cmp_mres *r);
-/* BH over all tested metrics of one comparison, then each verdict. */
-void hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o);
+/* BH over all tested metrics of one comparison (every metric in BOOTS or
+ * CALIB mode that is not `info`), then each verdict and detectable change;
+ * returns the size of that family. */
+size_t hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *o);
 const char *hb_cmp_verdict_name(enum hb_cmp_verdict v);
 const char *hb_cmp_mode_name(enum hb_cmp_mode m);
 const char *hb_cmp_better_name(enum hb_cmp_better b);
@@ -347,6 +392,10 @@ struct hb_cmp_checkrow {
 	const char *workload, *name, *expected;
 	char observed_a[96], observed_b[96];
 	int pass_a, pass_b; /* 1 all passed, 0 some failed, -1 absent */
+	size_t ran_a, ran_b, failed_a, failed_b; /* boots that ran it / failed it */
+	double p;	    /* Fisher's p (rate rule), NAN when not used */
+	bool regression;
+	bool flaky;	    /* fails in some but not all boots of a side */
 };
 
 struct hb_cmp_wlrow {
@@ -377,6 +426,8 @@ struct hb_cmp_pair {
 	bool comparable;
 	struct hb_cmp_mres *m;
 	size_t n_m;
+	size_t family;	    /* metrics in the BH family of this comparison */
+	bool rates;	    /* >= 3 boots a side: checks, workloads, verdicts as rates */
 	struct hb_cmp_wlrow *wl;
 	size_t n_wl;
 	struct hb_cmp_checkrow *checks;

@@ -1,8 +1,9 @@
 /* test_calib.c - compare-report's calibration (harness/compare/cmp_calib.c):
  * with fewer than 3 boots a side a metric is judged against a matching
- * calibration file (z-test), advisory without one; the calibration must
- * match host, accelerator, vCPUs, suite and kernel family; a broken file
- * is an input error. */
+ * calibration file (a t-test with its df), advisory without one; the
+ * calibration must match host, accelerator, clock, vCPUs, suite and kernel
+ * family; a broken file is an input error. The clock, QEMU, host kernel,
+ * floor and bimodal guard: test_calib_env.c. */
 #define _GNU_SOURCE
 #include "helpers_cmp.h"
 
@@ -18,7 +19,7 @@ static int setup(void **state)
 	return hbt_rng_setup("calib", 11);
 }
 
-/* Fewer than 3 boots: judged against a matching calibration (z-test),
+/* Fewer than 3 boots: judged against a matching calibration (t-test),
  * advisory without one, and the calibration must match host, accelerator,
  * suite and kernel family. */
 static void test_calibration(void **state)
@@ -48,7 +49,7 @@ static void test_calibration(void **state)
 	k = hb_cmp_calib_measure(g, err, sizeof(err));
 	assert_non_null(k);
 	assert_int_equal(hb_cmp_calib_name(g->boots[0], name, sizeof(name)), 0);
-	assert_non_null(strstr(name, "-tcg-quick-6.12.json"));
+	assert_non_null(strstr(name, "-tcg-wall-quick-6.12.json"));
 	snprintf(file, sizeof(file), "%s/%s", caldir, name);
 	assert_int_equal(hb_cmp_calib_save(k, file, err, sizeof(err)), 0);
 	k2 = hb_cmp_calib_load(file, err, sizeof(err));
@@ -80,13 +81,13 @@ static void test_calibration(void **state)
 	cmp = hbt_report(a, d, caldir, NULL, &rc, &root);
 	assert_int_equal(rc, HB_CMP_OK);
 	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")),
-			       "measured with 2 vCPUs"));
+			       "measured with vCPUs 2 "));
 	json_decref(root);
 	/* a broken calibration file is an input error */
 	{
 		FILE *f = fopen(file, "w");
 
-		fputs("{\"schema\": \"hugebench-calibration/1\"", f);
+		fputs("{\"schema\": \"hugebench-calibration/2\"", f);
 		fclose(f);
 	}
 	assert_int_equal(hbt_compare(NULL, "--calibration", caldir, a, b, NULL), HB_CMP_USAGE);

@@ -2,7 +2,9 @@
  * (harness/compare/cmp_load.c): a broken file is one line naming the file
  * and the field (truncated JSON with line and column, a missing field, a
  * wrong type); integers out of range and duplicate keys are refused (issue
- * 9); error lines never echo file contents; a FIFO does not hang it. */
+ * 9); error lines never echo file contents; a FIFO does not hang it; a
+ * metric name twice in one workload is refused and environment.clock is
+ * virtual or wall (absent: wall; issue 19). */
 #define _GNU_SOURCE
 #include "helpers_cmp.h"
 
@@ -134,6 +136,50 @@ static void test_load_refuses(void **state)
 	}
 }
 
+/* A metric name twice in one workload: which one would be compared? It
+ * was the first silently (the index kept the first entry). Refused, one
+ * line naming the file, the workload and the metric. environment.clock is
+ * virtual or wall; absent it is wall (results written before the field). */
+static void test_load_duplicate_metric_and_clock(void **state)
+{
+	json_t *j = hbt_run_json("lower", "[1,2,3]", NULL), *ms, *env;
+	struct hb_cmp_run *r;
+	char *s, err[512];
+
+	(void)state;
+	r = hb_cmp_load_json(json_deep_copy(j), "a.json", err, sizeof(err));
+	assert_non_null(r);
+	assert_string_equal(r->clock, "wall");
+	hb_cmp_run_free(r);
+	env = json_object_get(j, "environment");
+	json_object_set_new(env, "clock", json_string("virtual"));
+	r = hb_cmp_load_json(json_deep_copy(j), "a.json", err, sizeof(err));
+	assert_non_null(r);
+	assert_string_equal(r->clock, "virtual");
+	hb_cmp_run_free(r);
+	json_object_set_new(env, "clock", json_string("icount"));
+	s = json_dumps(j, 0);
+	expect_load_error(s, "environment.clock: not one of virtual|wall", NULL);
+	free(s);
+	json_object_set_new(env, "clock", json_string("wall"));
+	ms = json_object_get(json_array_get(json_object_get(j, "workloads"), 0), "metrics");
+	json_array_append_new(ms, json_pack("{s:s, s:s, s:s, s:[i]}", "name", "other", "unit", "ns",
+					    "better", "lower", "samples", 1));
+	json_array_append(ms, json_array_get(ms, 0));
+	s = json_dumps(j, 0);
+	expect_load_error(s, "workloads[0].metrics[2].name: workload \"w\" has metric \"m\" twice "
+			  "(also metrics[0])", NULL);
+	free(s);
+	/* through the command: exit 2 */
+	{
+		const char *ok = hbt_write_run("dup_ok", hbt_run_json("lower", "[1,2,3]", NULL));
+		const char *dup = hbt_write_run("dup_bad", json_deep_copy(j));
+
+		assert_int_equal(hbt_compare(NULL, ok, dup, NULL), HB_CMP_USAGE);
+	}
+	json_decref(j);
+}
+
 static void test_load_no_echo(void **state)
 {
 	char err[512], secret[200], link[200];
@@ -182,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_broken_files),
 		cmocka_unit_test(test_load_integers),
 		cmocka_unit_test(test_load_refuses),
+		cmocka_unit_test(test_load_duplicate_metric_and_clock),
 		cmocka_unit_test(test_load_no_echo),
 		cmocka_unit_test(test_load_fifo_does_not_hang),
 	};

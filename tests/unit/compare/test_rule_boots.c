@@ -9,8 +9,9 @@
  * or became unavailable is a finding (--strict: a regression); sides that
  * disagree on a metric's `better` are not comparable (exit 3); a dropped
  * sample no longer switches the center from median to mean. Then the
- * rules: Welch on >= 3 boots, symmetric log thresholds, the too-noisy
- * rule, functional regressions over every boot.
+ * rules: Welch on >= 3 boots, symmetric log thresholds, a noisy metric
+ * judged like any other (issue 19: the too-noisy exclusion is gone),
+ * functional findings over every boot as rates.
  *
  * HB_TEST_FILTER=<glob> runs only the matching tests.
  */
@@ -239,40 +240,60 @@ static void test_symmetric_threshold(void **state)
 	json_decref(root);
 }
 
-/* A metric whose boot sd hides the minimum effect is listed, not judged,
- * and a change far beyond the noise is still noted for a human. */
-static void test_too_noisy(void **state)
+/* No metric is excluded from judgement by its noise (issue 19). Before,
+ * a metric with a boot sd of 30 % was "too noisy" and a 20x change was
+ * only a note (exit 0, q ~ 1e-7): now the noise only sets how large a
+ * change must be to reach q <= alpha. A/A stays quiet; 20x is a regression;
+ * tripled at 3 and at 5 boots a side too. */
+static void test_noisy_metric_judged(void **state)
 {
 	static const char *const names[] = { "nz_a", "nz_b", "nz_c" };
-	const char *g[3], *a, *b, *c;
+	const char *g[3];
 	json_t *root, *cmp, *m;
 	int rc;
 
 	(void)state;
 	for (int i = 0; i < 3; i++) /* c: 20 times a and b */
 		g[i] = hbt_boots(names[i], 4, "lower", 1000, 0.3, i == 2 ? 20 : 1, "6.12.1");
-	a = g[0];
-	b = g[1];
-	c = g[2];
-	cmp = hbt_report(a, b, "none", NULL, &rc, &root);
+	cmp = hbt_report(g[0], g[1], "none", NULL, &rc, &root);
 	m = hbt_metric_of(cmp, "fault", "f");
 	assert_int_equal(rc, HB_CMP_OK);
-	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "too_noisy");
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "same");
+	/* one metric, BH family of 1: detectable at alpha, 80 % power */
 	assert_true(hbt_num(m, "detectable_pct") > 5);
+	assert_int_equal(json_integer_value(json_object_get(cmp, "bh_family")), 1);
 	assert_string_equal(json_string_value(json_object_get(m, "boot_sd_source")), "measured");
 	json_decref(root);
-	cmp = hbt_report(a, c, "none", NULL, &rc, &root);
-	assert_int_equal(rc, HB_CMP_OK);
-	assert_int_equal(hbt_findings(cmp, "metric", "fault", "f", false), 1);
+	cmp = hbt_report(g[0], g[2], "none", NULL, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_int_equal(rc, HB_CMP_REGRESSION);
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "regression");
+	assert_int_equal(hbt_findings(cmp, "metric", "fault", "f", true), 1);
 	json_decref(root);
+	/* tripled, boot sd 10 %, 3 and 5 boots a side (the issue's example) */
+	for (int n = 3; n <= 5; n += 2) {
+		char na[16], nb[16];
+		const char *a, *b;
+
+		snprintf(na, sizeof(na), "x3a%d", n);
+		snprintf(nb, sizeof(nb), "x3b%d", n);
+		a = hbt_boots(na, n, "lower", 1000, 0.1, 1, "6.12.1");
+		b = hbt_boots(nb, n, "lower", 1000, 0.1, 3, "6.12.1");
+		cmp = hbt_report(a, b, "none", NULL, &rc, &root);
+		assert_int_equal(rc, HB_CMP_REGRESSION);
+		assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "regression");
+		json_decref(root);
+	}
 }
 
-/* Over every boot: a check failing in one NEW boot that passed in every
- * BASE boot is a regression; one failing in a BASE boot too is not. */
+/* Over every boot: with 4 boots a side, a check failing in one NEW boot
+ * that passed in every BASE boot is flaky, not a regression (the rate rule:
+ * it was an alarm in 20-24 % of A/A comparisons of a 10 %-flaky check);
+ * failing in every NEW boot is; one failing in a BASE boot too is flaky. */
 static void test_functional_over_boots(void **state)
 {
-	json_t *da[4], *db[4], *dc[4], *root, *cmp;
-	const char *a, *b, *c;
+	json_t *da[4], *db[4], *dc[4], *dd[4], *root, *cmp;
+	const char *a, *b, *c, *d;
 	int rc;
 
 	(void)state;
@@ -283,11 +304,19 @@ static void test_functional_over_boots(void **state)
 			json_pack("[o]", hbt_chk("pmd", k != 1)))), "pass");
 		dc[k] = hbt_doc("t", "6.12.1", json_pack("[o]", hbt_wl("fault", "pass", NULL,
 			json_pack("[o]", hbt_chk("pmd", true)))), "pass");
+		dd[k] = hbt_doc("t", "6.12.1", json_pack("[o]", hbt_wl("fault", "pass", NULL,
+			json_pack("[o]", hbt_chk("pmd", false)))), "pass");
 	}
 	a = hbt_write_group("fn_a", da, 4); /* fails in boot 3 */
 	b = hbt_write_group("fn_b", db, 4); /* fails in boot 2 */
 	c = hbt_write_group("fn_c", dc, 4); /* never fails */
+	d = hbt_write_group("fn_d", dd, 4); /* always fails */
 	cmp = hbt_report(c, b, "none", NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_int_equal(hbt_findings(cmp, "check", "fault", "pmd", false), 1);
+	assert_string_equal(json_string_value(json_object_get(cmp, "functional_rule")), "rates");
+	json_decref(root);
+	cmp = hbt_report(c, d, "none", NULL, &rc, &root);
 	assert_int_equal(rc, HB_CMP_REGRESSION);
 	assert_int_equal(hbt_findings(cmp, "check", "fault", "pmd", true), 1);
 	json_decref(root);
@@ -308,7 +337,7 @@ int main(void)
 		cmocka_unit_test(test_dropped_sample_groups),
 		cmocka_unit_test(test_welch_on_boots),
 		cmocka_unit_test(test_symmetric_threshold),
-		cmocka_unit_test(test_too_noisy),
+		cmocka_unit_test(test_noisy_metric_judged),
 		cmocka_unit_test(test_functional_over_boots),
 	};
 

@@ -94,12 +94,11 @@ static void test_rule_huge_and_degenerate(void **state)
 		{ "lower", "[1e100, -1e100, 2e100]", "[1e100, -1e100, 3e100]", HB_CMP_SAME },
 		{ "lower", "[1.7e308, -1.7e308, 1.79e308]", "[-1.79e308, 1.7e308, -1.7e308]",
 		  HB_CMP_SAME },
-		/* (close to DBL_MAX, and close enough together to be judged: 1.70
-		 * to 1.79 would be a boot sd too large for 3 boots) */
+		/* (close to DBL_MAX, and close enough together for a change to
+		 * be significant at 3 boots) */
 		{ "higher", "[1.77e308, 1.78e308, 1.79e308]", "[1.77e308, 1.78e308, 1.79e308]",
 		  HB_CMP_SAME },
-		/* (boots of 1e-300 and 3e-300 would be too noisy to judge: 1.5e-300
-		 * apart is a boot sd of 55%) */
+		/* (near the smallest doubles: logs of denormal-free values) */
 		{ "lower", "[1e-300, 1.01e-300, 0.99e-300]", "[1e300, 1.01e300, 0.99e300]",
 		  HB_CMP_WORSE },
 		{ "lower", "[5, 5, 5, 5]", "[5, 5, 5, 5]", HB_CMP_SAME },
