@@ -20,6 +20,7 @@ struct run_opts {
 	const char *clock;		/* --clock auto|virtual|wall (docs/compare.md, "Guest time") */
 	double timeout_s, stall_s;
 	int memory_mb, vcpus, boots, jobs;
+	bool vcpus_given;		/* --vcpus on the command line (else the default) */
 };
 
 /* What every boot of a run shares: prepared once. */
@@ -31,6 +32,7 @@ struct run_ctx {
 	char initrd[PATH_MAX], sha[65], qver[32], accel[8], accel_reason[256], cmdline[1024];
 	char uwhy[160], lv_uri[512];
 	char clock[8], clock_reason[200]; /* "virtual" (QEMU -icount) or "wall", and why */
+	char vcpus_reason[240];		  /* why o.vcpus differs from what was asked, or "" */
 	const char *quser;
 	bool have_image;
 };
@@ -52,6 +54,12 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
  * or wall (run.c refuses virtual with --accel kvm before this). */
 void hb_clock_choose(const char *requested, const char *accel, char *clock, size_t clen,
 		     char *reason, size_t rlen);
+/* Under the virtual clock a kernel before 6.12 never brings up its second
+ * vCPU (docs/guest-time.md, "SMP under -icount"): the vCPUs such a boot gets
+ * when the user did not ask for a number (1), or the warning when they did.
+ * Returns the vCPUs to use; reason gets why ("" when unchanged). */
+int hb_vcpus_choose(const char *clock, const char *release, int vcpus, bool given, char *reason,
+		    size_t rlen);
 /* Kernel, guest image, QEMU and accelerator: once per run; an exit code. */
 int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen);
 /* b's folder (parent itself, or parent/boot-i in a group) with an

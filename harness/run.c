@@ -36,9 +36,9 @@ static int usage(FILE *to)
 		"  once (default: 1 on hosts with up to 2 cores, else cores - 1).\n"
 		"--backend libvirt: the guest runs as a transient libvirt domain on --connect URI\n"
 		"  (default qemu:///system; remote hosts too, e.g. qemu+ssh://host/system).\n"
-		"--clock: guest time. auto (default): virtual under TCG (QEMU -icount: one guest\n"
-		"  ns per instruction, independent of host load), wall under KVM; wall: host time.\n"
-		"  Runs of different clocks are not comparable (docs/compare.md, \"Guest time\").\n");
+		"--clock: guest time. auto (default): virtual under TCG (QEMU -icount: 8 guest ns\n"
+		"  per executed instruction, independent of host load), wall under KVM; wall: host\n"
+		"  time. Runs of different clocks are not comparable (docs/guest-time.md).\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -144,7 +144,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		case 'a': o->accel = optarg; break;
 		case 'T': bad = hb_parse_double("--timeout", optarg, 1, 7 * 86400, &o->timeout_s); break;
 		case 'm': bad = hb_parse_int("--memory", optarg, 256, 1 << 20, &o->memory_mb); break;
-		case 'c': bad = hb_parse_int("--vcpus", optarg, 1, 64, &o->vcpus); break;
+		case 'c':
+			bad = hb_parse_int("--vcpus", optarg, 1, 64, &o->vcpus);
+			o->vcpus_given = true;
+			break;
 		case 'r': o->results = optarg; break;
 		case 'M': o->modules = optarg; break;
 		case 'C': o->extra_cmdline = optarg; break;

@@ -32,6 +32,34 @@ static void test_clock_choice(void **state)
 	choose("wall", "kvm", "wall");
 }
 
+/* Kernels before 6.12 get 1 vCPU under the virtual clock unless --vcpus
+ * was given (then kept, with a warning); newer ones and the wall clock keep
+ * what was asked. */
+static void test_vcpus_choice(void **state)
+{
+	char why[240];
+
+	(void)state;
+	assert_int_equal(hb_vcpus_choose("virtual", "6.1.0-57-cloud-amd64", 2, false, why,
+					 sizeof(why)), 1);
+	assert_non_null(strstr(why, "6.1"));
+	assert_int_equal(hb_vcpus_choose("virtual", "6.1.192-hb-minimal-6.1", 2, true, why,
+					 sizeof(why)), 2);
+	assert_non_null(strstr(why, "--vcpus 1"));
+	assert_int_equal(hb_vcpus_choose("virtual", "6.12.118+deb12-cloud-amd64", 2, false, why,
+					 sizeof(why)), 2);
+	assert_string_equal(why, "");
+	assert_int_equal(hb_vcpus_choose("virtual", "7.2.13+deb14-cloud-amd64", 4, false, why,
+					 sizeof(why)), 4);
+	assert_int_equal(hb_vcpus_choose("wall", "6.1.0-57-cloud-amd64", 2, false, why,
+					 sizeof(why)), 2);
+	assert_string_equal(why, "");
+	assert_int_equal(hb_vcpus_choose("virtual", "5.10.0-30-amd64", 1, false, why,
+					 sizeof(why)), 1);
+	assert_int_equal(hb_vcpus_choose("virtual", "", 2, false, why, sizeof(why)), 2);
+	assert_non_null(strstr(why, "unknown"));
+}
+
 /* A B, B A, A B, ...: each side first in half of the pairs. */
 static void test_ab_order(void **state)
 {
@@ -81,6 +109,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clock_choice),
+		cmocka_unit_test(test_vcpus_choice),
 		cmocka_unit_test(test_ab_order),
 		cmocka_unit_test(test_clock_option_errors),
 	};
