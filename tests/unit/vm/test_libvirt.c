@@ -45,7 +45,10 @@ static void test_domain_xml_tcg(void **state)
 	assert_int_equal(hb_libvirt_domain_xml(&tcg_vm, "hugebench-h-1-1", "/pool/k'1", "/pool/i",
 					       "/pool/w&1", xml, sizeof(xml)),
 			 0);
-	assert_non_null(strstr(xml, "<domain type='qemu'>"));
+	assert_non_null(strstr(xml, "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/"
+				    "domain/qemu/1.0'>"));
+	/* wall clock: no -icount passed through */
+	assert_null(strstr(xml, "<qemu:commandline>"));
 	assert_non_null(strstr(xml, "<name>hugebench-h-1-1</name>"));
 	assert_non_null(strstr(xml, "<memory unit='MiB'>2048</memory>"));
 	assert_non_null(strstr(xml, "<vcpu>2</vcpu>"));
@@ -70,6 +73,23 @@ static void test_domain_xml_tcg(void **state)
 	assert_non_null(strstr(xml, "<controller type='usb' model='none'/>"));
 }
 
+/* The virtual clock: QEMU's -icount through libvirt's qemu: namespace, as
+ * the QEMU backend passes it. */
+static void test_domain_xml_icount(void **state)
+{
+	struct hb_vm vm = tcg_vm;
+	char xml[8192];
+
+	(void)state;
+	vm.icount = HB_QEMU_ICOUNT;
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_non_null(strstr(xml, "  <qemu:commandline>\n"
+				    "    <qemu:arg value='-icount'/>\n"
+				    "    <qemu:arg value='" HB_QEMU_ICOUNT "'/>\n"
+				    "  </qemu:commandline>\n"
+				    "</domain>\n"));
+}
+
 static void test_domain_xml_kvm_and_overflow(void **state)
 {
 	struct hb_vm vm = tcg_vm;
@@ -78,7 +98,12 @@ static void test_domain_xml_kvm_and_overflow(void **state)
 	(void)state;
 	vm.accel = "kvm";
 	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
-	assert_non_null(strstr(xml, "<domain type='kvm'>"));
+	assert_non_null(strstr(xml, "<domain type='kvm' "));
+	/* no instruction counter under KVM, even if asked */
+	vm.icount = HB_QEMU_ICOUNT;
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_null(strstr(xml, "-icount"));
+	vm.icount = NULL;
 	assert_null(strstr(xml, "<emulator>"));
 	assert_non_null(strstr(xml, "<cpu mode='host-passthrough'/>"));
 	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, small, sizeof(small)), -1);
@@ -128,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_domain_xml_tcg),
+		cmocka_unit_test(test_domain_xml_icount),
 		cmocka_unit_test(test_domain_xml_kvm_and_overflow),
 		cmocka_unit_test(test_backend_options),
 		cmocka_unit_test(test_probe_unreachable),
