@@ -440,6 +440,18 @@ static void test_shipped_recipes(void **state)
 		}
 		hb_recipe_free(&r);
 	}
+	/* the delay variants boot minimal-6.1-delay-alloc's build */
+	for (int pct = 1; pct <= 5; pct++) {
+		snprintf(dir, sizeof(dir), "kernels/minimal-6.1-delay-alloc-%dpct", pct);
+		if (pct == 3 || pct == 4)
+			continue;
+		if (hb_recipe_load(dir, &r, err, sizeof(err)))
+			fail_msg("%s: %s", dir, err);
+		assert_string_equal(tail(r.build_as, 1), "minimal-6.1-delay-alloc");
+		assert_int_equal(r.n_patches, 1);
+		assert_non_null(strstr(r.cmdline, "shmem.hb_alloc_delay_ns="));
+		hb_recipe_free(&r);
+	}
 }
 
 int main(void)
