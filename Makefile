@@ -280,7 +280,7 @@ ITEST_SRC := $(wildcard tests/integration/*.c)
 # guest and the host use.
 $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) $(LIB_OBJ) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Itests/integration -Ilib $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) $(LIB_OBJ) -ljansson -lcmocka
+	$(CC) -Itests/integration -Ilib $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) $(LIB_OBJ) -ljansson -lcmocka -lm
 
 # Boots real guests: Debian 6.1 and 6.12 under TCG (kernels cached in .cache/).
 integration: all $(BUILD)/tests/test_guests
