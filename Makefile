@@ -75,7 +75,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UNIT_H := $(wildcard tests/unit/*.h)
 UNIT_HELPERS := $(call obj,$(wildcard tests/unit/helpers*.c))
 
-.PHONY: ab all deps bench bisect-perf test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study test-deps install-pkgs \
+.PHONY: ab all deps bench bisect-perf test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -177,6 +177,30 @@ aa-study: $(BUILD)/aa_study
 	for t in minimal-6.1-delay-alloc minimal-6.1-delay-split; do \
 		[ -d "$$res/$$t" ] || continue; echo; \
 		$(BUILD)/aa_study --results "$$res" --ab -- "$$res/minimal-6.1" "$$res/$$t" || exit $$?; \
+	done
+
+# The sensitivity sweep (docs/compare.md, "Sensitivity"): a calibration of
+# minimal-6.1 (5 boots), then `hugebench ab` of minimal-6.1 against each
+# delay recipe (5, 2 and 1 % of a huge tmpfs write fault), 5 + 5 boots on
+# configs/boots.suite, and every choice of 1, 3 and 5 boots per side through
+# the rule (bench/aa_study --ab; 1 boot a side with the calibration). About
+# 35 boots, 12 minutes here. RESULTS (default results/) receives the runs.
+SWEEP := minimal-6.1-delay-alloc-5pct minimal-6.1-delay-alloc-2pct minimal-6.1-delay-alloc-1pct
+sensitivity-study: all $(BUILD)/aa_study
+	@res="$${HB_RESULTS:-results}"; \
+	$(BUILD)/hugebench calibrate minimal-6.1 --boots 5 --suite configs/boots.suite \
+		--results "$$res" > "$$res/sensitivity-calibrate.log" || exit $$?; \
+	cal=$$(sed -n 's/^.*-> \(.*calibration\/.*\.json\).*$$/\1/p' "$$res/sensitivity-calibrate.log" | tail -n 1); \
+	[ -n "$$cal" ] || cal=$$(ls -t "$$res"/calibration/*-virtual-boots-6.1.json | head -n 1); \
+	echo "calibration: $$cal"; \
+	for t in $(SWEEP); do \
+		$(BUILD)/hugebench ab minimal-6.1 $$t --boots 5 --suite configs/boots.suite \
+			--results "$$res" > "$$res/sensitivity-$$t.log"; rc=$$?; \
+		[ $$rc -le 1 ] || { echo "ab $$t failed (exit $$rc): $$res/sensitivity-$$t.log"; exit $$rc; }; \
+		for k in 5 3; do echo; echo "== $$t, $$k + $$k boots"; \
+			$(BUILD)/aa_study --results "$$res" --ab --half $$k -- "$$res/minimal-6.1" "$$res/$$t" || exit $$?; done; \
+		echo; echo "== $$t, 1 + 1 boots, calibrated"; \
+		$(BUILD)/aa_study --results "$$res" --ab --half 1 --calibration "$$cal" -- "$$res/minimal-6.1" "$$res/$$t" || exit $$?; \
 	done
 
 bench: all
