@@ -34,7 +34,7 @@
 #define HB_SCHEMA_RESULT "hugebench-result/1"     /* <run>/result.json */
 #define HB_SCHEMA_GROUP "hugebench-group/1"	  /* <group>/group.json */
 #define HB_SCHEMA_COMPARE "hugebench-compare/1"	  /* compare-report --format json */
-#define HB_SCHEMA_CALIB "hugebench-calibration/1" /* hugebench calibrate */
+#define HB_SCHEMA_CALIB "hugebench-calibration/2" /* hugebench calibrate */
 #define HB_SCHEMA_DESCRIBE "hugebench-describe/1" /* hb-guest --describe */
 
 /* A workload repetition's status, best first: skip < pass < fail < error <

@@ -245,7 +245,6 @@ enum hb_bisect_v hb_bisect_judge_metric(const struct hb_bisect_spec *s, char *co
 		/* not significant: good unless its center is worse by the effect */
 		v = m->worse_pct >= m->min_effect_pct ? HB_BV_UNCERTAIN : HB_BV_GOOD;
 		break;
-	case HB_CMP_NOISY:
 	case HB_CMP_ADVISORY:
 	case HB_CMP_UNTESTED:
 		v = HB_BV_UNCERTAIN;

@@ -38,8 +38,7 @@ static json_t *hb_cmp_jstr(const char *s)
 static const char *hb_cmp_jverdict(enum hb_cmp_verdict v)
 {
 	static const char *const names[] = { "same", "regression", "improvement", "info",
-					     "untested", "unavailable", "missing", "advisory",
-					     "untested" /* HB_CMP_NOISY: never produced */ };
+					     "untested", "unavailable", "missing", "advisory" };
 
 	return names[v];
 }

@@ -26,9 +26,9 @@
 #define HB_CMP_SCHEMA HB_SCHEMA_COMPARE
 #define HB_CMP_RESULT_SCHEMA HB_SCHEMA_RESULT
 #define HB_CMP_GROUP_SCHEMA HB_SCHEMA_GROUP
-/* Version 2 records every boot's clock, vCPUs, memory, QEMU and host kernel
- * (lib/protocol.h still names version 1: it is not compare-report's file). */
-#define HB_CMP_CALIB_SCHEMA "hugebench-calibration/2"
+/* Version 2 records every boot's clock, vCPUs, memory, QEMU and host kernel;
+ * version 1 files are refused (cmp_calib.c). */
+#define HB_CMP_CALIB_SCHEMA HB_SCHEMA_CALIB
 /* Boots per side from which boot-to-boot variance is estimated from the
  * data, and from which functional failures are judged as rates. */
 #define HB_CMP_MIN_BOOTS 3
@@ -261,9 +261,6 @@ enum hb_cmp_verdict {
 	HB_CMP_UNAVAILABLE,  /* unavailable on a side */
 	HB_CMP_MISSING,	     /* present on one side only */
 	HB_CMP_ADVISORY,     /* too few boots and no calibration: cannot fail the run */
-	/* Never produced since issue 19 (no metric is excluded for its noise);
-	 * kept only until harness/bisect/judge.c drops its `case`. */
-	HB_CMP_NOISY,
 };
 
 struct hb_cmp_opts {
