@@ -1,31 +1,30 @@
-/* cmp_calib.c - calibration files: the boot-to-boot noise of every metric,
- * measured on this host from an A/A group of boots (`hugebench calibrate`).
+/* cmp_calib.c - calibrations: the boot-to-boot noise of every metric,
+ * measured on this host from an A/A group of boots (`hugebench calibrate`),
+ * and which one a comparison may use. The file itself (reading, writing,
+ * looking a metric up) is cmp_calib_file.c's.
  *
  * A calibration is keyed by host CPU model, accelerator, clock (virtual or
  * wall), suite and kernel family (major.minor of the kernel release: 6.12
  * for 6.12.118+deb12-...): results/calibration/<cpu-hash>-<accelerator>-
- * <clock>-<suite>-<family>.json, schema hugebench-calibration/2. It
- * records every boot it was measured on (clock, vCPUs, memory MB, QEMU
- * version, host kernel) and, per metric ("<workload>[#k].<metric>"), the
- * sd of the log boot centers (the same centers the rule uses: cmp_rule.c),
- * their geometric mean, the number of boots and the centers.
- * compare-report uses one only when every boot of both sides matches the
- * key and every recorded boot on those five fields: the noise of a virtual
- * clock is not that of a wall clock, nor that of another guest size, QEMU
- * or host kernel. Version 1 files (no boot records) are refused with one
- * line that says to recalibrate.
+ * <clock>-<suite>-<family>.json. It records every boot it was measured on
+ * (clock, vCPUs, memory MB, QEMU version, host kernel) and, per metric
+ * ("<workload>[#k].<metric>"), the sd of the log boot centers (the same
+ * centers the rule uses: cmp_rule.c), their geometric mean, the number of
+ * boots and the centers. Measuring refuses boots that differ on those five
+ * fields. compare-report uses a calibration only when every boot of both
+ * sides matches the key and every recorded boot on those five fields: the
+ * noise of a virtual clock is not that of a wall clock, nor that of
+ * another guest size, QEMU or host kernel.
  */
 #define _DEFAULT_SOURCE
-#include "compare.h"
+#include "cmp_calib.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 void hb_cmp_kernel_family(const char *release, char *buf, size_t len)
 {
@@ -135,81 +134,7 @@ static bool hb_cmp_env_differs(const char *x, const char *y)
 	return (!x) != (!y) || (x && y && strcmp(x, y));
 }
 
-void hb_cmp_calib_free(struct hb_cmp_calib *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->m[i].key);
-		free(c->m[i].centers);
-	}
-	free(c->m);
-	if (c->ix)
-		hb_cmp_idx_free(c->ix);
-	free(c->ix);
-	free(c->path);
-	free(c->host_cpu);
-	free(c->accelerator);
-	free(c->suite);
-	free(c->family);
-	free(c->target);
-	free(c->created);
-	free(c->group);
-	free(c->clock);
-	for (size_t i = 0; c->boot && i < c->boots; i++) {
-		free(c->boot[i].run);
-		free(c->boot[i].clock);
-		free(c->boot[i].qemu_version);
-		free(c->boot[i].host_kernel);
-	}
-	free(c->boot);
-	free(c);
-}
-
-static int hb_cmp_calib_index(struct hb_cmp_calib *c)
-{
-	c->ix = calloc(1, sizeof(*c->ix));
-	if (!c->ix)
-		return -1;
-	for (size_t i = 0; i < c->n; i++)
-		if (!hb_cmp_idx_put(c->ix, NULL, c->m[i].key, NULL, NULL, i, NULL))
-			return -1;
-	return 0;
-}
-
-double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
-		       size_t *boots)
-{
-	size_t len, *v;
-	char small[256], *key;
-	double sd = NAN;
-
-	if (boots)
-		*boots = 0;
-	if (!c || !c->ix)
-		return NAN;
-	len = strlen(wl_label) + strlen(metric) + 2;
-	key = len <= sizeof(small) ? small : malloc(len);
-	if (!key)
-		return NAN;
-	snprintf(key, len, "%s.%s", wl_label, metric);
-	v = hb_cmp_idx_get(c->ix, NULL, key, NULL, NULL);
-	if (v) {
-		sd = c->m[*v].sd_log;
-		if (boots)
-			*boots = c->m[*v].n;
-	}
-	if (key != small)
-		free(key);
-	return sd;
-}
-
 /* ---- measuring ----------------------------------------------------------------- */
-
-static char *hb_cmp_dup(const char *s)
-{
-	return strdup(s ? s : "");
-}
 
 struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err, size_t errlen)
 {
@@ -278,14 +203,14 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 	if (hb_cmp_pair_build_groups(use, use, &th, &o, &p))
 		goto oom;
 	hb_cmp_kernel_family(ok[0]->kernel_release, fam, sizeof(fam));
-	c->host_cpu = hb_cmp_dup(ok[0]->host_cpu);
-	c->accelerator = hb_cmp_dup(ok[0]->accelerator);
-	c->suite = hb_cmp_dup(ok[0]->suite);
-	c->family = hb_cmp_dup(fam);
-	c->target = hb_cmp_dup(ok[0]->target);
-	c->group = hb_cmp_dup(g->group_id ? g->group_id : g->path);
-	c->path = hb_cmp_dup(name0);
-	c->clock = hb_cmp_dup(ok[0]->clock);
+	c->host_cpu = hb_cmp_calib_dup(ok[0]->host_cpu);
+	c->accelerator = hb_cmp_calib_dup(ok[0]->accelerator);
+	c->suite = hb_cmp_calib_dup(ok[0]->suite);
+	c->family = hb_cmp_calib_dup(fam);
+	c->target = hb_cmp_calib_dup(ok[0]->target);
+	c->group = hb_cmp_calib_dup(g->group_id ? g->group_id : g->path);
+	c->path = hb_cmp_calib_dup(name0);
+	c->clock = hb_cmp_calib_dup(ok[0]->clock);
 	c->boots = n;
 	c->boot = hb_cmp_xcalloc(n, sizeof(*c->boot));
 	if (!c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->target || !c->group ||
@@ -294,8 +219,8 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 	for (size_t i = 0; i < n; i++) {
 		struct hb_cmp_calib_boot *b = &c->boot[i];
 
-		b->run = hb_cmp_dup(ok[i]->run_id ? ok[i]->run_id : ok[i]->path);
-		b->clock = hb_cmp_dup(ok[i]->clock);
+		b->run = hb_cmp_calib_dup(ok[i]->run_id ? ok[i]->run_id : ok[i]->path);
+		b->clock = hb_cmp_calib_dup(ok[i]->clock);
 		b->qemu_version = ok[i]->qemu_version ? strdup(ok[i]->qemu_version) : NULL;
 		b->host_kernel = ok[i]->host_kernel ? strdup(ok[i]->host_kernel) : NULL;
 		b->vcpus = ok[i]->vcpus;
@@ -364,254 +289,6 @@ out:
 	hb_cmp_group_free(use);
 	free(ok);
 	return c;
-}
-
-/* ---- the file -------------------------------------------------------------------- */
-
-static json_t *hb_cmp_jstr_or_null(const char *s)
-{
-	json_t *j = s ? json_string(s) : NULL;
-
-	return j ? j : json_null();
-}
-
-int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err, size_t errlen)
-{
-	json_t *root = json_object(), *ms = json_object(), *bs = json_array();
-	char tmp[4200];
-	int ret = -1;
-
-	for (size_t i = 0; i < c->n; i++) {
-		json_t *cs = json_array();
-
-		for (size_t k = 0; c->m[i].centers && k < c->m[i].n; k++)
-			json_array_append_new(cs, json_real(c->m[i].centers[k]));
-		json_object_set_new(ms, c->m[i].key,
-				    json_pack("{s:f, s:f, s:I, s:o}", "sd_log", c->m[i].sd_log, "center",
-					      c->m[i].center, "boots", (json_int_t)c->m[i].n,
-					      "centers", cs));
-	}
-	for (size_t i = 0; i < c->boots; i++) {
-		const struct hb_cmp_calib_boot *b = &c->boot[i];
-
-		json_array_append_new(bs, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "run",
-						    hb_cmp_jstr_or_null(b->run), "clock", b->clock,
-						    "vcpus", b->vcpus >= 0 ? json_integer(b->vcpus)
-									   : json_null(),
-						    "memory_mb", b->memory_mb >= 0
-								 ? json_integer(b->memory_mb) : json_null(),
-						    "qemu_version", hb_cmp_jstr_or_null(b->qemu_version),
-						    "host_kernel", hb_cmp_jstr_or_null(b->host_kernel)));
-	}
-	json_object_set_new(root, "schema", json_string(HB_CMP_CALIB_SCHEMA));
-	json_object_set_new(root, "host_cpu", json_string(c->host_cpu));
-	json_object_set_new(root, "accelerator", json_string(c->accelerator));
-	json_object_set_new(root, "clock", json_string(c->clock));
-	json_object_set_new(root, "suite", json_string(c->suite));
-	json_object_set_new(root, "kernel_family", json_string(c->family));
-	json_object_set_new(root, "target", json_string(c->target));
-	json_object_set_new(root, "group", json_string(c->group));
-	json_object_set_new(root, "boots", json_integer((json_int_t)c->boots));
-	json_object_set_new(root, "boot_env", bs);
-	json_object_set_new(root, "created", json_string(c->created));
-	json_object_set_new(root, "sd_log",
-			    json_string("per metric: sample sd of log(boot center) over the boots; "
-					"boot center = median of the boot's samples (>= 5 per "
-					"repetition) or their mean"));
-	json_object_set_new(root, "metrics", ms);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8)))
-		snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
-	else if (rename(tmp, path))
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-	else
-		ret = 0;
-	if (ret)
-		unlink(tmp);
-	json_decref(root);
-	return ret;
-}
-
-static const char *hb_cmp_cstr(json_t *root, const char *key, const char *path, char *err,
-			       size_t errlen)
-{
-	json_t *v = json_object_get(root, key);
-
-	if (json_is_string(v) && *json_string_value(v))
-		return json_string_value(v);
-	if (!err[0])
-		snprintf(err, errlen, "%s: %s: %s", path, key,
-			 !v ? "missing" : json_is_string(v) ? "empty" : "expected a string");
-	return NULL;
-}
-
-static bool hb_cmp_is_clock(const char *s)
-{
-	return s && (!strcmp(s, "virtual") || !strcmp(s, "wall"));
-}
-
-/* boot_env[i]: its fields into b; -1 with err. */
-static int hb_cmp_calib_load_boot(json_t *e, size_t i, const char *path,
-				  struct hb_cmp_calib_boot *b, char *err, size_t errlen)
-{
-	static const char *const strs[3] = { "run", "qemu_version", "host_kernel" };
-	char **dst[3] = { &b->run, &b->qemu_version, &b->host_kernel };
-	json_t *clock = json_object_get(e, "clock");
-
-	b->vcpus = b->memory_mb = -1;
-	if (!json_is_object(e)) {
-		snprintf(err, errlen, "%s: boot_env[%zu]: expected an object", path, i);
-		return -1;
-	}
-	if (!hb_cmp_is_clock(json_string_value(clock))) {
-		snprintf(err, errlen, "%s: boot_env[%zu].clock: %s", path, i,
-			 clock ? "not one of virtual|wall" : "missing");
-		return -1;
-	}
-	if (!(b->clock = strdup(json_string_value(clock))))
-		goto oom;
-	for (int k = 0; k < 3; k++) {
-		json_t *v = json_object_get(e, strs[k]);
-
-		if (!v || json_is_null(v))
-			continue;
-		if (!json_is_string(v)) {
-			snprintf(err, errlen, "%s: boot_env[%zu].%s: expected a string or null", path, i,
-				 strs[k]);
-			return -1;
-		}
-		if (!(*dst[k] = strdup(json_string_value(v))))
-			goto oom;
-	}
-	for (int k = 0; k < 2; k++) {
-		json_t *x = json_object_get(e, k ? "memory_mb" : "vcpus");
-
-		if (!x || json_is_null(x))
-			continue;
-		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
-		    json_integer_value(x) > 1 << 30) {
-			snprintf(err, errlen, "%s: boot_env[%zu].%s: expected a positive integer or "
-				 "null", path, i, k ? "memory_mb" : "vcpus");
-			return -1;
-		}
-		*(k ? &b->memory_mb : &b->vcpus) = (long)json_integer_value(x);
-	}
-	return 0;
-oom:
-	snprintf(err, errlen, "%s: out of memory", path);
-	return -1;
-}
-
-struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errlen)
-{
-	json_t *root = hb_cmp_read_json(path, err, errlen), *ms, *v, *bs;
-	struct hb_cmp_calib *c;
-	const char *key, *s[8];
-	size_t cap = 0;
-
-	if (!root)
-		return NULL;
-	err[0] = 0;
-	c = calloc(1, sizeof(*c));
-	if (!c || !(c->path = strdup(path))) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto bad;
-	}
-	if (!json_is_object(root)) {
-		snprintf(err, errlen, "%s: (top level): expected a JSON object", path);
-		goto bad;
-	}
-	s[0] = hb_cmp_cstr(root, "schema", path, err, errlen);
-	if (s[0] && !strcmp(s[0], "hugebench-calibration/1")) {
-		snprintf(err, errlen, "%s: schema hugebench-calibration/1 records no boot's clock, "
-			 "vCPUs, memory, QEMU or host kernel: recalibrate (hugebench calibrate TARGET "
-			 "--boots 10 --suite S, or hugebench calibrate --from GROUP)", path);
-		goto bad;
-	}
-	if (s[0] && strcmp(s[0], HB_CMP_CALIB_SCHEMA)) {
-		snprintf(err, errlen, "%s: schema: not %s", path, HB_CMP_CALIB_SCHEMA);
-		goto bad;
-	}
-	s[1] = hb_cmp_cstr(root, "host_cpu", path, err, errlen);
-	s[2] = hb_cmp_cstr(root, "accelerator", path, err, errlen);
-	s[3] = hb_cmp_cstr(root, "suite", path, err, errlen);
-	s[4] = hb_cmp_cstr(root, "kernel_family", path, err, errlen);
-	s[7] = hb_cmp_cstr(root, "clock", path, err, errlen);
-	s[5] = json_string_value(json_object_get(root, "target"));
-	s[6] = json_string_value(json_object_get(root, "created"));
-	if (!err[0] && !hb_cmp_is_clock(s[7]))
-		snprintf(err, errlen, "%s: clock: not one of virtual|wall", path);
-	v = json_object_get(root, "boots");
-	if (!err[0] && !(json_is_integer(v) && json_integer_value(v) >= 2 &&
-			 json_integer_value(v) <= 1000000))
-		snprintf(err, errlen, "%s: boots: expected an integer >= 2", path);
-	bs = json_object_get(root, "boot_env");
-	if (!err[0] && !(json_is_array(bs) && json_array_size(bs) == (size_t)json_integer_value(v)))
-		snprintf(err, errlen, "%s: boot_env: %s", path,
-			 !bs ? "missing" : "expected an array of one object per boot");
-	ms = json_object_get(root, "metrics");
-	if (!err[0] && !json_is_object(ms))
-		snprintf(err, errlen, "%s: metrics: %s", path, ms ? "expected an object" : "missing");
-	if (err[0])
-		goto bad;
-	c->boots = (size_t)json_integer_value(v);
-	c->boot = calloc(c->boots, sizeof(*c->boot));
-	c->host_cpu = strdup(s[1]);
-	c->accelerator = strdup(s[2]);
-	c->suite = strdup(s[3]);
-	c->family = strdup(s[4]);
-	c->clock = strdup(s[7]);
-	c->target = hb_cmp_dup(s[5]);
-	c->created = hb_cmp_dup(s[6]);
-	c->group = hb_cmp_dup(json_string_value(json_object_get(root, "group")));
-	if (!c->boot || !c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->clock ||
-	    !c->target || !c->created || !c->group) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto bad;
-	}
-	for (size_t i = 0; i < c->boots; i++)
-		if (hb_cmp_calib_load_boot(json_array_get(bs, i), i, path, &c->boot[i], err, errlen))
-			goto bad;
-	json_object_foreach(ms, key, v) {
-		struct hb_cmp_calib_metric m = { 0 };
-		json_t *sd = json_object_get(v, "sd_log"), *nb = json_object_get(v, "boots");
-		json_t *center = json_object_get(v, "center"), *cs = json_object_get(v, "centers");
-
-		if (!json_is_object(v) || !json_is_number(sd) || !isfinite(json_number_value(sd)) ||
-		    json_number_value(sd) < 0 || json_number_value(sd) > 100 ||
-		    !json_is_integer(nb) || json_integer_value(nb) < 2 ||
-		    json_integer_value(nb) > 1000000) {
-			/* the key is a metric name from a result file: not quoted */
-			snprintf(err, errlen, "%s: metrics: an entry without a valid sd_log (a number "
-				 "from 0 to 100) and boots (an integer >= 2)", path);
-			goto bad;
-		}
-		m.key = strdup(key);
-		m.sd_log = json_number_value(sd);
-		m.n = (size_t)json_integer_value(nb);
-		m.center = json_is_number(center) ? json_number_value(center) : NAN;
-		if (m.key && json_is_array(cs) && json_array_size(cs) == m.n) {
-			m.centers = malloc(m.n * sizeof(double));
-			for (size_t k = 0; m.centers && k < m.n; k++)
-				m.centers[k] = json_number_value(json_array_get(cs, k));
-		}
-		if (!m.key || hb_cmp_append((void **)&c->m, &c->n, &cap, sizeof(m), &m)) {
-			free(m.key);
-			free(m.centers);
-			snprintf(err, errlen, "%s: out of memory", path);
-			goto bad;
-		}
-	}
-	if (hb_cmp_calib_index(c)) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto bad;
-	}
-	json_decref(root);
-	return c;
-bad:
-	json_decref(root);
-	hb_cmp_calib_free(c);
-	return NULL;
 }
 
 /* ---- finding the one for a comparison ----------------------------------------------- */

@@ -1,6 +1,7 @@
 /* cmp_pair.h - private to compare-report's pairing (cmp_report.c builds the
- * pair and its per-side indexes, cmp_findings.c fills workloads, checks,
- * metrics, snapshots and kernel issues into it). */
+ * pair and its per-side indexes; cmp_functional.c fills kernel issues,
+ * verdicts, workloads and checks into it, cmp_findings.c metrics and
+ * snapshots). */
 #ifndef HB_CMP_PAIR_H
 #define HB_CMP_PAIR_H
 
@@ -78,10 +79,11 @@ void hb_cmp_of_boots(char *buf, size_t len, size_t k, size_t n);
 const struct hb_cmp_metric *hb_cmp_metric(const struct hb_cmp_sideix *x,
 					  const struct hb_cmp_workload *w, const char *name);
 
-/* cmp_findings.c, in the order hb_cmp_pair_build_groups() calls them */
+/* In the order hb_cmp_pair_build_groups() calls them: cmp_functional.c */
 void hb_cmp_issues(struct hb_cmp_ctx *c);
 void hb_cmp_workloads(struct hb_cmp_ctx *c);
 void hb_cmp_checks(struct hb_cmp_ctx *c);
+/* cmp_findings.c */
 void hb_cmp_metrics(struct hb_cmp_ctx *c);
 void hb_cmp_snaps(struct hb_cmp_ctx *c);
 

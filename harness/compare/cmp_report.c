@@ -10,7 +10,7 @@
  * Workloads are keyed by (name, instance): a suite that lists fragment
  * twice has "fragment" and "fragment#2", each compared with its own
  * counterpart. Functional regressions count whatever the statistics, over
- * every boot (cmp_findings.c; docs/compare.md has the numbers):
+ * every boot (cmp_functional.c; docs/compare.md has the numbers):
  *  - with fewer than 3 boots on a side, deterministically: a check that
  *    fails in any NEW boot and passed in every BASE boot (or was not run
  *    there), a workload that is fail/error in a NEW boot and in no BASE

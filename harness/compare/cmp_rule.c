@@ -51,7 +51,7 @@
  * configs/thresholds.conf.
  *
  * Functional findings with >= 3 boots a side (hb_cmp_rate_regression, used
- * by cmp_findings.c): a failure rate that rose by Fisher's exact test at
+ * by cmp_functional.c): a failure rate that rose by Fisher's exact test at
  * alpha, or a failure in every NEW boot and no BASE boot.
  */
 #define _DEFAULT_SOURCE

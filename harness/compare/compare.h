@@ -3,12 +3,16 @@
  * Modules: cmp_load.c (result.json -> struct hb_cmp_run, with field-level
  * errors), cmp_group.c (a run group: group.json and its boots, or one run
  * as a group of one), cmp_calib.c (per-metric boot-to-boot noise measured
- * by `hugebench calibrate`), cmp_rule.c (thresholds and the per-metric
- * decision rule, the boot being the unit), cmp_report.c (pairs two groups:
- * checks, workloads, kernel issues, snapshots, environment, per (workload,
- * instance)), cmp_text.c / cmp_json.c / cmp_html.c (renderers) and
- * compare.c (the command line). The decision rule is documented in
- * docs/compare.md and above hb_cmp_metric_test_boots() in cmp_rule.c.
+ * by `hugebench calibrate`, and which calibration a comparison may use)
+ * and cmp_calib_file.c (its file), cmp_thresholds.c (configs/
+ * thresholds.conf: minimum effects per clock), cmp_rule.c (the per-metric
+ * decision rule, the boot being the unit), cmp_report.c (pairs two groups,
+ * per (workload, instance): environment, comparability) with
+ * cmp_functional.c (checks, workloads, kernel issues, verdicts) and
+ * cmp_findings.c (metrics, snapshots), cmp_text.c / cmp_json.c /
+ * cmp_html.c (renderers) and compare.c (the command line). The decision
+ * rule is documented in docs/compare.md and above
+ * hb_cmp_metric_test_boots() in cmp_rule.c.
  */
 #ifndef HB_COMPARE_H
 #define HB_COMPARE_H
@@ -27,7 +31,7 @@
 #define HB_CMP_RESULT_SCHEMA HB_SCHEMA_RESULT
 #define HB_CMP_GROUP_SCHEMA HB_SCHEMA_GROUP
 /* Version 2 records every boot's clock, vCPUs, memory, QEMU and host kernel;
- * version 1 files are refused (cmp_calib.c). */
+ * version 1 files are refused (cmp_calib_file.c). */
 #define HB_CMP_CALIB_SCHEMA HB_SCHEMA_CALIB
 /* Boots per side from which boot-to-boot variance is estimated from the
  * data, and from which functional failures are judged as rates. */

@@ -1,5 +1,5 @@
 /* test_functional.c - functional findings over boots (issue 19;
- * harness/compare/cmp_findings.c, hb_cmp_rate_regression in cmp_rule.c).
+ * harness/compare/cmp_functional.c, hb_cmp_rate_regression in cmp_rule.c).
  *
  * With >= 3 boots a side, checks, workload statuses and run verdicts are
  * failure rates: a regression when NEW's rate is higher by Fisher's exact
