@@ -11,8 +11,10 @@
  * boot sd and the smallest change a lone true effect shows at 1, 3, 5 and
  * 10 boots per side: 80 % power at BH's alpha / m, m the number of metrics
  * of the calibration (a comparison of this suite tests about as many), and
- * never below the metric's minimum effect (configs/thresholds.conf). Exit 0
- * written, 2 usage or input error, 3 when the boots could not run.
+ * never below the metric's minimum effect on the calibration's clock
+ * (configs/thresholds.conf: min_effect_virtual_pct for a virtual-clock
+ * calibration, min_effect_pct for a wall-clock one). Exit 0 written, 2
+ * usage or input error, 3 when the boots could not run.
  */
 #define _GNU_SOURCE
 #include "compare.h"
@@ -52,7 +54,8 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	struct hb_cmp_thresholds th;
 	struct hb_cmp_opts o;
 	int rc = HB_EXIT_USAGE;
-	char thf[PATH_MAX];
+	char thf[PATH_MAX], mesrc[PATH_MAX + 64];
+	bool virt;
 
 	if (!g) {
 		hb_err("calibrate: %s", err);
@@ -85,15 +88,23 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	hb_cmp_opts_default(&o);
 	snprintf(thf, sizeof(thf), "%s/configs/thresholds.conf", hb_root());
 	hb_cmp_thresholds_default(&th);
-	if (!access(thf, R_OK) && hb_cmp_thresholds_load(thf, &th, err, sizeof(err))) {
-		hb_err("calibrate: %s (minimum effects: the built-in 5%%)", err);
+	/* the minimum effects of the calibration's clock: the comparisons it
+	 * serves are on that clock */
+	virt = !strcmp(c->clock, "virtual");
+	if (access(thf, R_OK) || hb_cmp_thresholds_load(thf, &th, err, sizeof(err))) {
+		if (!access(thf, R_OK))
+			hb_err("calibrate: %s (minimum effects: the built-in ones)", err);
 		hb_cmp_thresholds_default(&th);
+		snprintf(mesrc, sizeof(mesrc), "built-in %g%% on the %s clock",
+			 virt ? HB_CMP_MIN_EFFECT_VIRTUAL : HB_CMP_MIN_EFFECT_WALL, c->clock);
+	} else {
+		snprintf(mesrc, sizeof(mesrc), "%s of %s: the calibration's clock is %s",
+			 virt ? "min_effect_virtual_pct" : "min_effect_pct", thf, c->clock);
 	}
 	printf("Smallest change a lone true effect shows with %.0f%% power: BH over the m = %zu "
 	       "metrics of this calibration needs p <= %g/%zu; never below the metric's minimum "
 	       "effect (%s). A boot sd under %g%% is used as %g%%.\n", o.power * 100, c->n, o.alpha,
-	       c->n ? c->n : 1, access(thf, R_OK) ? "built-in 5%" : thf, HB_CMP_SD_FLOOR * 100,
-	       HB_CMP_SD_FLOOR * 100);
+	       c->n ? c->n : 1, mesrc, HB_CMP_SD_FLOOR * 100, HB_CMP_SD_FLOOR * 100);
 	printf("%-52s %8s %6s  %s\n", "metric", "boot sd", "min", "detectable with 1 / 3 / 5 / 10 "
 	       "boots per side");
 	for (size_t i = 0; i < c->n; i++) {
@@ -110,7 +121,7 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 		hash = strchr(wl, '#');
 		if (hash)
 			*hash = 0;
-		me = hb_cmp_min_effect(&th, wl, dot ? dot + 1 : "");
+		me = hb_cmp_min_effect(&th, wl, dot ? dot + 1 : "", virt);
 		printf("%-52s %7.2f%% %5g%% ", clean, c->m[i].sd_log * 100, me);
 		for (int k = 0; k < 4; k++) {
 			/* t quantiles: the calibration's df with one boot a side, the

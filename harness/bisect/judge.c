@@ -171,7 +171,8 @@ static void free_side(struct hb_cmp_group *view, struct hb_cmp_group **own, size
 }
 
 /* configs/thresholds.conf as compare-report reads it, then --min-effect for
- * this one metric (the last matching line wins). */
+ * this one metric (the last matching line wins), on either clock: the line
+ * sets no min_effect_virtual_pct, so its min_effect_pct holds for both. */
 static int thresholds(const struct hb_bisect_spec *s, struct hb_cmp_thresholds *t, char *why,
 		      size_t whylen)
 {
@@ -195,6 +196,7 @@ static int thresholds(const struct hb_bisect_spec *s, struct hb_cmp_thresholds *
 	snprintf(l->pattern, sizeof(l->pattern), "%s.%s", s->workload, s->name);
 	l->lim.min_effect_pct = s->min_effect_pct;
 	l->lim.boot_sd_pct = NAN;
+	l->lim.min_effect_virtual_pct = NAN;
 	return 0;
 }
 
@@ -253,9 +255,10 @@ enum hb_bisect_v hb_bisect_judge_metric(const struct hb_bisect_spec *s, char *co
 		v = HB_BV_SKIP;
 		break;
 	}
-	snprintf(why, whylen, "%s.%s %+.1f %% (%s, %zu vs %zu boots, min effect %.1f %%): %s%s%s",
-		 m->workload, m->name, m->change_pct, m->test ? m->test : "-", m->na, m->nb,
-		 m->min_effect_pct, hb_cmp_verdict_name(m->verdict), m->why[0] ? ", " : "", m->why);
+	snprintf(why, whylen, "%s.%s %+.1f %% (%s, %zu vs %zu boots, %s clock, min effect %g %%): "
+		 "%s%s%s", m->workload, m->name, m->change_pct, m->test ? m->test : "-", m->na, m->nb,
+		 p.clock, m->min_effect_pct, hb_cmp_verdict_name(m->verdict), m->why[0] ? ", " : "",
+		 m->why);
 out:
 	if (built)
 		hb_cmp_pair_free(&p);

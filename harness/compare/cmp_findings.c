@@ -1,6 +1,6 @@
 /* cmp_findings.c - what compare-report finds in the metrics of a pair of
  * groups: per-metric statistics (the rule of cmp_rule.c, one center per
- * boot), metrics that vanished or became unavailable in NEW, `better` or
+ * boot, with the minimum effect of the sides' clock), metrics that vanished or became unavailable in NEW, `better` or
  * units that differ, and meminfo/vmstat deltas by snapshot label. The
  * functional findings (workloads, checks, kernel issues, verdicts) are
  * cmp_functional.c's. */
@@ -207,6 +207,7 @@ void hb_cmp_metrics(struct hb_cmp_ctx *c)
 		pa = hb_cmp_pool(c, ma, p->ga->n);
 		pb = hb_cmp_pool(c, mb, p->gb->n);
 		hb_cmp_limits_for(c->t, k->name, rows[i].name, &lim);
+		lim.virtual_clock = !strcmp(p->clock, "virtual");
 		sd = hb_cmp_calib_sd(p->calib, k->label, rows[i].name, &sd_n);
 		r->workload = k->label;
 		r->wl_name = k->name;

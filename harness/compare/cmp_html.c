@@ -298,7 +298,9 @@ static void hb_cmp_html_pair(FILE *f, const struct hb_cmp_pair *p, size_t k)
 		p->n_regressions ? "REGRESSION" : "no regression");
 	if (!p->comparable)
 		fputs("<p class=\"badw\">Not comparable (compared because of --force).</p>\n", f);
-	fprintf(f, "<p>Boots: %zu BASE, %zu NEW. Calibration: ", p->ga->n, p->gb->n);
+	fprintf(f, "<p>Boots: %zu BASE, %zu NEW. Clock: %s (minimum effects: %s). Calibration: ",
+		p->ga->n, p->gb->n, p->clock,
+		strcmp(p->clock, "virtual") ? "min_effect_pct" : "min_effect_virtual_pct");
 	hb_cmp_esc(f, p->calib_note);
 	fputs("</p>\n", f);
 	fputs("<table><tr><th>environment</th><th>BASE</th><th>NEW</th></tr>\n", f);

@@ -94,6 +94,8 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 	json_object_set_new(o, "p_better", hb_cmp_jnum(m->p_better));
 	json_object_set_new(o, "q_better", hb_cmp_jnum(m->q_better));
 	json_object_set_new(o, "min_effect_pct", hb_cmp_jnum(m->min_effect_pct));
+	json_object_set_new(o, "min_effect_source",
+			    json_string(m->min_effect_source ? m->min_effect_source : "-"));
 	json_object_set_new(o, "boot_sd_log", hb_cmp_jnum(m->sd_log));
 	json_object_set_new(o, "boot_sd_source", json_string(m->sd_source));
 	json_object_set_new(o, "test_df", m->mode == HB_CMP_MODE_BOOTS || m->mode == HB_CMP_MODE_CALIB
@@ -123,6 +125,7 @@ static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 	json_object_set_new(o, "calibration", hb_cmp_jstr(p->calib ? p->calib->path : NULL));
 	json_object_set_new(o, "calibration_note", hb_cmp_jstr(p->calib_note));
 	json_object_set_new(o, "comparable", json_boolean(p->comparable));
+	json_object_set_new(o, "clock", json_string(p->clock ? p->clock : "wall"));
 	json_object_set_new(o, "regressions", json_integer((json_int_t)p->n_regressions));
 	json_object_set_new(o, "bh_family", json_integer((json_int_t)p->family));
 	json_object_set_new(o, "functional_rule", json_string(p->rates ? "rates" : "deterministic"));

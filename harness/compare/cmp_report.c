@@ -333,6 +333,19 @@ oom:
 
 /* ---- the pair ------------------------------------------------------------------------ */
 
+/* "virtual" when every boot of both sides ran on the virtual clock (QEMU
+ * -icount: the virtual clock's minimum effect applies), "wall" when every
+ * one ran on the wall clock, "mixed" otherwise (not comparable: --force). */
+static const char *hb_cmp_pair_clock(const struct hb_cmp_pair *p)
+{
+	size_t virt = 0, n = p->ga->n + p->gb->n;
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < hb_cmp_g(p, s)->n; i++)
+			virt += !strcmp(hb_cmp_g(p, s)->boots[i]->clock, "virtual");
+	return virt == n ? "virtual" : virt ? "mixed" : "wall";
+}
+
 int hb_cmp_pair_build_groups(const struct hb_cmp_group *a, const struct hb_cmp_group *b,
 			     const struct hb_cmp_thresholds *t, const struct hb_cmp_opts *o,
 			     struct hb_cmp_pair *p)
@@ -349,6 +362,7 @@ int hb_cmp_pair_build_groups(const struct hb_cmp_group *a, const struct hb_cmp_g
 	p->b = b->boots[0];
 	p->rates = a->n >= HB_CMP_MIN_BOOTS && b->n >= HB_CMP_MIN_BOOTS;
 	hb_cmp_env(p);
+	p->clock = hb_cmp_pair_clock(p);
 	if (hb_cmp_calib_find(o->calibration, a, b, &p->calib, p->calib_note,
 			      sizeof(p->calib_note)))
 		return -2;

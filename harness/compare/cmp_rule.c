@@ -48,7 +48,10 @@
  *
  * "Worse" follows the metric's direction (better: lower|higher); info
  * metrics are shown and never judged. min_effect comes from
- * configs/thresholds.conf.
+ * configs/thresholds.conf, per clock: min_effect_virtual_pct (0.5 %) when
+ * every boot of both sides ran on the virtual clock (it counts
+ * instructions: most metrics repeat within 0.5 %), else min_effect_pct
+ * (5 %, for the wall clock's noise).
  *
  * Functional findings with >= 3 boots a side (hb_cmp_rate_regression, used
  * by cmp_functional.c): a failure rate that rose by Fisher's exact test at
@@ -331,7 +334,7 @@ static void hb_cmp_reset(struct hb_cmp_mres *r, const struct hb_cmp_metric *any,
 	r->name = any->name;
 	r->unit = any->unit ? any->unit : "";
 	r->better = any->better;
-	r->min_effect_pct = lim->min_effect_pct;
+	r->min_effect_pct = hb_cmp_limits_min_effect(lim, &r->min_effect_source);
 	r->mode = HB_CMP_MODE_NONE;
 	r->test = "-";
 	r->ci_method = "-";
@@ -565,8 +568,8 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 	hb_cmp_noise_txt(nz, sizeof(nz), r);
 	if (r->q_worse <= o->alpha && w > 0 && hb_cmp_beyond(r, true)) {
 		r->verdict = HB_CMP_WORSE;
-		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%% (min effect %g%%%s)",
-			 r->test, r->q_worse, o->alpha, w, r->min_effect_pct, nz);
+		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%% (min effect %g%% %s%s)",
+			 r->test, r->q_worse, o->alpha, w, r->min_effect_pct, r->min_effect_source, nz);
 		return;
 	}
 	if (r->q_better <= o->alpha && w < 0 && hb_cmp_beyond(r, false)) {
@@ -577,8 +580,8 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 	}
 	r->verdict = HB_CMP_SAME;
 	if (w > 0 && r->q_worse <= o->alpha)
-		snprintf(r->why, sizeof(r->why), "significant but %.1f%% < min effect %g%%", w,
-			 r->min_effect_pct);
+		snprintf(r->why, sizeof(r->why), "significant but %.1f%% < min effect %g%% (%s)", w,
+			 r->min_effect_pct, r->min_effect_source);
 	else if (w > 0)
 		snprintf(r->why, sizeof(r->why), "not significant (q=%.2g > %g; detectable %.3g%%%s)",
 			 r->q_worse, o->alpha, r->mde_pct, nz);

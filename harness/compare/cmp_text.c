@@ -320,14 +320,21 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 					    "and no BASE boot)"
 					  : "deterministic (fewer than 3 boots on a side)";
 
+		const char *me = !strcmp(p->clock, "virtual")
+					 ? "virtual: minimum effects min_effect_virtual_pct"
+				 : !strcmp(p->clock, "wall")
+					 ? "wall: minimum effects min_effect_pct"
+					 : "differs between boots: minimum effects min_effect_pct";
+
 		if (o->md) {
-			fprintf(o->f, "Boots: %zu BASE, %zu NEW; functional findings: %s. Calibration: ",
-				p->ga->n, p->gb->n, fr);
+			fprintf(o->f, "Boots: %zu BASE, %zu NEW; functional findings: %s. Clock: %s. "
+				      "Calibration: ", p->ga->n, p->gb->n, fr, me);
 			hb_cmp_md_puts(o->f, note);
 			fputs("\n\n", o->f);
 		} else {
 			fprintf(o->f, "   boots: %zu BASE, %zu NEW; functional findings: %s\n"
-				      "   calibration: %s\n", p->ga->n, p->gb->n, fr, note);
+				      "   clock: %s\n   calibration: %s\n", p->ga->n, p->gb->n, fr, me,
+				note);
 		}
 	}
 	hb_cmp_env_table(o, p);

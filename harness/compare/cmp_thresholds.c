@@ -1,6 +1,14 @@
-/* cmp_thresholds.c - configs/thresholds.conf (minimum effect and boot sd per
- * workload/metric pattern, first match wins) and the names of the rule's
- * enums, for compare-report (cmp_rule.c holds the rule itself). */
+/* cmp_thresholds.c - configs/thresholds.conf (minimum effects per clock and
+ * a fallback boot sd per workload/metric pattern; for each setting the last
+ * matching line wins) and the names of the rule's enums, for compare-report
+ * (cmp_rule.c holds the rule itself).
+ *
+ * Two minimum effects: min_effect_pct for the wall clock (5 % by default,
+ * LKP's convention for wall-clock noise) and min_effect_virtual_pct when
+ * both sides ran on the virtual clock (0.5 %: it counts instructions, and
+ * most metrics repeat within 0.5 % from boot to boot). A line that sets min_effect_pct and not min_effect_virtual_pct
+ * sets both, so that a minimum effect written for some metrics is not
+ * undone on the virtual clock by a general line above it. */
 #define _DEFAULT_SOURCE
 #include "compare.h"
 
@@ -10,16 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HB_CMP_DEFAULT_MIN_EFFECT 5 /* % (configs/thresholds.conf explains) */
-
 /* ---- thresholds.conf ----------------------------------------------------------- */
 
 void hb_cmp_thresholds_default(struct hb_cmp_thresholds *t)
 {
 	t->lines = NULL;
 	t->n = 0;
-	t->def.min_effect_pct = HB_CMP_DEFAULT_MIN_EFFECT;
-	t->def.boot_sd_pct = NAN; /* no fallback calibration */
+	t->def = (struct hb_cmp_limits){
+		.min_effect_pct = HB_CMP_MIN_EFFECT_WALL,
+		.boot_sd_pct = NAN, /* no fallback calibration */
+		.min_effect_virtual_pct = HB_CMP_MIN_EFFECT_VIRTUAL,
+		.src_wall = "default:wall",
+		.src_virtual = "default:virtual",
+	};
 }
 
 void hb_cmp_thresholds_free(struct hb_cmp_thresholds *t)
@@ -43,7 +54,7 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 		return -1;
 	}
 	while (getline(&line, &lcap, f) >= 0) { /* a line of any length is one line */
-		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN } };
+		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN, NAN, NULL, NULL, false } };
 		char *s = line, *tok, *save = NULL;
 
 		lineno++;
@@ -61,11 +72,14 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 
 			if (eq && !strncmp(tok, "min_effect_pct=", 15))
 				dst = &rl.lim.min_effect_pct;
+			else if (eq && !strncmp(tok, "min_effect_virtual_pct=", 23))
+				dst = &rl.lim.min_effect_virtual_pct;
 			else if (eq && !strncmp(tok, "boot_sd_pct=", 12))
 				dst = &rl.lim.boot_sd_pct;
 			else {
 				snprintf(err, errlen, "%s:%d: unknown setting \"%s\" (known: "
-					 "min_effect_pct=N boot_sd_pct=N)", path, lineno, tok);
+					 "min_effect_pct=N min_effect_virtual_pct=N boot_sd_pct=N)",
+					 path, lineno, tok);
 				goto fail;
 			}
 			v = strtod(eq + 1, &end);
@@ -76,7 +90,8 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			}
 			*dst = v;
 		}
-		if (isnan(rl.lim.min_effect_pct) && isnan(rl.lim.boot_sd_pct)) {
+		if (isnan(rl.lim.min_effect_pct) && isnan(rl.lim.boot_sd_pct) &&
+		    isnan(rl.lim.min_effect_virtual_pct)) {
 			snprintf(err, errlen, "%s:%d: \"%s\" sets nothing (want: %s min_effect_pct=N)",
 				 path, lineno, rl.pattern, rl.pattern);
 			goto fail;
@@ -110,24 +125,46 @@ void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
 		return; /* out of memory: the defaults */
 	snprintf(key, len, "%s.%s", w, m);
 	for (size_t i = 0; i < t->n; i++) {
+		const struct hb_cmp_limits *l = &t->lines[i].lim;
+
 		if (fnmatch(t->lines[i].pattern, key, 0))
 			continue;
-		if (!isnan(t->lines[i].lim.min_effect_pct))
-			lim->min_effect_pct = t->lines[i].lim.min_effect_pct;
-		if (!isnan(t->lines[i].lim.boot_sd_pct))
-			lim->boot_sd_pct = t->lines[i].lim.boot_sd_pct;
+		if (!isnan(l->min_effect_pct)) {
+			lim->min_effect_pct = l->min_effect_pct;
+			lim->src_wall = "thresholds:wall";
+		}
+		if (!isnan(l->min_effect_virtual_pct)) {
+			lim->min_effect_virtual_pct = l->min_effect_virtual_pct;
+			lim->src_virtual = "thresholds:virtual";
+		} else if (!isnan(l->min_effect_pct)) {
+			/* a minimum effect written for these metrics holds on both clocks */
+			lim->min_effect_virtual_pct = l->min_effect_pct;
+			lim->src_virtual = "thresholds:both";
+		}
+		if (!isnan(l->boot_sd_pct))
+			lim->boot_sd_pct = l->boot_sd_pct;
 	}
 	if (key != small)
 		free(key);
 }
 
+double hb_cmp_limits_min_effect(const struct hb_cmp_limits *lim, const char **src)
+{
+	const char *s = lim->virtual_clock ? lim->src_virtual : lim->src_wall;
+
+	if (src)
+		*src = s ? s : "-";
+	return lim->virtual_clock ? lim->min_effect_virtual_pct : lim->min_effect_pct;
+}
+
 double hb_cmp_min_effect(const struct hb_cmp_thresholds *t, const char *workload,
-			 const char *metric)
+			 const char *metric, bool virtual_clock)
 {
 	struct hb_cmp_limits l;
 
 	hb_cmp_limits_for(t, workload, metric, &l);
-	return l.min_effect_pct;
+	l.virtual_clock = virtual_clock;
+	return hb_cmp_limits_min_effect(&l, NULL);
 }
 
 /* ---- names ------------------------------------------------------------------- */

@@ -8,10 +8,14 @@
  * measured with >= 3 boots a side (bimodal metrics), constant sides
  * without a calibration are a certain difference that the minimum effect
  * still bounds, and new boots whose noise disagrees with the calibration
- * get a note. */
+ * get a note. The minimum effect is the clock's: min_effect_virtual_pct
+ * (0.5 %) when every boot of both sides ran on the virtual clock, else
+ * min_effect_pct (5 %). */
 #define _GNU_SOURCE
 #include "helpers_cmp.h"
+#include "util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,9 +297,9 @@ static void test_unit_comparability(void **state)
 }
 
 /* A calibrated sd of 0 (virtual-clock boots identical to the nanosecond):
- * the floor (0.1 %) keeps the test finite; the minimum effect still
- * decides. Constant sides without a calibration: certain, bounded by the
- * minimum effect too. */
+ * the floor (0.1 %) keeps the test finite; the minimum effect (0.5 % on the
+ * virtual clock) still decides. Constant sides without a calibration:
+ * certain, bounded by the minimum effect too. */
 static void test_zero_sd(void **state)
 {
 	const char *a;
@@ -329,14 +333,83 @@ static void test_zero_sd(void **state)
 	assert_int_equal(rc, HB_CMP_REGRESSION);
 	assert_true(hbt_num(m, "p_worse") == 0);
 	assert_true(hbt_num(m, "boot_sd_log") == 0);
-	assert_true(fabs(hbt_num(m, "detectable_pct") - 5) < 1e-9);
+	assert_true(fabs(hbt_num(m, "detectable_pct") - 0.5) < 1e-9);
 	json_decref(root);
-	cmp = hbt_report(a, group_same("z_3c", 1010, 3, &virt), "none", NULL, &rc, &root);
+	cmp = hbt_report(a, group_same("z_3c", 1003, 3, &virt), "none", NULL, &rc, &root);
 	assert_int_equal(rc, HB_CMP_OK);
 	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "same");
 	json_decref(root);
 	cmp = hbt_report(a, group_same("z_3d", 1000, 3, &virt), "none", NULL, &rc, &root);
 	assert_true(hbt_num(hbt_metric_of(cmp, "fault", "f"), "p_worse") == 1);
+	json_decref(root);
+	hbt_within = 0.05;
+}
+
+/* The goal of the virtual clock: a change of 1 % to one path is flagged,
+ * and nothing smaller. Two sides of 3 boots each, every boot identical (a
+ * virtual clock repeating itself), no calibration: +1 % is a regression
+ * (0.5 % minimum effect), +0.3 % is not; the same +1 % between wall-clock
+ * sides is not (5 %). The JSON says which minimum effect applied. */
+static void test_min_effect_per_clock(void **state)
+{
+	char th[PATH_MAX + 32];
+	const char *a, *aw;
+	json_t *root, *cmp, *m;
+	int rc;
+
+	(void)state;
+	hbt_within = 0;
+	a = group_same("mc_a", 1000, 3, &virt);
+	cmp = hbt_report(a, group_same("mc_b", 1010, 3, &virt), "none", NULL, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_int_equal(rc, HB_CMP_REGRESSION);
+	assert_string_equal(json_string_value(json_object_get(cmp, "clock")), "virtual");
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "regression");
+	assert_true(hbt_num(m, "min_effect_pct") == 0.5);
+	assert_string_equal(json_string_value(json_object_get(m, "min_effect_source")),
+			    "default:virtual");
+	assert_int_equal(hbt_findings(cmp, "metric", "fault", "f", true), 1);
+	json_decref(root);
+	/* +0.3 %: as certain, below the minimum effect */
+	cmp = hbt_report(a, group_same("mc_c", 1003, 3, &virt), "none", NULL, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "same");
+	assert_true(hbt_num(m, "p_worse") == 0);
+	assert_non_null(strstr(json_string_value(json_object_get(m, "why")),
+			       "< min effect 0.5% (default:virtual)"));
+	json_decref(root);
+	/* the same +1 % on the wall clock: 5 % */
+	aw = group_same("mc_wa", 1000, 3, &wall);
+	cmp = hbt_report(aw, group_same("mc_wb", 1010, 3, &wall), "none", NULL, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_string_equal(json_string_value(json_object_get(cmp, "clock")), "wall");
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "same");
+	assert_true(hbt_num(m, "min_effect_pct") == 5);
+	assert_string_equal(json_string_value(json_object_get(m, "min_effect_source")),
+			    "default:wall");
+	json_decref(root);
+	/* the shipped thresholds file says the same, as its own */
+	snprintf(th, sizeof(th), "--thresholds=%s/configs/thresholds.conf", hb_root());
+	cmp = hbt_report(a, group_same("mc_d", 1010, 3, &virt), "none", th, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_int_equal(rc, HB_CMP_REGRESSION);
+	assert_string_equal(json_string_value(json_object_get(m, "min_effect_source")),
+			    "thresholds:virtual");
+	json_decref(root);
+	cmp = hbt_report(aw, group_same("mc_we", 1010, 3, &wall), "none", th, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_string_equal(json_string_value(json_object_get(m, "min_effect_source")),
+			    "thresholds:wall");
+	json_decref(root);
+	/* clocks that differ, compared anyway: the wall clock's */
+	cmp = hbt_report(aw, group_same("mc_e", 1010, 3, &virt), "none", "--force", &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_string_equal(json_string_value(json_object_get(cmp, "clock")), "mixed");
+	assert_true(hbt_num(m, "min_effect_pct") == 5);
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "same");
 	json_decref(root);
 	hbt_within = 0.05;
 }
@@ -405,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_clock_comparability),
 		cmocka_unit_test(test_unit_comparability),
 		cmocka_unit_test(test_zero_sd),
+		cmocka_unit_test(test_min_effect_per_clock),
 		cmocka_unit_test(test_bimodal_floor),
 		cmocka_unit_test(test_noisier_than_calibration),
 	};

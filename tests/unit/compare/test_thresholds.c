@@ -1,11 +1,15 @@
 /* test_thresholds.c - compare-report's thresholds file and options
- * (harness/compare/cmp_util.c, hb_compare_main()): patterns over
+ * (harness/compare/cmp_thresholds.c, hb_compare_main()): patterns over
  * "workload.metric", the most specific line wins, comments, and values
  * that are refused naming file:line (nan, an unknown key); a line longer
- * than the reader's buffer is one line; --seed -1 is refused. */
+ * than the reader's buffer is one line; --seed -1 is refused. A minimum
+ * effect per clock: min_effect_virtual_pct on the virtual clock, set too by
+ * a line that sets only min_effect_pct, and where each came from. */
 #define _GNU_SOURCE
 #include "helpers_cmp.h"
+#include "util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -38,9 +42,13 @@ static void test_thresholds(void **state)
 		 * calibration, set only where a line sets it */
 		assert_true(l.min_effect_pct == 4 && isnan(l.boot_sd_pct));
 	}
-	assert_true(hb_cmp_min_effect(&t, "mix", "x") == 4);
-	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_huge") == 10);
-	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_small") == 2.5);
+	assert_true(hb_cmp_min_effect(&t, "mix", "x", false) == 4);
+	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_huge", false) == 10);
+	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_small", false) == 2.5);
+	/* no line sets min_effect_virtual_pct: each min_effect_pct holds on
+	 * both clocks */
+	assert_true(hb_cmp_min_effect(&t, "mix", "x", true) == 4);
+	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_small", true) == 2.5);
 	hb_cmp_thresholds_free(&t);
 	f = fopen(path, "w");
 	fputs("*  min_effect=4\n", f);
@@ -84,10 +92,74 @@ static void test_options_and_thresholds(void **state)
 	}
 }
 
+/* min_effect_pct for the wall clock, min_effect_virtual_pct for the
+ * virtual one; the last line that sets a key wins, and a line that sets
+ * only min_effect_pct sets both (stress-ng's 25 % is not undone by the
+ * general 0.5 %); the source of each is reported. */
+static void test_min_effect_per_clock(void **state)
+{
+	struct hb_cmp_thresholds t;
+	struct hb_cmp_limits l;
+	const char *src;
+	char err[512], path[PATH_MAX];
+
+	(void)state;
+	/* built in: 5 % wall, 0.5 % virtual */
+	hb_cmp_thresholds_default(&t);
+	hb_cmp_limits_for(&t, "fault", "f", &l);
+	assert_false(l.virtual_clock);
+	assert_true(hb_cmp_limits_min_effect(&l, &src) == 5);
+	assert_string_equal(src, "default:wall");
+	l.virtual_clock = true;
+	assert_true(hb_cmp_limits_min_effect(&l, &src) == 0.5);
+	assert_string_equal(src, "default:virtual");
+	/* limits made by hand have no source */
+	l.src_virtual = NULL;
+	hb_cmp_limits_min_effect(&l, &src);
+	assert_string_equal(src, "-");
+
+	assert_int_equal(hb_cmp_thresholds_load(
+		hbt_write_tmp("clk.conf", "* min_effect_pct=5 min_effect_virtual_pct=0.5\n"
+					  "stress-ng.* min_effect_pct=25\n"
+					  "fault.* min_effect_virtual_pct=1\n"
+					  "fault.huge min_effect_pct=8\n"), &t, err, sizeof(err)), 0);
+	hb_cmp_limits_for(&t, "mix", "x", &l);
+	assert_true(l.min_effect_pct == 5 && l.min_effect_virtual_pct == 0.5);
+	assert_string_equal(l.src_wall, "thresholds:wall");
+	assert_string_equal(l.src_virtual, "thresholds:virtual");
+	hb_cmp_limits_for(&t, "stress-ng", "bogo_ops", &l);
+	assert_true(l.min_effect_pct == 25 && l.min_effect_virtual_pct == 25);
+	assert_string_equal(l.src_virtual, "thresholds:both");
+	/* a line that sets only the virtual one leaves the wall one */
+	hb_cmp_limits_for(&t, "fault", "small", &l);
+	assert_true(l.min_effect_pct == 5 && l.min_effect_virtual_pct == 1);
+	assert_true(hb_cmp_min_effect(&t, "fault", "huge", true) == 8);
+	assert_true(hb_cmp_min_effect(&t, "fault", "huge", false) == 8);
+	hb_cmp_thresholds_free(&t);
+	/* the key is checked like the others */
+	assert_int_equal(hb_cmp_thresholds_load(hbt_write_tmp("clk2.conf",
+							      "* min_effect_virtual_pct=-1\n"),
+						&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "clk2.conf:1: min_effect_virtual_pct wants a number"));
+	assert_int_equal(hb_cmp_thresholds_load(hbt_write_tmp("clk3.conf",
+							      "* min_effect_virt=1\n"),
+						&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "min_effect_virtual_pct=N"));
+	/* the shipped file: 5 % and 0.5 %, stress-ng 25 % on both clocks */
+	snprintf(path, sizeof(path), "%s/configs/thresholds.conf", hb_root());
+	assert_int_equal(hb_cmp_thresholds_load(path, &t, err, sizeof(err)), 0);
+	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_huge", false) == 5);
+	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_huge", true) == 0.5);
+	assert_true(hb_cmp_min_effect(&t, "stress-ng", "x", false) == 25);
+	assert_true(hb_cmp_min_effect(&t, "stress-ng", "x", true) == 25);
+	hb_cmp_thresholds_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_min_effect_per_clock),
 		cmocka_unit_test(test_options_and_thresholds),
 	};
 
