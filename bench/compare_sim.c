@@ -20,14 +20,19 @@
  *                 all fall in one mode and look constant: the case the
  *                 calibrated floor guards;
  *   virtual clock the file's noise when it was measured on the virtual
- *                 clock ("clock": "virtual"); otherwise a synthetic model
- *                 of it: every sd scaled so that the median is 0.39 %, and
- *                 the tenth of the metrics with the smallest sd constant
- *                 (sd 0: identical to the nanosecond across boots), as
- *                 measured on 10 virtual-clock boots of debian-6.12 at 2
- *                 vCPUs (61 judged metrics: median 0.39 %, 6 constant).
- *                 Lognormal: the discrete modes of real virtual-clock
- *                 boots are in the resampled rows of a virtual-clock file.
+ *                 clock ("clock": "virtual"). Otherwise the noise of a
+ *                 virtual-clock calibration of the same suite (--virtual
+ *                 FILE; by default bench/data/debian-6.12-tcg-virtual-
+ *                 quick.json when it exists), in two blocks: lognormal
+ *                 with its measured sd, and resampled from its boot
+ *                 centers (the discrete modes of boots at 2 vCPUs stay
+ *                 discrete); a metric it lacks falls back to the synthetic
+ *                 model. With --virtual none, a synthetic model: every sd
+ *                 scaled so that the median is 0.39 %, and the tenth of the
+ *                 metrics with the smallest sd constant (sd 0: identical to
+ *                 the nanosecond across boots), as measured on 10
+ *                 virtual-clock boots of debian-6.12 at 2 vCPUs (61 judged
+ *                 metrics: median 0.39 %, 6 constant); lognormal.
  * The minimum effect is the clock's (configs/thresholds.conf):
  * min_effect_virtual_pct for the virtual-clock rows and for every row of a
  * file measured on the virtual clock, min_effect_pct otherwise.
@@ -49,8 +54,8 @@
  * symmetric). Last, the functional rate rule: the exact A/A false-alarm
  * rate of a check that fails in 10 % or 30 % of boots.
  *
- *   build/compare_sim [--calibration FILE] [--trials N] [--seed N]
- *                     [--thresholds FILE] [--shift-only GLOB,...]
+ *   build/compare_sim [--calibration FILE] [--virtual FILE|none] [--trials N]
+ *                     [--seed N] [--thresholds FILE] [--shift-only GLOB,...]
  * --trials N: A/A suites per row (power: N / 2 per shift). --shift-only:
  * comma-separated fnmatch(3) globs over "workload.metric" (e.g. the shmem
  * huge allocation path: "fault.write_fault_huge,kvm-map.huge_first_*").
@@ -62,6 +67,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -74,12 +80,17 @@
 #define SIM_VIRT_MEDIAN 0.0039
 #define SIM_VIRT_CONST 0.1
 
-enum sim_noise { SIM_MEASURED, SIM_RESAMPLED, SIM_BIMODAL, SIM_VIRTUAL, SIM_N_NOISE };
+enum sim_noise { SIM_MEASURED, SIM_RESAMPLED, SIM_BIMODAL, SIM_VIRTUAL, SIM_VIRTUAL_RESAMPLED,
+		 SIM_N_NOISE };
+
+#define SIM_VIRTUAL_DEFAULT "bench/data/debian-6.12-tcg-virtual-quick.json"
 
 struct sim_metric {
 	char wl[128], name[128];
 	double sd;	/* measured sd of the log boot center */
 	double sd_virt; /* the virtual-clock model's sd */
+	double *dev_virt; /* the virtual-clock file's log deviations (n_virt), or NULL */
+	size_t n_virt;
 	bool bimodal;	/* bimodal in the bimodal model */
 	double *dev;	/* measured log deviations from the mean (n) */
 	size_t n;
@@ -93,6 +104,8 @@ struct sim {
 	size_t n;
 	size_t cal_boots; /* boots the calibration was measured on */
 	bool virtual_file; /* the file was measured on the virtual clock */
+	const char *virt_path; /* a virtual-clock file for the virtual rows, or NULL */
+	size_t virt_boots, virt_matched; /* its boots; metrics found in it */
 	size_t *shiftable; /* indexes of the metrics that may be shifted */
 	size_t n_shiftable;
 	struct hb_cmp_opts o;
@@ -116,6 +129,10 @@ static double sim_dev(struct sim *s, size_t i, enum sim_noise noise)
 		/* fall through */
 	case SIM_MEASURED:
 		return m->sd > 0 ? gsl_ran_gaussian(s->rng, m->sd) : 0;
+	case SIM_VIRTUAL_RESAMPLED:
+		if (m->dev_virt)
+			return m->dev_virt[gsl_rng_uniform_int(s->rng, m->n_virt)];
+		/* fall through */
 	default:
 		if (s->virtual_file)
 			return m->sd > 0 ? gsl_ran_gaussian(s->rng, m->sd) : 0;
@@ -123,11 +140,24 @@ static double sim_dev(struct sim *s, size_t i, enum sim_noise noise)
 	}
 }
 
+/* Both sides on the virtual clock: its minimum effect applies. */
+static bool sim_virtual(const struct sim *s, enum sim_noise noise)
+{
+	return s->virtual_file || noise >= SIM_VIRTUAL;
+}
+
+/* Boots a calibration of this noise is measured on: the virtual file's for
+ * its rows. */
+static size_t sim_cal_boots(const struct sim *s, enum sim_noise noise)
+{
+	return noise >= SIM_VIRTUAL && s->virt_path ? s->virt_boots : s->cal_boots;
+}
+
 /* The sd a calibration of cal_boots A/A boots would have measured. */
 static double sim_cal_sd(struct sim *s, size_t i, enum sim_noise noise)
 {
 	double x[64];
-	size_t n = s->cal_boots < 64 ? s->cal_boots : 64;
+	size_t n = sim_cal_boots(s, noise) < 64 ? sim_cal_boots(s, noise) : 64;
 
 	for (size_t k = 0; k < n; k++)
 		x[k] = sim_dev(s, i, noise);
@@ -169,10 +199,9 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 			pb[k] = &mb[i][k];
 		}
 		r[i] = (struct hb_cmp_mres){ .workload = s->m[i].wl };
-		/* both sides on the virtual clock: its minimum effect */
-		lim.virtual_clock = s->virtual_file || noise == SIM_VIRTUAL;
+		lim.virtual_clock = sim_virtual(s, noise);
 		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &lim, cal,
-					 s->cal_boots, &s->o, &r[i]);
+					 sim_cal_boots(s, noise), &s->o, &r[i]);
 	}
 	hb_cmp_decide(r, s->n, &s->o);
 	out->any_worse = out->target_worse = false;
@@ -310,6 +339,63 @@ static int sim_load(struct sim *s, const char *path, const struct hb_cmp_thresho
 	return 0;
 }
 
+/* The noise of a virtual-clock calibration for the virtual rows: each
+ * metric's sd and log deviations, by key; 0, or -1 with a message. */
+static int sim_load_virtual(struct sim *s, const char *path)
+{
+	json_t *root, *ms, *v;
+	const char *clock;
+	char err[1024];
+
+	root = hb_cmp_read_json(path, err, sizeof(err));
+	if (!root) {
+		fprintf(stderr, "compare_sim: %s\n", err);
+		return -1;
+	}
+	ms = json_object_get(root, "metrics");
+	clock = json_string_value(json_object_get(root, "clock"));
+	s->virt_boots = (size_t)json_integer_value(json_object_get(root, "boots"));
+	if (!json_is_object(ms) || s->virt_boots < 3 || !clock || strcmp(clock, "virtual")) {
+		fprintf(stderr, "compare_sim: %s: not a virtual-clock calibration (clock virtual, "
+				"metrics, boots >= 3)\n", path);
+		json_decref(root);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct sim_metric *m = &s->m[i];
+		char key[300];
+		json_t *cs, *c;
+		double sd, mean = 0;
+		size_t k;
+		bool pos = true;
+
+		snprintf(key, sizeof(key), "%s.%s", m->wl, m->name);
+		v = json_object_get(ms, key);
+		cs = json_object_get(v, "centers");
+		sd = json_number_value(json_object_get(v, "sd_log"));
+		if (!v || !(sd >= 0) || !json_is_array(cs) || json_array_size(cs) < 3)
+			continue;
+		json_array_foreach(cs, k, c)
+			pos &= json_number_value(c) > 0;
+		if (!pos)
+			continue;
+		m->n_virt = json_array_size(cs);
+		m->dev_virt = calloc(m->n_virt, sizeof(double));
+		if (!m->dev_virt)
+			continue;
+		json_array_foreach(cs, k, c)
+			mean += log(json_number_value(c));
+		mean /= (double)m->n_virt;
+		json_array_foreach(cs, k, c)
+			m->dev_virt[k] = sd > 0 ? log(json_number_value(c)) - mean : 0;
+		m->sd_virt = sd;
+		s->virt_matched++;
+	}
+	json_decref(root);
+	s->virt_path = path;
+	return 0;
+}
+
 static double sim_arg(const char *v, double lo, double hi)
 {
 	char *end;
@@ -362,7 +448,7 @@ int main(int argc, char **argv)
 	static const size_t boots[] = { 1, 3, 5 };
 	static const double shifts[] = { 0.01, 0.02, 0.05, 0.10, 0.25 };
 	const char *cal = "bench/data/debian-6.12-tcg-quick.json", *thf = "configs/thresholds.conf";
-	const char *shift_only = NULL;
+	const char *shift_only = NULL, *virt = NULL;
 	struct hb_cmp_thresholds th;
 	static struct sim s;
 	long trials = 2000;
@@ -380,13 +466,16 @@ int main(int argc, char **argv)
 			thf = v;
 		else if (v && !strcmp(o, "--shift-only"))
 			shift_only = v;
+		else if (v && !strcmp(o, "--virtual"))
+			virt = v;
 		else if (!strcmp(o, "--trials") && x >= 20 && x <= 1e7)
 			trials = (long)x;
 		else if (!strcmp(o, "--seed") && !isnan(x))
 			seed = (unsigned long)x;
 		else {
 			fprintf(stderr, "usage: compare_sim [--calibration FILE] [--trials N (20..1e7)] "
-					"[--seed N] [--thresholds FILE] [--shift-only GLOB,...]\n");
+					"[--seed N] [--thresholds FILE] [--shift-only GLOB,...] "
+					"[--virtual FILE|none]\n");
 			return 2;
 		}
 		i++;
@@ -397,6 +486,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (sim_load(&s, cal, &th, shift_only))
+		return 2;
+	/* the virtual rows: a measured virtual-clock file, unless the main
+	 * file is one, or none is given or shipped */
+	if (!virt && !access(SIM_VIRTUAL_DEFAULT, R_OK))
+		virt = SIM_VIRTUAL_DEFAULT;
+	if (virt && strcmp(virt, "none") && !s.virtual_file && sim_load_virtual(&s, virt))
 		return 2;
 	s.rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(s.rng, seed);
@@ -425,6 +520,21 @@ int main(int argc, char **argv)
 		printf(": modes %.1f sd apart). Minimum effects: min_effect_virtual_pct in %s, "
 		       "min_effect_pct in the others.", 1 / sqrt(SIM_BIMODAL_P * (1 - SIM_BIMODAL_P)),
 		       s.virtual_file ? "every row (a virtual-clock file)" : "the virtual-clock rows");
+		if (s.virt_path) {
+			double vs[SIM_MAX_METRICS];
+			size_t nvs = 0, vz = 0;
+
+			for (size_t i = 0; i < s.n; i++)
+				if (s.m[i].dev_virt) {
+					vs[nvs++] = s.m[i].sd_virt;
+					vz += s.m[i].sd_virt == 0;
+				}
+			printf(" Virtual-clock rows: the noise of %s (%zu boots; %zu of the %zu metrics "
+			       "found in it, boot sd median %.2f%%, up to %.1f%%, %zu constant).",
+			       s.virt_path, s.virt_boots, s.virt_matched, s.n,
+			       nvs ? hb_stats_median(vs, nvs) * 100 : NAN,
+			       nvs ? hb_stats_quantile(vs, nvs, 1) * 100 : NAN, vz);
+		}
 		if (shift_only) {
 			printf(" Power: the worsened metric is one of the %zu matching %s (", s.n_shiftable,
 			       shift_only);
@@ -440,12 +550,17 @@ int main(int argc, char **argv)
 	       "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int nz = 0; nz < SIM_N_NOISE; nz++) {
 		enum sim_noise noise = (enum sim_noise)nz;
-		const char *label = nz == SIM_MEASURED    ? "measured (lognormal)"
-				    : nz == SIM_RESAMPLED ? "measured (resampled)"
-				    : nz == SIM_BIMODAL	  ? "bimodal 10%"
-				    : s.virtual_file	  ? "virtual clock (this file)"
-							  : "virtual clock (synthetic)";
+		const char *label = nz == SIM_MEASURED	    ? "measured (lognormal)"
+				    : nz == SIM_RESAMPLED   ? "measured (resampled)"
+				    : nz == SIM_BIMODAL	    ? "bimodal 10%"
+				    : s.virtual_file	    ? "virtual clock (this file)"
+				    : !s.virt_path	    ? "virtual clock (synthetic)"
+				    : nz == SIM_VIRTUAL	    ? "virtual clock (measured, lognormal)"
+							    : "virtual clock (measured, resampled)";
 
+		/* resampled virtual boots need a measured virtual-clock file */
+		if (nz == SIM_VIRTUAL_RESAMPLED && !s.virt_path)
+			continue;
 		for (size_t b = 0; b < sizeof(boots) / sizeof(boots[0]); b++)
 			for (int calib = 0; calib < 2; calib++) {
 				struct sim_out o = { 0 };
@@ -484,8 +599,10 @@ int main(int argc, char **argv)
 			}
 	}
 	sim_functional(s.o.alpha);
-	for (size_t i = 0; i < s.n; i++)
+	for (size_t i = 0; i < s.n; i++) {
 		free(s.m[i].dev);
+		free(s.m[i].dev_virt);
+	}
 	free(s.shiftable);
 	hb_cmp_thresholds_free(&th);
 	gsl_rng_free(s.rng);
