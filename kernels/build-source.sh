@@ -17,7 +17,8 @@
 #       env: HB_SOURCE, HB_SOURCE_ID (the source= line of --fetch),
 #            HB_KERNEL_KEY (64 hex digits), HB_SERIES (patch paths, one per
 #            line, in order), HB_CONFIGS (Kconfig fragment paths, in order,
-#            kernels/base.config first), KSRC for source=ksrc
+#            kernels/base.config first), KSRC for source=ksrc; optional
+#            HB_CCACHE=0 to compile without ccache (see "ccache" below)
 #       Last line on stdout: <kernel-release> <abs bzImage> <abs modules dir or ->
 #
 # Exit: 0 ok; 2 recipe, patch, config, compile or prerequisite error (one
@@ -28,7 +29,12 @@
 #   src/debs/<pkg>_<ver>_all.deb       downloaded source package
 #   src/<pkg>-<ver>/tree/               pristine unpacked tree (shared)
 #   trees/<recipe>/src/                 hardlink copy + patches (per recipe)
-#   trees/<recipe>/obj/                 make O= output, kept for incremental builds
+#   trees/<recipe>/src/obj/             make O= output, kept for incremental builds
+#                                       (inside src: kbuild then uses srctree=.., so
+#                                       nothing in it names the tree; see "ccache")
+#   trees/<recipe>/ccache-bin/gcc, cc   symlinks to ccache, first in make's PATH
+#   trees/<recipe>/ccache-stats.log     ccache's per-compile results of the last build
+#   ccache/                             CCACHE_DIR, shared by all recipes (max_size 5G)
 #   builds/<recipe>-<key12>/            bzImage .config System.map build.log release
 #   builds/<recipe>-latest              symlink to the newest build of <recipe>
 set -euo pipefail
@@ -234,6 +240,7 @@ check_prereqs
 
 out=$cache/builds/$name-${key:0:12}
 tdir=$cache/trees/$name
+obj=$tdir/src/obj
 mkdir -p "$cache/builds" "$tdir"
 
 print_result() {
@@ -254,6 +261,13 @@ if [ -f "$out/.complete" ]; then
 	log "cached: $out (recipe unchanged, nothing to build)"
 	print_result
 	exit 0
+fi
+t_begin=$SECONDS
+if [ -d "$tdir/obj" ]; then
+	# Before issue 24 the object dir was trees/<recipe>/obj, with the
+	# tree's absolute path in every command kbuild recorded: not reusable.
+	log "removing the object dir of the old layout ($tdir/obj; it is now src/obj)"
+	rm -rf "$tdir/obj"
 fi
 
 case $source_spec in
@@ -286,6 +300,7 @@ have_source=$(sed -n 1p <<<"$have_state")
 
 # Copy a tree as hardlinks (one inode per file: cheap, and `patch` writes new
 # files, so the pristine tree is never modified); plain copy across devices.
+# Not .git, nor a top-level obj/ (a KSRC's own O=obj output; ours goes there).
 copy_tree() {
 	local from=$1 to=$2 e mode=-al
 	mkdir -p "$to"
@@ -293,16 +308,26 @@ copy_tree() {
 	rm -f "$to/.hb-linktest"
 	for e in "$from"/* "$from"/.[!.]*; do
 		[ -e "$e" ] || continue
-		[ "${e##*/}" = .git ] && continue
+		case ${e##*/} in .git | obj) continue ;; esac
 		cp $mode "$e" "$to/"
 	done
 }
 
+# Give files a new inode and mtime (same content) so make recompiles what
+# depends on them; a hardlinked file keeps the pristine tree's old mtime.
+refresh_files() { # ROOT, file list on stdin
+	local f
+	while IFS= read -r f; do
+		[ -f "$1/$f" ] || continue
+		cp "$1/$f" "$1/$f.hbtmp" && mv -f "$1/$f.hbtmp" "$1/$f"
+	done
+}
+
 if [ "$want_state" != "$have_state" ] || [ ! -d "$tdir/src" ]; then
-	if [ -d "$tdir/obj" ] && [ -n "$have_source" ] && [ "$have_source" != "source $source_id" ] &&
+	if [ -d "$obj" ] && [ -n "$have_source" ] && [ "$have_source" != "source $source_id" ] &&
 		[ "$source_spec" != ksrc ]; then
 		log "source changed (${have_source#source } -> $source_id): clean build"
-		rm -rf "$tdir/obj"
+		rm -rf "$obj"
 	fi
 	log "preparing source tree $tdir/src from $source_id"
 	rm -rf "$tdir/src.new"
@@ -332,11 +357,11 @@ if [ "$want_state" != "$have_state" ] || [ ! -d "$tdir/src" ]; then
 	done
 	# Files patched now or last time get a fresh inode and mtime, so make
 	# recompiles exactly those (hardlinked files keep the old pristine mtime).
-	{ cat "$tdir/touched" 2>/dev/null || true; cat "$tdir/touched.new"; } | sort -u | while IFS= read -r f; do
-		[ -f "$tdir/src.new/$f" ] || continue
-		cp "$tdir/src.new/$f" "$tdir/src.new/$f.hbtmp" && mv -f "$tdir/src.new/$f.hbtmp" "$tdir/src.new/$f"
-	done
+	{ cat "$tdir/touched" 2>/dev/null || true; cat "$tdir/touched.new"; } | sort -u |
+		refresh_files "$tdir/src.new"
 	rm -rf "$tdir/src.old"
+	# the object dir moves into the new tree (kept for an incremental build)
+	[ -d "$obj" ] && mv "$obj" "$tdir/src.new/obj"
 	[ -d "$tdir/src" ] && mv "$tdir/src" "$tdir/src.old"
 	mv "$tdir/src.new" "$tdir/src"
 	mv "$tdir/touched.new" "$tdir/touched"
@@ -344,15 +369,88 @@ if [ "$want_state" != "$have_state" ] || [ ! -d "$tdir/src" ]; then
 	rm -rf "$tdir/src.old"
 fi
 
+t_tree=$((SECONDS - t_begin))
+
+# --- ccache ----------------------------------------------------------------
+# The recipes that share a base (minimal-6.1 and the ones that patch it)
+# compile the same files in different trees, trees/<recipe>/src. ccache
+# hands one tree's objects to the next, so a recipe whose base was built
+# compiles only what its patches touch (and links). How hits across trees
+# are made possible (ccache 4.7):
+# - The object dir is trees/<recipe>/src/obj, a subdirectory of the source
+#   tree, so kbuild uses srctree=..: every path in a compile command (-I,
+#   -include, the source file, -fmacro-prefix-map=../=) and in the .d files
+#   is relative, the same for every recipe, and ccache hashes and passes on
+#   exactly what gcc would get without it: the objects are the same bytes.
+#   (With an absolute srctree, CCACHE_BASEDIR would hash the paths relative,
+#   but also hand gcc ../src/... paths, which the absolute
+#   -fmacro-prefix-map does not strip: __FILE__ in WARN()s would change.)
+#   CCACHE_BASEDIR=trees/ is set still, for any absolute path left (host
+#   tools).
+# - CCACHE_NOHASHDIR=1: the object dir is hashed only for -g builds
+#   (base.config has DEBUG_INFO_NONE); a fragment that turns debug info on
+#   still shares objects, with the DW_AT_comp_dir of the tree that compiled
+#   first.
+# - sloppiness include_file_ctime: the trees are hard links of one pristine
+#   tree, so making or deleting any recipe's tree changes the ctime of every
+#   shared header, and a build running meanwhile would otherwise fall back
+#   from direct mode. (A changed header has a new mtime, still checked.)
+# - The recipe's name goes into the release through a localversion file in
+#   the object dir, not CONFIG_LOCALVERSION: include/generated/autoconf.h,
+#   which every compile includes, is then the same for the same config, and
+#   direct mode hits (no preprocessing of ~1200 files).
+# - ccache runs as `gcc` first in PATH (symlinks in trees/<recipe>/ccache-bin),
+#   not as make CC="ccache gcc": the command lines kbuild records in its .cmd
+#   files are the same with and without ccache, so installing or removing it
+#   recompiles nothing, and host programs (kconfig, fixdep, objtool) are
+#   cached as well.
+# The cache key does not involve ccache (hb_recipe_cache_key): the kernel
+# is the same either way. Without ccache a build works, only slower (every
+# recipe cold); HB_CCACHE=0 turns it off.
+use_ccache=0
+if [ "${HB_CCACHE:-1}" = 0 ]; then
+	log "ccache: off (HB_CCACHE=0), compiling every file"
+elif ccache_bin=$(command -v ccache 2>/dev/null); then
+	use_ccache=1
+	export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$cache/trees CCACHE_NOHASHDIR=1 \
+		CCACHE_SLOPPINESS=include_file_ctime CCACHE_STATSLOG=$tdir/ccache-stats.log
+	mkdir -p "$CCACHE_DIR" "$tdir/ccache-bin"
+	# a size cap once; a max_size the user set in ccache.conf stays
+	grep -qs '^max_size' "$CCACHE_DIR/ccache.conf" || ccache --max-size=5G >/dev/null ||
+		die 2 "ccache --max-size failed (CCACHE_DIR=$CCACHE_DIR)"
+	for c in gcc cc; do ln -sfn "$ccache_bin" "$tdir/ccache-bin/$c"; done
+	export PATH=$tdir/ccache-bin:$PATH
+	: >"$CCACHE_STATSLOG"
+	log "ccache: on ($CCACHE_DIR, $(ccache --get-config=max_size) max)"
+else
+	log "warning: ccache is not installed: every file not already built in this tree is compiled, a cold build takes 4-7 min; run: apt-get install -y ccache"
+fi
+# One line on what ccache gave this build: hits (direct / preprocessed mode)
+# out of the compiles of source files; kbuild's compiler probes (`-x c
+# /dev/null`, about a hundred per make) and links are left out.
+ccache_summary() {
+	awk '/^# / { probe = ($0 == "# /dev/null"); next } probe { next }
+		$0 == "direct_cache_hit" { d++ } $0 == "preprocessed_cache_hit" { p++ } $0 == "cache_miss" { m++ }
+		END {
+			t = d + p + m
+			if (t == 0) { print "ccache: no cacheable compile in this build"; exit }
+			printf "ccache: %d of %d compiles from the cache (%.1f%%: %d direct, %d preprocessed), %d compiled\n",
+				d + p, t, 100 * (d + p) / t, d, p, m
+		}' "$CCACHE_STATSLOG"
+}
+
 # --- config ----------------------------------------------------------------
-mkdir -p "$tdir/obj"
-printf 'CONFIG_LOCALVERSION="-hb-%s"\n' "$name" >"$tdir/localversion.config"
+mkdir -p "$obj"
+# The release is <version>-hb-<recipe>: kbuild's setlocalversion appends the
+# object dir's localversion* files (kept out of the .config, see "ccache").
+printf -- '-hb-%s\n' "$name" >"$obj/localversion-hugebench"
+rm -f "$tdir/localversion.config"
 log "merging config: allnoconfig + ${configs[*]##*/kernels/}"
-if ! (cd "$tdir/src" && scripts/kconfig/merge_config.sh -n -O "$tdir/obj" "${configs[@]}" \
-	"$tdir/localversion.config") >"$tdir/config.log" 2>&1; then
+if ! (cd "$tdir/src" && scripts/kconfig/merge_config.sh -n -O "$obj" "${configs[@]}") \
+	>"$tdir/config.log" 2>&1; then
 	die 2 "merging the config failed: $(grep -m 1 -iE 'error|\*\*\*' "$tdir/config.log" || tail -n 1 "$tdir/config.log") (log: $tdir/config.log)"
 fi
-make -s -C "$tdir/src" O="$tdir/obj" olddefconfig >>"$tdir/config.log" 2>&1 ||
+make -s -C "$tdir/src" O="$obj" olddefconfig >>"$tdir/config.log" 2>&1 ||
 	die 2 "make olddefconfig failed (log: $tdir/config.log)"
 sed -n 's/^Value requested for \(CONFIG_[A-Za-z0-9_]*\) not in final .config$/\1/p' "$tdir/config.log" |
 	sort -u | while read -r opt; do
@@ -394,7 +492,7 @@ PERF_EVENTS:perf_event_open probes
 HIGH_RES_TIMERS:timing and KVM
 "
 missing=0
-cfg=$tdir/obj/.config
+cfg=$obj/.config
 while IFS=: read -r opt why; do
 	[ -n "$opt" ] || continue
 	if ! grep -qE "^CONFIG_${opt}=[ym]$" "$cfg"; then
@@ -413,22 +511,16 @@ if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$cfg" && ! command -v pahole >/dev/null 2
 fi
 with_modules=0
 grep -q '^CONFIG_MODULES=y' "$cfg" && with_modules=1
+t_config=$((SECONDS - t_begin - t_tree))
 
 # --- compile ---------------------------------------------------------------
 jobs=$(nproc)
-make_cc=()
-if command -v ccache >/dev/null 2>&1; then
-	export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
-	export CCACHE_BASEDIR=$cache/trees
-	make_cc=(CC="ccache gcc")
-	log "using ccache ($CCACHE_DIR)"
-fi
 targets=(bzImage)
 [ $with_modules = 1 ] && targets+=(modules)
 blog=$tdir/build.log
 log "compiling ${targets[*]} with make -j$jobs (log: $blog)"
 start=$(date +%s)
-make -C "$tdir/src" O="$tdir/obj" -j"$jobs" "${make_cc[@]}" "${targets[@]}" >"$blog" 2>&1 &
+make -C "$tdir/src" O="$obj" -j"$jobs" "${targets[@]}" >"$blog" 2>&1 &
 mpid=$!
 trap 'kill "$mpid" 2>/dev/null; exit 130' INT TERM
 next=30
@@ -448,16 +540,23 @@ if [ $rc != 0 ]; then
 	first=$(grep -m 1 -E 'error:|Error [0-9]+|undefined reference|No rule to make' "$blog" || tail -n 1 "$blog")
 	die 2 "compile failed after $el s: $first (log: $blog)"
 fi
-release=$(make -s -C "$tdir/src" O="$tdir/obj" kernelrelease 2>/dev/null | tail -n 1 || true)
+release=$(make -s -C "$tdir/src" O="$obj" kernelrelease 2>/dev/null | tail -n 1 || true)
 [ -n "$release" ] || die 2 "make kernelrelease printed nothing (log: $blog)"
 log "compiled $release in $el s"
+if [ $use_ccache = 1 ]; then
+	cc_line=$(ccache_summary)
+else
+	cc_line="ccache: not used"
+fi
+log "$cc_line"
+printf '%s\n' "$cc_line" >>"$blog"
 
 tmp=$cache/builds/.${out##*/}.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp"
-cp "$tdir/obj/arch/x86/boot/bzImage" "$tmp/bzImage"
-cp "$tdir/obj/.config" "$tmp/.config"
-cp "$tdir/obj/System.map" "$tmp/System.map"
+cp "$obj/arch/x86/boot/bzImage" "$tmp/bzImage"
+cp "$obj/.config" "$tmp/.config"
+cp "$obj/System.map" "$tmp/System.map"
 cp "$blog" "$tmp/build.log"
 printf '%s\n' "$release" >"$tmp/release"
 {
@@ -465,14 +564,16 @@ printf '%s\n' "$release" >"$tmp/release"
 	printf '%s\n' "$want_state"
 	for c in "${configs[@]}"; do printf 'config %s %s\n' "$(sha256sum <"$c" | cut -d' ' -f1)" "$c"; done
 	printf 'compile_seconds %s\n' "$el"
+	printf '%s\n' "$cc_line"
 } >"$tmp/inputs"
 if [ $with_modules = 1 ]; then
-	make -s -C "$tdir/src" O="$tdir/obj" INSTALL_MOD_PATH="$tmp/modroot" INSTALL_MOD_STRIP=1 \
+	make -s -C "$tdir/src" O="$obj" INSTALL_MOD_PATH="$tmp/modroot" INSTALL_MOD_STRIP=1 \
 		modules_install >>"$tmp/build.log" 2>&1 || die 2 "make modules_install failed (log: $tmp/build.log)"
 	rm -f "$tmp/modroot/lib/modules/$release/build" "$tmp/modroot/lib/modules/$release/source"
 fi
 touch "$tmp/.complete"
 rm -rf "$out"
 mv "$tmp" "$out"
+log "took $((SECONDS - t_begin)) s: source tree $t_tree s, config $t_config s, make $el s, storing $((SECONDS - t_begin - t_tree - t_config - el)) s"
 log "kernel $release: $out/bzImage"
 print_result
