@@ -18,7 +18,9 @@
 #            HB_KERNEL_KEY (64 hex digits), HB_SERIES (patch paths, one per
 #            line, in order), HB_CONFIGS (Kconfig fragment paths, in order,
 #            kernels/base.config first), KSRC for source=ksrc; optional
-#            HB_CCACHE=0 to compile without ccache (see "ccache" below)
+#            HB_CCACHE=0 to compile without ccache, HB_SEED=0 not to seed the
+#            object dir (see "seeding" and "ccache" below; for tests and
+#            measurements)
 #       Last line on stdout: <kernel-release> <abs bzImage> <abs modules dir or ->
 #
 # Exit: 0 ok; 2 recipe, patch, config, compile or prerequisite error (one
@@ -32,6 +34,8 @@
 #   trees/<recipe>/src/obj/             make O= output, kept for incremental builds
 #                                       (inside src: kbuild then uses srctree=.., so
 #                                       nothing in it names the tree; see "ccache")
+#   trees/<recipe>/built                source, gcc and config of a complete obj/
+#                                       (absent while a build is under way)
 #   trees/<recipe>/ccache-bin/gcc, cc   symlinks to ccache, first in make's PATH
 #   trees/<recipe>/ccache-stats.log     ccache's per-compile results of the last build
 #   ccache/                             CCACHE_DIR, shared by all recipes (max_size 5G)
@@ -263,6 +267,8 @@ if [ -f "$out/.complete" ]; then
 	exit 0
 fi
 t_begin=$SECONDS
+# obj/ is about to change: not a seed for other recipes until it is built.
+rm -f "$tdir/built"
 if [ -d "$tdir/obj" ]; then
 	# Before issue 24 the object dir was trees/<recipe>/obj, with the
 	# tree's absolute path in every command kbuild recorded: not reusable.
@@ -369,7 +375,65 @@ if [ "$want_state" != "$have_state" ] || [ ! -d "$tdir/src" ]; then
 	rm -rf "$tdir/src.old"
 fi
 
+# --- seeding the object dir --------------------------------------------------
+# What a complete obj/ was built from; two trees with the same one differ
+# only in the files their patches touch.
+built_id=$(
+	printf 'source %s\n' "$source_id"
+	printf 'gcc %s\n' "$(gcc --version | head -n 1)"
+	for c in "${configs[@]}"; do printf 'config %s\n' "$(sha256sum <"$c" | cut -d' ' -f1)"; done
+)
+# A recipe's first build (no obj/ yet) starts from a copy of the obj/ of
+# another recipe built from the same source, gcc and config (trees/*/built):
+# minimal-6.1-regress starts from minimal-6.1's. Then make compiles only the
+# files either series touched (the touched lists: patched files, past and
+# present) and what depends on them, and links: all of those files get a
+# new mtime here, newer than every copied object (ours too: patched before
+# the seed was built, they would look older than its objects). kbuild's
+# .cmd files in obj/ hold relative paths only (srctree=..), so they are
+# right in the new tree. Picked: the candidate with the fewest such files;
+# one whose build is under way (its lock held) is skipped. Without a seed,
+# ccache still serves the compiles. HB_SEED=0: no seeding.
+touched_of() { cat "$1/touched" 2>/dev/null || true; }
+seed_obj() {
+	local t best="" best_n=0 n
+	for t in "$cache"/trees/*; do
+		[ "$t" != "$tdir" ] && [ -f "$t/built" ] && [ -d "$t/src/obj" ] || continue
+		[ "$(cat "$t/built" 2>/dev/null || true)" = "$built_id" ] || continue
+		n=$({ touched_of "$t"; touched_of "$tdir"; } | sort -u | wc -l)
+		if [ -z "$best" ] || [ "$n" -lt "$best_n" ]; then
+			best=$t
+			best_n=$n
+		fi
+	done
+	[ -n "$best" ] || return 0
+	exec 7>"$best/.lock"
+	if ! flock -n 7 || [ "$(cat "$best/built" 2>/dev/null || true)" != "$built_id" ]; then
+		exec 7>&-
+		log "not seeding from ${best##*/}: a build of it is under way"
+		return 0
+	fi
+	rm -rf "$obj.seed"
+	cp -a "$best/src/obj" "$obj.seed" || {
+		exec 7>&-
+		rm -rf "$obj.seed"
+		die 2 "cannot copy $best/src/obj (disk full?)"
+	}
+	exec 7>&-
+	# objtool's own build (tools/) records absolute paths, in its .cmd and .d
+	# files: make them this tree's, or it relinks objtool, and every kernel
+	# object depends on the objtool binary (the rest of obj/ is relative).
+	{ grep -rlF --include='*.cmd' --include='*.d' "$best/src/" "$obj.seed" || true; } |
+		HB_FROM=$best/src/ HB_TO=$tdir/src/ xargs -r -d '\n' perl -pi -e 's/\Q$ENV{HB_FROM}\E/$ENV{HB_TO}/g' ||
+		die 2 "cannot rewrite the paths in the seeded object dir $obj.seed"
+	{ touched_of "$best"; touched_of "$tdir"; } | sort -u | refresh_files "$tdir/src"
+	mv "$obj.seed" "$obj"
+	log "object dir seeded from ${best##*/} ($best_n files patched in one or the other get recompiled)"
+}
 t_tree=$((SECONDS - t_begin))
+rm -rf "$obj.seed"
+[ -d "$obj" ] || [ "${HB_SEED:-1}" = 0 ] || seed_obj
+t_seed=$((SECONDS - t_begin - t_tree))
 
 # --- ccache ----------------------------------------------------------------
 # The recipes that share a base (minimal-6.1 and the ones that patch it)
@@ -405,8 +469,8 @@ t_tree=$((SECONDS - t_begin))
 #   recompiles nothing, and host programs (kconfig, fixdep, objtool) are
 #   cached as well.
 # The cache key does not involve ccache (hb_recipe_cache_key): the kernel
-# is the same either way. Without ccache a build works, only slower (every
-# recipe cold); HB_CCACHE=0 turns it off.
+# is the same either way. Without ccache a build works, only slower (a recipe
+# with no seed builds cold); HB_CCACHE=0 turns it off.
 use_ccache=0
 if [ "${HB_CCACHE:-1}" = 0 ]; then
 	log "ccache: off (HB_CCACHE=0), compiling every file"
@@ -423,7 +487,7 @@ elif ccache_bin=$(command -v ccache 2>/dev/null); then
 	: >"$CCACHE_STATSLOG"
 	log "ccache: on ($CCACHE_DIR, $(ccache --get-config=max_size) max)"
 else
-	log "warning: ccache is not installed: every file not already built in this tree is compiled, a cold build takes 4-7 min; run: apt-get install -y ccache"
+	log "warning: ccache is not installed: every file not already built here (or in the seed) is compiled, a cold build takes 4-7 min; run: apt-get install -y ccache"
 fi
 # One line on what ccache gave this build: hits (direct / preprocessed mode)
 # out of the compiles of source files; kbuild's compiler probes (`-x c
@@ -511,7 +575,7 @@ if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$cfg" && ! command -v pahole >/dev/null 2
 fi
 with_modules=0
 grep -q '^CONFIG_MODULES=y' "$cfg" && with_modules=1
-t_config=$((SECONDS - t_begin - t_tree))
+t_config=$((SECONDS - t_begin - t_tree - t_seed))
 
 # --- compile ---------------------------------------------------------------
 jobs=$(nproc)
@@ -543,6 +607,7 @@ fi
 release=$(make -s -C "$tdir/src" O="$obj" kernelrelease 2>/dev/null | tail -n 1 || true)
 [ -n "$release" ] || die 2 "make kernelrelease printed nothing (log: $blog)"
 log "compiled $release in $el s"
+printf '%s\n' "$built_id" >"$tdir/built"
 if [ $use_ccache = 1 ]; then
 	cc_line=$(ccache_summary)
 else
@@ -574,6 +639,6 @@ fi
 touch "$tmp/.complete"
 rm -rf "$out"
 mv "$tmp" "$out"
-log "took $((SECONDS - t_begin)) s: source tree $t_tree s, config $t_config s, make $el s, storing $((SECONDS - t_begin - t_tree - t_config - el)) s"
+log "took $((SECONDS - t_begin)) s: source tree $t_tree s, seeding $t_seed s, config $t_config s, make $el s, storing $((SECONDS - t_begin - t_tree - t_seed - t_config - el)) s"
 log "kernel $release: $out/bzImage"
 print_result
