@@ -20,22 +20,17 @@
  *                 all fall in one mode and look constant: the case the
  *                 calibrated floor guards;
  *   virtual clock the file's noise when it was measured on the virtual
- *                 clock ("clock": "virtual"). Otherwise the noise of a
- *                 virtual-clock calibration of the same suite (--virtual
- *                 FILE; by default bench/data/debian-6.12-tcg-virtual-
- *                 quick.json when it exists), in two blocks: lognormal
- *                 with its measured sd, and resampled from its boot
- *                 centers (the discrete modes of boots at 2 vCPUs stay
- *                 discrete); a metric it lacks falls back to the synthetic
- *                 model. With --virtual none, a synthetic model: every sd
- *                 scaled so that the median is 0.39 %, and the tenth of the
- *                 metrics with the smallest sd constant (sd 0: identical to
- *                 the nanosecond across boots), as measured on 10
- *                 virtual-clock boots of debian-6.12 at 2 vCPUs (61 judged
- *                 metrics: median 0.39 %, 6 constant); lognormal.
+ *                 clock ("clock": "virtual"); otherwise a virtual-clock
+ *                 calibration's (--virtual FILE, default bench/data/debian-
+ *                 6.12-tcg-virtual-quick.json when present), lognormal and
+ *                 resampled (its discrete modes stay discrete); with
+ *                 --virtual none (or for a metric it lacks) a synthetic
+ *                 model: each sd scaled to a median of 0.39 % and the
+ *                 tenth with the smallest sd constant, as measured on 10
+ *                 virtual-clock boots of debian-6.12 at 2 vCPUs.
  * The minimum effect is the clock's (configs/thresholds.conf):
- * min_effect_virtual_pct for the virtual-clock rows and for every row of a
- * file measured on the virtual clock, min_effect_pct otherwise.
+ * min_effect_virtual_pct in the virtual-clock rows (every row of a
+ * virtual-clock file), min_effect_pct in the others.
  * For 1, 3 and 5 boots per side, without and with a calibration (the
  * calibration's sd is itself estimated per trial from as many A/A boots of
  * the same model as the file was measured on), it runs the real rule
@@ -227,6 +222,30 @@ static int sim_cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The log deviations of a calibration's boot centers from their mean (all
+ * 0 when sd is 0), malloc'ed; NULL when fewer than 3 or one is <= 0. */
+static double *sim_devs(json_t *cs, double sd, size_t *n)
+{
+	double mean = 0, *dev;
+	json_t *c;
+	size_t k;
+
+	*n = json_array_size(cs);
+	if (!json_is_array(cs) || *n < 3 || !(sd >= 0))
+		return NULL;
+	json_array_foreach(cs, k, c) {
+		if (!(json_number_value(c) > 0))
+			return NULL; /* no log scale */
+		mean += log(json_number_value(c));
+	}
+	mean /= (double)*n;
+	dev = calloc(*n, sizeof(double));
+	json_array_foreach(cs, k, c)
+		if (dev)
+			dev[k] = sd > 0 ? log(json_number_value(c)) - mean : 0;
+	return dev;
+}
+
 /* key matches one of the comma-separated fnmatch(3) globs */
 static bool sim_globs(const char *globs, const char *key)
 {
@@ -265,29 +284,15 @@ static int sim_load(struct sim *s, const char *path, const struct hb_cmp_thresho
 	}
 	json_object_foreach(ms, key, v) {
 		struct sim_metric *m = &s->m[s->n];
-		json_t *cs = json_object_get(v, "centers"), *c;
 		const char *dot = strchr(key, '.');
-		double sd = json_number_value(json_object_get(v, "sd_log")), mean = 0;
-		bool pos = true;
-		size_t k;
+		double sd = json_number_value(json_object_get(v, "sd_log"));
 
-		if (!dot || !(sd >= 0) || !json_is_array(cs) || json_array_size(cs) < 3 ||
-		    s->n == SIM_MAX_METRICS)
+		if (!dot || s->n == SIM_MAX_METRICS ||
+		    !(m->dev = sim_devs(json_object_get(v, "centers"), sd, &m->n)))
 			continue;
-		json_array_foreach(cs, k, c)
-			pos &= json_number_value(c) > 0;
-		if (!pos)
-			continue; /* no log scale */
 		snprintf(m->wl, sizeof(m->wl), "%.*s", (int)(dot - key), key);
 		snprintf(m->name, sizeof(m->name), "%s", dot + 1);
 		m->sd = sd;
-		m->n = json_array_size(cs);
-		m->dev = calloc(m->n, sizeof(double));
-		json_array_foreach(cs, k, c)
-			mean += log(json_number_value(c));
-		mean /= (double)m->n;
-		json_array_foreach(cs, k, c)
-			m->dev[k] = sd > 0 ? log(json_number_value(c)) - mean : 0;
 		{
 			char wl[128];
 
@@ -364,30 +369,13 @@ static int sim_load_virtual(struct sim *s, const char *path)
 	for (size_t i = 0; i < s->n; i++) {
 		struct sim_metric *m = &s->m[i];
 		char key[300];
-		json_t *cs, *c;
-		double sd, mean = 0;
-		size_t k;
-		bool pos = true;
+		double sd;
 
 		snprintf(key, sizeof(key), "%s.%s", m->wl, m->name);
 		v = json_object_get(ms, key);
-		cs = json_object_get(v, "centers");
 		sd = json_number_value(json_object_get(v, "sd_log"));
-		if (!v || !(sd >= 0) || !json_is_array(cs) || json_array_size(cs) < 3)
+		if (!(m->dev_virt = sim_devs(json_object_get(v, "centers"), sd, &m->n_virt)))
 			continue;
-		json_array_foreach(cs, k, c)
-			pos &= json_number_value(c) > 0;
-		if (!pos)
-			continue;
-		m->n_virt = json_array_size(cs);
-		m->dev_virt = calloc(m->n_virt, sizeof(double));
-		if (!m->dev_virt)
-			continue;
-		json_array_foreach(cs, k, c)
-			mean += log(json_number_value(c));
-		mean /= (double)m->n_virt;
-		json_array_foreach(cs, k, c)
-			m->dev_virt[k] = sd > 0 ? log(json_number_value(c)) - mean : 0;
 		m->sd_virt = sd;
 		s->virt_matched++;
 	}
