@@ -44,7 +44,7 @@ DEB_PKGS := qemu-system-x86 qemu-utils busybox-static libjansson-dev libcmocka-d
 	libgsl-dev libssl-dev libxml2-dev cpio xz-utils zstd kmod \
 	build-essential flex bison bc libelf-dev \
 	libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
-	stress-ng dpkg-dev rsync ccache
+	stress-ng dpkg-dev rsync ccache zlib1g-dev
 # (kselftest's linux-source-<version> is not installed: build-source.sh --fetch
 # downloads the package into the cache when a suite first needs it.)
 
@@ -121,10 +121,11 @@ $(BUILD)/obj/%.o: %.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_INC) $(WARN) $(CFLAGS) -c -o $@ $<
 
+# lib/kfeatures.c reads /proc/config.gz with zlib (guest and host alike).
 $(BUILD)/hb-guest: $(GUEST_OBJ) $(LIB_OBJ)
-	$(CC) -static -o $@ $^ -ljansson -lm
+	$(CC) -static -o $@ $^ -ljansson -lz -lm
 
-HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lvirt -lm
+HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lvirt -lz -lm
 $(BUILD)/hugebench: $(HOST_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
@@ -140,7 +141,7 @@ $(BUILD)/tests/lib/kvm/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o
 # the external workloads' parameter tables, next to their parsers
 $(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_stressng.c \
 	workloads/wl_kselftest.c workloads/api/ext_run.c)
-WL_API_OBJ := $(call obj,workloads/api/hb_util.c workloads/api/hb_core.c)
+WL_API_OBJ := $(call obj,workloads/api/hb_util.c workloads/api/hb_core.c workloads/api/hb_kf.c)
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(UNIT_H) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_INC) $(WARN) $(CFLAGS) -c -o $@ $<
@@ -304,7 +305,7 @@ ITEST_SRC := $(wildcard tests/integration/*.c)
 # guest and the host use.
 $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) $(LIB_OBJ) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Itests/integration -Ilib $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) $(LIB_OBJ) -ljansson -lcmocka -lm
+	$(CC) -Itests/integration -Ilib $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) $(LIB_OBJ) -ljansson -lcmocka -lz -lm
 
 # Boots real guests: Debian 6.1 and 6.12 under TCG (kernels cached in .cache/).
 integration: all $(BUILD)/tests/test_guests

@@ -248,3 +248,104 @@ void hbt_cap_close(struct hbt_cap *c)
 	hb_ctx_free(c->ctx);
 	close(c->fd);
 }
+
+static const char *str_or_empty(json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s ? s : "";
+}
+
+json_t *hbt_cap_named(struct hbt_cap *c, const char *ev, const char *name)
+{
+	json_t *one = NULL, *e;
+
+	for (int i = 0; (e = hbt_cap_event(c, ev, i)); i++) {
+		if (!strcmp(str_or_empty(json_object_get(e, "name")), name)) {
+			json_decref(one);
+			one = e;
+		} else {
+			json_decref(e);
+		}
+	}
+	return one;
+}
+
+bool hbt_cap_check_pass(struct hbt_cap *c, const char *name)
+{
+	json_t *e = hbt_cap_named(c, "check", name);
+	bool pass;
+
+	if (!e)
+		fail_msg("no check %s", name);
+	pass = json_is_true(json_object_get(e, "pass"));
+	json_decref(e);
+	return pass;
+}
+
+const char *hbt_cap_check_observed(struct hbt_cap *c, const char *name)
+{
+	static char buf[1024];
+	json_t *e = hbt_cap_named(c, "check", name);
+
+	if (!e)
+		fail_msg("no check %s", name);
+	snprintf(buf, sizeof(buf), "%s", str_or_empty(json_object_get(e, "observed")));
+	json_decref(e);
+	return buf;
+}
+
+const char *hbt_cap_unavailable(struct hbt_cap *c, const char *name)
+{
+	static char buf[1024];
+	json_t *e = hbt_cap_named(c, "metric", name);
+	const char *u;
+
+	if (!e)
+		fail_msg("no metric %s", name);
+	u = json_string_value(json_object_get(e, "unavailable"));
+	if (u)
+		snprintf(buf, sizeof(buf), "%s", u);
+	json_decref(e);
+	return u ? buf : NULL;
+}
+
+const char *hbt_cap_notes(struct hbt_cap *c)
+{
+	static char buf[8192];
+	size_t n = 0;
+	json_t *e;
+
+	buf[0] = 0;
+	for (int i = 0; (e = hbt_cap_event(c, "note", i)); i++) {
+		n += (size_t)snprintf(buf + n, n < sizeof(buf) ? sizeof(buf) - n : 0, "%s\n",
+				      str_or_empty(json_object_get(e, "text")));
+		json_decref(e);
+		if (n >= sizeof(buf))
+			break;
+	}
+	return buf;
+}
+
+void hbt_snap(struct hb_snap *s, const char *spec)
+{
+	char buf[1024], *save = NULL;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(w, '=');
+		struct hb_kv *kv;
+
+		assert_non_null(eq);
+		*eq = 0;
+		if (!strncmp(w, "vm.", 3)) {
+			kv = &s->vmstat[s->n_vmstat++];
+			w += 3;
+		} else {
+			kv = &s->meminfo[s->n_meminfo++];
+		}
+		snprintf(kv->key, sizeof(kv->key), "%s", w);
+		kv->val = atoll(eq + 1);
+	}
+}

@@ -80,6 +80,24 @@ void hbt_cap_open(struct hbt_cap *c, const struct hb_workload *w);
 /* The n-th event (0-based) of kind ev so far, or NULL; caller decrefs. */
 json_t *hbt_cap_event(struct hbt_cap *c, const char *ev, int n);
 void hbt_cap_close(struct hbt_cap *c);
+/* The event of kind ev (e.g. "check", "metric") named name, or NULL; caller
+ * decrefs. The last one when several have the name. */
+json_t *hbt_cap_named(struct hbt_cap *c, const char *ev, const char *name);
+/* A check's "pass" (asserts it exists) and its observed text (a static
+ * buffer: copy it before the next call). */
+bool hbt_cap_check_pass(struct hbt_cap *c, const char *name);
+const char *hbt_cap_check_observed(struct hbt_cap *c, const char *name);
+/* A metric's "unavailable" reason, or NULL when it has samples (asserts it
+ * exists). A static buffer. */
+const char *hbt_cap_unavailable(struct hbt_cap *c, const char *name);
+/* The notes' texts so far, joined by newlines (a static buffer). */
+const char *hbt_cap_notes(struct hbt_cap *c);
+
+/* A /proc snapshot holding only what spec says: blank-separated KEY=VALUE,
+ * meminfo keys (kB) as they are, vmstat keys prefixed "vm.", e.g.
+ * "ShmemHugePages=16384 ShmemPmdMapped=0 vm.thp_file_alloc=8". */
+struct hb_snap;
+void hbt_snap(struct hb_snap *s, const char *spec);
 
 /* Lines of a guest's stream.jsonl: boot, suite_start, workload "fault"
  * rep 0 (start, metric "lat", check "c", end pass or fail), suite_end. */

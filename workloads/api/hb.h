@@ -8,7 +8,8 @@
  *
  * Outcome rules: hb_skip() -> skip (reason required); any failed hb_check*()
  * -> fail; hb_error() -> error (the harness or the environment broke, not the
- * kernel's behaviour); otherwise pass. THP/shmem knobs under
+ * kernel's behaviour); otherwise pass. A skip after a failed check leaves the
+ * workload failed: a skip never hides a failure (issue 25). THP/shmem knobs under
  * /sys/kernel/mm/transparent_hugepage are saved by the runner before a
  * workload and restored after it, even when the workload crashes.
  */
@@ -20,6 +21,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "kfeatures.h"
 #include "params.h"
 #include "procstat.h"
 
@@ -178,10 +180,14 @@ int hb_apply_shmem_enabled(struct hb_ctx *ctx);
  * the suite line or the system -- is run, not skipped: huge=always mounts but
  * never gets a huge page there, which the subject_* checks must catch. */
 const char *hb_huge_tmpfs_probe(struct hb_ctx *ctx);
-/* The subject check of a huge tmpfs measurement between snapshots a and b:
- * thp_file_alloc grew by >= n_huge and ShmemPmdMapped by >= pmd_kb (0: PMD
- * mapping not required). On failure, why (if not NULL) gets a reason for the
- * metrics of the pass (hb_metric_subject). Returns pass. */
+/* The subject check of a huge tmpfs measurement between snapshots a and b,
+ * on outcomes only (issue 25): ShmemHugePages grew by >= n_huge huge pages
+ * (present in the page cache) and ShmemPmdMapped by >= pmd_kb (mapped; 0:
+ * PMD mapping not required). thp_file_alloc and thp_file_fallback are shown
+ * in the observed text but decide nothing: an allocation is an attempt, and
+ * a page allocated then dropped (a failed charge, say) is no huge page. On
+ * failure, why (if not NULL) gets a reason for the metrics of the pass
+ * (hb_metric_subject). Returns pass. */
 bool hb_check_huge_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
 			   const struct hb_snap *b, long long n_huge, long long pmd_kb, char *why,
 			   size_t why_len);
@@ -190,6 +196,22 @@ bool hb_check_huge_subject(struct hb_ctx *ctx, const char *name, const struct hb
  * of ShmemPmdMapped). */
 bool hb_check_pmd_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
 			  const struct hb_snap *b, size_t bytes, char *why, size_t why_len);
+
+/* ---- kernel features (lib/kfeatures.h; issue 25) ----------------------- */
+/* Whether the running kernel has feature f, from the table's version and
+ * config rows (never from an errno); false, and why (if not NULL) citing the
+ * row, when it does not. */
+bool hb_kf_has(enum hb_kf f, char *why, size_t len);
+/* The check `name` on the errno err (0: success) of call, a use of feature
+ * f, on a kernel of version kver whose option is in state cfg: passes on 0;
+ * fails with the errno's name and the row in its observed text where the
+ * table says the kernel has f. Where the table says it lacks f (a caller
+ * should have asked hb_kf_has() first), it fails as well, saying so: an
+ * error is never turned into "unsupported" after the fact. Returns pass. */
+bool hb_check_call_on(struct hb_ctx *ctx, const char *name, enum hb_kf f, int kver,
+		      enum hb_kf_cfg cfg, const char *call, int err);
+/* The same on the running kernel (hb_kver(), hb_kf_config_now()). */
+bool hb_check_call(struct hb_ctx *ctx, const char *name, enum hb_kf f, const char *call, int err);
 
 /* Target host: record (add) or clear something this workload set up on the
  * host (kind "zram", "swap", "cgroup", "memctl"), in the runner's journal,

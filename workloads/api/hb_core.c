@@ -261,8 +261,11 @@ static void set_outcome(struct hb_ctx *ctx, enum hb_status st, const char *fmt, 
 	char msg[448];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* The first skip or error wins: later ones are usually consequences. */
-	if (ctx->status == HB_SKIP || ctx->status == HB_ERROR)
+	/* The first skip or error wins: later ones are usually consequences.
+	 * A skip does not hide a failed check either (issue 25): the workload
+	 * stays failed, the reason of its first failed check kept. */
+	if (ctx->status == HB_SKIP || ctx->status == HB_ERROR ||
+	    (st == HB_SKIP && ctx->status == HB_FAIL))
 		return;
 	ctx->status = st;
 	if (err)

@@ -29,7 +29,7 @@ static void snap_set(struct hb_snap *s, long long huge_kb, long long pmd_kb, lon
 	s->n_vmstat = 1;
 }
 
-/* hb_check_huge_subject("subject_x", 8 allocations, 16 MiB PMD-mapped)
+/* hb_check_huge_subject("subject_x", 8 huge pages, 16 MiB PMD-mapped)
  * between snapshots {huge, pmd, alloc} a and b: its answer, its reason and
  * its first check event. */
 struct subject {
@@ -85,11 +85,51 @@ static void test_huge_subject_absent(void **state)
 	assert_false(s.ok);
 	assert_int_equal(hb_ctx_status(s.c.ctx), HB_FAIL);
 	assert_non_null(strstr(s.why, "subject_x failed"));
-	assert_non_null(strstr(s.why, "thp_file_alloc +0 of 8"));
+	assert_non_null(strstr(s.why, "ShmemHugePages +0 of 16384 kB"));
 	assert_false(json_is_true(json_object_get(s.ev, "pass")));
 	assert_non_null(strstr(json_string_value(json_object_get(s.ev, "observed")),
-			       "thp_file_alloc +0, ShmemPmdMapped +0 kB"));
+			       "ShmemHugePages +0 kB, ShmemPmdMapped +0 kB"));
 	subject_done(&s);
+}
+
+/* Issue 25: thp_file_alloc grew by one per extent, but no huge page is in
+ * the page cache (each was dropped again, e.g. its memcg charge failed):
+ * an attempt is not a huge page, the subject fails. */
+static void test_huge_subject_attempt_only(void **state)
+{
+	struct subject s;
+
+	(void)state;
+	subject_x(&s, (const long long[]){ 0, 0, 100 }, (const long long[]){ 0, 0, 108 });
+	assert_false(s.ok);
+	assert_int_equal(hb_ctx_status(s.c.ctx), HB_FAIL);
+	assert_non_null(strstr(json_string_value(json_object_get(s.ev, "observed")),
+			       "attempts: thp_file_alloc +8"));
+	subject_done(&s);
+}
+
+/* Issue 25: a skip after a failed check leaves the workload failed, with
+ * the failed check's reason; a skip alone still skips. */
+static void test_skip_keeps_failure(void **state)
+{
+	struct hbt_cap c;
+	json_t *ev;
+
+	(void)state;
+	hbt_cap_open(&c, &hb_wl_fragment);
+	hb_check(c.ctx, "broken", false, "0", "EINVAL");
+	hb_skip(c.ctx, "this part cannot run here");
+	assert_int_equal(hb_ctx_status(c.ctx), HB_FAIL);
+	hb_ctx_finish(c.ctx);
+	ev = hbt_cap_event(&c, "workload_end", 0);
+	assert_non_null(strstr(json_string_value(json_object_get(ev, "reason")), "check broken"));
+	json_decref(ev);
+	hbt_cap_close(&c);
+
+	hbt_cap_open(&c, &hb_wl_fragment);
+	hb_skip(c.ctx, "this part cannot run here");
+	assert_int_equal(hb_ctx_status(c.ctx), HB_SKIP);
+	hbt_cap_close(&c);
 }
 
 /* Huge pages allocated but mapped by PTEs (minimal-6.1-regress): a check
@@ -163,6 +203,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_huge_subject_present),
 		cmocka_unit_test(test_huge_subject_absent),
+		cmocka_unit_test(test_huge_subject_attempt_only),
+		cmocka_unit_test(test_skip_keeps_failure),
 		cmocka_unit_test(test_huge_subject_no_pmd),
 		cmocka_unit_test(test_metric_subject),
 		cmocka_unit_test(test_param_given),
