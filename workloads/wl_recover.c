@@ -4,8 +4,11 @@
  * registers the mm under enabled=madvise too) and filled with a pattern.
  * Each 2 MiB extent is then split by punching a 4 KiB hole in it and
  * refilling the hole through the mapping. Two ways back are measured:
- *  1. MADV_COLLAPSE (25; since 6.1 -- EINVAL means the kernel lacks it and
- *     that part is reported unavailable, not failed);
+ *  1. MADV_COLLAPSE (25), where the kernel feature table says the kernel
+ *     has it (lib/kfeatures.c, row madv_collapse: Linux >= 6.1 with
+ *     CONFIG_TRANSPARENT_HUGEPAGE). There any errno from it -- EINVAL
+ *     included -- is a failed check naming the errno; only a kernel the
+ *     table says lacks it gets "unavailable", citing the row (issue 25);
  *  2. khugepaged, with scan_sleep_millisecs=10 and a large pages_to_scan,
  *     polled for at most wait_s seconds while touching each extent so a
  *     retracted page table is refaulted as a PMD.
@@ -13,15 +16,19 @@
  * every extent; after each recovery ShmemHugePages and ShmemPmdMapped are
  * back to the file size; every byte still matches the pattern. Metrics: time
  * to recover for each way, khugepaged/collapse counters.
- * Subject checks: the file starts huge (subject_initial_huge_PmdMapped), and each way
- * back really collapsed, thp_collapse_alloc >= one per extent
- * (subject_madv_collapse, subject_khugepaged_collapse); a recovery time with
- * no collapse behind it is unavailable.
+ * Subject checks, on outcomes: the file starts huge
+ * (subject_initial_huge_PmdMapped); MADV_COLLAPSE brought ShmemHugePages back
+ * to the whole file (subject_madv_collapse); khugepaged collapsed, counted by
+ * khugepaged/pages_collapsed or by ShmemHugePages coming back
+ * (subject_khugepaged_collapse). thp_collapse_alloc counts attempts (a huge
+ * page allocated for a collapse that may then fail) and decides nothing. A
+ * recovery time with no collapse behind it is unavailable.
  *
  * Params: size_mb=8 wait_s=20 poll_ms=50.
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "wl_recover.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,21 +128,6 @@ static bool split_all(struct rc *r, int round, const char *tag)
 	return verify(r, name);
 }
 
-/* The subject of a recovery phase: a collapse happened, one new huge page
- * per extent (thp_collapse_alloc counts MADV_COLLAPSE and khugepaged). */
-static bool subject_collapsed(struct rc *r, const char *name, const struct hb_snap *a,
-			      const struct hb_snap *b)
-{
-	long long n = (long long)(r->size / HB_HPAGE);
-	char exp[96];
-
-	snprintf(exp, sizeof(exp), "a collapse per extent: thp_collapse_alloc >= +%lld", n);
-	return hb_check(r->ctx, name, hb_vmstat_delta(a, b, "thp_collapse_alloc") >= n, exp,
-			"thp_collapse_alloc %+lld, thp_collapse_alloc_failed %+lld",
-			hb_vmstat_delta(a, b, "thp_collapse_alloc"),
-			hb_vmstat_delta(a, b, "thp_collapse_alloc_failed"));
-}
-
 static void final_checks(struct rc *r, const char *tag)
 {
 	long long huge = 0, pmd = 0, kb = (long long)(r->size / 1024);
@@ -151,43 +143,90 @@ static void final_checks(struct rc *r, const char *tag)
 	verify(r, name);
 }
 
+bool rc_collapse_supported(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg)
+{
+	char why[384];
+
+	if (hb_kf_decide(HB_KF_MADV_COLLAPSE, kver, cfg, why, sizeof(why)))
+		return true;
+	hb_note(ctx, "MADV_COLLAPSE part not run: %s", why);
+	hb_metric_unavailable(ctx, "madv_collapse_time", "ms", HB_LOWER, why);
+	return false;
+}
+
+bool rc_collapse_judge(struct hb_ctx *ctx, const struct rc_collapse_obs *o)
+{
+	char exp[128], call[64], res[96];
+	bool back, ok;
+
+	if (o->ret)
+		hb_kf_errno_text(o->err, res, sizeof(res));
+	else
+		snprintf(res, sizeof(res), "0");
+	/* The subject: the collapse happened -- the file's huge pages are back
+	 * (MADV_COLLAPSE does not count in khugepaged/pages_collapsed). */
+	snprintf(exp, sizeof(exp), "collapsed: ShmemHugePages back to +%lld kB (the whole file)",
+		 o->size_kb);
+	back = hb_check(ctx, "subject_madv_collapse", o->huge_kb >= o->size_kb, exp,
+			"ShmemHugePages %+lld kB; madvise(MADV_COLLAPSE) %s after %d tries; "
+			"attempts: thp_collapse_alloc %+lld, thp_collapse_alloc_failed %+lld",
+			o->huge_kb, res, o->tries, o->collapse_alloc, o->collapse_alloc_failed);
+	snprintf(call, sizeof(call), "madvise(MADV_COLLAPSE) (%d tries)", o->tries);
+	ok = hb_check_call_on(ctx, "collapse_madvise", HB_KF_MADV_COLLAPSE, o->kver, o->cfg, call,
+			      o->ret ? o->err : 0);
+	hb_metric_subject(ctx, "madv_collapse_time", "ms", HB_LOWER, &o->ms, 1,
+			  back && ok ? NULL
+			  : !back    ? "MADV_COLLAPSE did not bring every extent back huge"
+				     : "madvise(MADV_COLLAPSE) failed");
+	hb_metric1(ctx, "collapse_thp_collapse_alloc", "count", HB_INFO, (double)o->collapse_alloc);
+	return back && ok;
+}
+
 static void phase_collapse(struct rc *r)
 {
+	struct rc_collapse_obs o = { .kver = hb_kver(), .ret = -1,
+				     .size_kb = (long long)(r->size / 1024) };
 	struct hb_snap a, b;
 	uint64_t t0, t1;
-	int ret = -1, err = 0, tries = 0;
-	double ms;
-	bool ok;
 
+	o.cfg = hb_kf_config_now(HB_KF_MADV_COLLAPSE);
 	if (!split_all(r, 0, "collapse"))
+		return;
+	/* the table decides whether the kernel has it, before the call */
+	if (!rc_collapse_supported(r->ctx, o.kver, o.cfg))
 		return;
 	hb_snap_take(&a);
 	t0 = hb_now_ns();
-	for (tries = 1; tries <= 5; tries++) {
-		ret = madvise(r->p, r->size, MADV_COLLAPSE);
-		err = errno;
-		if (ret == 0 || err != EAGAIN)
+	for (o.tries = 1; o.tries <= 5; o.tries++) {
+		o.ret = madvise(r->p, r->size, MADV_COLLAPSE);
+		o.err = o.ret ? errno : 0;
+		if (o.ret == 0 || o.err != EAGAIN)
 			break;
 	}
+	if (o.tries > 5)
+		o.tries = 5;
 	t1 = hb_now_ns();
 	hb_snap_take(&b);
 	hb_emit_snapshot(r->ctx, "collapse", &a, &b);
-	if (ret && err == EINVAL) {
-		hb_note(r->ctx, "MADV_COLLAPSE not supported by this kernel (EINVAL; it exists from "
-				"6.1): collapse part skipped");
-		hb_metric_unavailable(r->ctx, "madv_collapse_time", "ms", HB_LOWER,
-				      "madvise(MADV_COLLAPSE) failed: EINVAL (kernel before 6.1)");
-		return;
-	}
-	ok = subject_collapsed(r, "subject_madv_collapse", &a, &b);
-	hb_check(r->ctx, "collapse_madvise", ret == 0, "madvise(MADV_COLLAPSE) == 0",
-		 "%s after %d tries", ret ? strerror(err) : "0", tries);
-	ms = (double)(t1 - t0) / 1e6;
-	hb_metric_subject(r->ctx, "madv_collapse_time", "ms", HB_LOWER, &ms, 1,
-			  ok && ret == 0 ? NULL : "MADV_COLLAPSE did not collapse every extent");
-	hb_metric1(r->ctx, "collapse_thp_collapse_alloc", "count", HB_INFO,
-		   (double)hb_vmstat_delta(&a, &b, "thp_collapse_alloc"));
+	o.huge_kb = hb_meminfo_kb(&b, "ShmemHugePages", NULL) - r->base_huge_kb;
+	o.collapse_alloc = hb_vmstat_delta(&a, &b, "thp_collapse_alloc");
+	o.collapse_alloc_failed = hb_vmstat_delta(&a, &b, "thp_collapse_alloc_failed");
+	o.ms = (double)(t1 - t0) / 1e6;
+	rc_collapse_judge(r->ctx, &o);
 	final_checks(r, "collapse");
+}
+
+bool rc_khugepaged_subject(struct hb_ctx *ctx, const struct rc_khugepaged_obs *o)
+{
+	char exp[160];
+
+	snprintf(exp, sizeof(exp), "collapsed: khugepaged/pages_collapsed >= +%lld or "
+		 "ShmemHugePages back to +%lld kB", o->extents, o->size_kb);
+	return hb_check(ctx, "subject_khugepaged_collapse",
+			o->pages_collapsed >= o->extents || o->huge_kb >= o->size_kb, exp,
+			"pages_collapsed %+lld, ShmemHugePages %+lld kB; attempts: "
+			"thp_collapse_alloc %+lld, thp_collapse_alloc_failed %+lld",
+			o->pages_collapsed, o->huge_kb, o->collapse_alloc, o->collapse_alloc_failed);
 }
 
 static void phase_khugepaged(struct rc *r, long wait_s, long poll_ms)
@@ -228,9 +267,15 @@ static void phase_khugepaged(struct rc *r, long wait_s, long poll_ms)
 	}
 	hb_snap_take(&b);
 	hb_emit_snapshot(r->ctx, "khugepaged", &a, &b);
-	subject_collapsed(r, "subject_khugepaged_collapse", &a, &b);
 	hb_read_file(RC_KHP "/full_scans", full1, sizeof(full1));
 	hb_read_file(RC_KHP "/pages_collapsed", coll1, sizeof(coll1));
+	rc_khugepaged_subject(r->ctx, &(struct rc_khugepaged_obs){
+		.extents = (long long)(r->size / HB_HPAGE),
+		.pages_collapsed = atoll(coll1) - atoll(coll0),
+		.huge_kb = hb_meminfo_kb(&b, "ShmemHugePages", NULL) - r->base_huge_kb,
+		.size_kb = kb,
+		.collapse_alloc = hb_vmstat_delta(&a, &b, "thp_collapse_alloc"),
+		.collapse_alloc_failed = hb_vmstat_delta(&a, &b, "thp_collapse_alloc_failed") });
 	hb_metric1(r->ctx, "khugepaged_full_scans", "count", HB_INFO,
 		   (double)(atoll(full1) - atoll(full0)));
 	hb_metric1(r->ctx, "khugepaged_pages_collapsed", "count", HB_INFO,
@@ -334,10 +379,15 @@ out:
 
 static const char *recover_unsupported(struct hb_ctx *ctx)
 {
+	static char kwhy[384];
 	const char *why = hb_huge_tmpfs_probe(ctx);
 
 	if (why)
 		return why;
+	if (!hb_kf_has(HB_KF_KHUGEPAGED_SHMEM, kwhy, sizeof(kwhy)))
+		return kwhy;
+	/* the kernel has khugepaged: not being able to drive it is the
+	 * environment's (not root) */
 	if (access(RC_KHP "/scan_sleep_millisecs", W_OK))
 		return "no writable " RC_KHP "/scan_sleep_millisecs";
 	return NULL;
