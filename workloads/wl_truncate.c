@@ -20,8 +20,12 @@
  * once the file is extended again) and the mapping stays readable. Split
  * counters (thp_split_page, thp_split_pmd, ...) are recorded, not checked:
  * other kernels split differently (6.18 splits non-uniformly).
- * Subject check subject_setup_huge_PmdMapped: the fill allocated a huge page per extent
- * and PMD-mapped them all; without that no step runs (nothing to split).
+ * Subject check subject_setup_huge_PmdMapped: the fill gave a huge page per
+ * extent, present (ShmemHugePages) and PMD-mapped; without that no step runs
+ * (nothing to split). fallocate(PUNCH_HOLE) on tmpfs is a fact of the kernel
+ * feature table (row tmpfs_punch_hole, Linux >= 3.5): a kernel without it
+ * skips the workload citing the row, and an errno from a step's syscall is
+ * a failed check <step>_call naming it (issue 25).
  */
 #define _GNU_SOURCE
 #include "hb.h"
@@ -191,7 +195,7 @@ static void tr_step(struct tr_state *t, const char *step, off_t start, off_t end
 	struct hb_snap a, b;
 	char name[96];
 	uint64_t t0, t1;
-	int r;
+	int r, err;
 
 	blocks0 = tr_blocks_kb(t);
 	hb_snap(ctx, &a);
@@ -200,15 +204,12 @@ static void tr_step(struct tr_state *t, const char *step, off_t start, off_t end
 		r = ftruncate(t->fd, start);
 	else
 		r = fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start, end - start);
+	err = r ? errno : 0;
 	t1 = hb_now_ns();
 	hb_snap(ctx, &b);
-	if (r) {
-		if (!truncate && (errno == EOPNOTSUPP || errno == ENOSYS))
-			hb_skip(ctx, "fallocate(PUNCH_HOLE) unsupported on tmpfs here");
-		else
-			hb_error(ctx, "%s [%lld, %lld)", step, (long long)start, (long long)end);
+	if (!tr_call_judge(ctx, step, truncate, hb_kver(),
+			   hb_kf_config_now(HB_KF_TMPFS_PUNCH_HOLE), err))
 		return;
-	}
 	blocks1 = tr_blocks_kb(t);
 	hb_emit_snapshot(ctx, step, &a, &b);
 	snprintf(name, sizeof(name), "%s_ns", step);
@@ -241,6 +242,44 @@ static void tr_step(struct tr_state *t, const char *step, off_t start, off_t end
 	tr_check_data(t, step, tr_verify_file(t));
 }
 
+bool tr_call_judge(struct hb_ctx *ctx, const char *step, bool truncate, int kver,
+		   enum hb_kf_cfg cfg, int err)
+{
+	char name[96], e[96];
+
+	snprintf(name, sizeof(name), "%s_call", step);
+	if (!truncate)
+		return hb_check_call_on(ctx, name, HB_KF_TMPFS_PUNCH_HOLE, kver, cfg,
+					"fallocate(FALLOC_FL_PUNCH_HOLE)", err);
+	hb_kf_errno_text(err, e, sizeof(e));
+	return hb_check(ctx, name, err == 0, "ftruncate succeeds", "%s",
+			err ? e : "ftruncate returned 0");
+}
+
+bool tr_subject(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b,
+		size_t size)
+{
+	return hb_check_pmd_subject(ctx, "subject_setup_huge_PmdMapped", a, b, size, NULL, 0);
+}
+
+const char *tr_unsupported_on(int kver, enum hb_kf_cfg cfg, char *why, size_t len)
+{
+	if (!hb_kf_decide(HB_KF_TMPFS_PUNCH_HOLE, kver, cfg, why, len))
+		return why;
+	return NULL;
+}
+
+static const char *truncate_unsupported(struct hb_ctx *ctx)
+{
+	static char why[384];
+	const char *base = hb_huge_tmpfs_probe(ctx);
+
+	if (base)
+		return base;
+	return tr_unsupported_on(hb_kver(), hb_kf_config_now(HB_KF_TMPFS_PUNCH_HOLE), why,
+				 sizeof(why));
+}
+
 /* Fill through the mapping so that every extent is faulted huge and PMD mapped. */
 static bool tr_setup(struct tr_state *t)
 {
@@ -263,7 +302,7 @@ static bool tr_setup(struct tr_state *t)
 	hb_snap(ctx, &b);
 	hb_emit_snapshot(ctx, "fill", &a, &b);
 	/* The subject: every extent a huge page mapped by a PMD. */
-	if (!hb_check_pmd_subject(ctx, "subject_setup_huge_PmdMapped", &a, &b, t->size, NULL, 0))
+	if (!tr_subject(ctx, &a, &b, t->size))
 		return false;
 	hb_check(ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,
 		 "address % 2 MiB == 0", "%p", (void *)t->map);
@@ -322,9 +361,10 @@ static void truncate_run(struct hb_ctx *ctx)
 		if (!hb_failed(ctx)) {
 			/* Extend again: the tail cut off must come back as zeros,
 			 * also where a huge page was kept rather than split. */
-			if (ftruncate(t.fd, (off_t)t.size)) {
-				hb_error(ctx, "extend %s back to %zu", TR_FILE, t.size);
-			} else {
+			int err = ftruncate(t.fd, (off_t)t.size) ? errno : 0;
+
+			if (tr_call_judge(ctx, "truncate_extend", true, hb_kver(), HB_KF_CFG_ON,
+					  err)) {
 				t.eof = (off_t)t.size;
 				t.holes[t.n_holes++] = (struct tr_hole){ trunc_at, (off_t)t.size };
 				tr_check_data(&t, "truncate_extend", tr_verify_file(&t));
@@ -354,7 +394,7 @@ const struct hb_workload hb_wl_truncate = {
 	.name = "truncate",
 	.help = "ftruncate and punch holes inside huge tmpfs extents: split/free accounting, "
 		"data, latency",
-	.unsupported = hb_huge_tmpfs_probe,
+	.unsupported = truncate_unsupported,
 	.run = truncate_run,
 	.params = truncate_params,
 };

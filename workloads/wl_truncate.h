@@ -50,4 +50,18 @@ void tr_compare(const struct tr_state *t, const char *buf, off_t base, size_t le
 		struct tr_verdict *v);
 struct tr_bounds tr_bounds_of(off_t start, off_t end);
 
+/* The probe: huge tmpfs, and fallocate(PUNCH_HOLE) on tmpfs, both from the
+ * kernel feature table (kver, cfg: the punch row's option), never from an
+ * errno. NULL, or why the workload cannot run (citing the row). */
+const char *tr_unsupported_on(int kver, enum hb_kf_cfg cfg, char *why, size_t len);
+/* The verdict on err (0: success) from a step's syscall: the check
+ * <step>_call, passing on 0 and failing with the errno named (the punch row
+ * cited for fallocate); returns pass. */
+bool tr_call_judge(struct hb_ctx *ctx, const char *step, bool truncate, int kver,
+		   enum hb_kf_cfg cfg, int err);
+/* The subject: the fill gave a huge page per extent, PMD-mapped
+ * (subject_setup_huge_PmdMapped). */
+bool tr_subject(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b,
+		size_t size);
+
 #endif
