@@ -34,6 +34,16 @@ extern const size_t ml_n_kernels;
 
 /* The row for kver: the newest row not newer than it (the oldest if none). */
 const struct ml_expect *ml_expect_for(int kver);
+/* The verdict on err from mlock/munlock of len bytes in step: a skip only
+ * where this process may not lock that much -- no CAP_IPC_LOCK and
+ * RLIMIT_MEMLOCK (memlock_limit bytes) below len -- decided from those
+ * facts, never from the errno; otherwise a failed check <step>_call naming
+ * the errno. */
+void ml_refused(struct hb_ctx *ctx, const char *step, bool lock, size_t len, int err,
+		bool cap_ipc_lock, unsigned long long memlock_limit);
+/* The subject: filling A gave a huge page per extent, present and
+ * PMD-mapped (subject_setup_huge_PmdMapped). */
+bool ml_subject(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b, size_t size);
 /* Passes when ml is the seed's or this kernel's documented value. */
 void ml_check_policy(struct ml_state *t, const char *step, long long seed_kb, long long kernel_kb,
 		     long long ml, const char *why);
