@@ -143,6 +143,7 @@ $(BUILD)/tests/lib/kvm/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o
 $(BUILD)/tests/workloads/test_recover_outcomes: $(BUILD)/obj/workloads/wl_recover.o
 $(BUILD)/tests/workloads/test_truncate_outcomes: $(BUILD)/obj/workloads/wl_truncate.o
 $(BUILD)/tests/workloads/test_mlock_outcomes: $(BUILD)/obj/workloads/wl_mlock.o
+$(BUILD)/tests/workloads/test_fragment_outcomes: $(BUILD)/obj/workloads/wl_fragment.o
 # the external workloads' parameter tables, next to their parsers
 $(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_stressng.c \
 	workloads/wl_kselftest.c workloads/api/ext_run.c)

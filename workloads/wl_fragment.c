@@ -22,7 +22,9 @@
  * without it huge faults only take free huge pages and fall back, while
  * kcompactd compacts in the background (compact_daemon_wake,
  * pgmigrate_success). proactiveness=N sets vm.compaction_proactiveness for
- * the run (0 turns proactive background compaction off; -1 leaves it).
+ * the run (0 turns proactive background compaction off; -1 leaves it):
+ * where the kernel feature table says the kernel has it, a refused write is
+ * a failed check; where it says not, a note citing the row (issue 25).
  *
  * Subject check subject_clean_huge_success: the clean phase got huge pages
  * (rate >= clean_min_pct; see fr_clean_subject() for the threshold). Where not,
@@ -74,6 +76,23 @@ bool fr_clean_subject(struct hb_ctx *ctx, double rate, long min_pct, size_t n, c
 		snprintf(why, why_len, "clean phase got %.1f%% of its extents huge (< %ld%%): no huge "
 			 "tmpfs pages to measure", rate * 100, min_pct);
 	return ok;
+}
+
+bool fr_set_proactiveness(struct hb_ctx *ctx, long v, int kver, enum hb_kf_cfg cfg,
+			  int (*write_knob)(const char *path, const char *value))
+{
+	char val[24], why[384], call[96];
+	int r;
+
+	if (!hb_kf_decide(HB_KF_COMPACTION_PROACTIVE, kver, cfg, why, sizeof(why))) {
+		hb_note(ctx, "proactiveness=%ld not applied: %s", v, why);
+		return false;
+	}
+	snprintf(val, sizeof(val), "%ld", v);
+	snprintf(call, sizeof(call), "write %s to /proc/sys/vm/compaction_proactiveness", val);
+	r = write_knob("/proc/sys/vm/compaction_proactiveness", val);
+	return hb_check_call_on(ctx, "compaction_proactiveness_set", HB_KF_COMPACTION_PROACTIVE,
+				kver, cfg, call, r < 0 ? -r : 0);
 }
 
 /* Fault the huge file extent by extent (timed), then fill and verify it.
@@ -283,15 +302,10 @@ static void fragment_run(struct hb_ctx *ctx)
 
 	if (hb_failed(ctx))
 		return;
-	if (proactive >= 0) {
-		char v[16];
-
-		/* the runner restores it after the workload */
-		snprintf(v, sizeof(v), "%ld", proactive);
-		if (hb_write_file("/proc/sys/vm/compaction_proactiveness", v))
-			hb_note(ctx, "cannot set vm.compaction_proactiveness=%s (kernel without "
-				     "proactive compaction?)", v);
-	}
+	/* the runner restores it after the workload */
+	if (proactive >= 0)
+		fr_set_proactiveness(ctx, proactive, hb_kver(),
+				     hb_kf_config_now(HB_KF_COMPACTION_PROACTIVE), hb_write_file);
 	huge = (size_t)huge_mb * HB_MB;
 	pcp0 = pcp_free_kb();
 	hb_snap_take(&s0);
