@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "kfeatures.h"
+
 /* Values of shmem_enabled, of the tmpfs huge= option and of the per-size
  * hugepages-<N>kB/shmem_enabled knobs (KT_INHERIT only there). */
 enum kt_mode {
@@ -44,8 +46,8 @@ extern const char *const kt_mode_name[KT_N_MODES];
 extern const char *const kt_kind_name[KT_N_KINDS];
 
 /* Kernel version (major*1000+minor) from which hugepages-<N>kB/shmem_enabled
- * exist. */
-#define KT_KVER_PER_SIZE 6011
+ * exist: the kernel feature table's row shmem_per_size (lib/kfeatures.c). */
+#define KT_KVER_PER_SIZE (hb_kf_row(HB_KF_SHMEM_PER_SIZE)->min_kver)
 
 /* Whether a write fault on a 2 MiB aligned extent, fully inside the VMA,
  * allocates a PMD-sized shmem huge page in this cell. */

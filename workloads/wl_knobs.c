@@ -12,8 +12,12 @@
  * both extents lie within i_size. Only the first byte of each extent is
  * written, so a cell costs two faults.
  *
- * Subject check subject_huge_cells: at least one cell got a huge page; a
- * matrix where none did measured no huge page at all.
+ * Subject check subject_huge_cells: at least one cell got a huge page
+ * (ShmemHugePages grew: present, not merely allocated); a matrix where none
+ * did measured no huge page at all. Which parts of the matrix a kernel has
+ * (the per-size knobs from 6.11, SysV shm) comes from the kernel feature
+ * table, never from an errno: a write the table says the kernel takes and
+ * it refuses is a failed check naming the errno (issue 25).
  *
  * Params: tmpfs=1 internal=1 persize=1 (which parts of the matrix run);
  * shmem_enabled=VALUE runs only the rows with that top-level value (this
@@ -22,6 +26,7 @@
 #define _GNU_SOURCE
 #include "hb.h"
 #include "knobs_table.h"
+#include "wl_knobs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,7 +144,7 @@ static void cell_name(const struct kt_cell *c, char *buf, size_t len)
 static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 {
 	bool got[2], want[2];
-	char name[96], exp[64];
+	char name[96], exp[64], en[96];
 	struct hb_snap a, b;
 	void *raw = NULL;
 	char *at;
@@ -151,17 +156,20 @@ static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 	cell_name(&c, name, sizeof(name));
 	r = c.pmd_knob != KT_UNSET ? set_knob(KN_PMD, c.pmd_knob, &st->cur_pmd) : 0;
 	if (r) {
-		hb_note(ctx, "%s: cannot write %s to %s (%s); cell not run", name,
-			kt_mode_name[c.pmd_knob], KN_PMD, strerror(-r));
+		/* every per-size value the matrix writes is one the kernel takes */
+		hb_kf_errno_text(-r, en, sizeof(en));
+		hb_check(ctx, name, false, "hugepages-2048kB/shmem_enabled write accepted",
+			 "write %s to %s: %s", kt_mode_name[c.pmd_knob], KN_PMD, en);
 		st->unsettable++;
 		return;
 	}
 	r = set_knob(KN_TOP, c.top, &st->cur_top);
 	if (r) {
 		/* Refused writes are part of the kernel's contract: check them. */
+		hb_kf_errno_text(-r, en, sizeof(en));
 		hb_check(ctx, name, !kt_cell_settable(&c),
 			 kt_cell_settable(&c) ? "shmem_enabled write accepted" : "EINVAL",
-			 "write %s to shmem_enabled: %s", kt_mode_name[c.top], strerror(-r));
+			 "write %s to shmem_enabled: %s", kt_mode_name[c.top], en);
 		st->unsettable++;
 		return;
 	}
@@ -216,6 +224,56 @@ out:
 }
 
 
+bool kn_persize_runs(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg, bool have_knob)
+{
+	char why[384];
+
+	if (!hb_kf_decide(HB_KF_SHMEM_PER_SIZE, kver, cfg, why, sizeof(why))) {
+		hb_note(ctx, "per-size cells not run%s: %s",
+			have_knob ? " although " KN_PMD " exists (a backport the table does not know)"
+				  : "", why);
+		return false;
+	}
+	return hb_check(ctx, "persize_knob_present", have_knob,
+			KN_PMD " exists (kfeatures row shmem_per_size: Linux >= 6.11)",
+			"%s on Linux %d.%d", have_knob ? "present" : "absent", kver / 1000,
+			kver % 1000);
+}
+
+bool kn_sysv_runs(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg, int (*probe)(void))
+{
+	char why[384];
+	int r;
+
+	if (!hb_kf_decide(HB_KF_SYSV_SHM, kver, cfg, why, sizeof(why))) {
+		hb_note(ctx, "sysv cells not run: %s", why);
+		return false;
+	}
+	r = probe();
+	return hb_check_call_on(ctx, "sysv_shmget", HB_KF_SYSV_SHM, kver, cfg,
+				"shmget(IPC_PRIVATE, 4096)", r < 0 ? -r : 0);
+}
+
+bool kn_subject(struct hb_ctx *ctx, int huge_cells, int cells, const char *rows)
+{
+	/* The subject: huge shmem pages. A matrix in which no cell got one --
+	 * a kernel that never gives them, or only rows that deny them -- has
+	 * checked nothing about huge pages. */
+	return hb_check(ctx, "subject_huge_cells", huge_cells >= 1,
+			">= 1 cell got a PMD-sized huge page (ShmemHugePages +2048 kB at its fault)",
+			"%d of %d cells (shmem_enabled rows: %s)", huge_cells, cells, rows);
+}
+
+static int kn_shmget_probe(void)
+{
+	int id = shmget(IPC_PRIVATE, HB_PAGE, IPC_CREAT | 0600);
+
+	if (id < 0)
+		return -errno;
+	shmctl(id, IPC_RMID, NULL);
+	return 0;
+}
+
 static void knobs_run(struct hb_ctx *ctx)
 {
 	struct kn_state st = { .kver = hb_kver(), .cur_top = KT_UNSET, .cur_pmd = KT_UNSET };
@@ -226,7 +284,6 @@ static void knobs_run(struct hb_ctx *ctx)
 	uint64_t t0 = hb_now_ns();
 	const char *only = hb_param_given(ctx, "shmem_enabled");
 	double v;
-	int id;
 
 	st.only_top = KT_UNSET;
 	for (size_t t = 0; only && t < N_OF(tops); t++)
@@ -237,17 +294,13 @@ static void knobs_run(struct hb_ctx *ctx)
 
 	hb_knob_active(KN_TOP, top0, sizeof(top0));
 	hb_knob_active(KN_PMD, pmd0, sizeof(pmd0));
-	st.have_pmd_knob = pmd0[0] != 0;
-	if (st.have_pmd_knob != (st.kver >= KT_KVER_PER_SIZE))
-		hb_note(ctx, "kernel %d.%d %s hugepages-2048kB/shmem_enabled, table assumes it %s",
-			st.kver / 1000, st.kver % 1000, st.have_pmd_knob ? "has" : "lacks",
-			st.kver >= KT_KVER_PER_SIZE ? "exists from 6.11" : "appears in 6.11");
-	id = shmget(IPC_PRIVATE, HB_PAGE, IPC_CREAT | 0600);
-	st.sysv_ok = id >= 0;
-	if (id >= 0)
-		shmctl(id, IPC_RMID, NULL);
-	else
-		hb_note(ctx, "SysV shm unavailable (shmget: %s): sysv cells not run", strerror(errno));
+	/* the per-size cells run where the table and the knob agree */
+	st.have_pmd_knob = pmd0[0] != 0 &&
+			   kn_persize_runs(ctx, st.kver, hb_kf_config_now(HB_KF_SHMEM_PER_SIZE),
+					   true);
+	if (!pmd0[0])
+		kn_persize_runs(ctx, st.kver, hb_kf_config_now(HB_KF_SHMEM_PER_SIZE), false);
+	st.sysv_ok = kn_sysv_runs(ctx, st.kver, hb_kf_config_now(HB_KF_SYSV_SHM), kn_shmget_probe);
 	for (size_t m = 0; m < N_OF(mounts); m++) {
 		snprintf(dir, sizeof(dir), KN_DIR "/%s", kt_mode_name[mounts[m]]);
 		snprintf(opts, sizeof(opts), "huge=%s,size=16m", kt_mode_name[mounts[m]]);
@@ -255,8 +308,14 @@ static void knobs_run(struct hb_ctx *ctx)
 			goto out;
 	}
 	/* Start from a state where every value of shmem_enabled can be set. */
-	if (st.have_pmd_knob && set_knob(KN_PMD, KT_INHERIT, &st.cur_pmd))
-		hb_note(ctx, "cannot set %s to inherit: %s", KN_PMD, strerror(errno));
+	if (st.have_pmd_knob) {
+		int r = set_knob(KN_PMD, KT_INHERIT, &st.cur_pmd);
+		char e[96];
+
+		hb_kf_errno_text(-r, e, sizeof(e));
+		hb_check(ctx, "persize_inherit_set", r == 0, "write inherit accepted",
+			 "write inherit to %s: %s", KN_PMD, r ? e : "0");
+	}
 
 	hb_snap_take(&s0);
 	if (do_tmpfs)
@@ -302,13 +361,8 @@ static void knobs_run(struct hb_ctx *ctx)
 	hb_snap_take(&s1);
 	hb_emit_snapshot(ctx, "persize_matrix", &s0, &s1);
 
-	/* The subject: huge shmem pages. A matrix in which no cell got one --
-	 * a kernel that never gives them, or only rows that deny them -- has
-	 * checked nothing about huge pages. */
-	hb_check(ctx, "subject_huge_cells", st.huge_cells >= 1,
-		 ">= 1 cell got a PMD-sized huge page", "%d of %d cells (shmem_enabled rows: %s)",
-		 st.huge_cells, st.cells,
-		 st.only_top == KT_UNSET ? "all" : kt_mode_name[st.only_top]);
+	kn_subject(ctx, st.huge_cells, st.cells,
+		   st.only_top == KT_UNSET ? "all" : kt_mode_name[st.only_top]);
 	hb_metric1(ctx, "knobs_cells", "count", HB_INFO, st.cells);
 	v = st.passed;
 	hb_metric_subject(ctx, "knobs_cells_matching", "count", HB_HIGHER, &v, 1,
@@ -330,9 +384,14 @@ out:
 
 static const char *knobs_unsupported(struct hb_ctx *ctx)
 {
-	(void)ctx;
+	const char *why = hb_huge_tmpfs_probe(ctx);
+
+	if (why)
+		return why;
+	/* the kernel has the knob (the table said so): not being allowed to
+	 * write it is the environment's */
 	if (access(KN_TOP, W_OK))
-		return "no writable " KN_TOP " (kernel without shmem THP, or not root)";
+		return "no write access to " KN_TOP " (not root)";
 	return NULL;
 }
 
