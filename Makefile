@@ -145,6 +145,7 @@ $(BUILD)/tests/workloads/test_truncate_outcomes: $(BUILD)/obj/workloads/wl_trunc
 $(BUILD)/tests/workloads/test_mlock_outcomes: $(BUILD)/obj/workloads/wl_mlock.o
 $(BUILD)/tests/workloads/test_fragment_outcomes: $(BUILD)/obj/workloads/wl_fragment.o
 $(BUILD)/tests/workloads/test_knobs_outcomes: $(call obj,workloads/wl_knobs.c workloads/knobs_table.c)
+$(BUILD)/tests/workloads/test_pressure_outcomes: $(call obj,workloads/wl_pressure.c workloads/pressure_env.c)
 # the external workloads' parameter tables, next to their parsers
 $(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_stressng.c \
 	workloads/wl_kselftest.c workloads/api/ext_run.c)

@@ -37,4 +37,28 @@ int pr_cg_setup(struct pr *s);
 int pr_swap_setup(struct pr *s, long zram_mb);
 void pr_swap_teardown(struct pr *s);
 
+/* wl_pressure.c: the judging part, pure functions of what was observed
+ * (tests/unit/workloads/test_pressure_outcomes.c). */
+
+/* A fill's subject: at least min_huge huge pages existed, counted by their
+ * outcomes between snapshots a and b -- still present (ShmemHugePages),
+ * split (thp_split_page: a huge page split is one that existed) or swapped
+ * out whole (thp_swpout) -- never by thp_file_alloc, which also counts a
+ * huge page dropped again when its memcg charge failed. why gets the
+ * reason of a failure. */
+bool pr_subject_fill(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
+		     const struct hb_snap *b, long long min_huge, char *why, size_t len);
+/* subject_swap_huge_swapped: huge pages reached swap -- split for it or
+ * swapped whole (thp_split_page + thp_swpout >= 1) and the swap-out seen
+ * (pswpout + zswpout >= one huge page's 512 pages). */
+bool pr_subject_swapped(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *c);
+/* memory.swap.max = 0 for the noswap phase through write_cg (a test passes a
+ * fake): where the kernel feature table says the kernel has it (row
+ * memcg_swap_max; cfg from /proc/config.gz, else whether the file exists),
+ * a refused write is the failed check noswap_swap_max_set naming the errno;
+ * where it says not, a note citing the row. True when it was written. */
+bool pr_set_swap_max(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg,
+		     int (*write_cg)(const struct pr *s, const char *file, const char *val),
+		     const struct pr *s);
+
 #endif

@@ -22,10 +22,14 @@
  * again once removed, so that the runner undoes it when this workload dies
  * half-way (timeout, crash) and the next start on a host when the runner
  * itself was killed.
- * Subject checks: each fill got huge pages (subject_swap_huge_fill,
- * subject_noswap_huge_fill) and huge pages reached swap
- * (subject_swap_huge_swapped); the swap-out itself is swap_out_pages. Where
- * the huge pages were absent the phase's times are unavailable.
+ * Subject checks, on outcomes (issue 25): each fill got huge pages that
+ * existed -- present, split or swapped out whole; not merely allocated
+ * (subject_swap_huge_fill, subject_noswap_huge_fill) -- and huge pages
+ * reached swap, the swap-out seen in pswpout/zswpout
+ * (subject_swap_huge_swapped); the whole swap-out is swap_out_pages. Where
+ * the huge pages were absent the phase's times are unavailable. Whether the
+ * kernel has memory.swap.max, cgroup v2 memory and zram comes from the
+ * kernel feature table, never from an errno.
  *
  * Params: limit_mb=32 ws_mb=64 zram_mb=128 phases=both|swap|noswap
  *         child_timeout_s=120.
@@ -218,6 +222,58 @@ static void emit_cg_stat(struct pr *s, const char *phase)
 	}
 }
 
+/* ---- judging (pressure.h) ---------------------------------------------------- */
+
+bool pr_subject_fill(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
+		     const struct hb_snap *b, long long min_huge, char *why, size_t len)
+{
+	long long present = hb_meminfo_delta_kb(a, b, "ShmemHugePages") / (long long)(HB_HPAGE / 1024);
+	long long split = hb_vmstat_delta(a, b, "thp_split_page");
+	long long whole = hb_vmstat_delta(a, b, "thp_swpout");
+	long long alloc = hb_vmstat_delta(a, b, "thp_file_alloc");
+	long long n = (present > 0 ? present : 0) + split + whole;
+	char exp[160];
+
+	snprintf(exp, sizeof(exp), ">= %lld huge pages that existed: present + split + swapped "
+		 "out whole", min_huge);
+	if (hb_check(ctx, name, n >= min_huge, exp,
+		     "%lld: ShmemHugePages %+lld pages, thp_split_page %+lld, thp_swpout %+lld; "
+		     "attempts: thp_file_alloc %+lld, thp_file_fallback_charge %+lld",
+		     n, present, split, whole, alloc,
+		     hb_vmstat_delta(a, b, "thp_file_fallback_charge")))
+		return true;
+	snprintf(why, len, "%s failed: %lld of %lld huge pages existed (thp_file_alloc %+lld)",
+		 name, n, min_huge, alloc);
+	return false;
+}
+
+bool pr_subject_swapped(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *c)
+{
+	long long huge = hb_vmstat_delta(a, c, "thp_split_page") + hb_vmstat_delta(a, c, "thp_swpout");
+	long long out = hb_vmstat_delta(a, c, "pswpout") + hb_vmstat_delta(a, c, "zswpout");
+
+	return hb_check(ctx, "subject_swap_huge_swapped", huge >= 1 && out >= 512,
+			"huge pages reached swap: thp_split_page + thp_swpout >= 1 and pswpout + "
+			"zswpout >= 512",
+			"thp_split_page + thp_swpout %+lld, pswpout + zswpout %+lld", huge, out);
+}
+
+bool pr_set_swap_max(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg,
+		     int (*write_cg)(const struct pr *s, const char *file, const char *val),
+		     const struct pr *s)
+{
+	char why[384];
+	int r;
+
+	if (!hb_kf_decide(HB_KF_MEMCG_SWAP_MAX, kver, cfg, why, sizeof(why))) {
+		hb_note(ctx, "memory.swap.max not set: %s", why);
+		return false;
+	}
+	r = write_cg(s, "memory.swap.max", "0");
+	return hb_check_call_on(ctx, "noswap_swap_max_set", HB_KF_MEMCG_SWAP_MAX, kver, cfg,
+				"write 0 to memory.swap.max", r < 0 ? -r : 0);
+}
+
 /* ---- phases --------------------------------------------------------------- */
 
 static void phase_swap(struct pr *s)
@@ -262,12 +318,9 @@ static void phase_swap(struct pr *s)
 	 * under memory.max: 6.1 gave all 32 extents of the quick suite, 6.12
 	 * 15, against 8 needed), and huge pages went to swap, split (6.1) or
 	 * whole (thp_swpout, 6.12). */
-	huge = hb_check_huge_subject(s->ctx, "subject_swap_huge_fill", &a, &b,
-				     (long long)(s->limit / HB_HPAGE / 2), 0, absent,
-				     sizeof(absent));
-	huge &= hb_check_ge(s->ctx, "subject_swap_huge_swapped", 1,
-			    hb_vmstat_delta(&a, &c, "thp_split_page") +
-				    hb_vmstat_delta(&a, &c, "thp_swpout"));
+	huge = pr_subject_fill(s->ctx, "subject_swap_huge_fill", &a, &b,
+			       (long long)(s->limit / HB_HPAGE / 2), absent, sizeof(absent));
+	huge &= pr_subject_swapped(s->ctx, &a, &c);
 	why = huge ? NULL : absent[0] ? absent : "no huge page was split or swapped out";
 	describe_status(st, to, desc, sizeof(desc));
 	hb_check(s->ctx, "swap_child_exit", !to && WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -318,10 +371,17 @@ static void phase_noswap(struct pr *s)
 	double ms;
 	int st;
 
-	if (pr_cg_write(s, "memory.swap.max", "0"))
-		hb_note(s->ctx, "no memory.swap.max in %s (swap accounting off); relying on no swap "
-				"being active",
-			s->cg);
+	{
+		char path[256];
+		enum hb_kf_cfg cfg = hb_kf_config_now(HB_KF_MEMCG_SWAP_MAX);
+
+		/* no /proc/config.gz: the file itself says whether the kernel has it */
+		snprintf(path, sizeof(path), "%s/memory.swap.max", s->cg);
+		if (cfg == HB_KF_CFG_UNKNOWN)
+			cfg = access(path, F_OK) ? HB_KF_CFG_OFF : HB_KF_CFG_ON;
+		if (!pr_set_swap_max(s->ctx, hb_kver(), cfg, pr_cg_write, s))
+			hb_note(s->ctx, "relying on no swap being active (swapoff done)");
+	}
 	hb_snap_take(&a);
 	if (child_start(s, false, &ch))
 		return;
@@ -337,9 +397,8 @@ static void phase_noswap(struct pr *s)
 		hb_error(s->ctx, "child could not create/map " PR_PATH);
 		return;
 	}
-	huge = hb_check_huge_subject(s->ctx, "subject_noswap_huge_fill", &a, &b,
-				     (long long)(s->limit / HB_HPAGE / 2), 0, absent,
-				     sizeof(absent));
+	huge = pr_subject_fill(s->ctx, "subject_noswap_huge_fill", &a, &b,
+			       (long long)(s->limit / HB_HPAGE / 2), absent, sizeof(absent));
 	describe_status(st, to, desc, sizeof(desc));
 	killed = !to && ((WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) || oom1 - oom0 > 0);
 	hb_check(s->ctx, "noswap_oom_killed", killed && !filled,
@@ -422,6 +481,9 @@ static const char *pressure_unsupported(struct hb_ctx *ctx)
 
 	if (base)
 		return base;
+	if (!hb_kf_has(HB_KF_CGROUP2_MEMORY, why, sizeof(why)))
+		return why;
+	/* the kernel has it: where it is mounted and enabled is the environment's */
 	if (!pr_find_cgroup2(root, sizeof(root)))
 		return "no cgroup2 mount";
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
@@ -435,8 +497,12 @@ static const char *pressure_unsupported(struct hb_ctx *ctx)
 		return NULL;
 	if (access(PR_ZRAM, F_OK)) {
 		hb_load_module("zram", "num_devices=1");
+		/* with the module loaded (or built in), the table decides */
+		if (!hb_kf_has(HB_KF_ZRAM, why, sizeof(why)))
+			return why;
 		if (access(PR_ZRAM, F_OK))
-			return "no zram: " PR_ZRAM " missing (module not loaded or not built)";
+			return "no zram0: " PR_ZRAM " missing although the kernel has zram "
+			       "(devices taken?)";
 	}
 	if (hb_read_file(PR_ZRAM "/disksize", v, sizeof(v)) == 0 && atoll(v) != 0) {
 		snprintf(why, sizeof(why), "zram0 already in use (disksize %s); not touching it", v);
