@@ -146,6 +146,10 @@ $(BUILD)/tests/workloads/test_mlock_outcomes: $(BUILD)/obj/workloads/wl_mlock.o
 $(BUILD)/tests/workloads/test_fragment_outcomes: $(BUILD)/obj/workloads/wl_fragment.o
 $(BUILD)/tests/workloads/test_knobs_outcomes: $(call obj,workloads/wl_knobs.c workloads/knobs_table.c)
 $(BUILD)/tests/workloads/test_pressure_outcomes: $(call obj,workloads/wl_pressure.c workloads/pressure_env.c)
+$(BUILD)/tests/workloads/test_mapped_outcomes: $(BUILD)/obj/workloads/wl_mapped.o
+$(BUILD)/tests/workloads/test_unmap_outcomes: $(BUILD)/obj/workloads/wl_unmap.o
+$(BUILD)/tests/workloads/test_fault_outcomes: $(BUILD)/obj/workloads/wl_fault.o
+$(BUILD)/tests/workloads/test_access_outcomes: $(BUILD)/obj/workloads/wl_access.o
 # the external workloads' parameter tables, next to their parsers
 $(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_stressng.c \
 	workloads/wl_kselftest.c workloads/api/ext_run.c)

@@ -7,15 +7,16 @@
  * measures read faults the same way. Checks follow the huge tmpfs design: the
  * huge mapping's address is 2 MiB aligned and ShmemHugePages/ShmemPmdMapped
  * grow by exactly the mapped size; on huge=never neither moves.
- * Subject checks: the timed huge write pass allocated a huge page per
- * extent and PMD-mapped them all (subject_huge_write_faults_PmdMapped), the
- * private read pass PMD-mapped them all (subject_private_read_faults_PmdMapped);
- * where not, the huge metrics of that pass are unavailable: they would time
- * small faults.
+ * Subject checks, on outcomes: the timed huge write pass left a huge page
+ * per extent present (ShmemHugePages, not thp_file_alloc) and PMD-mapped
+ * (subject_huge_write_faults_PmdMapped), the private read pass PMD-mapped them
+ * all (subject_private_read_faults_PmdMapped); where not, the huge metrics of
+ * that pass are unavailable: they would time small faults.
  * shmem_enabled=VALUE (every huge tmpfs workload) sets the global knob first.
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "wl_fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +61,20 @@ static double *touch_timed(volatile char *p, size_t size, size_t step, bool writ
 	return s;
 }
 
+bool fault_subject_write(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b,
+			 size_t size, char *why, size_t len)
+{
+	return hb_check_pmd_subject(ctx, "subject_huge_write_faults_PmdMapped", a, b, size, why,
+				    len);
+}
+
+bool fault_subject_read(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b,
+			size_t size, char *why, size_t len)
+{
+	return hb_check_huge_subject(ctx, "subject_private_read_faults_PmdMapped", a, b, 0,
+				     (long long)(size / 1024), why, len);
+}
+
 static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size)
 {
 	char dir[64], path[96], name[96], absent[256];
@@ -89,8 +104,7 @@ static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size
 	/* The timed touches were huge faults only if every extent got a huge
 	 * page mapped by a PMD during the pass; otherwise the numbers time
 	 * something else and are not reported. */
-	if (m->huge && !hb_check_pmd_subject(ctx, "subject_huge_write_faults_PmdMapped", &a, &b,
-					     size, absent, sizeof(absent)))
+	if (m->huge && !fault_subject_write(ctx, &a, &b, size, absent, sizeof(absent)))
 		absent_why = absent;
 	snprintf(name, sizeof(name), "write_fault_%s", m->tag);
 	hb_metric_subject(ctx, name, "ns", HB_LOWER, s, n, absent_why);
@@ -136,9 +150,7 @@ static void one_mode(struct hb_ctx *ctx, const struct fault_mode *m, size_t size
 	snprintf(name, sizeof(name), "%s_private_read", m->tag);
 	hb_emit_snapshot(ctx, name, &b, &c);
 	/* A read fault on a huge page-cache page maps it by a PMD. */
-	if (m->huge && !absent_why &&
-	    !hb_check_huge_subject(ctx, "subject_private_read_faults_PmdMapped", &b, &c, 0,
-				   (long long)(size / 1024), absent, sizeof(absent)))
+	if (m->huge && !absent_why && !fault_subject_read(ctx, &b, &c, size, absent, sizeof(absent)))
 		absent_why = absent;
 	snprintf(name, sizeof(name), "private_read_fault_%s", m->tag);
 	hb_metric_subject(ctx, name, "ns", HB_LOWER, s, n, absent_why);

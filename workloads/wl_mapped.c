@@ -17,8 +17,9 @@
  * file existed. What Mapped shows while only part of a huge page is mapped
  * depends on the kernel (mp_kernels[] below): the seed's or that kernel's
  * value must show, and a difference from the seed is a note plus a metric.
- * Subject check subject_setup_huge: writing the file allocated a huge page
- * per extent; without that no phase runs.
+ * Subject check subject_setup_huge: writing the file left a huge page per
+ * extent present (ShmemHugePages; an allocation counter is an attempt);
+ * without that no phase runs.
  */
 #define _GNU_SOURCE
 #include "hb.h"
@@ -263,6 +264,12 @@ static void mp_phase(struct mp_state *t, bool small_first)
 	mp_kill(&t->small);
 }
 
+bool mp_subject(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b, size_t size)
+{
+	return hb_check_huge_subject(ctx, "subject_setup_huge", a, b, (long long)(size / HB_HPAGE),
+				     0, NULL, 0);
+}
+
 static bool mp_create(struct mp_state *t)
 {
 	struct hb_snap a, b;
@@ -288,8 +295,7 @@ static bool mp_create(struct mp_state *t)
 	hb_emit_snapshot(t->ctx, "create", &a, &b);
 	/* Precondition: the file is huge pages, none of them mapped yet. The
 	 * subject check first: a huge page per extent was allocated. */
-	if (!hb_check_huge_subject(t->ctx, "subject_setup_huge", &a, &b,
-				   (long long)(t->size / HB_HPAGE), 0, NULL, 0))
+	if (!mp_subject(t->ctx, &a, &b, t->size))
 		return false;
 	return hb_check_eq(t->ctx, "setup_ShmemHugePages_delta_kb", (long long)t->size / 1024,
 			   hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"));

@@ -21,4 +21,10 @@ extern const size_t mp_n_kernels;
 /* The row for kver: the newest row not newer than it (the oldest if none). */
 const struct mp_expect *mp_expect_for(int kver);
 
+struct hb_ctx;
+struct hb_snap;
+/* subject_setup_huge: writing the file between a and b left a huge page per
+ * extent present (ShmemHugePages; not thp_file_alloc: issue 25). */
+bool mp_subject(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b, size_t size);
+
 #endif

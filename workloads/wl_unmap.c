@@ -16,11 +16,12 @@
  * MADV_DONTNEED maps the extent huge again, the aligned move keeps (or
  * restores on touch) the huge mapping, the misaligned move maps by PTEs, and
  * the moved-from range is really gone. Each operation is timed.
- * Subject check subject_setup_huge_PmdMapped: the fill allocated a huge page per extent
- * and PMD-mapped them all; without that no step runs.
+ * Subject check subject_setup_huge_PmdMapped: the fill left a huge page per
+ * extent present (ShmemHugePages) and PMD-mapped; without that no step runs.
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "wl_unmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -244,6 +245,11 @@ static void um_mremap_misaligned(struct um_state *t)
 	t->last = touched;
 }
 
+bool um_subject(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b, size_t size)
+{
+	return hb_check_pmd_subject(ctx, "subject_setup_huge_PmdMapped", a, b, size, NULL, 0);
+}
+
 static bool um_setup(struct um_state *t)
 {
 	struct hb_snap a;
@@ -264,8 +270,7 @@ static bool um_setup(struct um_state *t)
 	hb_emit_snapshot(t->ctx, "fill", &a, &t->last);
 	/* Preconditions: every extent a huge page mapped by a PMD. The subject
 	 * check first: without huge PMDs no step means anything. */
-	if (!hb_check_pmd_subject(t->ctx, "subject_setup_huge_PmdMapped", &a, &t->last, t->size,
-				  NULL, 0))
+	if (!um_subject(t->ctx, &a, &t->last, t->size))
 		return false;
 	return hb_check(t->ctx, "setup_addr_2m_aligned", ((uintptr_t)t->map & (HB_HPAGE - 1)) == 0,
 			"address % 2 MiB == 0", "%p", (void *)t->map) &
