@@ -150,6 +150,7 @@ $(BUILD)/tests/workloads/test_mapped_outcomes: $(BUILD)/obj/workloads/wl_mapped.
 $(BUILD)/tests/workloads/test_unmap_outcomes: $(BUILD)/obj/workloads/wl_unmap.o
 $(BUILD)/tests/workloads/test_fault_outcomes: $(BUILD)/obj/workloads/wl_fault.o
 $(BUILD)/tests/workloads/test_access_outcomes: $(BUILD)/obj/workloads/wl_access.o
+$(BUILD)/tests/workloads/test_kvm_map_outcomes: $(BUILD)/obj/workloads/kvm_map_judge.o
 # the external workloads' parameter tables, next to their parsers
 $(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_stressng.c \
 	workloads/wl_kselftest.c workloads/api/ext_run.c)

@@ -111,6 +111,18 @@ bool kvm_map_wants_huge(const struct kvm_map_backing *b, const char *memfd_knob)
 /* One backing, set up, measured, changed and torn down. */
 void kvm_map_one(struct hb_ctx *ctx, const struct kvm_map_backing *b, size_t size,
 		 unsigned int cmd_ms, bool prefault, bool raw_stats, bool first, bool expect_huge);
+/* kvm_map_judge.c (issue 25): the subject check subject_<tag>_pages_2m
+ * (KVM's stage-2 2 MiB mappings: an outcome), false with absent filled when
+ * it fails; */
+bool kvm_map_subject_judge(struct hb_ctx *ctx, const char *tag, long long p2m, long long p4k,
+			   const char *knob, char *absent, size_t len);
+/* whether the hugetlb backing can run: 0 yes, 1 the table says the kernel
+ * has no hugetlbfs (a note citing the row), -1 the kernel should have the
+ * 2 MiB size and does not (failed check hugetlb_2m_present); */
+int kvm_map_hugetlb_judge(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg, bool have_2m);
+/* the check <tag>_<what> on err from call (0: success), the errno named. */
+bool kvm_map_call_judge(struct hb_ctx *ctx, const char *tag, const char *what, const char *call,
+			int err);
 /* kvm_map_guest.c: can this /dev/kvm run the guest program in 64-bit mode?
  * 0, or -1 with why filled. In a child, so a hung KVM_RUN is killed. */
 int kvm_map_probe(unsigned int timeout_ms, char *why, size_t len);

@@ -104,11 +104,12 @@ static int kvm_map_hugetlb_reserve(struct kvm_map_run *r)
 	long nr = kvm_map_read_long(nr_path), need = (long)r->n_ext + 1, free_now, want;
 	char buf[32];
 
-	if (nr < 0 || access("/sys/kernel/mm/hugepages/hugepages-2048kB", F_OK)) {
-		hb_note(r->ctx, "hugetlb backing skipped: no 2 MiB hugetlb pages on this kernel (%s)",
-			nr < 0 ? "no /proc/sys/vm/nr_hugepages" : "no hugepages-2048kB");
-		return 1;
-	}
+	int j = kvm_map_hugetlb_judge(r->ctx, hb_kver(), hb_kf_config_now(HB_KF_HUGETLBFS),
+				      nr >= 0 && !access("/sys/kernel/mm/hugepages/hugepages-2048kB",
+							 F_OK));
+
+	if (j)
+		return j;
 	hb_snap_take(&s);
 	free_now = (long)hb_meminfo_kb(&s, "HugePages_Free", NULL);
 	if (free_now >= need)
@@ -116,10 +117,13 @@ static int kvm_map_hugetlb_reserve(struct kvm_map_run *r)
 	r->hugetlb_saved = nr;
 	want = nr + need - free_now;
 	snprintf(buf, sizeof(buf), "%ld", want);
-	if (hb_write_file(nr_path, buf)) {
-		hb_note(r->ctx, "hugetlb backing skipped: cannot write %s=%ld: %s", nr_path, want,
-			strerror(errno));
-		return 1;
+	{
+		int w = hb_write_file(nr_path, buf);
+		char call[96];
+
+		snprintf(call, sizeof(call), "write %ld to %s", want, nr_path);
+		if (!kvm_map_call_judge(r->ctx, r->b->tag, "nr_hugepages_set", call, w < 0 ? -w : 0))
+			return -1;
 	}
 	hb_snap_take(&s);
 	free_now = (long)hb_meminfo_kb(&s, "HugePages_Free", NULL);
@@ -176,10 +180,11 @@ int kvm_map_backing_up(struct kvm_map_run *r)
 			mkdir(r->dir, 0755);
 			umount2(r->dir, MNT_DETACH);
 			if (mount("hugetlbfs", r->dir, "hugetlbfs", 0, b->opts)) {
-				hb_note(r->ctx, "hugetlb backing skipped: mount hugetlbfs %s on %s: %s",
-					b->opts, r->dir, strerror(errno));
+				/* the table said the kernel has hugetlbfs */
+				kvm_map_call_judge(r->ctx, b->tag, "mount", "mount -t hugetlbfs",
+						   errno);
 				r->dir[0] = 0;
-				return 1;
+				return -1;
 			}
 		}
 		r->fd = open(r->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -212,9 +217,9 @@ int kvm_map_backing_up(struct kvm_map_run *r)
 	}
 	r->hva = p;
 	if (b->kind == KVM_MAP_ANON || b->kind == KVM_MAP_MEMFD) {
-		if (madvise(r->hva, r->size, MADV_HUGEPAGE))
-			hb_note(r->ctx, "%s backing: madvise(MADV_HUGEPAGE): %s", b->tag,
-				strerror(errno));
+		int err = madvise(r->hva, r->size, MADV_HUGEPAGE) ? errno : 0;
+
+		kvm_map_call_judge(r->ctx, b->tag, "madv_hugepage", "madvise(MADV_HUGEPAGE)", err);
 	}
 	hb_snap_take(&r->snap0);
 	if (r->prefault)

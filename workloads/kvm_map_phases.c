@@ -180,21 +180,12 @@ static void kvm_map_metric(struct kvm_map_run *r, const char *what, const char *
  */
 static void kvm_map_subject(struct kvm_map_run *r, const struct kvm_map_pages *before)
 {
-	long long p2 = r->pg.p2m - before->p2m;
-	char name[96], exp[128];
-
 	if (!r->subject)
 		return;
-	kvm_map_name(exp, sizeof(exp), r, "pages_2m");
-	snprintf(name, sizeof(name), "subject_%s", exp);
-	snprintf(exp, sizeof(exp), ">= +1 2 MiB stage-2 mapping of huge shmem guest RAM (%s)",
-		 r->b->tag);
-	if (hb_check(r->ctx, name, p2 >= 1, exp, "pages_2m %+lld, pages_4k %+lld (%s)", p2,
-		     r->pg.p4k - before->p4k, r->knob))
-		return;
-	snprintf(r->absent_buf, sizeof(r->absent_buf),
-		 "no 2 MiB stage-2 mapping of huge shmem guest RAM (%s)", r->knob);
-	r->absent = r->absent_buf;
+	if (!kvm_map_subject_judge(r->ctx, r->b->tag, r->pg.p2m - before->p2m,
+				   r->pg.p4k - before->p4k, r->knob, r->absent_buf,
+				   sizeof(r->absent_buf)))
+		r->absent = r->absent_buf;
 }
 
 /* Whether a backing is meant to be huge shmem (kvm_map_subject). */

@@ -92,6 +92,10 @@ static const char *kvm_map_unsupported(struct hb_ctx *ctx)
 			 g_kvm_map_modules);
 		return why;
 	}
+	/* every check reads KVM's binary stats: the table says which kernels
+	 * have them */
+	if (!hb_kf_has(HB_KF_KVM_STATS_FD, why, sizeof(why)))
+		return why;
 	return NULL;
 }
 
