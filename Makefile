@@ -151,6 +151,9 @@ $(BUILD)/tests/workloads/test_unmap_outcomes: $(BUILD)/obj/workloads/wl_unmap.o
 $(BUILD)/tests/workloads/test_fault_outcomes: $(BUILD)/obj/workloads/wl_fault.o
 $(BUILD)/tests/workloads/test_access_outcomes: $(BUILD)/obj/workloads/wl_access.o
 $(BUILD)/tests/workloads/test_kvm_map_outcomes: $(BUILD)/obj/workloads/kvm_map_judge.o
+$(BUILD)/tests/workloads/test_fio_outcomes $(BUILD)/tests/workloads/test_stressng_outcomes \
+	$(BUILD)/tests/workloads/test_kselftest_outcomes: $(call obj,workloads/wl_fio.c \
+	workloads/wl_stressng.c workloads/wl_kselftest.c workloads/api/ext_run.c)
 # the external workloads' parameter tables, next to their parsers
 $(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_stressng.c \
 	workloads/wl_kselftest.c workloads/api/ext_run.c)

@@ -7,13 +7,17 @@
  * fio's exit status, its per-job error (a crc32c verify failure is EILSEQ),
  * that the verify pass read everything back, and on huge=always that huge
  * pages were really allocated and, for the mmap engine, PMD-mapped while fio
- * ran (subject-present, issue 15: fio's own output cannot tell). A job file that
- * says "; hb-direct=1" uses O_DIRECT, which tmpfs takes only from 6.6: below
- * that it is recorded as skipped, never run. */
+ * ran (subject-present, issue 15: fio's own output cannot tell) -- on
+ * outcomes, huge pages present and mapped while it ran (issue 25; see
+ * fio_subject()). A job file that says "; hb-direct=1" uses O_DIRECT, which
+ * tmpfs takes from 6.6 (kfeatures row tmpfs_direct_io): on a kernel the
+ * table says lacks it the job is recorded as unavailable, never run; on one
+ * that has it, fio's errors are failed checks like any other. */
 #define _GNU_SOURCE
 #include "ext_parse.h"
 #include "ext_run.h"
 #include "hb.h"
+#include "wl_external.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -51,11 +55,11 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 	char path[256], json[256], log[256], pre[96], env_dir[300], env_size[64], env_rt[64], err[256];
 	char *envs[] = { env_dir, env_size, env_rt, NULL };
 	char *argv[] = { HB_EXT_ROOT "/bin/fio", "--output-format=json+", NULL, path, NULL };
-	char out_opt[300], why[256] = "";
+	char out_opt[300], why[384] = "";
 	struct hb_fio_result r;
 	struct hb_snap a, b;
 	bool timed_out, is_write;
-	long long peak_pmd = 0;
+	struct hb_ext_peak peak;
 	char *text;
 	size_t len;
 	int rc;
@@ -66,13 +70,12 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 		hb_error(ctx, "job file %s missing from the tools layer", path);
 		return;
 	}
-	if (job_is_direct(path) && hb_kver() < 6006) {
+	if (job_is_direct(path) && !hb_kf_has(HB_KF_TMPFS_DIRECT_IO, why, sizeof(why))) {
 		char name[128];
 
 		snprintf(name, sizeof(name), "%s.bw", pre);
-		hb_note(ctx, "%s: O_DIRECT on tmpfs needs Linux >= 6.6; not run", pre);
-		hb_metric_unavailable(ctx, name, "MiB/s", HB_HIGHER,
-				      "O_DIRECT on tmpfs needs Linux >= 6.6");
+		hb_note(ctx, "%s: not run: %s", pre, why);
+		hb_metric_unavailable(ctx, name, "MiB/s", HB_HIGHER, why);
 		return;
 	}
 	snprintf(json, sizeof(json), "/run/hb-ext/%s.json", pre);
@@ -84,7 +87,7 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 	snprintf(env_rt, sizeof(env_rt), "HB_FIO_RUNTIME=%ld", runtime_s);
 	hb_snap(ctx, &a);
 	rc = hb_ext_run(argv, envs, dir, log, (int)(runtime_s * 4 + 120 + size_mb), -1, &timed_out,
-			&peak_pmd);
+			&peak);
 	hb_snap(ctx, &b);
 	if (rc == -2) {
 		hb_error(ctx, "cannot run %s", argv[0]);
@@ -128,15 +131,9 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 			snprintf(cn, sizeof(cn), "%s.verified_bytes", pre);
 			hb_check_ge(ctx, cn, j->write.io_bytes, j->read.io_bytes);
 		}
-		/* fio cannot tell how its mapping was mapped: on huge=always the mmap
-		 * engine's file must have been PMD-mapped while it ran */
-		snprintf(cn, sizeof(cn), "%s.subject_pmd_mapped", pre);
-		if (!strcmp(mode, "always") && strstr(job, "mmap"))
-			hb_check(ctx, cn, peak_pmd >= 2048, ">= 2048 kB ShmemPmdMapped while fio ran",
-				 "peak %lld kB", peak_pmd);
-		snprintf(cn, sizeof(cn), "%s.subject_huge", pre);
-		if (!strcmp(mode, "always") &&
-		    !hb_check_huge_subject(ctx, cn, &a, &b, 1, 0, why, sizeof(why)))
+		/* fio cannot tell whether its file was huge or how it was mapped */
+		if (!fio_subject(ctx, pre, mode, job, &peak,
+				 hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"), why, sizeof(why)))
 			hb_note(ctx, "%s: %s", pre, why);
 		metric_if(ctx, pre, "bw", "MiB/s", HB_HIGHER, d->bw_kib_s / 1024.0);
 		metric_if(ctx, pre, "iops", "IOPS", HB_HIGHER, d->iops);
@@ -145,6 +142,38 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 		metric_if(ctx, pre, "clat_p99.9", "us", HB_LOWER, d->clat_p999_ns / 1000.0);
 	}
 	unlink(json);
+}
+
+bool fio_subject(struct hb_ctx *ctx, const char *pre, const char *mode, const char *job,
+		 const struct hb_ext_peak *peak, long long after_huge_kb, char *why, size_t len)
+{
+	long long huge = peak->huge_kb > after_huge_kb ? peak->huge_kb : after_huge_kb;
+	bool ok = true;
+	char cn[128];
+
+	if (strcmp(mode, "always"))
+		return true;
+	why[0] = 0;
+	/* on huge=always the mmap engine's file must have been PMD-mapped
+	 * while fio ran */
+	if (strstr(job, "mmap")) {
+		snprintf(cn, sizeof(cn), "%s.subject_pmd_mapped", pre);
+		if (!hb_check(ctx, cn, peak->pmd_kb >= 2048,
+			      ">= +2048 kB ShmemPmdMapped while fio ran",
+			      "peak %+lld kB (ShmemHugePages peak %+lld kB)", peak->pmd_kb,
+			      peak->huge_kb)) {
+			ok = false;
+			snprintf(why, len, "%s: no huge page PMD-mapped while fio ran", cn);
+		}
+	}
+	/* every job's file must have been huge pages: present, not allocated */
+	snprintf(cn, sizeof(cn), "%s.subject_huge", pre);
+	if (!hb_check(ctx, cn, huge >= 2048, ">= +2048 kB ShmemHugePages while fio ran or after",
+		      "peak %+lld kB, after %+lld kB", peak->huge_kb, after_huge_kb)) {
+		ok = false;
+		snprintf(why, len, "%s: no huge page present while fio ran or after", cn);
+	}
+	return ok;
 }
 
 /* Calls fn for each comma-separated word of list. */

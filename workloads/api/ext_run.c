@@ -14,16 +14,34 @@
 #include <time.h>
 #include <unistd.h>
 
+static const char *const peak_keys[3] = { "ShmemHugePages", "ShmemPmdMapped", "AnonHugePages" };
+
+static void peak_sample(struct hb_ext_peak *p, const long long *base)
+{
+	long long *out[3] = { &p->huge_kb, &p->pmd_kb, &p->anon_kb };
+
+	for (int i = 0; i < 3; i++) {
+		long long v = hb_meminfo_now_kb(peak_keys[i]);
+
+		if (v >= 0 && base[i] >= 0 && v - base[i] > *out[i])
+			*out[i] = v - base[i];
+	}
+}
+
 int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const char *log, int limit_s,
-	       int uid, bool *timed_out, long long *peak_pmd_kb)
+	       int uid, bool *timed_out, struct hb_ext_peak *peak)
 {
 	uint64_t t0 = hb_now_ns(), killed_at = 0;
+	long long base[3];
 	int st, fd, err;
 	pid_t pid;
 
 	*timed_out = false;
-	if (peak_pmd_kb)
-		*peak_pmd_kb = 0;
+	if (peak) {
+		*peak = (struct hb_ext_peak){ 0 };
+		for (int i = 0; i < 3; i++)
+			base[i] = hb_meminfo_now_kb(peak_keys[i]);
+	}
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -2;
@@ -68,12 +86,8 @@ int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const cha
 		uint64_t now = hb_now_ns();
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
-		if (peak_pmd_kb) {
-			long long v = hb_meminfo_now_kb("ShmemPmdMapped");
-
-			if (v > *peak_pmd_kb)
-				*peak_pmd_kb = v;
-		}
+		if (peak)
+			peak_sample(peak, base);
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR)

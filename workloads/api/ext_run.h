@@ -12,17 +12,28 @@
 
 #define HB_EXT_ROOT "/opt/hb"
 
+/* What a tool did to huge pages while it ran, sampled from /proc/meminfo
+ * every 50 ms: the highest rise of each counter above its value at the
+ * start, in kB. How hugebench judges a tool whose own output cannot say
+ * whether its memory was huge (issue 15) -- on outcomes, pages present and
+ * mapped, not on allocation counters (issue 25). A page that lived less than
+ * a sampling period can be missed: a peak of 0 is "not seen", which the
+ * subject checks only ask of tools that hold their memory for seconds. */
+struct hb_ext_peak {
+	long long huge_kb; /* ShmemHugePages: huge shmem pages present */
+	long long pmd_kb;  /* ShmemPmdMapped: ... and mapped by PMD */
+	long long anon_kb; /* AnonHugePages: anonymous THP present */
+};
+
 /* Runs argv (argv[0] an absolute path) in its own process group with env
  * (NULL-terminated "KEY=value" strings added to a minimal PATH/HOME
  * environment), in cwd, stdout and stderr to log (created, truncated). uid
  * >= 0: setgid/setuid to it first. After limit_s the group gets SIGTERM, 5 s
  * later SIGKILL. Returns the exit status (0..255), -1 when it was killed by a
  * signal or the limit (*timed_out tells which), -2 when it could not start
- * (errno kept for hb_error). peak_pmd_kb (may be NULL): the highest
- * ShmemPmdMapped seen while it ran (sampled every 50 ms): how hugebench
- * judges a tool whose own output cannot say how its memory was mapped. */
+ * (errno kept for hb_error). peak (may be NULL): the huge page peaks above. */
 int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const char *log, int limit_s,
-	       int uid, bool *timed_out, long long *peak_pmd_kb);
+	       int uid, bool *timed_out, struct hb_ext_peak *peak);
 /* The whole file, NUL-terminated, at most max bytes (the rest dropped);
  * NULL when it cannot be read. Free it. */
 char *hb_ext_slurp(const char *path, size_t max, size_t *len);
