@@ -35,6 +35,7 @@
 #include "itest.h"
 #include "suite.h"
 #include "nightly_itest.h"
+#include "outcomes.h"
 #include "source_itest.h"
 #include "libvirt_guests.h"
 
@@ -457,7 +458,7 @@ static void test_panic(void **state)
 static pid_t prebuild_start(void)
 {
 	static const char *const targets[] = { "minimal-6.1", "minimal-6.1-regress",
-						"minimal-6.1-delay-alloc" };
+						"minimal-6.1-delay-alloc", "minimal-6.1-collapse-fail" };
 	char log[4096];
 	pid_t pid;
 
@@ -526,6 +527,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_external_debian_6_12),
 		cmocka_unit_test(test_source_regression_caught),
 		cmocka_unit_test(test_source_bad_patch),
+		cmocka_unit_test(test_outcomes_collapse_fail),
 		cmocka_unit_test(test_boots_delay_alloc),
 		cmocka_unit_test(test_boots_delay_sensitivity),
 		cmocka_unit_test(test_nightly_planted_regression),

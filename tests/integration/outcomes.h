@@ -1,0 +1,10 @@
+/* outcomes.h - integration test of issue 25 ("no green from an attempt"):
+ * on minimal-6.1-collapse-fail (shmem collapse fails after its huge page is
+ * allocated) recover fails its MADV_COLLAPSE check, naming EINVAL, and its
+ * khugepaged subject; on minimal-6.1 the same suite passes. */
+#ifndef HB_OUTCOMES_H
+#define HB_OUTCOMES_H
+
+void test_outcomes_collapse_fail(void **state);
+
+#endif
