@@ -9,7 +9,7 @@
  *   cmdline=<kernel parameters>                       (optional: added to the
  *                 guest's command line; a base's come first)
  * A source recipe that adds only cmdline= to its base (no patches, no config)
- * boots its base's kernel: one build serves every such variant (build_as). 
+ * boots its base's kernel: one build serves every such variant (build_as).
  * Source recipes may also have patches/series (quilt style: one patch file
  * name per line, optional -p1, # comments) and config (a Kconfig fragment
  * merged onto kernels/base.config).
