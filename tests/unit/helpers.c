@@ -327,6 +327,41 @@ const char *hbt_cap_notes(struct hbt_cap *c)
 	return buf;
 }
 
+bool hbt_huge_subject(const struct hb_workload *w, hbt_subject_fn fn, const char *name,
+		      size_t size, long long huge_kb, long long pmd_kb, bool *check_pass)
+{
+	struct hb_snap a, b;
+	struct hbt_cap c;
+	char spec[160];
+	bool ok;
+
+	hbt_snap(&a, "ShmemHugePages=0 ShmemPmdMapped=0 vm.thp_file_alloc=0");
+	snprintf(spec, sizeof(spec), "ShmemHugePages=%lld ShmemPmdMapped=%lld vm.thp_file_alloc=%lld",
+		 huge_kb, pmd_kb, (long long)(size >> 21));
+	hbt_snap(&b, spec);
+	hbt_cap_open(&c, w);
+	ok = fn(c.ctx, &a, &b, size);
+	*check_pass = hbt_cap_check_pass(&c, name);
+	assert_non_null(strstr(hbt_cap_check_observed(&c, name), "attempts: thp_file_alloc"));
+	assert_int_equal(hb_ctx_status(c.ctx), ok ? HB_PASS : HB_FAIL);
+	hbt_cap_close(&c);
+	return ok;
+}
+
+void hbt_huge_subject_cases(const struct hb_workload *w, hbt_subject_fn fn, const char *name,
+			    size_t size, bool pmd_required)
+{
+	long long kb = (long long)(size >> 10);
+	bool p;
+
+	assert_false(hbt_huge_subject(w, fn, name, size, 0, 0, &p));
+	assert_false(p);
+	assert_false(hbt_huge_subject(w, fn, name, size, kb - 2048, kb, &p));
+	assert_true(hbt_huge_subject(w, fn, name, size, kb, kb, &p));
+	assert_true(p);
+	assert_int_equal(hbt_huge_subject(w, fn, name, size, kb, 0, &p), !pmd_required);
+}
+
 void hbt_snap(struct hb_snap *s, const char *spec)
 {
 	char buf[1024], *save = NULL;

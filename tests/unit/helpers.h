@@ -99,6 +99,22 @@ const char *hbt_cap_notes(struct hbt_cap *c);
 struct hb_snap;
 void hbt_snap(struct hb_snap *s, const char *spec);
 
+/* A workload's huge-tmpfs subject check (issue 25) as the tests call it:
+ * verdict on the snapshots a -> b of a fill of size bytes. */
+typedef bool (*hbt_subject_fn)(struct hb_ctx *ctx, const struct hb_snap *a,
+			       const struct hb_snap *b, size_t size);
+/* fn of w on a fill that ended at huge_kb ShmemHugePages and pmd_kb
+ * ShmemPmdMapped (from 0) while thp_file_alloc counted every 2 MiB: asserts
+ * the check `name` lists those attempts and the workload's status follows
+ * the verdict; returns the verdict, *check_pass the check's pass. */
+bool hbt_huge_subject(const struct hb_workload *w, hbt_subject_fn fn, const char *name,
+		      size_t size, long long huge_kb, long long pmd_kb, bool *check_pass);
+/* The cases every such subject shares: nothing present fails (its check
+ * too), one huge page short fails, all present and mapped passes (its check
+ * too); present but not PMD-mapped fails when pmd_required, else passes. */
+void hbt_huge_subject_cases(const struct hb_workload *w, hbt_subject_fn fn, const char *name,
+			    size_t size, bool pmd_required);
+
 /* Lines of a guest's stream.jsonl: boot, suite_start, workload "fault"
  * rep 0 (start, metric "lat", check "c", end pass or fail), suite_end. */
 #define HBT_BOOT "{\"ev\":\"boot\",\"cmdline\":\"console=ttyS0\"}\n"

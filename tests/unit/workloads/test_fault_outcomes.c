@@ -13,39 +13,17 @@
 
 static char why[256];
 
-/* {ShmemHugePages, ShmemPmdMapped} after, from 0/0; thp_file_alloc +n each time. */
-static bool subject(long long huge_kb, long long pmd_kb, bool *check_pass)
+/* fault_subject_write, as hbt_huge_subject_cases calls it */
+static bool call(struct hb_ctx *ctx, const struct hb_snap *a, const struct hb_snap *b,
+		 size_t size)
 {
-	struct hb_snap a, b;
-	struct hbt_cap c;
-	char spec[160];
-	bool ok;
-
-	hbt_snap(&a, "ShmemHugePages=0 ShmemPmdMapped=0 vm.thp_file_alloc=0");
-	snprintf(spec, sizeof(spec), "ShmemHugePages=%lld ShmemPmdMapped=%lld vm.thp_file_alloc=%lld",
-		 huge_kb, pmd_kb, (long long)((64UL << 20) >> 21));
-	hbt_snap(&b, spec);
-	hbt_cap_open(&c, &hb_wl_fault);
-	ok = fault_subject_write(c.ctx, &a, &b, (size_t)(64 << 20), why, sizeof(why));
-	*check_pass = hbt_cap_check_pass(&c, "subject_huge_write_faults_PmdMapped");
-	assert_non_null(strstr(hbt_cap_check_observed(&c, "subject_huge_write_faults_PmdMapped"), "attempts: thp_file_alloc"));
-	assert_int_equal(hb_ctx_status(c.ctx), ok ? HB_PASS : HB_FAIL);
-	hbt_cap_close(&c);
-	return ok;
+	return fault_subject_write(ctx, a, b, size, why, sizeof(why));
 }
 
 static void test_subject(void **state)
 {
-	long long kb = (long long)((64UL << 20) >> 10);
-	bool p;
-
 	(void)state;
-	assert_false(subject(0, 0, &p));
-	assert_false(p);
-	assert_false(subject(kb - 2048, kb, &p));
-	assert_true(subject(kb, kb, &p));
-	assert_true(p);
-	assert_false(subject(kb, 0, &p));
+	hbt_huge_subject_cases(&hb_wl_fault, call, "subject_huge_write_faults_PmdMapped", (size_t)64 << 20, true);
 }
 
 /* The read pass asks for the PMD mapping only (the pages are there). */

@@ -13,39 +13,10 @@
 
 
 
-/* {ShmemHugePages, ShmemPmdMapped} after, from 0/0; thp_file_alloc +n each time. */
-static bool subject(long long huge_kb, long long pmd_kb, bool *check_pass)
-{
-	struct hb_snap a, b;
-	struct hbt_cap c;
-	char spec[160];
-	bool ok;
-
-	hbt_snap(&a, "ShmemHugePages=0 ShmemPmdMapped=0 vm.thp_file_alloc=0");
-	snprintf(spec, sizeof(spec), "ShmemHugePages=%lld ShmemPmdMapped=%lld vm.thp_file_alloc=%lld",
-		 huge_kb, pmd_kb, (long long)((8UL << 20) >> 21));
-	hbt_snap(&b, spec);
-	hbt_cap_open(&c, &hb_wl_unmap);
-	ok = um_subject(c.ctx, &a, &b, (size_t)(8 << 20));
-	*check_pass = hbt_cap_check_pass(&c, "subject_setup_huge_PmdMapped");
-	assert_non_null(strstr(hbt_cap_check_observed(&c, "subject_setup_huge_PmdMapped"), "attempts: thp_file_alloc"));
-	assert_int_equal(hb_ctx_status(c.ctx), ok ? HB_PASS : HB_FAIL);
-	hbt_cap_close(&c);
-	return ok;
-}
-
 static void test_subject(void **state)
 {
-	long long kb = (long long)((8UL << 20) >> 10);
-	bool p;
-
 	(void)state;
-	assert_false(subject(0, 0, &p));
-	assert_false(p);
-	assert_false(subject(kb - 2048, kb, &p));
-	assert_true(subject(kb, kb, &p));
-	assert_true(p);
-	assert_false(subject(kb, 0, &p));
+	hbt_huge_subject_cases(&hb_wl_unmap, um_subject, "subject_setup_huge_PmdMapped", (size_t)8 << 20, true);
 }
 
 int main(void)
