@@ -6,6 +6,7 @@
 #include "protocol.h"
 #include "accel.h"
 #include "boot.h"
+#include "kfeatures.h"
 #include "console.h"
 #include "ext_layer.h"
 #include "image.h"
@@ -287,49 +288,40 @@ void hb_clock_choose(const char *requested, const char *accel, char *clock, size
 	}
 }
 
-/* major.minor of a kernel release ("6.1.0-57-cloud-amd64", "6.12.118+deb12…"):
- * 0, or -1 when it does not start with two numbers. */
-static int release_version(const char *rel, int *maj, int *min)
-{
-	return sscanf(rel, "%d.%d", maj, min) == 2 ? 0 : -1;
-}
-
 /* Measured here (QEMU 7.2, single-threaded TCG, -icount shift=3 or 0,
  * sleep on or off, -cpu max or EPYC): 6.1 (Debian's and minimal-6.1) hangs
  * at "x86: Booting SMP configuration" with 2 vCPUs -- the AP spins in
  * cpu_init() on cpu_callout_mask, which the BSP has set, and never runs
  * again; 6.12 boots with 2. Kernels 6.5+ bring CPUs up differently (the
  * callout mask is gone), but only 6.12 was tried: the line is drawn there. */
-#define HB_ICOUNT_SMP_MAJOR 6
-#define HB_ICOUNT_SMP_MINOR 12
+#define HB_ICOUNT_SMP_KVER 6012 /* 6.12, as hb_kf_kver_of() counts */
 
 int hb_vcpus_choose(const char *clock, const char *release, int vcpus, bool given, char *reason,
 		    size_t rlen)
 {
-	int maj, min;
-	bool old;
+	int kver;
 
 	reason[0] = 0;
 	if (strcmp(clock, "virtual") || vcpus < 2)
 		return vcpus;
-	if (release_version(release, &maj, &min)) {
+	kver = hb_kf_kver_of(release);
+	if (kver < 0) {
 		snprintf(reason, rlen, "kernel release '%s' unknown: %d vCPUs kept; kernels before "
 			 "%d.%d hang at SMP bring-up under the virtual clock (then use --vcpus 1)",
-			 release, vcpus, HB_ICOUNT_SMP_MAJOR, HB_ICOUNT_SMP_MINOR);
+			 release, vcpus, HB_ICOUNT_SMP_KVER / 1000, HB_ICOUNT_SMP_KVER % 1000);
 		return vcpus;
 	}
-	old = maj < HB_ICOUNT_SMP_MAJOR || (maj == HB_ICOUNT_SMP_MAJOR && min < HB_ICOUNT_SMP_MINOR);
-	if (!old)
+	if (kver >= HB_ICOUNT_SMP_KVER)
 		return vcpus;
 	if (given) {
 		snprintf(reason, rlen, "--vcpus %d kept as asked, but kernel %d.%d under the virtual "
 			 "clock hung at SMP bring-up here (QEMU -icount); use --vcpus 1 or --clock wall "
-			 "if it does", vcpus, maj, min);
+			 "if it does", vcpus, kver / 1000, kver % 1000);
 		return vcpus;
 	}
 	snprintf(reason, rlen, "not the default %d: kernel %d.%d does not bring up a second vCPU "
 		 "under the virtual clock (QEMU -icount; docs/guest-time.md); --clock wall for SMP",
-		 vcpus, maj, min);
+		 vcpus, kver / 1000, kver % 1000);
 	return 1;
 }
 

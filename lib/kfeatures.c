@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -167,14 +166,11 @@ enum hb_kf_verdict hb_kf_judge(enum hb_kf f, int kver, enum hb_kf_cfg cfg, const
 
 /* ---- this machine -------------------------------------------------------- */
 
-int hb_kf_kver_now(void)
+int hb_kf_kver_of(const char *release)
 {
-	struct utsname u;
-	int maj = 0, min = 0;
+	int maj, min;
 
-	if (uname(&u) == 0)
-		sscanf(u.release, "%d.%d", &maj, &min);
-	return maj * 1000 + min;
+	return sscanf(release, "%d.%d", &maj, &min) == 2 ? maj * 1000 + min : -1;
 }
 
 /* A whole (gzip'ed or plain: zlib reads both) file, or NULL. */

@@ -89,8 +89,10 @@ void hb_kf_errno_text(int err, char *buf, size_t len);
 
 /* ---- reading this machine (the guest) ------------------------------------- */
 
-/* The running kernel's version, major * 1000 + minor (uname). */
-int hb_kf_kver_now(void);
+/* A kernel release's version, major * 1000 + minor ("6.12.118+deb12-cloud-
+ * amd64": 6012), or -1 when it does not start with two numbers. The guest's
+ * hb_kver() on uname's release; the host on a kernel it is about to boot. */
+int hb_kf_kver_of(const char *release);
 /* The state of f's option on the running kernel: /proc/config.gz (read once;
  * zlib), else the row's probe path, else UNKNOWN. */
 enum hb_kf_cfg hb_kf_config_now(enum hb_kf f);

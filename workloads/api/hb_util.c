@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "hb.h"
+#include "kfeatures.h"
 #include "procstat.h"
 
 #include <errno.h>
@@ -131,11 +132,9 @@ uint64_t hb_now_ns(void)
 int hb_kver(void)
 {
 	struct utsname u;
-	int maj = 0, min = 0;
+	int v = uname(&u) == 0 ? hb_kf_kver_of(u.release) : -1;
 
-	if (uname(&u) == 0)
-		sscanf(u.release, "%d.%d", &maj, &min);
-	return maj * 1000 + min;
+	return v < 0 ? 0 : v; /* unknown: older than every row of the table */
 }
 
 static int mkdir_p(const char *dir)

@@ -13,6 +13,18 @@
 
 /* Every row names itself, says what it is and where its version comes from;
  * names are unique; probe paths are absolute. */
+/* Releases as uname and the kernel packages spell them. */
+static void test_kver_of(void **state)
+{
+	(void)state;
+	assert_int_equal(hb_kf_kver_of("6.12.118+deb12-cloud-amd64"), 6012);
+	assert_int_equal(hb_kf_kver_of("6.1.0-57-cloud-amd64"), 6001);
+	assert_int_equal(hb_kf_kver_of("6.1.192-hb-minimal-6.1"), 6001);
+	assert_int_equal(hb_kf_kver_of("7.2.13+deb14-cloud-amd64"), 7002);
+	assert_int_equal(hb_kf_kver_of(""), -1);
+	assert_int_equal(hb_kf_kver_of("six"), -1);
+}
+
 static void test_rows_complete(void **state)
 {
 	(void)state;
@@ -147,6 +159,7 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kver_of),
 		cmocka_unit_test(test_rows_complete),
 		cmocka_unit_test(test_decide_madv_collapse),
 		cmocka_unit_test(test_judge_errno),
