@@ -363,17 +363,10 @@ static void phase_swap(struct pr *s)
 static long long pr_cg_current(const struct pr *s)
 {
 	char path[300], buf[64];
-	long long v = -1;
-	FILE *f;
+	long long v;
 
 	snprintf(path, sizeof(path), "%s/memory.current", s->cg);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hb_read_file(path, buf, sizeof(buf)) == 0 && sscanf(buf, "%lld", &v) == 1 ? v : -1;
 }
 
 /* What the swap phase freed (its file, its swap entries) leaves the cgroup
