@@ -208,7 +208,7 @@ sensitivity-study: all $(BUILD)/aa_study
 	$(BUILD)/hugebench calibrate minimal-6.1 --boots 5 --suite configs/boots.suite \
 		--results "$$res" > "$$res/sensitivity-calibrate.log" || exit $$?; \
 	cal=$$(sed -n 's/^.*-> \(.*calibration\/.*\.json\).*$$/\1/p' "$$res/sensitivity-calibrate.log" | tail -n 1); \
-	[ -n "$$cal" ] || cal=$$(ls -t "$$res"/calibration/*-virtual-boots-6.1.json | head -n 1); \
+	[ -n "$$cal" ] || { echo "calibrate printed no calibration file: $$res/sensitivity-calibrate.log"; exit 3; }; \
 	echo "calibration: $$cal"; \
 	for t in $(SWEEP); do \
 		$(BUILD)/hugebench ab minimal-6.1 $$t --boots 5 --suite configs/boots.suite \
