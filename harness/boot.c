@@ -179,10 +179,18 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	json_object_set_new(res, "verdict_reason", hb_json_text(reason));
 	if (info.bad_lines)
 		json_object_set_new(res, "stream_bad_lines", json_integer(info.bad_lines));
+	if (info.n_unverified)
+		json_object_set_new(res, "unverified_expectations",
+				    json_pack("{s:i, s:i}", "checks", info.n_unverified, "disagree",
+					      info.n_unverified_disagree));
 	saved = save(dir, res) == 0;
 	printf("\nverdict: %s (%s)\n", verdict, reason);
 	printf("workloads: %d pass, %d fail, %d skip, %d error; kernel issues: %zu\n", info.n_pass,
 	       info.n_fail, info.n_skip, info.n_error, n_issues);
+	if (info.n_unverified)
+		printf("unverified expectations: %d checks use a table extrapolated to this kernel, "
+		       "%d disagree with it (checks with \"basis\" in result.json; they fail nothing)\n",
+		       info.n_unverified, info.n_unverified_disagree);
 	printf("result: %s\n", dir);
 	free(stream);
 	free(console);
@@ -390,6 +398,17 @@ static void describe(const struct run_ctx *c, json_t *res)
 	json_object_set_new(tgt, "image_sha256", json_string(c->sha));
 	if (c->k.package[0])
 		json_object_set_new(tgt, "package", json_string(c->k.package));
+	if (c->k.packages[0]) {
+		json_t *a = json_array();
+		char buf[sizeof(c->k.packages)], *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", c->k.packages);
+		for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+			json_array_append_new(a, json_string(w));
+		json_object_set_new(tgt, "packages", a);
+	}
+	if (c->k.archive[0])
+		json_object_set_new(tgt, "archive", json_string(c->k.archive));
 	json_object_set_new(env, "accelerator", json_string(c->accel));
 	json_object_set_new(env, "accelerator_reason", hb_json_text(c->accel_reason));
 	json_object_set_new(env, "qemu_version", json_string(c->qver));

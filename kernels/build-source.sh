@@ -46,6 +46,8 @@ shopt -s inherit_errexit # a failure inside $(...) fails the assignment too
 export LC_ALL=C
 
 log() { printf 'hugebench: [build] %s\n' "$*" >&2; }
+# shellcheck source=kernels/apt-archive.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/apt-archive.sh"
 # fd 3 is the script's own stdout, also inside $(...) (which captures only
 # fd 1): a die() in a function called as id=$(fetch_ksrc) must not print its
 # reason into $id.
@@ -113,6 +115,7 @@ check_prereqs() {
 # (no root needed, nothing installed system-wide). Unpacked once per version.
 debian_pkg() {
 	local pkg=${source_spec#debian:}
+	pkg=${pkg%%@*}
 	case $pkg in
 	'' | *[!a-z0-9.+-]*) die 2 "recipe $name: bad source '$source_spec' (want debian:linux-source-X.Y or ksrc)" ;;
 	esac
@@ -120,19 +123,24 @@ debian_pkg() {
 }
 
 fetch_debian() {
-	local pkg ver status tarball deb want got dir tmp top
+	local pkg ver status tarball deb want got dir tmp top suite="" rc=0
 	pkg=$(debian_pkg)
+	case $source_spec in *@*) suite=${source_spec##*@} ;; esac
 	command -v dpkg-deb >/dev/null 2>&1 || die 2 "missing build prerequisites; run: apt-get install -y dpkg"
+	# @<suite>: that suite's lists in a private apt configuration
+	hb_apt_init "$suite" "$cache" || rc=$?
+	[ "$rc" = 0 ] || die "$rc" "cannot read the package lists of Debian $suite (see above)"
 	exec 8>"$cache/src/.lock"
 	flock 8
 	status=$(dpkg-query -W -f='${Status}|${Version}' "$pkg" 2>/dev/null || true)
 	tarball=""
-	if [ "${status%%|*}" = "install ok installed" ] && [ -f "/usr/src/$pkg.tar.xz" ]; then
+	if [ -z "$suite" ] && [ "${status%%|*}" = "install ok installed" ] && [ -f "/usr/src/$pkg.tar.xz" ]; then
 		ver=${status#*|}
 		tarball=/usr/src/$pkg.tar.xz
 	else
-		ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n 1)
+		ver=$(hb_apt_cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n 1)
 		if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+			[ -z "$suite" ] || die 2 "Debian package $pkg is not in Debian $suite"
 			die 2 "Debian package $pkg is not in the apt lists; run: apt-get update && apt-get install -y $pkg"
 		fi
 	fi
@@ -148,13 +156,13 @@ fetch_debian() {
 				# the sandbox off.
 				dl=$(mktemp -d "$cache/src/debs/.dl.XXXXXX")
 				if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
-				if ! (cd "$dl" && apt-get download -q "$pkg=$ver") >"$cache/src/download.log" 2>&1; then
+				if ! (cd "$dl" && hb_apt_get download -q "$pkg=$ver") >"$cache/src/download.log" 2>&1; then
 					rm -rf "$dl"
 					die 3 "apt-get download $pkg=$ver failed (see $cache/src/download.log); or run: apt-get install -y $pkg"
 				fi
 				mv "$dl"/*.deb "$cache/src/debs/" && rm -rf "$dl"
 				deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n 1)
-				want=$(apt-cache show "$pkg=$ver" 2>/dev/null | sed -n 's/^SHA256: //p' | head -n 1)
+				want=$(hb_apt_cache show "$pkg=$ver" 2>/dev/null | sed -n 's/^SHA256: //p' | head -n 1)
 				got=$(sha256sum "$deb" | cut -d' ' -f1)
 				if [ -n "$want" ] && [ "$want" != "$got" ]; then
 					rm -f "$deb"
@@ -183,7 +191,7 @@ fetch_debian() {
 		mv "$tmp" "$dir"
 	fi
 	flock -u 8
-	printf 'debian:%s=%s\n' "$pkg" "$ver"
+	printf 'debian:%s=%s%s\n' "$pkg" "$ver" "${suite:+@$suite}"
 }
 
 ksrc_dir() {
@@ -280,6 +288,7 @@ case $source_spec in
 debian:*)
 	pkg=$(debian_pkg)
 	ver=${source_id#debian:"$pkg"=}
+	ver=${ver%@*}
 	pristine=$cache/src/$pkg-${ver//:/%3a}/tree
 	[ -f "$pristine/../.complete" ] || die 2 "source $source_id is not unpacked; run build-source.sh --fetch first"
 	;;

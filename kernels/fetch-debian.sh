@@ -1,34 +1,105 @@
-#!/bin/sh
-# fetch-debian.sh META CACHEDIR
-# Packaging glue: resolve a Debian kernel meta package to the newest concrete
-# linux-image package, download it once (sha256 checked against the archive
-# index), unpack it, and print key=value lines on stdout: release=, image=,
-# modules=, package= (paths may hold spaces).
-set -eu
-meta=$1
-cache=$2
+#!/bin/bash
+# fetch-debian.sh CACHEDIR
+#   env: HB_META=<meta package>      resolve through its Depends: linux-image-*
+#    or  HB_IMAGE=<glob>             the newest linux-image package whose name
+#                                    matches (e.g. linux-image-7.2.*-cloud-amd64)
+#        HB_ARCHIVE=<suite>          optional: a Debian suite the host's sources
+#                                    lack (sid, trixie-backports; apt-archive.sh)
+#        HB_PIN=<version>            optional: that version of the image package
+#        HB_MODULES=none             optional: leave out linux-modules-<v> (for a
+#                                    kernel whose modules the archive lacks)
+# Packaging glue: resolve a Debian kernel to one concrete linux-image package,
+# download what holds the kernel and its modules once (sha256 checked against
+# the archive index), unpack it, and print key=value lines on stdout:
+# release=, image=, modules=, package= (the image package=version), packages=
+# (every package unpacked, pkg=version, space separated), archive=.
+#
+# Two package layouts: up to 6.1x, linux-image-<v> holds boot/vmlinuz-<v>
+# and lib/modules/<v>; from 6.19/7.x it is a meta package depending on
+# linux-binary-<v> (usr/lib/modules/<v>/vmlinuz) and linux-modules-<v>. Neither
+# ships modules.dep (depmod runs at install time): it is made here.
+set -euo pipefail
+cache=$1
+here=$(dirname "$(readlink -f "$0")")
 # depmod lives in /sbin, which a non-root PATH lacks
 PATH=$PATH:/usr/sbin:/sbin
+export LC_ALL=C
 log() { echo "hugebench: $*" >&2; }
+what=${HB_META:-${HB_IMAGE:-?}}
 # Never fail silently: set -e stops at the first failing command.
-trap 'rc=$?; [ "$rc" -eq 0 ] || log "fetch-debian.sh $meta failed (exit $rc)"' EXIT
+trap 'rc=$?; [ "$rc" -eq 0 ] || log "fetch-debian.sh $what failed (exit $rc)"' EXIT
+# shellcheck source=kernels/apt-archive.sh
+. "$here/apt-archive.sh"
+archive=${HB_ARCHIVE:-}
+# the lists live beside the other caches (CACHE is <cache>/kernels)
+hb_apt_init "$archive" "$cache/.." || exit $?
+where=${archive:-the host\'s apt sources}
 
-resolve() {
-    apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1
+from_meta() {
+	hb_apt_cache depends "$HB_META" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1
 }
-pkg=$(resolve)
-if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
-    log "package lists do not know $meta; running apt-get update"
-    apt-get update -q >&2 || true
-    pkg=$(resolve)
+
+# "pkg ver" of the newest (or pinned) package matching HB_IMAGE
+from_glob() {
+	local p v best="" bestv=""
+	while read -r p; do
+		# shellcheck disable=SC2053 # the glob is the point
+		[[ $p == $HB_IMAGE ]] || continue
+		case $p in *-dbg | *-unsigned) continue ;; esac
+		while read -r v; do
+			if [ -n "${HB_PIN:-}" ]; then
+				[ "$v" = "$HB_PIN" ] || continue
+			elif [ -n "$bestv" ] && ! dpkg --compare-versions "$v" gt "$bestv"; then
+				continue
+			fi
+			best=$p
+			bestv=$v
+		done < <(hb_apt_cache madison "$p" 2>/dev/null | awk -F' [|] ' '{ gsub(/ /, "", $2); print $2 }')
+	done < <(hb_apt_cache pkgnames linux-image- 2>/dev/null | sort)
+	[ -n "$best" ] && printf '%s %s\n' "$best" "$bestv"
+}
+
+if [ -n "${HB_META:-}" ]; then
+	pkg=$(from_meta)
+	if [ -z "$pkg" ] && [ -z "$archive" ] && [ "$(id -u)" = 0 ]; then
+		log "package lists do not know $HB_META; running apt-get update"
+		apt-get update -q >&2 || true
+		pkg=$(from_meta)
+	fi
+	[ -n "$pkg" ] || { log "cannot resolve $HB_META to a linux-image package in $where; run: apt-get update"; exit 3; }
+	if [ -n "${HB_PIN:-}" ]; then
+		ver=$HB_PIN
+	else
+		ver=$(hb_apt_cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
+	fi
+else
+	read -r pkg ver < <(from_glob) || true
+	if [ -z "${pkg:-}" ]; then
+		log "no package matching $HB_IMAGE${HB_PIN:+ at version $HB_PIN} in $where"
+		exit 3
+	fi
 fi
-if [ -z "$pkg" ]; then
-    log "cannot resolve $meta to a linux-image package; run: apt-get update"
-    exit 3
+[ -n "$ver" ] && [ "$ver" != "(none)" ] || { log "$pkg has no candidate version in $where"; exit 3; }
+hb_apt_cache show "$pkg=$ver" >/dev/null 2>&1 || { log "$pkg=$ver is not in $where"; exit 3; }
+
+# The packages that hold the kernel: the image itself, or its binary and
+# modules packages (same version) when it is a meta package.
+parts=$(hb_apt_cache show "$pkg=$ver" | sed -n 's/^Depends: //p' | head -n 1 | tr ',' '\n' |
+	sed -n 's/^ *\(linux-\(binary\|modules\)-[^ ]*\).*/\1/p')
+[ -n "$parts" ] || parts=$pkg
+if [ "${HB_MODULES:-}" = none ]; then
+	parts=$(printf '%s\n' $parts | grep -v '^linux-modules-' || true)
+	[ -n "$parts" ] || { log "$pkg=$ver: nothing but modules to fetch with HB_MODULES=none"; exit 3; }
+else
+	for p in $parts; do
+		hb_apt_cache show "$p=$ver" >/dev/null 2>&1 && continue
+		log "$pkg=$ver depends on $p=$ver, which $where does not carry; a recipe can boot it without its modules: modules=none"
+		exit 3
+	done
 fi
-ver=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
-want_sha=$(apt-cache show "$pkg=$ver" | sed -n 's/^SHA256: //p' | head -n 1)
-dir="$cache/$pkg"
+
+dir="$cache/$pkg${HB_MODULES:+-modules-$HB_MODULES}"
 deb_dir="$cache/debs"
 mkdir -p "$deb_dir"
 # One fetch at a time per cache: two first runs must not unpack into the
@@ -36,46 +107,67 @@ mkdir -p "$deb_dir"
 exec 9>"$cache/.fetch.lock"
 flock 9
 if [ -f "$dir/.unpacked" ] && [ "$(cat "$dir/.version" 2>/dev/null)" != "$ver" ]; then
-    log "$pkg: cached $(cat "$dir/.version" 2>/dev/null) differs from the archive's $ver; fetching again"
-    rm -rf "$dir"
+	log "$pkg: cached $(cat "$dir/.version" 2>/dev/null) differs from the wanted $ver; fetching again"
+	rm -rf "$dir"
 fi
+
+# download PKG: the .deb of PKG=$ver into $deb_dir, checked; prints its path
+download() {
+	local p=$1 deb want got dl
+	want=$(hb_apt_cache show "$p=$ver" | sed -n 's/^SHA256: //p' | head -n 1)
+	deb=$(ls "$deb_dir"/"${p}"_*.deb 2>/dev/null | head -n 1 || true)
+	got=""
+	[ -z "$deb" ] || got=$(sha256sum "$deb" | cut -d' ' -f1)
+	if [ -z "$deb" ] || [ "$got" != "$want" ]; then
+		log "downloading $p ($ver) from $where"
+		rm -f "$deb_dir"/"${p}"_*.deb
+		# apt downloads as its sandbox user _apt when run as root: give it a
+		# fresh folder of its own rather than switching the sandbox off.
+		dl=$(mktemp -d "$deb_dir/.dl.XXXXXX")
+		if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
+		(cd "$dl" && hb_apt_get download -q "$p=$ver" >&2) || { rm -rf "$dl"; exit 3; }
+		mv "$dl"/*.deb "$deb_dir"/
+		rm -rf "$dl"
+		deb=$(ls "$deb_dir"/"${p}"_*.deb | head -n 1)
+		got=$(sha256sum "$deb" | cut -d' ' -f1)
+	fi
+	if [ -z "$want" ] || [ "$got" != "$want" ]; then
+		log "checksum mismatch for $deb: archive says ${want:-nothing}, file is $got; delete it and retry"
+		rm -f "$deb"
+		exit 3
+	fi
+	printf '%s\n' "$deb"
+}
+
 if [ ! -f "$dir/.unpacked" ]; then
-    deb=$(ls "$deb_dir"/"${pkg}"_*.deb 2>/dev/null | head -n 1)
-    got_sha=""
-    if [ -n "$deb" ]; then
-        got_sha=$(sha256sum "$deb" | cut -d' ' -f1)
-    fi
-    if [ -z "$deb" ] || [ "$got_sha" != "$want_sha" ]; then
-        log "downloading $pkg ($ver)"
-        rm -f "$deb_dir"/"${pkg}"_*.deb
-        # apt downloads as its sandbox user _apt when run as root: give it a
-        # fresh folder of its own rather than switching the sandbox off.
-        dl=$(mktemp -d "$deb_dir/.dl.XXXXXX")
-        if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
-        (cd "$dl" && apt-get download -q "$pkg=$ver" >&2) || { rm -rf "$dl"; exit 3; }
-        mv "$dl"/*.deb "$deb_dir"/
-        rm -rf "$dl"
-        deb=$(ls "$deb_dir"/"${pkg}"_*.deb | head -n 1)
-        got_sha=$(sha256sum "$deb" | cut -d' ' -f1)
-    fi
-    if [ -n "$want_sha" ] && [ "$got_sha" != "$want_sha" ]; then
-        log "checksum mismatch for $deb: archive says $want_sha, file is $got_sha; delete it and retry"
-        rm -f "$deb"
-        exit 3
-    fi
-    rm -rf "$dir.tmp"
-    mkdir -p "$dir.tmp"
-    dpkg-deb -x "$deb" "$dir.tmp"
-    # The .deb ships no modules.dep (depmod runs at install time): make it.
-    rel=$(ls "$dir.tmp/lib/modules" | head -n 1)
-    depmod -b "$dir.tmp" "$rel"
-    printf '%s\n' "$got_sha" > "$dir.tmp/.deb.sha256"
-    printf '%s\n' "$ver" > "$dir.tmp/.version"
-    touch "$dir.tmp/.unpacked"
-    rm -rf "$dir"
-    mv "$dir.tmp" "$dir"
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	for p in $parts; do
+		deb=$(download "$p")
+		dpkg-deb -x "$deb" "$dir.tmp"
+		printf '%s=%s\n' "$p" "$ver" >>"$dir.tmp/.packages"
+	done
+	for root in "$dir.tmp" "$dir.tmp/usr"; do
+		[ -d "$root/lib/modules" ] || continue
+		rel=$(ls "$root/lib/modules" | head -n 1)
+		depmod -b "$root" "$rel"
+	done
+	printf '%s\n' "$ver" >"$dir.tmp/.version"
+	touch "$dir.tmp/.unpacked"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
 fi
-vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n 1)
-release=${vmlinuz##*/vmlinuz-}
-printf 'release=%s\nimage=%s\nmodules=%s\npackage=%s\n' "$release" "$vmlinuz" \
-    "$dir/lib/modules/$release" "$pkg=$ver"
+vmlinuz=$(ls "$dir"/boot/vmlinuz-* "$dir"/usr/lib/modules/*/vmlinuz 2>/dev/null | head -n 1 || true)
+[ -n "$vmlinuz" ] || { log "$pkg=$ver holds no boot/vmlinuz-* nor usr/lib/modules/*/vmlinuz"; exit 3; }
+case $vmlinuz in
+*/boot/vmlinuz-*) release=${vmlinuz##*/vmlinuz-}; moddir=$dir/lib/modules/$release ;;
+*) moddir=${vmlinuz%/vmlinuz}; release=${moddir##*/} ;;
+esac
+[ -f "$dir/.packages" ] || printf '%s\n' "$pkg=$ver" >"$dir/.packages"
+if [ "${HB_MODULES:-}" = none ]; then
+	moddir=""
+else
+	[ -f "$moddir/modules.dep" ] || { log "$moddir/modules.dep missing after depmod"; exit 3; }
+fi
+printf 'release=%s\nimage=%s\nmodules=%s\npackage=%s\npackages=%s\narchive=%s\n' "$release" \
+	"$vmlinuz" "$moddir" "$pkg=$ver" "$(tr '\n' ' ' <"$dir/.packages" | sed 's/ $//')" "$archive"

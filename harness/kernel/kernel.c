@@ -20,6 +20,10 @@ static int parse_script_line(const char *out, struct hb_kernel *k)
 		return -1;
 	if (!hb_kv_get(out, "package", k->package, sizeof(k->package)))
 		k->package[0] = 0;
+	if (!hb_kv_get(out, "packages", k->packages, sizeof(k->packages)))
+		k->packages[0] = 0;
+	if (!hb_kv_get(out, "archive", k->archive, sizeof(k->archive)))
+		k->archive[0] = 0;
 	return 0;
 }
 
@@ -48,8 +52,17 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 		return HB_EXIT_USAGE;
 	snprintf(k->cmdline, sizeof(k->cmdline), "%s", r.cmdline);
 	if (r.kind == HB_RECIPE_DEBIAN) {
-		char *argv[] = { script, r.meta, cache, NULL };
+		/* the recipe's values reach the script as its environment, through
+		 * env(1): argv, no shell */
+		char meta[HB_RECIPE_STR_MAX + 8], image[HB_RECIPE_STR_MAX + 9];
+		char archive[HB_RECIPE_NAME_MAX + 11], pin[HB_RECIPE_NAME_MAX + 7], mods[32];
+		char *argv[] = { "env", meta, image, archive, pin, mods, "bash", script, cache, NULL };
 
+		snprintf(meta, sizeof(meta), "HB_META=%s", r.meta);
+		snprintf(image, sizeof(image), "HB_IMAGE=%s", r.image);
+		snprintf(archive, sizeof(archive), "HB_ARCHIVE=%s", r.archive);
+		snprintf(pin, sizeof(pin), "HB_PIN=%s", r.pin);
+		snprintf(mods, sizeof(mods), "HB_MODULES=%s", r.modules);
 		snprintf(k->kind, sizeof(k->kind), "debian");
 		snprintf(script, sizeof(script), "%s/kernels/fetch-debian.sh", hb_root());
 		snprintf(cache, sizeof(cache), "%s/kernels", hb_cache_dir());

@@ -14,6 +14,8 @@ struct hb_kernel {
 	char image[PATH_MAX];
 	char moddir[PATH_MAX];	 /* "" when the kernel has no modules */
 	char package[256];	 /* Debian package=version */
+	char packages[768];	 /* every package unpacked, pkg=version, space separated */
+	char archive[64];	 /* Debian suite when not the host's apt sources (sid) */
 	char build_log[PATH_MAX];
 	char cmdline[256];	 /* the recipe's kernel parameters (cmdline=), or "" */
 };

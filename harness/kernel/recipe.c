@@ -39,17 +39,33 @@ static bool name_ok(const char *s)
 	return s[0] != '.' && strlen(s) < HB_RECIPE_NAME_MAX && word_ok(s, "._-");
 }
 
-/* source=debian:<package> or source=ksrc */
+/* A Debian suite name (sid, trixie-backports): lowercase, digits, '-'. */
+static bool suite_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '-')
+			return false;
+	return true;
+}
+
+/* source=debian:<package>[@<suite>] or source=ksrc */
 static bool source_ok(const char *s)
 {
+	const char *at;
+
 	if (!strcmp(s, "ksrc"))
 		return true;
 	if (strncmp(s, "debian:", 7))
 		return false;
-	for (const char *p = s + 7; *p; p++)
+	at = strchr(s + 7, '@');
+	if (at && !suite_ok(at + 1))
+		return false;
+	for (const char *p = s + 7; *p && p != at; p++)
 		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && !strchr(".+-", *p))
 			return false;
-	return s[7] != '\0';
+	return s[7] != '\0' && s[7] != '@';
 }
 
 static char *trim(char *s)
@@ -126,6 +142,10 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 		{ "base", offsetof(struct hb_recipe, base), sizeof(r->base) },
 		{ "description", offsetof(struct hb_recipe, description), sizeof(r->description) },
 		{ "cmdline", offsetof(struct hb_recipe, cmdline), sizeof(r->cmdline) },
+		{ "image", offsetof(struct hb_recipe, image), sizeof(r->image) },
+		{ "archive", offsetof(struct hb_recipe, archive), sizeof(r->archive) },
+		{ "pin", offsetof(struct hb_recipe, pin), sizeof(r->pin) },
+		{ "modules", offsetof(struct hb_recipe, modules), sizeof(r->modules) },
 	};
 	bool seen[sizeof(keys) / sizeof(keys[0])] = { false };
 	char line[RECIPE_LINE_MAX + 2];
@@ -167,7 +187,8 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0])) {
 			hb_set_err(err, errlen,
-				"%s:%d: unknown key '%s' (known: kind, source, meta, base, description, cmdline)",
+				"%s:%d: unknown key '%s' (known: kind, source, meta, image, archive, "
+				"pin, modules, base, description, cmdline)",
 				path, lineno, key);
 			goto out;
 		}
@@ -294,12 +315,15 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 {
 	char path[HB_RECIPE_PATH_MAX + HB_RECIPE_NAME_MAX + 2];
 
-	if (r->meta[0]) {
-		hb_set_err(err, errlen, "%s/recipe: meta= is for kind=debian recipes", r->dir);
+	if (r->meta[0] || r->image[0] || r->archive[0] || r->pin[0] || r->modules[0]) {
+		hb_set_err(err, errlen,
+			   "%s/recipe: meta=, image=, archive=, pin= and modules= are for kind=debian recipes "
+			   "(a source package from another suite: source=debian:<package>@<suite>)",
+			   r->dir);
 		return -1;
 	}
 	if (r->source[0] && !source_ok(r->source)) {
-		hb_set_err(err, errlen, "%s/recipe: source '%s' must be debian:<package> or ksrc", r->dir,
+		hb_set_err(err, errlen, "%s/recipe: source '%s' must be debian:<package>[@<suite>] or ksrc", r->dir,
 			r->source);
 		return -1;
 	}
@@ -403,16 +427,41 @@ static int load_depth(const char *dir, struct hb_recipe *out, int depth, char *e
 		goto fail;
 	switch (out->kind) {
 	case HB_RECIPE_DEBIAN:
-		if (!out->meta[0]) {
-			hb_set_err(err, errlen, "%s: kind=debian needs meta=<package>", path);
+		if (!out->meta[0] == !out->image[0]) {
+			hb_set_err(err, errlen,
+				   "%s: kind=debian needs one of meta=<meta package> or "
+				   "image=<linux-image package glob>",
+				   path);
 			goto fail;
 		}
 		if (out->source[0] || out->base[0]) {
 			hb_set_err(err, errlen, "%s: source= and base= are for kind=source recipes", path);
 			goto fail;
 		}
-		if (!word_ok(out->meta, ".+-")) {
+		if (out->meta[0] && !word_ok(out->meta, ".+-")) {
 			hb_set_err(err, errlen, "%s: meta '%s' is not a package name", path, out->meta);
+			goto fail;
+		}
+		if (out->image[0] && (strncmp(out->image, "linux-image-", 12) ||
+				      !word_ok(out->image, ".+-*"))) {
+			hb_set_err(err, errlen,
+				   "%s: image '%s' is not a linux-image-* package name or glob "
+				   "(letters, digits, '.', '+', '-', '*')",
+				   path, out->image);
+			goto fail;
+		}
+		if (out->archive[0] && !suite_ok(out->archive)) {
+			hb_set_err(err, errlen, "%s: archive '%s' is not a Debian suite name (e.g. sid)",
+				   path, out->archive);
+			goto fail;
+		}
+		if (out->modules[0] && strcmp(out->modules, "none")) {
+			hb_set_err(err, errlen, "%s: modules= takes only 'none' (boot without them)",
+				   path);
+			goto fail;
+		}
+		if (out->pin[0] && !word_ok(out->pin, ".+~:-")) {
+			hb_set_err(err, errlen, "%s: pin '%s' is not a Debian version", path, out->pin);
 			goto fail;
 		}
 		return 0;

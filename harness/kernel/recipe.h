@@ -2,7 +2,14 @@
  *
  * A recipe directory holds a file `recipe` of key=value lines (# comments):
  *   kind=debian   meta=<apt meta package>            (a Debian kernel package)
- *   kind=source   source=debian:<package>|ksrc        (built from source)
+ *             or  image=<linux-image-* glob>         (the newest matching package)
+ *                 archive=<suite>                    (optional: a suite the host's
+ *                 apt sources lack, e.g. sid; kernels/apt-archive.sh)
+ *                 pin=<version>                      (optional: that version)
+ *                 modules=none                       (optional: without the
+ *                 modules package, for a kernel whose modules the archive lacks)
+ *   kind=source   source=debian:<package>[@<suite>]|ksrc  (built from source;
+ *                 @<suite>: from that Debian suite, as archive= above)
  *                 base=<other source recipe>          (optional: inherit its
  *                 source, patches and config; own ones come after)
  *   description=<free text>                           (optional, any kind)
@@ -48,6 +55,10 @@ struct hb_recipe {
 	enum hb_recipe_kind kind;
 	char source[HB_RECIPE_STR_MAX];		/* own or inherited from base */
 	char meta[HB_RECIPE_STR_MAX];
+	char image[HB_RECIPE_STR_MAX];		/* kind=debian: package glob */
+	char archive[HB_RECIPE_NAME_MAX];	/* kind=debian: Debian suite, or "" */
+	char pin[HB_RECIPE_NAME_MAX];		/* kind=debian: version, or "" */
+	char modules[16];			/* kind=debian: "none" or "" */
 	char base[HB_RECIPE_NAME_MAX];
 	char description[HB_RECIPE_STR_MAX];
 	char cmdline[HB_RECIPE_STR_MAX];	/* base chain's first, then own */

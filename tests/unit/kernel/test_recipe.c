@@ -208,11 +208,11 @@ static void test_errors(void **state)
 	put("e4/recipe", "kind=binary\n");
 	load_fails("e4", "kind must be debian or source, not 'binary'");
 	put("e5/recipe", "kind=debian\n");
-	load_fails("e5", "kind=debian needs meta=");
+	load_fails("e5", "kind=debian needs one of meta=<meta package> or image=");
 	put("e6/recipe", "kind=debian\nmeta=linux-image-amd64\nsource=ksrc\n");
 	load_fails("e6", "source= and base= are for kind=source");
 	put("e7/recipe", "kind=source\nsource=git://example\n");
-	load_fails("e7", "must be debian:<package> or ksrc");
+	load_fails("e7", "must be debian:<package>[@<suite>] or ksrc");
 	put("e8/recipe", "kind=source\nsource=ksrc\n");
 	put("e8/patches/series", "0001-missing.patch\n");
 	load_fails("e8", "series:1: patch '0001-missing.patch' not found");
@@ -235,6 +235,23 @@ static void test_errors(void **state)
 	put("e16/patches/series", "0001-one.patch -R\n");
 	put("e16/patches/0001-one.patch", "x\n");
 	load_fails("e16", "only '<patch> [-p1]' is supported");
+	/* Debian kernels from another suite (image=, archive=, pin=, modules=) */
+	put("e17/recipe", "kind=debian\nmeta=linux-image-amd64\nimage=linux-image-7.2.*\n");
+	load_fails("e17", "needs one of meta=");
+	put("e18/recipe", "kind=debian\nimage=linux-binary-7.2.*\n");
+	load_fails("e18", "is not a linux-image-* package name or glob");
+	put("e19/recipe", "kind=debian\nimage=linux-image-7.2.*\narchive=Sid;rm\n");
+	load_fails("e19", "archive 'Sid;rm' is not a Debian suite name");
+	put("e20/recipe", "kind=debian\nimage=linux-image-7.2.*\npin=7.2 13\n");
+	load_fails("e20", "pin '7.2 13' is not a Debian version");
+	put("e21/recipe", "kind=debian\nimage=linux-image-7.2.*\nmodules=some\n");
+	load_fails("e21", "modules= takes only 'none'");
+	put("e22/recipe", "kind=source\nsource=ksrc\narchive=sid\n");
+	load_fails("e22", "are for kind=debian recipes");
+	put("e23/recipe", "kind=source\nsource=debian:linux-source-7.2@Sid\n");
+	load_fails("e23", "must be debian:<package>[@<suite>] or ksrc");
+	put("e24/recipe", "kind=source\nsource=debian:@sid\n");
+	load_fails("e24", "must be debian:<package>[@<suite>] or ksrc");
 }
 
 static void key_of(const char *rel, const char *source_id, const char *gcc, char out[65])
@@ -421,8 +438,9 @@ static void test_real_script_error_line(void **state)
 /* The recipes shipped in kernels/ (tests run from the repository root). */
 static void test_shipped_recipes(void **state)
 {
-	static const char *const names[] = { "debian-6.1", "debian-6.12", "minimal-6.1",
-					     "minimal-6.1-regress" };
+	static const char *const names[] = { "debian-6.1", "debian-6.12", "debian-6.19",
+					     "debian-7.2",  "minimal-6.1", "minimal-6.1-regress",
+					     "minimal-7.2" };
 	struct hb_recipe r;
 	char err[512], dir[128];
 
@@ -431,12 +449,23 @@ static void test_shipped_recipes(void **state)
 		snprintf(dir, sizeof(dir), "kernels/%s", names[i]);
 		if (hb_recipe_load(dir, &r, err, sizeof(err)))
 			fail_msg("%s: %s", dir, err);
-		if (!strncmp(names[i], "minimal", 7)) {
+		if (!strcmp(names[i], "minimal-7.2")) {
+			assert_int_equal(r.kind, HB_RECIPE_SOURCE);
+			assert_string_equal(r.source, "debian:linux-source-7.2@sid");
+		} else if (!strncmp(names[i], "minimal", 7)) {
 			assert_int_equal(r.kind, HB_RECIPE_SOURCE);
 			assert_string_equal(r.source, "debian:linux-source-6.1");
 			assert_int_equal(r.n_patches, strstr(names[i], "regress") ? 1 : 0);
 		} else {
 			assert_int_equal(r.kind, HB_RECIPE_DEBIAN);
+		}
+		if (!strcmp(names[i], "debian-7.2")) {
+			assert_string_equal(r.image, "linux-image-7.2.*-cloud-amd64");
+			assert_string_equal(r.archive, "sid");
+		}
+		if (!strcmp(names[i], "debian-6.19")) {
+			assert_string_equal(r.archive, "trixie-backports");
+			assert_string_equal(r.modules, "none");
 		}
 		hb_recipe_free(&r);
 	}
