@@ -23,12 +23,34 @@
  * linked tmpfs files keep following the top level and the mount.
  * For anonymous shmem, top-level deny still wins and top-level force only
  * grants what "inherit" grants; and shmem_enabled_store() refuses force
- * (EINVAL) unless hugepages-2048kB is "inherit". The same holds in 6.18
- * for the PMD size on mmap faults.
+ * (EINVAL) unless hugepages-2048kB is "inherit".
+ *
+ * 7.2 (linux-source-7.2 7.2.13, read 2026-12-04; docs/kernels.md): tmpfs
+ * allocates large folios of every size (transhuge.rst "Hugepages in
+ * tmpfs/shmem": huge=within_size "Always try PMD-sized huge pages first,
+ * and fall back to smaller-sized huge pages"), and shmem_huge_global_enabled()
+ * returns a mask of orders: for huge=within_size, the orders that fit inside
+ * i_size (shmem_get_orders_within_size()), falling through to the madvise
+ * rule only when none fits. Two rules change for a 2 MiB extent that
+ * crosses i_size (extent 1 of a 3 MiB object), while a smaller order fits:
+ *  - a linked tmpfs file (or SysV) on a within_size superblock gets no PMD
+ *    page even with MADV_HUGEPAGE (6.12: it did);
+ *  - anonymous shmem (memfd, MAP_SHARED|MAP_ANONYMOUS) whose PMD size is
+ *    "inherit" under shmem_enabled=within_size gets a PMD page:
+ *    shmem_allowable_huge_orders() adds every "inherit" order once
+ *    global_orders > 0, with no i_size check of its own. transhuge.rst
+ *    says within_size allocates only "if it will be fully within i_size":
+ *    the code and its documentation disagree (docs/findings.md, "memfd
+ *    beyond i_size"). The table follows the code, as for mlock.
+ * Upstream the change came with "mm: shmem: add large folio support for
+ * tmpfs" (6.14); only the 6.1, 6.12 and 7.2 sources were read, so a cell
+ * whose two rules differ is an extrapolation on 6.13 .. 7.1, and every cell
+ * is one on a kernel newer than 7.2 (kt_expect_basis()).
  */
 #include "knobs_table.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 const char *const kt_mode_name[KT_N_MODES] = {
 	[KT_NEVER] = "never",	[KT_ALWAYS] = "always", [KT_WITHIN_SIZE] = "within_size",
@@ -114,7 +136,16 @@ static bool apply(enum kt_rule r, const struct kt_cell *c)
 	}
 }
 
-static enum kt_rule global_of(const struct kt_cell *c)
+/* Which reading of mm/shmem.c decides: before or from the tmpfs large folio
+ * rework (see the head of this file). */
+enum kt_era { KT_ERA_PMD, KT_ERA_ORDERS };
+
+static bool anon_shmem(const struct kt_cell *c)
+{
+	return c->kind == KT_ANON || c->kind == KT_MEMFD;
+}
+
+static enum kt_rule global_of(const struct kt_cell *c, enum kt_era era)
 {
 	enum kt_mode sb;
 	int col;
@@ -125,6 +156,10 @@ static enum kt_rule global_of(const struct kt_cell *c)
 	col = sb_column(sb);
 	if (col < 0 || c->top >= KT_N_MODES)
 		return R_INVALID;
+	if (era == KT_ERA_ORDERS && sb == KT_WITHIN_SIZE)
+		/* 7.2: a smaller order inside i_size wins over the madvise hint;
+		 * for anonymous shmem any order makes the global control "on" */
+		return anon_shmem(c) && c->kver >= KT_KVER_PER_SIZE ? R_YES : R_WITHIN;
 	return global_rule[c->top][col];
 }
 
@@ -145,18 +180,52 @@ bool kt_cell_settable(const struct kt_cell *c)
 	return true;
 }
 
-bool kt_expect_huge(const struct kt_cell *c)
+static bool expect_in(const struct kt_cell *c, enum kt_era era)
 {
 	enum kt_rule r;
 
 	if (!kt_cell_settable(c))
 		return false;
-	r = global_of(c);
-	if ((c->kind == KT_ANON || c->kind == KT_MEMFD) && c->kver >= KT_KVER_PER_SIZE &&
-	    c->pmd_knob != KT_UNSET) {
+	r = global_of(c, era);
+	if (anon_shmem(c) && c->kver >= KT_KVER_PER_SIZE && c->pmd_knob != KT_UNSET) {
 		r = anon_per_size_rule[c->top][c->pmd_knob];
 		if (r == R_GLOBAL)
-			r = global_of(c);
+			r = global_of(c, era);
 	}
 	return apply(r, c);
+}
+
+static enum kt_era era_of(int kver)
+{
+	return kver >= KT_KVER_TMPFS_ORDERS ? KT_ERA_ORDERS : KT_ERA_PMD;
+}
+
+bool kt_expect_huge(const struct kt_cell *c)
+{
+	return expect_in(c, era_of(c->kver));
+}
+
+const char *kt_expect_basis(const struct kt_cell *c, char *buf, size_t len)
+{
+	int v = c->kver;
+
+	if (v > KT_KVER_NEWEST_TABLE) {
+		snprintf(buf, len, "extrapolated: the 7.2 table (newest read) on Linux %d.%d",
+			 v / 1000, v % 1000);
+		return buf;
+	}
+	if (v < KT_KVER_OLDEST_TABLE) {
+		snprintf(buf, len, "extrapolated: the 6.1 table (oldest read) on Linux %d.%d",
+			 v / 1000, v % 1000);
+		return buf;
+	}
+	if (v > KT_KVER_PMD_TABLE && v < KT_KVER_NEWEST_TABLE &&
+	    expect_in(c, KT_ERA_PMD) != expect_in(c, KT_ERA_ORDERS)) {
+		snprintf(buf, len,
+			 "extrapolated: the 6.12 and 7.2 rules differ here (tmpfs large folios, "
+			 "upstream 6.14); Linux %d.%d's source was not read, the %s rule is used",
+			 v / 1000, v % 1000, era_of(v) == KT_ERA_ORDERS ? "7.2" : "6.12");
+		return buf;
+	}
+	return NULL;
 }

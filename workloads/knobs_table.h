@@ -5,6 +5,7 @@
 #define HB_KNOBS_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "kfeatures.h"
 
@@ -49,9 +50,22 @@ extern const char *const kt_kind_name[KT_N_KINDS];
  * exist: the kernel feature table's row shmem_per_size (lib/kfeatures.c). */
 #define KT_KVER_PER_SIZE (hb_kf_row(HB_KF_SHMEM_PER_SIZE)->min_kver)
 
+/* The kernels whose Documentation/admin-guide/mm/transhuge.rst and
+ * mm/shmem.c the tables were read from: 6.1 and 6.12 (the PMD-only rules),
+ * 7.2 (the rules from the tmpfs large folio rework, upstream 6.14). */
+#define KT_KVER_OLDEST_TABLE 6001
+#define KT_KVER_PMD_TABLE 6012
+#define KT_KVER_TMPFS_ORDERS 6014
+#define KT_KVER_NEWEST_TABLE 7002
+
 /* Whether a write fault on a 2 MiB aligned extent, fully inside the VMA,
  * allocates a PMD-sized shmem huge page in this cell. */
 bool kt_expect_huge(const struct kt_cell *c);
+
+/* NULL when kt_expect_huge() of this cell comes from a table read for this
+ * kernel's version; else how it was extrapolated (written into buf), for
+ * hb_check_basis(). */
+const char *kt_expect_basis(const struct kt_cell *c, char *buf, size_t len);
 
 /* Whether the cell can be set up at all: e.g. from 6.11 shmem_enabled=force is
  * refused (EINVAL) unless hugepages-2048kB/shmem_enabled is "inherit". */

@@ -311,9 +311,11 @@ static bool check_ok(json_t *ev)
 {
 	json_t *e = json_object_get(ev, "expected"), *o = json_object_get(ev, "observed");
 
+	json_t *b = json_object_get(ev, "basis");
+
 	return name_ok(json_string_value(json_object_get(ev, "name"))) &&
 	       json_is_boolean(json_object_get(ev, "pass")) && (!e || json_is_string(e)) &&
-	       (!o || json_is_string(o));
+	       (!o || json_is_string(o)) && (!b || json_is_string(b));
 }
 
 static void add_check(json_t *w, json_t *ev, int rep)
@@ -323,6 +325,11 @@ static void add_check(json_t *w, json_t *ev, int rep)
 			      text_field(ev, "expected"), "observed", text_field(ev, "observed"),
 			      "pass", json_is_true(json_object_get(ev, "pass")), "rep", rep);
 
+	json_t *basis = json_object_get(ev, "basis");
+
+	/* an expectation only extrapolated to this kernel (hb_check_basis) */
+	if (basis)
+		json_object_set_new(c, "basis", text_field(ev, "basis"));
 	json_array_append_new(json_object_get(w, "checks"), c);
 }
 
@@ -442,6 +449,11 @@ static bool workload_event(struct agg *a, const char *type, const char *wname, j
 		}
 	} else if (strcmp(type, HB_EV_CHECK) == 0) {
 		add_check(w, ev, rep);
+		if (json_object_get(ev, "basis")) {
+			info->n_unverified++;
+			if (!json_is_true(json_object_get(ev, "pass")))
+				info->n_unverified_disagree++;
+		}
 	} else if (strcmp(type, HB_EV_SNAPSHOT) == 0) {
 		add_snapshot(w, ev, rep);
 	} else if (strcmp(type, HB_EV_WORKLOAD_END) == 0) {

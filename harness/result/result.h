@@ -28,6 +28,9 @@ struct hb_stream_info {
 	char kernel_release[128];
 	char suite_error[256];
 	int max_rep;		/* 0..HB_MAX_REPEAT-1 */
+	/* checks with a "basis": expectations extrapolated to this kernel, and
+	 * those of them the kernel disagreed with (they fail no workload) */
+	int n_unverified, n_unverified_disagree;
 };
 
 /* Build the "workloads" array (and "modules") from len bytes of stream

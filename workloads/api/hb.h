@@ -75,6 +75,13 @@ void hb_metric_unavailable(struct hb_ctx *ctx, const char *name, const char *uni
 /* ---- checks: each returns `pass` so callers can branch on it ---------- */
 bool hb_check(struct hb_ctx *ctx, const char *name, bool pass, const char *expected,
 	      const char *observed_fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A check whose expectation is not verified for this kernel (basis says how
+ * it was obtained, e.g. "extrapolated: 7.2 table, kernel 7.3"): recorded with
+ * "basis"; when it fails it does not fail the workload, and the host reports
+ * it as an unverified expectation that disagrees. basis NULL or "": hb_check. */
+bool hb_check_basis(struct hb_ctx *ctx, const char *name, bool pass, const char *basis,
+		    const char *expected, const char *observed_fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 bool hb_check_eq(struct hb_ctx *ctx, const char *name, long long expected, long long observed);
 bool hb_check_ge(struct hb_ctx *ctx, const char *name, long long min, long long observed);
 bool hb_check_le(struct hb_ctx *ctx, const char *name, long long max, long long observed);

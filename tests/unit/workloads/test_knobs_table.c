@@ -5,6 +5,8 @@
 
 #include "knobs_table.h"
 
+#include <string.h>
+
 static bool huge(int kver, enum kt_mode top, enum kt_mode mount, enum kt_mode pmd,
 		 enum kt_kind kind, bool madv, bool within)
 {
@@ -14,7 +16,8 @@ static bool huge(int kver, enum kt_mode top, enum kt_mode mount, enum kt_mode pm
 	return kt_expect_huge(&c);
 }
 
-static const int kvers[] = { 6001, 6012, 6018 };
+/* the kernels of the PMD-only rules (6.1, 6.12 sources read) */
+static const int kvers[] = { 6001, 6012 };
 static const enum kt_mode tops[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE,
 				     KT_ADVISE, KT_DENY, KT_FORCE };
 static const enum kt_mode sbs[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE };
@@ -84,6 +87,80 @@ static void test_internal_follows_top(void **state)
 				huge(6001, KT_NEVER, sbs[m], KT_UNSET, KT_TMPFS, false, true));
 }
 
+/* 7.2 (the tmpfs large folio rules): a 2 MiB extent crossing i_size gets
+ * no PMD page from a within_size tmpfs even with MADV_HUGEPAGE, and
+ * anonymous shmem inheriting shmem_enabled=within_size gets one. */
+static void test_orders_era(void **state)
+{
+	char buf[192];
+	struct kt_cell c = { .kver = 7002, .top = KT_NEVER, .mount = KT_WITHIN_SIZE,
+			     .pmd_knob = KT_UNSET, .kind = KT_TMPFS, .madv = true };
+
+	(void)state;
+	assert_false(kt_expect_huge(&c));
+	c.within_size = true;
+	assert_true(kt_expect_huge(&c));
+	assert_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	/* 6.12 gave the madvised extent a PMD page */
+	c.kver = 6012;
+	c.within_size = false;
+	assert_true(kt_expect_huge(&c));
+	/* memfd under shmem_enabled=within_size, PMD size "inherit" */
+	c = (struct kt_cell){ .kver = 7002, .top = KT_WITHIN_SIZE, .mount = KT_UNSET,
+			      .pmd_knob = KT_UNSET, .kind = KT_MEMFD };
+	assert_true(kt_expect_huge(&c));
+	c.pmd_knob = KT_INHERIT;
+	assert_true(kt_expect_huge(&c));
+	c.kver = 6012;
+	assert_false(kt_expect_huge(&c));
+	/* SysV is not anonymous shmem: within i_size as before */
+	c = (struct kt_cell){ .kver = 7002, .top = KT_WITHIN_SIZE, .mount = KT_UNSET,
+			      .pmd_knob = KT_UNSET, .kind = KT_SYSV, .within_size = true };
+	assert_true(kt_expect_huge(&c));
+	/* cells both readings agree on are the same in every era */
+	for (size_t t = 0; t < HBT_N_OF(tops); t++)
+		for (size_t m = 0; m < HBT_N_OF(sbs); m++)
+			for (int bits = 0; bits < 4; bits++) {
+				struct kt_cell a = { .kver = 6012, .top = tops[t], .mount = sbs[m],
+						     .pmd_knob = KT_UNSET, .kind = KT_TMPFS,
+						     .madv = bits & 1, .within_size = bits & 2 };
+				struct kt_cell b = a;
+
+				b.kver = 7002;
+				if (sbs[m] != KT_WITHIN_SIZE || tops[t] == KT_DENY || tops[t] == KT_FORCE)
+					assert_int_equal(kt_expect_huge(&a), kt_expect_huge(&b));
+			}
+}
+
+/* Where the expectation is an extrapolation: every cell past the newest
+ * table; between 6.12 and 7.2 only the cells whose two rules differ. */
+static void test_basis(void **state)
+{
+	char buf[192];
+	struct kt_cell c = { .kver = 7003, .top = KT_ALWAYS, .mount = KT_ALWAYS,
+			     .pmd_knob = KT_UNSET, .kind = KT_TMPFS };
+
+	(void)state;
+	assert_non_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "7.2 table"));
+	assert_non_null(strstr(buf, "7.3"));
+	c.kver = 6019; /* both rules agree: huge= always */
+	assert_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	c.mount = KT_WITHIN_SIZE; /* the rules differ outside i_size with madvise */
+	c.madv = true;
+	assert_non_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "6.19"));
+	c.within_size = true; /* ... and agree inside it */
+	assert_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	c.within_size = false;
+	c.kver = 6012;
+	assert_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	c.kver = 7002;
+	assert_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	c.kver = 5015;
+	assert_non_null(kt_expect_basis(&c, buf, sizeof(buf)));
+}
+
 /* hugepages-2048kB/shmem_enabled: absent before 6.11; from then on it rules
  * anonymous shmem (MAP_SHARED|MAP_ANONYMOUS and unlinked memfd), not SysV. */
 static void test_per_size(void **state)
@@ -147,6 +224,8 @@ int main(void)
 		cmocka_unit_test(test_internal_follows_top),
 		cmocka_unit_test(test_per_size),
 		cmocka_unit_test(test_invalid_cells),
+		cmocka_unit_test(test_orders_era),
+		cmocka_unit_test(test_basis),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
