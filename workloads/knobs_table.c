@@ -205,6 +205,17 @@ bool kt_expect_huge(const struct kt_cell *c)
 	return expect_in(c, era_of(c->kver));
 }
 
+const char *kt_expect_cite(const struct kt_cell *c)
+{
+	if (era_of(c->kver) != KT_ERA_ORDERS || expect_in(c, KT_ERA_PMD) == expect_in(c, KT_ERA_ORDERS))
+		return NULL;
+	if (anon_shmem(c))
+		return "7.2 mm/shmem.c shmem_allowable_huge_orders(): inherit orders once any order "
+		       "fits i_size; transhuge.rst says within i_size only (docs/findings.md)";
+	return "7.2 transhuge.rst within_size: PMD first, then smaller sizes within i_size; "
+	       "mm/shmem.c shmem_get_orders_within_size()";
+}
+
 const char *kt_expect_basis(const struct kt_cell *c, char *buf, size_t len)
 {
 	int v = c->kver;

@@ -62,6 +62,11 @@ extern const char *const kt_kind_name[KT_N_KINDS];
  * allocates a PMD-sized shmem huge page in this cell. */
 bool kt_expect_huge(const struct kt_cell *c);
 
+/* Where the cell's rule differs between 6.12 and the 7.2 table and the 7.2
+ * one applies: the lines of 7.2's transhuge.rst / mm/shmem.c it follows;
+ * else NULL. */
+const char *kt_expect_cite(const struct kt_cell *c);
+
 /* NULL when kt_expect_huge() of this cell comes from a table read for this
  * kernel's version; else how it was extrapolated (written into buf), for
  * hb_check_basis(). */

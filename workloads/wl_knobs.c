@@ -144,8 +144,8 @@ static void cell_name(const struct kt_cell *c, char *buf, size_t len)
 static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 {
 	bool got[2], want[2];
-	char name[96], exp[64], en[96], basis_buf[192];
-	const char *basis;
+	char name[96], exp[256], en[96], basis_buf[192];
+	const char *basis, *cite = NULL;
 	struct hb_snap a, b;
 	void *raw = NULL;
 	char *at;
@@ -201,13 +201,15 @@ static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 		want[e] = kt_expect_huge(&c);
 		if (!basis)
 			basis = kt_expect_basis(&c, basis_buf, sizeof(basis_buf));
+		if (!cite)
+			cite = kt_expect_cite(&c);
 	}
 	hb_snap_take(&b);
 	if (got[0] || got[1])
 		st->huge_cells++;
 	fb = hb_vmstat_delta(&a, &b, "thp_file_fallback");
-	snprintf(exp, sizeof(exp), "e0=%s e1=%s", want[0] ? "huge" : "small",
-		 want[1] ? "huge" : "small");
+	snprintf(exp, sizeof(exp), "e0=%s e1=%s%s%s%s", want[0] ? "huge" : "small",
+		 want[1] ? "huge" : "small", cite ? " (" : "", cite ? cite : "", cite ? ")" : "");
 	st->cells++;
 	if (hb_check_basis(ctx, name, got[0] == want[0] && got[1] == want[1], basis, exp,
 			   "e0=%s e1=%s%s", got[0] ? "huge" : "small", got[1] ? "huge" : "small",

@@ -159,6 +159,14 @@ static void test_basis(void **state)
 	assert_null(kt_expect_basis(&c, buf, sizeof(buf)));
 	c.kver = 5015;
 	assert_non_null(kt_expect_basis(&c, buf, sizeof(buf)));
+	/* a cell whose 7.2 rule differs from 6.12's cites 7.2's text */
+	c.kver = 7002;
+	assert_non_null(strstr(kt_expect_cite(&c), "transhuge.rst"));
+	c.within_size = true;
+	assert_null(kt_expect_cite(&c));
+	c.kver = 6012;
+	c.within_size = false;
+	assert_null(kt_expect_cite(&c));
 }
 
 /* hugepages-2048kB/shmem_enabled: absent before 6.11; from then on it rules
