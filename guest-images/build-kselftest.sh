@@ -11,7 +11,7 @@ set -euo pipefail
 export LC_ALL=C
 die() { printf 'hugebench: [kselftest] %s\n' "$*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: build-kselftest.sh CACHE_DIR MAJOR.MINOR"
-cache=$1 mm=$2
+cache=$(cd "$1" && pwd -P) mm=$2
 case $mm in
 [0-9]*.[0-9]*) ;;
 *) die "kernel version '$mm' is not MAJOR.MINOR" ;;
@@ -19,15 +19,23 @@ esac
 case $mm in *[!0-9.]*) die "kernel version '$mm' is not MAJOR.MINOR" ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 pkg=linux-source-$mm
-out=$(HB_SOURCE="debian:$pkg" "$root/kernels/build-source.sh" --fetch "$root/kernels/minimal-6.1" "$cache") ||
-	die "cannot obtain $pkg (apt-get install -y $pkg)"
-src=$(printf '%s\n' "$out" | sed -n 's/^source=debian://p')
+# The host's apt first, then the suites the newer kernels come from
+# (kernels/apt-archive.sh): linux-source-7.2 is in sid only.
+out=""
+for suite in "" sid trixie-backports; do
+	out=$(HB_SOURCE="debian:$pkg${suite:+@$suite}" "$root/kernels/build-source.sh" --fetch \
+		"$root/kernels/minimal-6.1" "$cache" 2>/dev/null) && break
+	out=""
+done
+[ -n "$out" ] || die "no Debian suite here has $pkg (tried the host's apt, sid, trixie-backports)"
+src=$(printf '%s\n' "$out" | sed -n 's/^source=debian://p' | sed 's/@.*//')
 [ -n "$src" ] || die "build-source.sh --fetch printed no source= line for $pkg"
 ver=${src#*=}
 id=$pkg-${ver//:/%3a}
 tree=$cache/src/$id/tree
 dst=$cache/ext/kselftest-$id
-if [ -f "$dst/version" ]; then
+# a folder with no program in it (a failed earlier build) is built again
+if [ -f "$dst/version" ] && [ -n "$(find "$dst" -maxdepth 1 -type f ! -name version | head -n 1)" ]; then
 	echo "$dst"
 	exit 0
 fi
@@ -63,13 +71,16 @@ build() { # name sources...
 }
 util=()
 [ -f "$dir/vm_util.c" ] && util+=(vm_util.c)
-# 6.12 builds these against thp_settings.c as well.
+# 6.12 builds these against thp_settings.c as well; 7.x renamed it
+# hugepage_settings.c.
 [ -f "$dir/thp_settings.c" ] && util+=(thp_settings.c)
+[ -f "$dir/hugepage_settings.c" ] && util+=(hugepage_settings.c)
 build khugepaged khugepaged.c "${util[@]}"
 build split_huge_page_test split_huge_page_test.c "${util[@]}"
 build transhuge-stress transhuge-stress.c "${util[@]}"
 [ -f "$dir/gup_longterm.c" ] && build gup_longterm gup_longterm.c "${util[@]}"
 rm -rf "$tmp/obj" "$tmp/hdr" "$tmp/inc" "$tmp"/*.log
+[ -n "$(find "$tmp" -maxdepth 1 -type f | head -n 1)" ] || die "no kselftest program built from $id (see above)"
 strip "$tmp"/* 2>/dev/null || true
 printf '%s\n' "$id" >"$tmp/version"
 mkdir -p "$cache/ext"
