@@ -5,7 +5,6 @@
 #include "protocol.h"
 #include "boot.h"
 #include "compare.h"
-#include "qemu.h"
 #include "run.h"
 #include "util.h"
 #include "backend.h"
@@ -181,7 +180,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		       "--accel kvm, or use --clock wall");
 		return HB_EXIT_USAGE;
 	}
-	if (hb_run_check_backend(o))
+	if (hb_backend_check(o->backend, o->connect, o->guest_ram))
 		return HB_EXIT_USAGE;
 	if (!o->jobs)
 		o->jobs = default_jobs();
@@ -411,7 +410,7 @@ int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t d
 	}
 	if (dir_out)
 		snprintf(dir_out, dir_len, "%s", g.dir);
-	hb_vm_install_signals();
+	hb_signals_install();
 	if (g.group)
 		printf("hugebench %s: target %s, suite %s, %d boots (%d at a time) -> %s\n",
 		       HB_VERSION, g.c.t.name, g.c.suite_name, o.boots, o.jobs, g.dir);
@@ -491,7 +490,7 @@ int hb_cmd_ab(int argc, char **argv)
 			return rc;
 		}
 	}
-	hb_vm_install_signals();
+	hb_signals_install();
 	printf("hugebench %s: ab %s vs %s, suite %s, %d boots each, interleaved\n  BASE -> %s\n"
 	       "  NEW  -> %s\n",
 	       HB_VERSION, g[0].c.t.name, g[1].c.t.name, g[0].c.suite_name, o.boots, g[0].dir,

@@ -70,7 +70,7 @@ int hb_libvirt_xml_escape(const char *s, char *out, size_t outlen)
 	return 0;
 }
 
-int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *kernel,
+int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const char *kernel,
 			  const char *initrd, const char *emulator, char *out, size_t outlen)
 {
 	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "", ic[256] = "";
@@ -273,7 +273,7 @@ static const char *stop_text(int detail)
 	}
 }
 
-int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome *out)
+int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_outcome *out)
 {
 	static unsigned seq;
 	char host[256] = "host", name[400], vname[2][420], vpath[2][4096], emulator[4096] = "";

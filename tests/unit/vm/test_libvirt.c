@@ -28,7 +28,7 @@ static void test_xml_escape(void **state)
 	assert_int_equal(hb_libvirt_xml_escape("sixsix", tiny, sizeof(tiny)), -1);
 }
 
-static const struct hb_vm tcg_vm = {
+static const struct hb_vm_spec tcg_vm = {
 	.accel = "tcg",
 	.kernel = "/k",
 	.initrd = "/i",
@@ -77,7 +77,7 @@ static void test_domain_xml_tcg(void **state)
  * the QEMU backend passes it. */
 static void test_domain_xml_icount(void **state)
 {
-	struct hb_vm vm = tcg_vm;
+	struct hb_vm_spec vm = tcg_vm;
 	char xml[8192];
 
 	(void)state;
@@ -92,7 +92,7 @@ static void test_domain_xml_icount(void **state)
 
 static void test_domain_xml_kvm_and_overflow(void **state)
 {
-	struct hb_vm vm = tcg_vm;
+	struct hb_vm_spec vm = tcg_vm;
 	char xml[8192], small[256];
 
 	(void)state;
@@ -109,30 +109,16 @@ static void test_domain_xml_kvm_and_overflow(void **state)
 	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, small, sizeof(small)), -1);
 }
 
-static struct run_opts opts(const char *backend, const char *connect, const char *guest_ram)
-{
-	return (struct run_opts){ .backend = backend, .connect = connect, .guest_ram = guest_ram };
-}
-
 static void test_backend_options(void **state)
 {
-	struct run_opts o;
-
 	(void)state;
-	o = opts("qemu", NULL, NULL);
-	assert_int_equal(hb_run_check_backend(&o), 0);
-	o = opts("libvirt", NULL, NULL);
-	assert_int_equal(hb_run_check_backend(&o), 0);
-	o = opts("libvirt", "qemu+ssh://h/system", "anon");
-	assert_int_equal(hb_run_check_backend(&o), 0);
-	o = opts("xen", NULL, NULL);
-	assert_int_equal(hb_run_check_backend(&o), -1);
-	o = opts("qemu", "qemu:///system", NULL);
-	assert_int_equal(hb_run_check_backend(&o), -1);
-	o = opts("libvirt", "", NULL);
-	assert_int_equal(hb_run_check_backend(&o), -1);
-	o = opts("libvirt", NULL, "huge-tmpfs");
-	assert_int_equal(hb_run_check_backend(&o), -1);
+	assert_int_equal(hb_backend_check("qemu", NULL, NULL), 0);
+	assert_int_equal(hb_backend_check("libvirt", NULL, NULL), 0);
+	assert_int_equal(hb_backend_check("libvirt", "qemu+ssh://h/system", "anon"), 0);
+	assert_int_equal(hb_backend_check("xen", NULL, NULL), -1);
+	assert_int_equal(hb_backend_check("qemu", "qemu:///system", NULL), -1);
+	assert_int_equal(hb_backend_check("libvirt", "", NULL), -1);
+	assert_int_equal(hb_backend_check("libvirt", NULL, "huge-tmpfs"), -1);
 }
 
 static void test_probe_unreachable(void **state)
