@@ -14,18 +14,19 @@
 
 #include "backend.h"
 #include "libvirt.h"
+#include "lv_store.h"
 
 static void test_xml_escape(void **state)
 {
 	char out[64], tiny[6];
 
 	(void)state;
-	assert_int_equal(hb_libvirt_xml_escape("a&b<c>'\"d", out, sizeof(out)), 0);
+	assert_int_equal(hb_lv_xml_escape("a&b<c>'\"d", out, sizeof(out)), 0);
 	assert_string_equal(out, "a&amp;b&lt;c&gt;&apos;&quot;d");
-	assert_int_equal(hb_libvirt_xml_escape("plain", tiny, sizeof(tiny)), 0);
+	assert_int_equal(hb_lv_xml_escape("plain", tiny, sizeof(tiny)), 0);
 	assert_string_equal(tiny, "plain");
-	assert_int_equal(hb_libvirt_xml_escape("a&b", tiny, sizeof(tiny)), -1);
-	assert_int_equal(hb_libvirt_xml_escape("sixsix", tiny, sizeof(tiny)), -1);
+	assert_int_equal(hb_lv_xml_escape("a&b", tiny, sizeof(tiny)), -1);
+	assert_int_equal(hb_lv_xml_escape("sixsix", tiny, sizeof(tiny)), -1);
 }
 
 static const struct hb_vm_spec tcg_vm = {
