@@ -515,8 +515,8 @@ int hb_cmd_ab(int argc, char **argv)
 	rc = worst(g[0].rc, g[1].rc);
 	{
 		char da[PATH_MAX], db[PATH_MAX];
-		char *cargv[] = { "compare-report", "--results", (char *)o.results, "--", da, db,
-				  NULL };
+		const char *sides[] = { da, db };
+		struct hb_compare_req q;
 		int crc;
 
 		snprintf(da, sizeof(da), "%s", g[0].dir);
@@ -529,7 +529,11 @@ int hb_cmd_ab(int argc, char **argv)
 		}
 		printf("\n== compare-report %s %s\n", da, db);
 		fflush(stdout);
-		crc = hb_compare_main(6, cargv);
+		hb_compare_req_default(&q);
+		q.results = o.results;
+		q.args = sides;
+		q.nargs = 2;
+		crc = hb_compare(&q);
 		/* a failed check or a kernel warning in a boot is a finding too */
 		return crc ? crc : rc;
 	}
