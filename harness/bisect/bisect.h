@@ -95,7 +95,11 @@ enum hb_bisect_v hb_bisect_judge_metric(const struct hb_bisect_spec *s, char *co
 
 /* Options and the bisect folder, shared by bisect.c and bisect/git.c. */
 struct hb_bisect_opts {
-	const char *target, *suite, *results, *vcpus, *accel, *timeout;
+	const char *target, *suite, *results, *accel;
+	const char *vcpus, *timeout;	 /* the words as given (the folder's key,
+					  * bisect-step's arguments), or NULL */
+	int vcpus_n;			 /* vcpus as a number */
+	double timeout_s;		 /* timeout as a number */
 	const char *git, *good, *bad;	 /* git mode */
 	struct hb_bisect_spec spec;
 	int boots, max_tries;

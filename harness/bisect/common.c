@@ -1,7 +1,8 @@
 /* bisect/common.c - what `hugebench bisect` (bisect.c, bisect/git.c) and the
  * hidden `hugebench bisect-step` share: the options, steps.json of the bisect
- * folder, and one step's build + boots (hb_recipe_build, then hb_run_main as
- * `hugebench run --target <bzImage> --boots N`, into the folder's runs/).
+ * folder, and one step's build + boots (hb_recipe_build, then hb_run_group as
+ * `hugebench run --target <bzImage> --boots N` would, into the folder's
+ * runs/).
  */
 #define _GNU_SOURCE
 #include "bisect.h"
@@ -63,7 +64,6 @@ int hb_bisect_parse(int argc, char **argv, struct hb_bisect_opts *o, const struc
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", all, NULL)) != -1) {
 		int bad = 0;
-		double d;
 
 		switch (ch) {
 		case 'c': check = optarg; break;
@@ -73,9 +73,12 @@ int hb_bisect_parse(int argc, char **argv, struct hb_bisect_opts *o, const struc
 		case 'T': bad = hb_parse_int("--max-tries", optarg, 1, 10, &o->max_tries); break;
 		case 's': o->suite = optarg; break;
 		case 'r': o->results = optarg; break;
-		case 'v': o->vcpus = optarg; bad = hb_parse_double("--vcpus", optarg, 1, 64, &d); break;
+		case 'v': o->vcpus = optarg; bad = hb_parse_int("--vcpus", optarg, 1, 64, &o->vcpus_n); break;
 		case 'a': o->accel = optarg; break;
-		case 't': o->timeout = optarg; bad = hb_parse_double("--timeout", optarg, 1, 86400, &d); break;
+		case 't':
+			o->timeout = optarg;
+			bad = hb_parse_double("--timeout", optarg, 1, 86400, &o->timeout_s);
+			break;
 		case 'g': o->git = optarg; break;
 		case 'G': o->good = optarg; break;
 		case 'b': o->bad = optarg; break;
@@ -171,10 +174,10 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 			char *group, size_t glen, double *build_s, char *why, size_t whylen)
 {
 	struct hb_kernel_build b;
-	char err[1024], runs[PATH_MAX], gdir[PATH_MAX], boots[16];
-	char *argv[20];
+	char err[1024], runs[PATH_MAX], gdir[PATH_MAX];
+	struct run_opts ro;
 	double t0 = hb_mono_s();
-	int rc, n = 0;
+	int rc;
 
 	rc = hb_recipe_build(r, hb_cache_dir(), ksrc, &b, err, sizeof(err));
 	*build_s = hb_mono_s() - t0;
@@ -186,31 +189,23 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 		return rc;
 	}
 	snprintf(runs, sizeof(runs), "%s/runs", o->dir);
-	snprintf(boots, sizeof(boots), "%d", o->boots);
-	argv[n++] = "run";
-	argv[n++] = "--target";
-	argv[n++] = b.bzimage;
-	argv[n++] = "--suite";
-	argv[n++] = (char *)o->suite_arg;
-	argv[n++] = "--boots";
-	argv[n++] = boots;
-	argv[n++] = "--results";
-	argv[n++] = runs;
+	hb_run_opts_default(&ro);
+	ro.target = b.bzimage;
+	ro.suite = o->suite_arg;
+	ro.boots = o->boots;
+	ro.results = runs;
 	if (o->vcpus) {
-		argv[n++] = "--vcpus";
-		argv[n++] = (char *)o->vcpus;
+		ro.vcpus = o->vcpus_n;
+		ro.vcpus_given = true;
 	}
-	if (o->accel) {
-		argv[n++] = "--accel";
-		argv[n++] = (char *)o->accel;
-	}
-	if (o->timeout) {
-		argv[n++] = "--timeout";
-		argv[n++] = (char *)o->timeout;
-	}
-	argv[n] = NULL;
+	if (o->accel)
+		ro.accel = o->accel;
+	if (o->timeout)
+		ro.timeout_s = o->timeout_s;
 	gdir[0] = 0;
-	rc = hb_run_main(n, argv, true, gdir, sizeof(gdir));
+	rc = hb_run_opts_check(&ro);
+	if (!rc)
+		rc = hb_run_group(&ro, true, gdir, sizeof(gdir));
 	if (hb_interrupted) {
 		hb_err("bisect: interrupted; the same command resumes from %s", o->dir);
 		return HB_EXIT_INFRA;
