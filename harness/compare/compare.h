@@ -54,7 +54,7 @@
  * factor (either way), and significantly (F-test at alpha), is a note. */
 #define HB_CMP_SD_RATIO_NOTE 3.0
 
-/* Exit codes (DESIGN.md contract). */
+/* Exit codes of compare-report (docs/exit-codes.md). */
 enum { HB_CMP_OK = 0, HB_CMP_REGRESSION = 1, HB_CMP_USAGE = 2, HB_CMP_INCOMPARABLE = 3 };
 
 enum hb_cmp_better { HB_CMP_LOWER, HB_CMP_HIGHER, HB_CMP_INFO };
