@@ -7,8 +7,9 @@
  * results/bisect-<target>-<key12>/steps.json as it ends, and summary.md
  * names the answer; the same command again resumes from that folder (the
  * key is a hash of the target's series and the options). --git PATH goes to
- * bisect/git.c instead; options, steps.json and one step's build and boots
- * are in bisect/common.c.
+ * bisect/git.c instead, whose steps are the hidden `bisect-step` command;
+ * the options of both commands are parsed here, steps.json and one step's
+ * build and boots are in bisect/common.c.
  */
 #define _GNU_SOURCE
 #include "bisect.h"
@@ -27,6 +28,109 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static int usage(FILE *to)
+{
+	fprintf(to,
+		"usage: hugebench bisect TARGET --check WORKLOAD[.CHECK] [options]\n"
+		"       hugebench bisect TARGET --metric WORKLOAD.METRIC [--min-effect PCT] [options]\n"
+		"       hugebench bisect TARGET --git PATH --good REF --bad REF --check ... [options]\n"
+		"TARGET: a source recipe with patches/series (git mode: a source=ksrc recipe).\n"
+		"options: --boots N (per step; default 1 for --check, 3 for --metric)\n"
+		"         --max-tries N (judgements of an uncertain step, each with N more boots; 3)\n"
+		"         --suite NAME|FILE (default: the workload's line of configs/smoke.suite or\n"
+		"         configs/boots.suite, else the workload alone) --results DIR\n"
+		"         --vcpus N --accel auto|tcg|kvm --timeout SECONDS (passed to run)\n"
+		"Writes results/bisect-<target>-<key>/ (steps.json, summary.md); run it again to\n"
+		"resume. Exit 0 first bad patch found, 1 none found, 2 usage, 3 infrastructure.\n");
+	return HB_EXIT_USAGE;
+}
+
+static const struct option lo[] = {
+	{ "check", required_argument, 0, 'c' },	   { "metric", required_argument, 0, 'm' },
+	{ "min-effect", required_argument, 0, 'e' }, { "boots", required_argument, 0, 'B' },
+	{ "max-tries", required_argument, 0, 'T' },  { "suite", required_argument, 0, 's' },
+	{ "results", required_argument, 0, 'r' },    { "vcpus", required_argument, 0, 'v' },
+	{ "accel", required_argument, 0, 'a' },	   { "timeout", required_argument, 0, 't' },
+	{ "git", required_argument, 0, 'g' },	   { "good", required_argument, 0, 'G' },
+	{ "bad", required_argument, 0, 'b' },	   { "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 }
+};
+
+/* Options common to bisect and bisect-step; bisect-step's --dir DIR into
+ * *dir (NULL: bisect, which has no --dir). Positional words are left from
+ * optind. 0, -1 (help printed) or an exit code, with one line said. */
+static int parse(int argc, char **argv, struct hb_bisect_opts *o, const char **dir)
+{
+	struct option all[sizeof(lo) / sizeof(lo[0]) + 1];
+	const char *check = NULL, *metric = NULL, *min_effect = NULL;
+	char err[512];
+	int ch, n = 0, boots = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->max_tries = 3;
+	for (int i = 0; lo[i].name; i++)
+		all[n++] = lo[i];
+	if (dir)
+		all[n++] = (struct option){ "dir", required_argument, 0, 'd' };
+	all[n] = (struct option){ 0, 0, 0, 0 };
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", all, NULL)) != -1) {
+		int bad = 0;
+
+		switch (ch) {
+		case 'c': check = optarg; break;
+		case 'm': metric = optarg; break;
+		case 'e': min_effect = optarg; break;
+		case 'B': bad = hb_parse_int("--boots", optarg, 1, 50, &boots); break;
+		case 'T': bad = hb_parse_int("--max-tries", optarg, 1, 10, &o->max_tries); break;
+		case 's': o->suite = optarg; break;
+		case 'r': o->results = optarg; break;
+		case 'v': o->vcpus = optarg; bad = hb_parse_int("--vcpus", optarg, 1, 64, &o->vcpus_n); break;
+		case 'a': o->accel = optarg; break;
+		case 't':
+			o->timeout = optarg;
+			bad = hb_parse_double("--timeout", optarg, 1, 86400, &o->timeout_s);
+			break;
+		case 'g': o->git = optarg; break;
+		case 'G': o->good = optarg; break;
+		case 'b': o->bad = optarg; break;
+		case 'd': *dir = optarg; break;
+		case 'h': usage(stdout); return -1;
+		default: return usage(stderr);
+		}
+		if (bad)
+			return HB_EXIT_USAGE;
+	}
+	if (!check == !metric) {
+		hb_err("bisect: give one of --check WORKLOAD[.CHECK] or --metric WORKLOAD.METRIC");
+		return HB_EXIT_USAGE;
+	}
+	if (hb_bisect_spec_parse(check ? HB_BISECT_CHECK : HB_BISECT_METRIC, check ? check : metric,
+				 &o->spec, err, sizeof(err))) {
+		hb_err("bisect: %s", err);
+		return HB_EXIT_USAGE;
+	}
+	if (min_effect) {
+		if (check) {
+			hb_err("bisect: --min-effect is for --metric; a check passes or fails");
+			return HB_EXIT_USAGE;
+		}
+		if (hb_parse_double("--min-effect", min_effect, 0.1, 1000, &o->spec.min_effect_pct))
+			return HB_EXIT_USAGE;
+	}
+	o->boots = boots ? boots : check ? 1 : 3;
+	if (metric && o->boots < 3)
+		hb_info("bisect: --metric with %d boots per step: the rule needs a calibration "
+			"(hugebench calibrate) below 3", o->boots);
+	if (!o->results) {
+		static char rdir[PATH_MAX];
+
+		snprintf(rdir, sizeof(rdir), "%s/results", hb_root());
+		o->results = rdir;
+	}
+	return 0;
+}
 
 /* The suite: --suite, else one line for the workload (bisect.suite in the
  * bisect folder), taken from a small shipped suite when it has one. */
@@ -399,7 +503,7 @@ int hb_cmd_bisect(int argc, char **argv)
 {
 	static struct series s;
 	struct hb_bisect_opts o;
-	int rc = hb_bisect_parse(argc, argv, &o, NULL, NULL);
+	int rc = parse(argc, argv, &o, NULL);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -439,4 +543,23 @@ int hb_cmd_bisect(int argc, char **argv)
 	}
 	hb_recipe_free(&s.r);
 	return rc;
+}
+
+int hb_cmd_bisect_step(int argc, char **argv)
+{
+	struct hb_bisect_opts o;
+	const char *dir = NULL;
+	int rc = parse(argc, argv, &o, &dir);
+
+	if (rc)
+		return rc < 0 ? 0 : HB_BISECT_STEP_ABORT;
+	if (!dir || !o.git || optind != argc - 1 || o.spec.mode != HB_BISECT_CHECK) {
+		hb_err("bisect-step: needs --dir DIR --git PATH --check ... TARGET (git bisect run "
+		       "calls it; use hugebench bisect --git)");
+		return HB_BISECT_STEP_ABORT;
+	}
+	o.target = argv[optind];
+	snprintf(o.dir, sizeof(o.dir), "%s", dir);
+	snprintf(o.suite_arg, sizeof(o.suite_arg), "%s", o.suite ? o.suite : "smoke");
+	return hb_bisect_git_step(&o);
 }

@@ -13,7 +13,6 @@
 #include "kernel.h"
 #include "l1ram.h"
 #include "params.h"
-#include "qemu.h"
 #include "result.h"
 #include "suite.h"
 #include "target.h"
@@ -340,7 +339,7 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 
 	/* the backend first: a libvirt host that does not answer fails the run
 	 * before a kernel is built for it */
-	rc = hb_backend_prepare(c, err, errlen);
+	rc = hb_backend_prepare(&c->be, c->o.backend, c->o.connect, err, errlen);
 	if (rc)
 		return rc;
 	printf("[kernel] preparing %s\n", c->t.name);
@@ -383,7 +382,6 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 		 "kvm_intel.nested=1%s%s%s%s",
 		 c->k.cmdline[0] ? " " : "", c->k.cmdline,
 		 c->o.extra_cmdline[0] ? " " : "", c->o.extra_cmdline);
-	c->quser = hb_qemu_user(c->uwhy, sizeof(c->uwhy));
 	return 0;
 }
 
@@ -411,7 +409,7 @@ static void describe(const struct run_ctx *c, json_t *res)
 		json_object_set_new(tgt, "archive", json_string(c->k.archive));
 	json_object_set_new(env, "accelerator", json_string(c->accel));
 	json_object_set_new(env, "accelerator_reason", hb_json_text(c->accel_reason));
-	json_object_set_new(env, "qemu_version", json_string(c->qver));
+	json_object_set_new(env, "qemu_version", json_string(c->be.qver));
 	json_object_set_new(env, "qemu_accel",
 			    json_string(strcmp(c->accel, "tcg") == 0 ? "tcg,thread=single" : c->accel));
 	json_object_set_new(env, "vcpus", json_integer(c->o.vcpus));
@@ -421,10 +419,10 @@ static void describe(const struct run_ctx *c, json_t *res)
 	json_object_set_new(env, "clock_reason", hb_json_text(c->clock_reason));
 	if (!strcmp(c->clock, "virtual"))
 		json_object_set_new(env, "qemu_icount", json_string(HB_QEMU_ICOUNT));
-	json_object_set_new(env, "qemu_user", json_string(c->quser ? c->quser : "unchanged"));
-	json_object_set_new(env, "qemu_user_reason", json_string(c->uwhy));
+	json_object_set_new(env, "qemu_user", json_string(c->be.runas ? c->be.runas : "unchanged"));
+	json_object_set_new(env, "qemu_user_reason", json_string(c->be.runas_why));
 	json_object_set_new(tgt, "cmdline", hb_json_text(c->cmdline));
-	hb_backend_describe(c, env);
+	hb_backend_describe(&c->be, c->accel, env);
 	hb_ext_layer_describe(env);
 }
 
@@ -450,17 +448,19 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	snprintf(qlog, sizeof(qlog), "%s/qemu.log", b->dir);
 	if (!quiet) {
 		printf("[boot] %s %s, %d vCPU, %d MiB, time limit %.0f s (console: %s)\n",
-		       hb_backend_label(c), c->accel, c->o.vcpus, c->o.memory_mb, c->o.timeout_s, console);
+		       hb_backend_label(&c->be), c->accel, c->o.vcpus, c->o.memory_mb, c->o.timeout_s, console);
 		fflush(stdout);
 	}
 	{
-		struct hb_vm vm = { .accel = c->accel, .kernel = c->k.image, .initrd = c->initrd,
-				    .runas = c->quser, .cmdline = c->cmdline,
-				    .console_path = console, .stream_path = stream,
-				    .qemu_log = qlog, .vcpus = c->o.vcpus,
-				    .memory_mb = c->o.memory_mb, .timeout_s = c->o.timeout_s,
-				    .stall_s = c->o.stall_s, .quiet = quiet,
-				    .icount = strcmp(c->clock, "virtual") ? NULL : HB_QEMU_ICOUNT };
+		struct hb_vm_spec vm = { .accel = c->accel, .kernel = c->k.image,
+					 .initrd = c->initrd, .runas = c->be.runas,
+					 .cmdline = c->cmdline, .console_path = console,
+					 .stream_path = stream, .qemu_log = qlog,
+					 .vcpus = c->o.vcpus, .memory_mb = c->o.memory_mb,
+					 .timeout_s = c->o.timeout_s, .stall_s = c->o.stall_s,
+					 .quiet = quiet,
+					 .icount = strcmp(c->clock, "virtual") ? NULL
+									      : HB_QEMU_ICOUNT };
 		struct hb_l1ram ram = { 0 };
 
 		if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0) {
@@ -476,7 +476,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 			if (!quiet)
 				printf("[boot] guest RAM on %s (host tmpfs huge=always)\n", ram.file);
 		}
-		rc = hb_backend_run(c, &vm, &vo);
+		rc = hb_backend_run(&c->be, &vm, &vo);
 		hb_l1ram_teardown(&ram);
 		if (vm.qmp_path)
 			json_object_set_new(b->res, "host_kvm_stats",

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "backend.h"
 #include "kernel.h"
 #include "result.h"
 #include "target.h"
@@ -29,11 +30,10 @@ struct run_ctx {
 	struct hb_target t;
 	struct hb_kernel k;
 	char suite_path[PATH_MAX], suite_name[64], *suite_text;
-	char initrd[PATH_MAX], sha[65], qver[32], accel[8], accel_reason[256], cmdline[1024];
-	char uwhy[160], lv_uri[512];
+	struct hb_backend be;		  /* --backend, prepared: QEMU version, libvirt URI */
+	char initrd[PATH_MAX], sha[65], accel[8], accel_reason[256], cmdline[1024];
 	char clock[8], clock_reason[200]; /* "virtual" (QEMU -icount) or "wall", and why */
 	char vcpus_reason[240];		  /* why o.vcpus differs from what was asked, or "" */
-	const char *quser;
 	bool have_image;
 };
 

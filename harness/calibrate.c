@@ -160,8 +160,7 @@ int hb_calibrate_main(int argc, char **argv)
 	const char *from = opt_value(argc, argv, "--from"), *res = opt_value(argc, argv, "--results");
 	const char *out = opt_value(argc, argv, "--output"), *boots = opt_value(argc, argv, "--boots");
 	char dflt[PATH_MAX], dir[PATH_MAX] = "";
-	char **rargv;
-	int rargc = 0, rc;
+	int rc;
 	long n;
 	char *end;
 
@@ -201,29 +200,30 @@ int hb_calibrate_main(int argc, char **argv)
 		       HB_CMP_MIN_BOOTS, boots ? ", not " : "", boots ? boots : "");
 		return HB_EXIT_USAGE;
 	}
-	/* hugebench run --target TARGET <the rest, --output left out> */
-	rargv = calloc((size_t)argc + 3, sizeof(*rargv));
-	if (!rargv)
-		return HB_EXIT_INFRA;
-	rargv[rargc++] = "run";
-	rargv[rargc++] = "--target";
-	rargv[rargc++] = argv[1];
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--output")) {
-			i++;
-			continue;
-		}
-		if (!strncmp(argv[i], "--output=", 9))
-			continue;
-		rargv[rargc++] = argv[i];
+	{
+		/* the boots: what `hugebench run --target TARGET` would do with
+		 * the rest of the words, always as a group */
+		const char *target = argv[1], *output = NULL;
+		const struct hb_run_extra extra[] = { { "output", &output }, { NULL, NULL } };
+		struct run_opts o;
+
+		rc = hb_run_parse(argc, argv, &o, NULL, extra);
+		if (rc)
+			return rc < 0 ? HB_EXIT_OK : rc;
+		for (int i = optind; i < argc; i++)
+			if (argv[i] != target) {
+				hb_err("unexpected argument '%s'; see hugebench run --help", argv[i]);
+				return HB_EXIT_USAGE;
+			}
+		if (!o.target)
+			o.target = target;
+		rc = hb_run_group(&o, true, dir, sizeof(dir));
+		if (!dir[0])
+			return rc ? rc : HB_EXIT_INFRA;
+		if (rc)
+			printf("calibrate: the run group ended with exit %d; measuring the boots that ran "
+			       "to the end\n", rc);
+		rc = calibrate_group(dir, o.results, output);
 	}
-	rc = hb_run_main(rargc, rargv, true, dir, sizeof(dir));
-	free(rargv);
-	if (!dir[0])
-		return rc ? rc : HB_EXIT_INFRA;
-	if (rc)
-		printf("calibrate: the run group ended with exit %d; measuring the boots that ran to "
-		       "the end\n", rc);
-	rc = calibrate_group(dir, res, out);
 	return rc == HB_EXIT_USAGE ? HB_EXIT_INFRA : rc;
 }

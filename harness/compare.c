@@ -1,12 +1,13 @@
 /* compare.c - the `hugebench compare-report BASE NEW [NEW2 ...]` command.
  *
- * Parses options, resolves and loads each side (a run group of boots, or
- * one run as a group of one), finds the calibration that matches, refuses
- * sides that are not comparable (exit 3 unless --force), builds one
- * comparison per NEW side against BASE, renders it and returns the exit
- * code: 0 no regression,
- * 1 regression, 2 usage, input or output error, 3 not comparable. A reader
- * that stops early (`| head`) does not change the exit code.
+ * Parses options into a struct hb_compare_req (hb_compare_main); then
+ * hb_compare, which `ab` calls with its two groups, resolves and loads each
+ * side (a run group of boots, or one run as a group of one), finds the
+ * calibration that matches, refuses sides that are not comparable (exit 3
+ * unless --force), builds one comparison per NEW side against BASE, renders
+ * it and returns the exit code: 0 no regression, 1 regression, 2 usage,
+ * input or output error, 3 not comparable. A reader that stops early
+ * (`| head`) does not change the exit code.
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
@@ -50,14 +51,6 @@ static const char hb_cmp_usage[] =
 	"      full), 3 not comparable; when the reader of stdout stops early (`| head`)\n"
 	"      the exit code is still the verdict's\n";
 
-struct hb_cmp_cli {
-	const char *format, *output, *thresholds, *suite, *results, *calibration;
-	bool force;
-	struct hb_cmp_opts opts;
-	const char **args;
-	int nargs;
-};
-
 static int hb_cmp_usage_err(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "hugebench compare-report: ");
@@ -80,15 +73,13 @@ static const char *hb_cmp_optval(int argc, char **argv, int *i, const char *name
 	return argv[++*i];
 }
 
-static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
+static int hb_cmp_parse(int argc, char **argv, struct hb_compare_req *c)
 {
 	static const char *const names[] = { "--format", "--output", "--thresholds", "--alpha",
 					     "--suite", "--results", "--seed", "--calibration", NULL };
 	bool dashdash = false;
 
-	memset(c, 0, sizeof(*c));
-	c->format = "text";
-	hb_cmp_opts_default(&c->opts);
+	hb_compare_req_default(c);
 	c->args = calloc((size_t)argc + 1, sizeof(*c->args));
 	if (!c->args)
 		return HB_CMP_USAGE;
@@ -161,7 +152,7 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_cmp_cli *c)
 
 /* 0 written, -1 write error (said on stderr), 1 stdout's reader has gone
  * (nothing to say: the exit code stays the verdict's). */
-static int hb_cmp_render_to(const struct hb_cmp_cli *c, const struct hb_cmp_report *r)
+static int hb_cmp_render_to(const struct hb_compare_req *c, const struct hb_cmp_report *r)
 {
 	FILE *f = stdout;
 	int ret, err;
@@ -223,23 +214,36 @@ static bool hb_cmp_all_comparable(const struct hb_cmp_report *r, bool force)
 	return ok;
 }
 
+void hb_compare_req_default(struct hb_compare_req *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->format = "text";
+	hb_cmp_opts_default(&q->opts);
+}
+
 int hb_compare_main(int argc, char **argv)
+{
+	struct hb_compare_req c;
+	int ret = hb_cmp_parse(argc, argv, &c);
+
+	if (!ret)
+		ret = hb_compare(&c);
+	free(c.args);
+	return ret < 0 ? HB_CMP_OK : ret;
+}
+
+int hb_compare(const struct hb_compare_req *q)
 {
 	struct hb_cmp_thresholds th;
 	struct hb_cmp_report rep = { 0 };
 	struct hb_cmp_group **runs = NULL;
-	struct hb_cmp_cli c;
+	struct hb_compare_req c = *q;
 	char err[1024], dflt_th[4096], dflt_res[4096], dflt_cal[4200];
 	int ret, nruns = 0;
 	size_t bad = 0;
 
 	hb_stats_init();
 	hb_cmp_thresholds_default(&th);
-	ret = hb_cmp_parse(argc, argv, &c);
-	if (ret) {
-		free(c.args);
-		return ret < 0 ? HB_CMP_OK : ret;
-	}
 	if (!c.thresholds) {
 		snprintf(dflt_th, sizeof(dflt_th), "%s/" HB_CMP_DEFAULT_THRESHOLDS, hb_root());
 		if (!access(dflt_th, R_OK))
@@ -325,6 +329,5 @@ out:
 		hb_cmp_group_free(runs[i]);
 	free(runs);
 	hb_cmp_thresholds_free(&th);
-	free(c.args);
 	return ret;
 }

@@ -119,7 +119,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	/* hidden: the step command of `git bisect run` (bisect_git.c) */
+	/* hidden: the step command of `git bisect run` (bisect.c parses it,
+	 * bisect/git.c does it) */
 	if (strcmp(argv[1], "bisect-step") == 0)
 		return hb_cmd_bisect_step(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)

@@ -5,7 +5,6 @@
 #include "protocol.h"
 #include "boot.h"
 #include "compare.h"
-#include "qemu.h"
 #include "run.h"
 #include "util.h"
 #include "backend.h"
@@ -124,18 +123,31 @@ static const struct option run_lo[] = {
 	{ 0, 0, 0, 0 }
 };
 
-/* Options shared by run and ab; positional words are left from optind.
- * Returns 0, -1 for --help (printed), or an exit code. */
-static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FILE *))
+void hb_run_opts_default(struct run_opts *o)
 {
-	int ch;
-
 	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
 				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
 				.extra_cmdline = "", .boots = 1, .jobs = 0, .backend = "qemu",
 				.clock = "auto" };
+}
+
+int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
+		 const struct hb_run_extra *extra)
+{
+	struct option lo[sizeof(run_lo) / sizeof(run_lo[0]) + 8];
+	size_t n = 0;
+	int ch;
+
+	if (!help)
+		help = usage;
+	for (; run_lo[n].name; n++)
+		lo[n] = run_lo[n];
+	for (int i = 0; extra && extra[i].name && i < 8; i++)
+		lo[n++] = (struct option){ extra[i].name, required_argument, 0, 0x100 + i };
+	lo[n] = (struct option){ 0, 0, 0, 0 };
+	hb_run_opts_default(o);
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:s:h", run_lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "t:s:h", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (ch) {
@@ -159,11 +171,21 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		case 'U': o->connect = optarg; break;
 		case 'k': o->clock = optarg; break;
 		case 'h': help(stdout); return -1;
-		default: return help(stderr);
+		default:
+			if (ch >= 0x100 && ch < 0x108 && extra) {
+				*extra[ch - 0x100].value = optarg;
+				break;
+			}
+			return help(stderr);
 		}
 		if (bad)
 			return HB_EXIT_USAGE;
 	}
+	return hb_run_opts_check(o);
+}
+
+int hb_run_opts_check(struct run_opts *o)
+{
 	if (o->guest_ram && strcmp(o->guest_ram, "anon") && strcmp(o->guest_ram, "huge-tmpfs")) {
 		hb_err("--guest-ram %s: use anon or huge-tmpfs", o->guest_ram);
 		return HB_EXIT_USAGE;
@@ -181,7 +203,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int (*help)(FIL
 		       "--accel kvm, or use --clock wall");
 		return HB_EXIT_USAGE;
 	}
-	if (hb_run_check_backend(o))
+	if (hb_backend_check(o->backend, o->connect, o->guest_ram))
 		return HB_EXIT_USAGE;
 	if (!o->jobs)
 		o->jobs = default_jobs();
@@ -387,14 +409,8 @@ static void group_close(struct run_group *g)
 
 int hb_cmd_run(int argc, char **argv)
 {
-	return hb_run_main(argc, argv, false, NULL, 0);
-}
-
-int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t dir_len)
-{
-	static struct run_group g;
 	struct run_opts o;
-	int rc = parse_opts(argc, argv, &o, usage);
+	int rc = hb_run_parse(argc, argv, &o, usage, NULL);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -402,7 +418,14 @@ int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t d
 		hb_err("unexpected argument '%s'; see hugebench run --help", argv[optind]);
 		return HB_EXIT_USAGE;
 	}
-	rc = group_check(&g, &o);
+	return hb_run_group(&o, false, NULL, 0);
+}
+
+int hb_run_group(const struct run_opts *o, bool force_group, char *dir_out, size_t dir_len)
+{
+	static struct run_group g;
+	int rc = group_check(&g, o);
+
 	if (!rc)
 		rc = group_create(&g, force_group);
 	if (rc) {
@@ -411,10 +434,10 @@ int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t d
 	}
 	if (dir_out)
 		snprintf(dir_out, dir_len, "%s", g.dir);
-	hb_vm_install_signals();
+	hb_signals_install();
 	if (g.group)
 		printf("hugebench %s: target %s, suite %s, %d boots (%d at a time) -> %s\n",
-		       HB_VERSION, g.c.t.name, g.c.suite_name, o.boots, o.jobs, g.dir);
+		       HB_VERSION, g.c.t.name, g.c.suite_name, o->boots, o->jobs, g.dir);
 	else
 		printf("hugebench %s: target %s, suite %s -> %s\n", HB_VERSION, g.c.t.name,
 		       g.c.suite_name, g.dir);
@@ -426,10 +449,10 @@ int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t d
 		return rc;
 	}
 	if (!rc) {
-		if (o.jobs > 1)
+		if (o->jobs > 1)
 			group_boot_parallel(&g);
 		else
-			for (int i = 0; i < o.boots; i++)
+			for (int i = 0; i < o->boots; i++)
 				group_boot(&g, i);
 	}
 	rc = g.rc;
@@ -461,7 +484,7 @@ int hb_cmd_ab(int argc, char **argv)
 {
 	static struct run_group g[2];
 	struct run_opts o;
-	int rc = parse_opts(argc, argv, &o, ab_usage);
+	int rc = hb_run_parse(argc, argv, &o, ab_usage, NULL);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -491,7 +514,7 @@ int hb_cmd_ab(int argc, char **argv)
 			return rc;
 		}
 	}
-	hb_vm_install_signals();
+	hb_signals_install();
 	printf("hugebench %s: ab %s vs %s, suite %s, %d boots each, interleaved\n  BASE -> %s\n"
 	       "  NEW  -> %s\n",
 	       HB_VERSION, g[0].c.t.name, g[1].c.t.name, g[0].c.suite_name, o.boots, g[0].dir,
@@ -516,8 +539,8 @@ int hb_cmd_ab(int argc, char **argv)
 	rc = worst(g[0].rc, g[1].rc);
 	{
 		char da[PATH_MAX], db[PATH_MAX];
-		char *cargv[] = { "compare-report", "--results", (char *)o.results, "--", da, db,
-				  NULL };
+		const char *sides[] = { da, db };
+		struct hb_compare_req q;
 		int crc;
 
 		snprintf(da, sizeof(da), "%s", g[0].dir);
@@ -530,7 +553,11 @@ int hb_cmd_ab(int argc, char **argv)
 		}
 		printf("\n== compare-report %s %s\n", da, db);
 		fflush(stdout);
-		crc = hb_compare_main(6, cargv);
+		hb_compare_req_default(&q);
+		q.results = o.results;
+		q.args = sides;
+		q.nargs = 2;
+		crc = hb_compare(&q);
 		/* a failed check or a kernel warning in a boot is a finding too */
 		return crc ? crc : rc;
 	}

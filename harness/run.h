@@ -1,17 +1,41 @@
-/* run.h - the `hugebench run` command. */
+/* run.h - the `hugebench run` and `hugebench ab` commands, and the typed
+ * entry other commands (calibrate, bisect) boot a run group through. */
 #ifndef HB_RUN_H
 #define HB_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include "boot.h"
 
 int hb_cmd_run(int argc, char **argv);
-/* hb_cmd_run for other commands (calibrate): force_group makes even one
- * boot a group folder; the run folder is copied to dir_out. Returns the exit
- * code of `hugebench run`. */
-int hb_run_main(int argc, char **argv, bool force_group, char *dir_out, size_t dir_len);
 /* `hugebench ab BASE NEW`: interleaved boots of two targets, then compare-report. */
 int hb_cmd_ab(int argc, char **argv);
+
+/* The options of `hugebench run` before any flag. */
+void hb_run_opts_default(struct run_opts *o);
+/* One more --NAME VALUE option a command takes besides run's (calibrate's
+ * --output): its value goes to *value. A list ends with a NULL name. */
+struct hb_run_extra {
+	const char *name;
+	const char **value;
+};
+/* run's flags in argv (argv[0] the command's name) into o, extra's too (at
+ * most 8; NULL: none), then hb_run_opts_check; positional words are left
+ * from optind. help (NULL: run's) is printed for --help and for an unknown
+ * option. 0, -1 after --help, or an exit code after one line on stderr. */
+int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
+		 const struct hb_run_extra *extra);
+/* What run checks and completes after its flags: the --accel, --clock,
+ * --guest-ram and --backend words, --jobs and --results defaults. 0, or
+ * HB_EXIT_USAGE after one line on stderr. */
+int hb_run_opts_check(struct run_opts *o);
+/* `hugebench run` with checked options: one boot, or a run group of
+ * o->boots; force_group makes even one boot a group folder. The run folder
+ * is copied to dir_out (NULL: not wanted) as soon as it exists. Returns the
+ * exit code of `hugebench run`. */
+int hb_run_group(const struct run_opts *o, bool force_group, char *dir_out, size_t dir_len);
 /* ab's boot order: the side (0 BASE, 1 NEW) booted k-th (k 0 or 1) in pair
  * `pair`: A B, then B A, and so on (ABBA counterbalancing). */
 int hb_ab_side(int pair, int k);

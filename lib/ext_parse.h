@@ -1,8 +1,9 @@
-/* ext_parse.h - pure parsers of the external tools' output (issue 12): fio's
- * --output-format=json+, stress-ng's --yaml and log, and kselftest output
- * (TAP and the older free-text forms). No I/O: the guest workloads
- * (wl_fio.c, wl_stressng.c, wl_kselftest.c) feed them what the tools wrote,
- * and the unit tests feed them captured real output (tests/unit/data/ext/). */
+/* ext_parse.h - pure parsers of the external tools' output
+ * (docs/external-tools.md): fio's --output-format=json+, stress-ng's --yaml
+ * and log, and kselftest output (TAP and the older free-text forms). No
+ * I/O: the guest workloads (wl_fio.c, wl_stressng.c, wl_kselftest.c) feed
+ * them what the tools wrote, and the unit tests feed them captured real
+ * output (tests/unit/data/ext/). */
 #ifndef HB_EXT_PARSE_H
 #define HB_EXT_PARSE_H
 

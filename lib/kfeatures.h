@@ -1,4 +1,5 @@
-/* kfeatures.h - the one place that knows what each kernel supports (issue 25).
+/* kfeatures.h - the one place that knows what each kernel supports, so a
+ * workload never turns an attempt into a green.
  *
  * Whether a kernel has a feature is a fact of its version and its config,
  * never a guess from an error code: a workload asks this table before it

@@ -2,6 +2,7 @@
  * child with memory.max, and zram as swap (a swap header written here, then
  * swapon(2)); each journaled before creation and after removal. */
 #define _GNU_SOURCE
+#include "host_state.h"
 #include "pressure.h"
 
 

@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "host_state.h"
 #include "pressure.h"
 
 

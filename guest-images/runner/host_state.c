@@ -5,7 +5,7 @@
  * Split out of runner.c; the runner calls it through host_state.h. */
 #define _GNU_SOURCE
 #include "protocol.h"
-#include "hb.h"
+#include "hb_runner.h"
 #include "host_state.h"
 
 #include <dirent.h>

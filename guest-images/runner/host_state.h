@@ -24,4 +24,10 @@ void hb_host_state_end(void);
  * keep_journal (a workload appends to it through hb_host_state_note()). */
 void hb_host_state_child(bool keep_journal);
 
+/* For workloads (target host): record (add) or clear something this
+ * workload set up on the host (kind "zram", "swap", "cgroup", "memctl"), in
+ * the runner's journal, so a killed run is undone at the next start
+ * (runner.c). No-op in a guest. */
+void hb_host_state_note(bool add, const char *kind, const char *arg);
+
 #endif

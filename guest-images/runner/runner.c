@@ -20,7 +20,7 @@
 #define _GNU_SOURCE
 #include "sysinfo.h"
 #include "protocol.h"
-#include "hb.h"
+#include "hb_runner.h"
 #include "host_state.h"
 #include "registry.h"
 #include "runner.h"

@@ -14,7 +14,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <getopt.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -93,9 +92,14 @@ enum hb_bisect_v hb_bisect_judge_metric(const struct hb_bisect_spec *s, char *co
 
 /* ---- commands ------------------------------------------------------------- */
 
-/* Options and the bisect folder, shared by bisect.c and bisect/git.c. */
+/* Options (parsed in bisect.c) and the bisect folder, shared by bisect.c
+ * and bisect/git.c. */
 struct hb_bisect_opts {
-	const char *target, *suite, *results, *vcpus, *accel, *timeout;
+	const char *target, *suite, *results, *accel;
+	const char *vcpus, *timeout;	 /* the words as given (the folder's key,
+					  * bisect-step's arguments), or NULL */
+	int vcpus_n;			 /* vcpus as a number */
+	double timeout_s;		 /* timeout as a number */
 	const char *git, *good, *bad;	 /* git mode */
 	struct hb_bisect_spec spec;
 	int boots, max_tries;
@@ -105,17 +109,17 @@ struct hb_bisect_opts {
 
 int hb_cmd_bisect(int argc, char **argv);
 /* Hidden: the step `git bisect run` calls; exit 0 good, 1 bad, 125 skip,
- * 200 (git bisect aborts) when the step could not run at all. */
+ * HB_BISECT_STEP_ABORT (git bisect aborts) when the step could not run at
+ * all. Its options are parsed in bisect.c, its work is hb_bisect_git_step. */
 int hb_cmd_bisect_step(int argc, char **argv);
+#define HB_BISECT_STEP_ABORT 200
 /* git mode of `hugebench bisect` (bisect/git.c): an exit code. */
 int hb_bisect_git(struct hb_bisect_opts *o);
+/* One step of git mode on the commit checked out in o->git, recorded in
+ * o->dir's steps.json: bisect-step's exit code. */
+int hb_bisect_git_step(struct hb_bisect_opts *o);
 
 /* Shared helpers (bisect/common.c). */
-/* Options common to bisect and bisect-step (extra: more long options, whose
- * values >= 0x100 go to more(), 0 when taken). 0, -1 (help printed) or an
- * exit code, with one line said. */
-int hb_bisect_parse(int argc, char **argv, struct hb_bisect_opts *o, const struct option *extra,
-		    int (*more)(int ch, struct hb_bisect_opts *o));
 /* Builds (or finds) r's kernel and boots it o->boots times with the suite:
  * the group folder in group (relative to o->dir), seconds spent building in
  * *build_s. Returns 0 (judge the group), 1 build failed (skip; why says),

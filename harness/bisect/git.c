@@ -1,6 +1,7 @@
 /* bisect/git.c - `hugebench bisect TARGET --git PATH --good REF --bad REF`:
  * a wrapper around `git bisect start BAD GOOD` + `git bisect run` in PATH
- * whose step command is `hugebench bisect-step` (hidden): it builds the
+ * whose step command is `hugebench bisect-step` (hidden; its options are
+ * parsed in bisect.c, its work is hb_bisect_git_step here): it builds the
  * checked-out commit as TARGET's KSRC (a source=ksrc recipe: config and
  * patches from the recipe, the tree from PATH), boots it, judges the check
  * and exits 0 good, 1 bad, 125 skip (200 makes git bisect abort). Every
@@ -14,15 +15,12 @@
 #include "target.h"
 #include "util.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define STEP_ABORT 200
 
 /* git -C path ARGS... with stdout into out (trailing newline cut); its exit code. */
 static int git(const char *path, char *out, size_t outlen, const char *a1, const char *a2,
@@ -72,23 +70,10 @@ static int load_ksrc_recipe(const char *target, struct hb_recipe *r, char *err, 
 	return 0;
 }
 
-/* `hugebench bisect-step --dir DIR TARGET <bisect options>`, run by git. */
-static char *step_dir;
-
-static int step_more(int ch, struct hb_bisect_opts *o)
+/* `hugebench bisect-step --dir DIR TARGET <bisect options>`, run by git
+ * (bisect.c parses it): o->dir and o->target set. */
+int hb_bisect_git_step(struct hb_bisect_opts *o)
 {
-	(void)o;
-	if (ch != 0x100)
-		return -1;
-	step_dir = optarg;
-	return 0;
-}
-
-int hb_cmd_bisect_step(int argc, char **argv)
-{
-	static const struct option extra[] = { { "dir", required_argument, 0, 0x100 },
-					       { 0, 0, 0, 0 } };
-	struct hb_bisect_opts o;
 	struct hb_recipe r;
 	char commit[128] = "", subject[256] = "", group[PATH_MAX] = "", why[1024] = "", *g[1];
 	double build_s = 0, t0 = hb_mono_s();
@@ -97,24 +82,12 @@ int hb_cmd_bisect_step(int argc, char **argv)
 	size_t i;
 	int rc;
 
-	step_dir = NULL;
-	rc = hb_bisect_parse(argc, argv, &o, extra, step_more);
-	if (rc)
-		return rc < 0 ? 0 : STEP_ABORT;
-	if (!step_dir || !o.git || optind != argc - 1 || o.spec.mode != HB_BISECT_CHECK) {
-		hb_err("bisect-step: needs --dir DIR --git PATH --check ... TARGET (git bisect run "
-		       "calls it; use hugebench bisect --git)");
-		return STEP_ABORT;
+	if (git(o->git, commit, sizeof(commit), "rev-parse", "HEAD", NULL, NULL) || !commit[0]) {
+		hb_err("bisect-step: %s: git rev-parse HEAD failed", o->git);
+		return HB_BISECT_STEP_ABORT;
 	}
-	o.target = argv[optind];
-	snprintf(o.dir, sizeof(o.dir), "%s", step_dir);
-	snprintf(o.suite_arg, sizeof(o.suite_arg), "%s", o.suite ? o.suite : "smoke");
-	if (git(o.git, commit, sizeof(commit), "rev-parse", "HEAD", NULL, NULL) || !commit[0]) {
-		hb_err("bisect-step: %s: git rev-parse HEAD failed", o.git);
-		return STEP_ABORT;
-	}
-	git(o.git, subject, sizeof(subject), "log", "-1", "--format=%s", "HEAD");
-	steps = hb_bisect_steps_load(&o);
+	git(o->git, subject, sizeof(subject), "log", "-1", "--format=%s", "HEAD");
+	steps = hb_bisect_steps_load(o);
 	json_array_foreach(steps, i, st) {
 		const char *c = json_string_value(json_object_get(st, "commit"));
 		int known = hb_bisect_v_parse(json_string_value(json_object_get(st, "verdict")));
@@ -126,44 +99,44 @@ int hb_cmd_bisect_step(int argc, char **argv)
 			return known == HB_BV_GOOD ? 0 : known == HB_BV_BAD ? 1 : 125;
 		}
 	}
-	printf("\n== bisect-step %s: %.12s %s\n", o.target, commit, subject);
-	rc = load_ksrc_recipe(o.target, &r, why, sizeof(why));
+	printf("\n== bisect-step %s: %.12s %s\n", o->target, commit, subject);
+	rc = load_ksrc_recipe(o->target, &r, why, sizeof(why));
 	if (rc) {
 		hb_err("%s", why);
 		json_decref(steps);
-		return STEP_ABORT;
+		return HB_BISECT_STEP_ABORT;
 	}
-	rc = hb_bisect_build_run(&o, &r, o.git, group, sizeof(group), &build_s, why, sizeof(why));
+	rc = hb_bisect_build_run(o, &r, o->git, group, sizeof(group), &build_s, why, sizeof(why));
 	hb_recipe_free(&r);
 	if (rc > 1) {
 		json_decref(steps);
-		return STEP_ABORT;
+		return HB_BISECT_STEP_ABORT;
 	}
 	if (!rc) {
-		if (asprintf(&g[0], "%s/%s", o.dir, group) < 0) {
+		if (asprintf(&g[0], "%s/%s", o->dir, group) < 0) {
 			json_decref(steps);
-			return STEP_ABORT;
+			return HB_BISECT_STEP_ABORT;
 		}
-		v = hb_bisect_judge_check(&o.spec, g, 1, why, sizeof(why));
+		v = hb_bisect_judge_check(&o->spec, g, 1, why, sizeof(why));
 		free(g[0]);
 	}
 	st = json_pack("{s:s, s:o, s:f, s:i, s:i, s:s, s:o, s:f}", "commit", commit, "patch",
 		       hb_json_text(subject), "build_s", round(build_s * 10) / 10, "boots",
-		       rc ? 0 : o.boots,
+		       rc ? 0 : o->boots,
 		       "try", 1, "verdict", hb_bisect_v_name(v), "why", hb_json_text(why), "step_s",
 		       round((hb_mono_s() - t0) * 10) / 10);
 	if (!st) {
 		json_decref(steps);
-		return STEP_ABORT;
+		return HB_BISECT_STEP_ABORT;
 	}
 	if (!rc)
 		json_object_set_new(st, "group", json_string(group));
 	json_array_append_new(steps, st);
-	rc = hb_bisect_steps_save(&o, steps);
+	rc = hb_bisect_steps_save(o, steps);
 	json_decref(steps);
 	printf("== bisect-step %.12s: %s: %s\n", commit, hb_bisect_v_name(v), why);
 	if (rc)
-		return STEP_ABORT;
+		return HB_BISECT_STEP_ABORT;
 	return v == HB_BV_GOOD ? 0 : v == HB_BV_BAD ? 1 : 125;
 }
 

@@ -11,7 +11,7 @@
 
 #define HB_VERSION "0.1.0"
 
-/* Exit codes (docs/result-schema.md, DESIGN.md). */
+/* Exit codes (docs/exit-codes.md). */
 enum { HB_EXIT_OK = 0, HB_EXIT_FAIL = 1, HB_EXIT_USAGE = 2, HB_EXIT_INFRA = 3 };
 
 /* One line on stderr: "hugebench: <what>[: strerror(errno)]". */

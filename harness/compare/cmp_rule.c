@@ -6,7 +6,7 @@
  * The unit of replication is the boot. The samples of one boot, and the
  * repetitions inside it, share that boot's page layout, host scheduling and
  * TCG translation cache; a test on the samples of one boot per side flags
- * most A/A pairs (issue 11). Per metric and per side:
+ * most A/A pairs (`make aa-study`, docs/compare.md). Per metric and per side:
  *
  *  - One center per boot: the median of the boot's samples, pooled over its
  *    repetitions, for a distribution (>= 5 samples per repetition), else

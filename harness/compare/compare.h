@@ -54,7 +54,7 @@
  * factor (either way), and significantly (F-test at alpha), is a note. */
 #define HB_CMP_SD_RATIO_NOTE 3.0
 
-/* Exit codes (DESIGN.md contract). */
+/* Exit codes of compare-report (docs/exit-codes.md). */
 enum { HB_CMP_OK = 0, HB_CMP_REGRESSION = 1, HB_CMP_USAGE = 2, HB_CMP_INCOMPARABLE = 3 };
 
 enum hb_cmp_better { HB_CMP_LOWER, HB_CMP_HIGHER, HB_CMP_INFO };
@@ -547,5 +547,23 @@ void hb_cmp_idx_free(struct hb_cmp_idx *x);
 
 /* `hugebench compare-report ...`; argv[0] is "compare-report". */
 int hb_compare_main(int argc, char **argv);
+/* What compare-report is asked, typed: its options and its words. */
+struct hb_compare_req {
+	const char *format;	  /* text|markdown|json|html */
+	const char *output;	  /* report file, or NULL: stdout */
+	const char *thresholds;	  /* NULL: the checkout's configs/thresholds.conf if present */
+	const char *suite;	  /* with a target name: latest run of this suite */
+	const char *results;	  /* NULL: the checkout's results/ */
+	const char *calibration;  /* FILE|DIR|"none"; NULL: <results>/calibration/ */
+	bool force;
+	struct hb_cmp_opts opts;
+	const char **args;	  /* BASE, NEW [, NEW2 ...] */
+	int nargs;
+};
+/* The request compare-report starts from before its options. */
+void hb_compare_req_default(struct hb_compare_req *q);
+/* compare-report for a request made by another command (ab): the same
+ * report on stdout (or q->output) and the same exit code. */
+int hb_compare(const struct hb_compare_req *q);
 
 #endif

@@ -1,7 +1,8 @@
-/* ext_layer.h - the external tools layer of the guest initramfs (issue 12):
- * fio, stress-ng and the kselftest mm programs, appended to the initramfs
- * only when the suite names one of them (guest-images/mkextlayer.sh builds
- * it, cached by content under <cache>/ext). */
+/* ext_layer.h - the external tools layer of the guest initramfs
+ * (docs/external-tools.md): fio, stress-ng and the kselftest mm programs,
+ * appended to the initramfs only when the suite names one of them
+ * (guest-images/mkextlayer.sh builds it, cached by content under
+ * <cache>/ext). */
 #ifndef HB_EXT_LAYER_H
 #define HB_EXT_LAYER_H
 

@@ -1,4 +1,4 @@
-/* target.h - the TARGET grammar (DESIGN.md): a recipe name under kernels/,
+/* target.h - the TARGET grammar (docs/kernels.md): a recipe name under kernels/,
  * a path to a bzImage (any word with '/'), or `host`. */
 #ifndef HB_TARGET_H
 #define HB_TARGET_H

@@ -65,11 +65,12 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 	snprintf(log, sizeof(log), "%s/qemu.log", dir);
 	{
 		char uwhy[160];
-		struct hb_vm vm = { .accel = "kvm", .kernel = k->image, .initrd = initrd,
-				    .runas = hb_qemu_user(uwhy, sizeof(uwhy)),
-				    .cmdline = "console=ttyS0 panic=-1", .console_path = con,
-				    .stream_path = str, .qemu_log = log, .vcpus = 1,
-				    .memory_mb = 512, .timeout_s = PROBE_TIMEOUT_S, .quiet = true };
+		struct hb_vm_spec vm = { .accel = "kvm", .kernel = k->image, .initrd = initrd,
+					 .runas = hb_qemu_user(uwhy, sizeof(uwhy)),
+					 .cmdline = "console=ttyS0 panic=-1", .console_path = con,
+					 .stream_path = str, .qemu_log = log, .vcpus = 1,
+					 .memory_mb = 512, .timeout_s = PROBE_TIMEOUT_S,
+					 .quiet = true };
 
 		if (hb_vm_run(&vm, &o)) {
 			snprintf(why, wlen, "%s", o.error);

@@ -2,31 +2,32 @@
 #define _GNU_SOURCE
 #include "backend.h"
 #include "libvirt.h"
+#include "qemu.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static bool is_libvirt(const struct run_opts *o)
+static bool is_libvirt(const char *backend)
 {
-	return o->backend && strcmp(o->backend, "libvirt") == 0;
+	return backend && strcmp(backend, "libvirt") == 0;
 }
 
-int hb_run_check_backend(const struct run_opts *o)
+int hb_backend_check(const char *backend, const char *connect, const char *guest_ram)
 {
-	if (strcmp(o->backend, "qemu") && strcmp(o->backend, "libvirt")) {
-		hb_err("--backend %s: use qemu or libvirt", o->backend);
+	if (strcmp(backend, "qemu") && strcmp(backend, "libvirt")) {
+		hb_err("--backend %s: use qemu or libvirt", backend);
 		return -1;
 	}
-	if (o->connect && !is_libvirt(o)) {
+	if (connect && !is_libvirt(backend)) {
 		hb_err("--connect is a libvirt URI: add --backend libvirt");
 		return -1;
 	}
-	if (o->connect && !o->connect[0]) {
+	if (connect && !connect[0]) {
 		hb_err("--connect: empty URI; use e.g. qemu:///system or qemu+ssh://host/system");
 		return -1;
 	}
-	if (is_libvirt(o) && o->guest_ram && strcmp(o->guest_ram, "huge-tmpfs") == 0) {
+	if (is_libvirt(backend) && guest_ram && strcmp(guest_ram, "huge-tmpfs") == 0) {
 		hb_err("--guest-ram huge-tmpfs backs guest RAM with a file on this host and reads "
 		       "QMP: use --backend qemu for it");
 		return -1;
@@ -34,53 +35,56 @@ int hb_run_check_backend(const struct run_opts *o)
 	return 0;
 }
 
-int hb_backend_prepare(struct run_ctx *c, char *err, size_t errlen)
+int hb_backend_prepare(struct hb_backend *be, const char *backend, const char *connect, char *err,
+		       size_t errlen)
 {
-	if (is_libvirt(&c->o)) {
-		if (hb_libvirt_probe(c->o.connect, c->qver, sizeof(c->qver), c->lv_uri,
-				     sizeof(c->lv_uri), err, errlen))
+	memset(be, 0, sizeof(*be));
+	be->libvirt = is_libvirt(backend);
+	if (be->libvirt) {
+		if (hb_libvirt_probe(connect, be->qver, sizeof(be->qver), be->uri, sizeof(be->uri),
+				     err, errlen))
 			return HB_EXIT_INFRA;
-		printf("[libvirt] %s: QEMU %s\n", c->lv_uri, c->qver);
-		return 0;
+		printf("[libvirt] %s: QEMU %s\n", be->uri, be->qver);
+	} else {
+		hb_qemu_version(be->qver, sizeof(be->qver));
+		if (!be->qver[0]) {
+			snprintf(err, errlen,
+				 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
+			return HB_EXIT_INFRA;
+		}
 	}
-	hb_qemu_version(c->qver, sizeof(c->qver));
-	if (!c->qver[0]) {
-		snprintf(err, errlen,
-			 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
-		return HB_EXIT_INFRA;
-	}
+	be->runas = hb_qemu_user(be->runas_why, sizeof(be->runas_why));
 	return 0;
 }
 
-void hb_backend_describe(const struct run_ctx *c, json_t *env)
+void hb_backend_describe(const struct hb_backend *be, const char *accel, json_t *env)
 {
-	bool lv = is_libvirt(&c->o);
-
-	json_object_set_new(env, "backend", json_string(lv ? "libvirt" : "qemu"));
-	if (!lv)
+	json_object_set_new(env, "backend", json_string(be->libvirt ? "libvirt" : "qemu"));
+	if (!be->libvirt)
 		return;
-	json_object_set_new(env, "libvirt_uri", hb_json_text(c->lv_uri));
+	json_object_set_new(env, "libvirt_uri", hb_json_text(be->uri));
 	/* TCG through the wrapper that adds thread=single (libvirt.c) */
 	json_object_set_new(env, "qemu_accel",
-			    json_string(strcmp(c->accel, "tcg") == 0 ? "tcg,thread=single" : c->accel));
+			    json_string(strcmp(accel, "tcg") == 0 ? "tcg,thread=single" : accel));
 	json_object_set_new(env, "qemu_user", json_string("libvirt"));
 	json_object_set_new(env, "qemu_user_reason",
 			    json_string("the user libvirtd's qemu.conf names on the libvirt host"));
 }
 
-int hb_backend_run(const struct run_ctx *c, const struct hb_vm *vm, struct hb_vm_outcome *out)
+int hb_backend_run(const struct hb_backend *be, const struct hb_vm_spec *vm,
+		   struct hb_vm_outcome *out)
 {
-	if (is_libvirt(&c->o))
-		return hb_libvirt_run(vm, c->lv_uri, out);
+	if (be->libvirt)
+		return hb_libvirt_run(vm, be->uri, out);
 	return hb_vm_run(vm, out);
 }
 
-const char *hb_backend_label(const struct run_ctx *c)
+const char *hb_backend_label(const struct hb_backend *be)
 {
 	static char label[600];
 
-	if (!is_libvirt(&c->o))
+	if (!be->libvirt)
 		return "qemu";
-	snprintf(label, sizeof(label), "libvirt %s", c->lv_uri);
+	snprintf(label, sizeof(label), "libvirt %s", be->uri);
 	return label;
 }

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "follow.h"
-#include "qemu.h"
+#include "vm_spec.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -77,7 +77,7 @@ void hb_follow(struct hb_follower *f)
 	}
 }
 
-bool hb_follow_must_stop(const struct hb_follower *f, const struct hb_vm *vm, double now,
+bool hb_follow_must_stop(const struct hb_follower *f, const struct hb_vm_spec *vm, double now,
 			 double deadline, double *grace_end, struct hb_vm_outcome *out)
 {
 	/* A guest that booted and then said nothing for stall_s is stuck (soft

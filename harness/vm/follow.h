@@ -21,14 +21,14 @@ struct hb_follower {
  * complete line. */
 void hb_follow(struct hb_follower *f);
 
-struct hb_vm;
+struct hb_vm_spec;
 struct hb_vm_outcome;
 /* The rules every backend ends a guest by, at time now: Ctrl-C, the time
  * limit (deadline), the stall watchdog (a guest that spoke and then went
  * silent for vm->stall_s) and the grace after suite_end (*grace_end, set
  * here 30 s after suite_end). True when the guest must be stopped now;
  * out->end and out->stalled say why. */
-bool hb_follow_must_stop(const struct hb_follower *f, const struct hb_vm *vm, double now,
+bool hb_follow_must_stop(const struct hb_follower *f, const struct hb_vm_spec *vm, double now,
 			 double deadline, double *grace_end, struct hb_vm_outcome *out);
 
 #endif

@@ -43,48 +43,21 @@ int hb_libvirt_probe(const char *uri, char *qver, size_t qlen, char *real, size_
 	return 0;
 }
 
-int hb_libvirt_xml_escape(const char *s, char *out, size_t outlen)
-{
-	size_t o = 0;
-
-	for (; *s; s++) {
-		const char *rep = NULL;
-		char one[2] = { *s, 0 };
-
-		switch (*s) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\'': rep = "&apos;"; break;
-		default: rep = one;
-		}
-		if (o + strlen(rep) + 1 > outlen)
-			return -1;
-		memcpy(out + o, rep, strlen(rep));
-		o += strlen(rep);
-	}
-	if (o + 1 > outlen)
-		return -1;
-	out[o] = 0;
-	return 0;
-}
-
-int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *kernel,
+int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const char *kernel,
 			  const char *initrd, const char *emulator, char *out, size_t outlen)
 {
 	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "", ic[256] = "";
 	bool kvm = strcmp(vm->accel, "kvm") == 0;
 	int len;
 
-	if (hb_libvirt_xml_escape(name, n, sizeof(n)) || hb_libvirt_xml_escape(kernel, k, sizeof(k)) ||
-	    hb_libvirt_xml_escape(initrd, i, sizeof(i)) ||
-	    hb_libvirt_xml_escape(vm->cmdline, c, sizeof(c)))
+	if (hb_lv_xml_escape(name, n, sizeof(n)) || hb_lv_xml_escape(kernel, k, sizeof(k)) ||
+	    hb_lv_xml_escape(initrd, i, sizeof(i)) ||
+	    hb_lv_xml_escape(vm->cmdline, c, sizeof(c)))
 		return -1;
 	if (emulator) {
 		char esc[8192];
 
-		if (hb_libvirt_xml_escape(emulator, esc, sizeof(esc)))
+		if (hb_lv_xml_escape(emulator, esc, sizeof(esc)))
 			return -1;
 		snprintf(e, sizeof(e), "    <emulator>%s</emulator>\n", esc);
 	}
@@ -273,7 +246,7 @@ static const char *stop_text(int detail)
 	}
 }
 
-int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome *out)
+int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_outcome *out)
 {
 	static unsigned seq;
 	char host[256] = "host", name[400], vname[2][420], vpath[2][4096], emulator[4096] = "";
@@ -315,7 +288,7 @@ int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome
 	close_cb = virConnectRegisterCloseCallback(conn, on_close, &r, NULL) == 0;
 	gethostname(host, sizeof(host) - 1);
 	host[strcspn(host, "./ ")] = 0;
-	snprintf(name, sizeof(name), HB_LIBVIRT_PREFIX "%s-%ld-%u", host, (long)getpid(), ++seq);
+	snprintf(name, sizeof(name), HB_LV_PREFIX "%s-%ld-%u", host, (long)getpid(), ++seq);
 	snprintf(vname[0], sizeof(vname[0]), "%s-kernel", name);
 	snprintf(vname[1], sizeof(vname[1]), "%s-initrd", name);
 	pool = hb_lv_pool(conn, out->error, sizeof(out->error));

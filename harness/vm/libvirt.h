@@ -9,12 +9,10 @@
 
 #include <stddef.h>
 
-#include "qemu.h"
+#include "vm_spec.h"
 
 /* The URI used when --connect is not given. */
 #define HB_LIBVIRT_DEFAULT_URI "qemu:///system"
-/* Every domain and volume hugebench creates is named with this prefix. */
-#define HB_LIBVIRT_PREFIX "hugebench-"
 
 /* Checks that uri (NULL: the default) answers: the hypervisor's version
  * ("7.2.22") into qver and the URI the connection resolved to into real.
@@ -26,13 +24,11 @@ int hb_libvirt_probe(const char *uri, char *qver, size_t qlen, char *real, size_
  * supported (the caller refuses them). The domain is destroyed and the
  * uploaded volumes deleted on every way out; if hugebench dies, libvirt's
  * auto-destroy ends the domain when the connection closes. */
-int hb_libvirt_run(const struct hb_vm *vm, const char *uri, struct hb_vm_outcome *out);
-/* XML text of s with & < > " ' escaped; -1 when it does not fit. */
-int hb_libvirt_xml_escape(const char *s, char *out, size_t outlen);
+int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_outcome *out);
 /* The transient domain's XML for vm named name, kernel and initrd at these
  * paths on the libvirt host, emulator (NULL: libvirt's default) as QEMU;
  * -1 when it does not fit. */
-int hb_libvirt_domain_xml(const struct hb_vm *vm, const char *name, const char *kernel,
+int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const char *kernel,
 			  const char *initrd, const char *emulator, char *out, size_t outlen);
 
 #endif

@@ -1,9 +1,9 @@
 /* lv_store.c - the libvirt backend's connection and storage side (see
- * lv_store.h): one error line per failure, the "hugebench" pool, uploads
- * of kernel and initramfs, the single-threaded TCG wrapper, and cleanup. */
+ * lv_store.h): one error line per failure, the XML escape, the "hugebench"
+ * pool, uploads of kernel and initramfs, the single-threaded TCG wrapper,
+ * and cleanup. */
 #define _GNU_SOURCE
 #include "lv_store.h"
-#include "libvirt.h"
 #include "util.h"
 
 #include <errno.h>
@@ -27,6 +27,33 @@ const char *hb_lv_error(void)
 	const char *m = virGetLastErrorMessage();
 
 	return m && *m ? m : "unknown libvirt error";
+}
+
+int hb_lv_xml_escape(const char *s, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (; *s; s++) {
+		const char *rep = NULL;
+		char one[2] = { *s, 0 };
+
+		switch (*s) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&apos;"; break;
+		default: rep = one;
+		}
+		if (o + strlen(rep) + 1 > outlen)
+			return -1;
+		memcpy(out + o, rep, strlen(rep));
+		o += strlen(rep);
+	}
+	if (o + 1 > outlen)
+		return -1;
+	out[o] = 0;
+	return 0;
 }
 
 virConnectPtr hb_lv_connect(const char *uri, char *err, size_t errlen)
@@ -79,7 +106,7 @@ void hb_lv_sweep(virStoragePoolPtr pool, const char *host)
 	int n = virStoragePoolListAllVolumes(pool, &vols, 0);
 	char prefix[300];
 
-	snprintf(prefix, sizeof(prefix), HB_LIBVIRT_PREFIX "%s-", host);
+	snprintf(prefix, sizeof(prefix), HB_LV_PREFIX "%s-", host);
 	for (int i = 0; i < n; i++) {
 		const char *name = virStorageVolGetName(vols[i]);
 		long pid;
@@ -115,7 +142,7 @@ virStorageVolPtr hb_lv_upload(virConnectPtr conn, virStoragePoolPtr pool, const 
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	hb_libvirt_xml_escape(name, ename, sizeof(ename));
+	hb_lv_xml_escape(name, ename, sizeof(ename));
 	snprintf(xml, sizeof(xml),
 		 "<volume><name>%s</name><capacity unit='bytes'>%lld</capacity>"
 		 "<target><format type='raw'/><permissions><mode>0%o</mode></permissions>"
@@ -227,7 +254,7 @@ int hb_lv_tcg_wrapper(virConnectPtr conn, virStoragePoolPtr pool, char *path, si
 	snprintf(text, sizeof(text), wrapper_fmt, qemu, qemu);
 	for (p = text; *p; p++)
 		h = h * 33 + (unsigned char)*p;
-	snprintf(name, sizeof(name), HB_LIBVIRT_PREFIX "tcg-single-%08lx", h & 0xffffffffUL);
+	snprintf(name, sizeof(name), HB_LV_PREFIX "tcg-single-%08lx", h & 0xffffffffUL);
 	vol = virStorageVolLookupByName(pool, name);
 	if (!vol) {
 		fd = mkstemp(tmp);

@@ -1,5 +1,5 @@
 /* lv_store.h - connection and storage helpers of the libvirt backend
- * (lv_store.c; used by libvirt.c only). */
+ * (lv_store.c; used by libvirt.c only, and using nothing of it). */
 #ifndef HB_LV_STORE_H
 #define HB_LV_STORE_H
 
@@ -10,6 +10,11 @@
 
 #define POOL_NAME "hugebench"
 #define POOL_PATH "/var/lib/libvirt/hugebench"
+/* Every domain and volume hugebench creates is named with this prefix. */
+#define HB_LV_PREFIX "hugebench-"
+
+/* XML text of s with & < > " ' escaped; -1 when it does not fit. */
+int hb_lv_xml_escape(const char *s, char *out, size_t outlen);
 
 /* libvirt's last error message (never NULL). */
 const char *hb_lv_error(void);

@@ -21,11 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void hb_vm_install_signals(void)
-{
-	hb_signals_install();
-}
-
 void hb_qemu_version(char *buf, size_t len)
 {
 	char out[512];
@@ -117,7 +112,7 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-int hb_vm_run(const struct hb_vm *vm, struct hb_vm_outcome *out)
+int hb_vm_run(const struct hb_vm_spec *vm, struct hb_vm_outcome *out)
 {
 	char smp[16], mem[16], ser0[4200], ser1[4200], accel[32], machine[64];
 	char ramobj[8400], qmparg[8300], ram_esc[8200], qmp_esc[8200];

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hb.h"
+#include "hb_runner.h"
 #include "sysinfo.h"
 #include "util.h"
 

@@ -25,6 +25,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* hb_ctx_new(), hb_ctx_status(): the tests drive a workload's context as the
+ * guest runner does */
+#include "hb_runner.h"
+
 #define HBT_N_OF(a) (sizeof(a) / sizeof((a)[0]))
 /* A string literal and its length without the final NUL: NULs inside count. */
 #define HBT_LIT(s) (s), (sizeof(s) - 1)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "boot.h"
-#include "qemu.h"
+#include "vm_spec.h"
 #include "run.h"
 
 static void choose(const char *req, const char *accel, const char *want)

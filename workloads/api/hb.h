@@ -9,7 +9,7 @@
  * Outcome rules: hb_skip() -> skip (reason required); any failed hb_check*()
  * -> fail; hb_error() -> error (the harness or the environment broke, not the
  * kernel's behaviour); otherwise pass. A skip after a failed check leaves the
- * workload failed: a skip never hides a failure (issue 25). THP/shmem knobs under
+ * workload failed: a skip never hides a failure. THP/shmem knobs under
  * /sys/kernel/mm/transparent_hugepage are saved by the runner before a
  * workload and restored after it, even when the workload crashes.
  */
@@ -151,15 +151,9 @@ size_t hb_pattern_verify(const void *buf, size_t len, uint64_t seed, size_t offs
 /* Load a module from /lib/modules/hb (the initramfs); 0, -EEXIST or -errno. */
 int hb_load_module(const char *name, const char *params);
 
-/* The runner's view of a context (used by runner.c and tests only). */
-struct hb_ctx *hb_ctx_new(const struct hb_workload *w, int rep, int out_fd);
-void hb_ctx_set_param(struct hb_ctx *ctx, const char *key, const char *value);
-enum hb_status hb_ctx_status(const struct hb_ctx *ctx);
-void hb_ctx_finish(struct hb_ctx *ctx); /* emits workload_end */
-void hb_ctx_free(struct hb_ctx *ctx);
-void hb_emit_raw(int fd, json_t *obj); /* one line, steals obj */
+/* The runner's view of a context: hb_runner.h. */
 
-/* ---- subject-present checks (issue 15) --------------------------------- */
+/* ---- subject-present checks ------------------------------------------- */
 /* A workload must never pass when the thing it measures is absent: each one
  * checks that its subject (a huge page, a PMD mapping, a collapse, a swap-out,
  * a 2 MiB stage-2 mapping) really happened, with a check named subject_*,
@@ -188,7 +182,7 @@ int hb_apply_shmem_enabled(struct hb_ctx *ctx);
  * never gets a huge page there, which the subject_* checks must catch. */
 const char *hb_huge_tmpfs_probe(struct hb_ctx *ctx);
 /* The subject check of a huge tmpfs measurement between snapshots a and b,
- * on outcomes only (issue 25): ShmemHugePages grew by >= n_huge huge pages
+ * on outcomes only: ShmemHugePages grew by >= n_huge huge pages
  * (present in the page cache) and ShmemPmdMapped by >= pmd_kb (mapped; 0:
  * PMD mapping not required). thp_file_alloc and thp_file_fallback are shown
  * in the observed text but decide nothing: an allocation is an attempt, and
@@ -204,7 +198,7 @@ bool hb_check_huge_subject(struct hb_ctx *ctx, const char *name, const struct hb
 bool hb_check_pmd_subject(struct hb_ctx *ctx, const char *name, const struct hb_snap *a,
 			  const struct hb_snap *b, size_t bytes, char *why, size_t why_len);
 
-/* ---- kernel features (lib/kfeatures.h; issue 25) ----------------------- */
+/* ---- kernel features (lib/kfeatures.h) --------------------------------- */
 /* Whether the running kernel has feature f, from the table's version and
  * config rows (never from an errno); false, and why (if not NULL) citing the
  * row, when it does not. */
@@ -219,10 +213,5 @@ bool hb_check_call_on(struct hb_ctx *ctx, const char *name, enum hb_kf f, int kv
 		      enum hb_kf_cfg cfg, const char *call, int err);
 /* The same on the running kernel (hb_kver(), hb_kf_config_now()). */
 bool hb_check_call(struct hb_ctx *ctx, const char *name, enum hb_kf f, const char *call, int err);
-
-/* Target host: record (add) or clear something this workload set up on the
- * host (kind "zram", "swap", "cgroup", "memctl"), in the runner's journal,
- * so a killed run is undone at the next start (runner.c). No-op in a guest. */
-void hb_host_state_note(bool add, const char *kind, const char *arg);
 
 #endif

@@ -3,7 +3,7 @@
  * single write() so a crash never leaves half a line from this process. */
 #define _GNU_SOURCE
 #include "protocol.h"
-#include "hb.h"
+#include "hb_runner.h"
 
 #include <errno.h>
 #include <stdarg.h>

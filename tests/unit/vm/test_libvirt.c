@@ -14,21 +14,22 @@
 
 #include "backend.h"
 #include "libvirt.h"
+#include "lv_store.h"
 
 static void test_xml_escape(void **state)
 {
 	char out[64], tiny[6];
 
 	(void)state;
-	assert_int_equal(hb_libvirt_xml_escape("a&b<c>'\"d", out, sizeof(out)), 0);
+	assert_int_equal(hb_lv_xml_escape("a&b<c>'\"d", out, sizeof(out)), 0);
 	assert_string_equal(out, "a&amp;b&lt;c&gt;&apos;&quot;d");
-	assert_int_equal(hb_libvirt_xml_escape("plain", tiny, sizeof(tiny)), 0);
+	assert_int_equal(hb_lv_xml_escape("plain", tiny, sizeof(tiny)), 0);
 	assert_string_equal(tiny, "plain");
-	assert_int_equal(hb_libvirt_xml_escape("a&b", tiny, sizeof(tiny)), -1);
-	assert_int_equal(hb_libvirt_xml_escape("sixsix", tiny, sizeof(tiny)), -1);
+	assert_int_equal(hb_lv_xml_escape("a&b", tiny, sizeof(tiny)), -1);
+	assert_int_equal(hb_lv_xml_escape("sixsix", tiny, sizeof(tiny)), -1);
 }
 
-static const struct hb_vm tcg_vm = {
+static const struct hb_vm_spec tcg_vm = {
 	.accel = "tcg",
 	.kernel = "/k",
 	.initrd = "/i",
@@ -77,7 +78,7 @@ static void test_domain_xml_tcg(void **state)
  * the QEMU backend passes it. */
 static void test_domain_xml_icount(void **state)
 {
-	struct hb_vm vm = tcg_vm;
+	struct hb_vm_spec vm = tcg_vm;
 	char xml[8192];
 
 	(void)state;
@@ -92,7 +93,7 @@ static void test_domain_xml_icount(void **state)
 
 static void test_domain_xml_kvm_and_overflow(void **state)
 {
-	struct hb_vm vm = tcg_vm;
+	struct hb_vm_spec vm = tcg_vm;
 	char xml[8192], small[256];
 
 	(void)state;
@@ -109,30 +110,16 @@ static void test_domain_xml_kvm_and_overflow(void **state)
 	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, small, sizeof(small)), -1);
 }
 
-static struct run_opts opts(const char *backend, const char *connect, const char *guest_ram)
-{
-	return (struct run_opts){ .backend = backend, .connect = connect, .guest_ram = guest_ram };
-}
-
 static void test_backend_options(void **state)
 {
-	struct run_opts o;
-
 	(void)state;
-	o = opts("qemu", NULL, NULL);
-	assert_int_equal(hb_run_check_backend(&o), 0);
-	o = opts("libvirt", NULL, NULL);
-	assert_int_equal(hb_run_check_backend(&o), 0);
-	o = opts("libvirt", "qemu+ssh://h/system", "anon");
-	assert_int_equal(hb_run_check_backend(&o), 0);
-	o = opts("xen", NULL, NULL);
-	assert_int_equal(hb_run_check_backend(&o), -1);
-	o = opts("qemu", "qemu:///system", NULL);
-	assert_int_equal(hb_run_check_backend(&o), -1);
-	o = opts("libvirt", "", NULL);
-	assert_int_equal(hb_run_check_backend(&o), -1);
-	o = opts("libvirt", NULL, "huge-tmpfs");
-	assert_int_equal(hb_run_check_backend(&o), -1);
+	assert_int_equal(hb_backend_check("qemu", NULL, NULL), 0);
+	assert_int_equal(hb_backend_check("libvirt", NULL, NULL), 0);
+	assert_int_equal(hb_backend_check("libvirt", "qemu+ssh://h/system", "anon"), 0);
+	assert_int_equal(hb_backend_check("xen", NULL, NULL), -1);
+	assert_int_equal(hb_backend_check("qemu", "qemu:///system", NULL), -1);
+	assert_int_equal(hb_backend_check("libvirt", "", NULL), -1);
+	assert_int_equal(hb_backend_check("libvirt", NULL, "huge-tmpfs"), -1);
 }
 
 static void test_probe_unreachable(void **state)

@@ -1,4 +1,5 @@
-/* console.h - scans a guest's serial console for kernel complaints. */
+/* console.h - scans a guest's serial console (console.log) for kernel
+ * complaints: the kernel_issues of result.json and input to the verdict. */
 #ifndef HB_CONSOLE_H
 #define HB_CONSOLE_H
 

@@ -1,4 +1,4 @@
-/* test_console.c - the console scanner (harness/vm/console.c): kernel
+/* test_console.c - the console scanner (harness/result/console.c): kernel
  * issues (WARNING, BUG, Oops, lockups, hung tasks, panic) found line by
  * line in what the guest printed, and hostile bytes from a guest (issue 9):
  * NUL bytes, a line that never ends, more issues than the caller keeps. */
