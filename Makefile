@@ -167,7 +167,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(HARNESS_LIB) $(LIB_OBJ) $(WL_
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.
-CMP_SRC := lib/protocol.c harness/common/stats.c $(addprefix harness/compare/,cmp_rule.c cmp_thresholds.c cmp_util.c cmp_load.c cmp_findings.c \
+CMP_SRC := lib/protocol.c lib/userfile.c harness/common/stats.c $(addprefix harness/compare/,cmp_rule.c cmp_thresholds.c cmp_util.c cmp_load.c cmp_findings.c \
 	cmp_functional.c cmp_report.c cmp_group.c cmp_calib.c cmp_calib_file.c)
 
 # Benchmark of the compare-report rule (not a test): false alarms and power

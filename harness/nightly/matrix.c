@@ -16,8 +16,10 @@
 #include "nightly.h"
 #include "sysinfo.h"
 #include "util.h"
+#include "userfile.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -225,13 +227,13 @@ next:
 int hb_matrix_load(const char *path, struct hb_matrix *m, char *err, size_t errlen)
 {
 	size_t len;
-	char *text = hb_slurp(path, &len);
+	char why[PATH_MAX + 128];
+	char *text = hb_userfile_read(path, HB_USERFILE_TEXT_MAX, &len, why, sizeof(why));
 	int rc;
 
 	memset(m, 0, sizeof(*m));
 	if (!text) {
-		snprintf(err, errlen, "cannot read matrix %s: %s; see configs/nightly.matrix", path,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot read matrix %s; see configs/nightly.matrix", why);
 		return -1;
 	}
 	if (strlen(text) != len) {
