@@ -26,8 +26,11 @@ int hb_userfile_open(const char *path, long max, char *err, size_t errlen)
 	struct stat st;
 
 	if (fd < 0) {
+		char msg[160];
+
 		e = errno;
-		set_err(err, errlen, path, strerror(e));
+		snprintf(msg, sizeof(msg), "cannot open: %s", strerror(e));
+		set_err(err, errlen, path, msg);
 		errno = e;
 		return -1;
 	}

@@ -356,6 +356,10 @@ struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, s
 		goto bad;
 	}
 	r->schema = hb_cmp_ld_str(&ld, root, "", "schema", true);
+	/* another version's fields may mean other things: refused, not guessed */
+	if (r->schema && strcmp(r->schema, HB_CMP_RESULT_SCHEMA))
+		hb_cmp_ld_fail(&ld, "schema", "not %s (a result of another hugebench version)",
+			       HB_CMP_RESULT_SCHEMA);
 	r->run_id = hb_cmp_ld_str(&ld, root, "", "run_id", false);
 	r->created = hb_cmp_ld_str(&ld, root, "", "created", false);
 	r->suite = hb_cmp_ld_str(&ld, root, "", "suite", true);
