@@ -84,14 +84,18 @@ void test_odd_result_path(void **state)
 }
 
 /* make variables with shell and make syntax in them: before, each of these
- * ran the command as root (issue 9, High 1). */
+ * ran the command as root (issue 9, High 1; issue 23 for the last three).
+ * tests/make-vars.sh, run by `make unit`, tries more of them. */
 void test_make_injection(void **state)
 {
 	static const char *const forms[] = {
 		"TARGET=`touch %s`y",	    "TARGET=$$(touch %s)y", "TARGET=$(shell touch %s)",
 		"SUITE=x;touch %s;",	    "A=x; touch %s;",	    "ARGS=--x $$(touch %s)",
+		/* issue 23: any command-line variable, FUZZ_SECONDS, PKGS */
+		"HUGEBENCH_CACHE=$(shell touch %s)", "FUZZ_SECONDS=1;touch %s", "PKGS=bash;touch %s",
 	};
-	static const char *const goals[] = { "kernel", "kernel", "kernel", "bench", "compare", "bench" };
+	static const char *const goals[] = { "kernel", "kernel", "kernel", "bench", "compare", "bench",
+					     "compare", "fuzz", "install-pkgs" };
 	char marker[] = "/tmp/hb-inject-XXXXXX";
 
 	(void)state;
