@@ -16,6 +16,7 @@
 #include "nightly.h"
 #include "sysinfo.h"
 #include "util.h"
+#include "lvuri.h"
 #include "userfile.h"
 
 #include <ctype.h>
@@ -55,21 +56,6 @@ static bool word_ok(const char *w)
 	return true;
 }
 
-static bool uri_ok(const char *u)
-{
-	const char *s = strstr(u, "://");
-
-	if (!s || s == u)
-		return false;
-	for (const char *p = u; p < s; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("+-.", *p))
-			return false;
-	for (const char *p = u; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '\'' || *p == '"' || *p == '\\')
-			return false;
-	return true;
-}
-
 static int set_key(struct hb_mrow *r, const char *key, const char *val, char *err, size_t errlen,
 		   const char *name, int line)
 {
@@ -87,11 +73,13 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 		return 0;
 	}
 	if (!strcmp(key, "connect")) {
-		if (!uri_ok(val) || strlen(val) >= sizeof(r->connect))
-			return fail(err, errlen, name, line,
-				    "connect=%s: not a libvirt URI; use e.g. qemu:///system or "
-				    "qemu+ssh://host/system",
-				    val);
+		char why[512];
+
+		/* the check --connect gets (lvuri.c): no ext, command=, socket=... */
+		if (hb_lvuri_check(val, why, sizeof(why)))
+			return fail(err, errlen, name, line, "connect=: %s", why);
+		if (strlen(val) >= sizeof(r->connect))
+			return fail(err, errlen, name, line, "connect=: the URI is too long");
 		snprintf(r->connect, sizeof(r->connect), "%s", val);
 		return 0;
 	}

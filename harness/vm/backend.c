@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "backend.h"
 #include "libvirt.h"
+#include "lvuri.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -22,9 +23,14 @@ int hb_run_check_backend(const struct run_opts *o)
 		hb_err("--connect is a libvirt URI: add --backend libvirt");
 		return -1;
 	}
-	if (o->connect && !o->connect[0]) {
-		hb_err("--connect: empty URI; use e.g. qemu:///system or qemu+ssh://host/system");
-		return -1;
+	if (o->connect) {
+		char err[512];
+
+		/* before anything, --dry-run too: ext, command= and the like run programs */
+		if (hb_lvuri_check(o->connect, err, sizeof(err))) {
+			hb_err("--connect: %s", err);
+			return -1;
+		}
 	}
 	if (is_libvirt(o) && o->guest_ram && strcmp(o->guest_ram, "huge-tmpfs") == 0) {
 		hb_err("--guest-ram huge-tmpfs backs guest RAM with a file on this host and reads "

@@ -82,7 +82,12 @@ static void test_matrix_bad(void **state)
 		{ "debian-6.12\ndebian-6.12 boots=2\n", "m:2: target debian-6.12 is already on line 1" },
 		{ "suite=quick\n", "m:1: the line starts with 'suite=quick'" },
 		{ "debian-6.12 quick\n", "m:1: 'quick' is not key=value" },
-		{ "debian-6.12 connect=ssh-host\n", "m:1: connect=ssh-host: not a libvirt URI" },
+		{ "debian-6.12 connect=ssh-host\n", "m:1: connect=: not a URI (no ://)" },
+		/* issue 23: the same check as --connect */
+		{ "debian-6.12 connect=qemu+ext:///system?command=/bin/sh\n",
+		  "m:1: connect=: the ext transport runs a local program" },
+		{ "debian-6.12 connect=qemu+ssh://h/system?command=x\n",
+		  "m:1: connect=: command= runs a local program" },
 		{ "debian-6.12 suite=\n", "m:1: suite= has no value" },
 		{ "debian-6.12 suite=$(reboot)\n", "m:1: suite=$(reboot): use a name" },
 		{ "`x`\n", "m:1: target '`x`'" },
