@@ -271,10 +271,12 @@ bisect-perf: all
 	$(BUILD)/hugebench bisect minimal-6.1-delay-series --metric fragment.fragmented_fault_latency \
 		--min-effect 20 --boots 3 --vcpus 1
 
-# tests/make-vars.sh: no command-line variable runs as code (issue 23)
+# tests/make-vars.sh: no command-line variable runs as code; tests/tmp-names.sh:
+# no test uses a predictable /tmp name (issue 23)
 unit: all $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; \
-	echo "== tests/make-vars.sh"; tests/make-vars.sh || fail=1; exit $$fail
+	echo "== tests/make-vars.sh"; tests/make-vars.sh || fail=1; \
+	echo "== tests/tmp-names.sh"; tests/tmp-names.sh || fail=1; exit $$fail
 
 # ---- Sanitizers and fuzzing (issue 9) ------------------------------------
 # `make sanitize`: the host binary and every unit test built with

@@ -81,6 +81,7 @@ void test_odd_result_path(void **state)
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
 	assert_non_null(strstr(r.dir, "a b,c/debian-6.12/"));
 	hb_itest_run_free(&r);
+	hb_itest_rm_rf(base);
 }
 
 /* make variables with shell and make syntax in them: before, each of these
@@ -120,4 +121,5 @@ void test_make_injection(void **state)
 		if (stat(marker, &st) == 0)
 			fail_msg("make %s %s ran the injected command", goals[i], var);
 	}
+	unlink(marker);
 }

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -206,14 +207,27 @@ void hb_itest_run_suite(const char *target, const char *suite, const char *const
 void hb_itest_run_suite_text(const char *target, const char *name, const char *text,
 			     const char *const *extra, struct hb_itest_run *r)
 {
-	char dir[64], path[256];
+	/* mkdtemp, not /tmp/hb-itest-<pid>: a name another user cannot guess
+	 * and plant first (issue 23) */
+	char dir[] = "/tmp/hb-itest-XXXXXX", path[256];
 
-	snprintf(dir, sizeof(dir), "/tmp/hb-itest-%d", (int)getpid());
-	mkdir(dir, 0755);
+	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/%s.suite", dir, name);
 	hb_itest_write(path, text);
 	hb_itest_run_suite(target, path, extra, r);
-	unlink(path);
+	hb_itest_rm_rf(dir);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+void hb_itest_rm_rf(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void hb_itest_run_killed(const char *target, const char *const *extra, double after_boot_s,

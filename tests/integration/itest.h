@@ -76,6 +76,8 @@ void hb_itest_assert_stalled(const char *target, const char *const *extra,
 			     struct hb_itest_run *r);
 /* text into path (asserting it could be written). */
 void hb_itest_write(const char *path, const char *text);
+/* Removes a tree the test made (no links followed, no shell). */
+void hb_itest_rm_rf(const char *path);
 /* The rest of the line after the first marker in out into buf ("" when
  * absent): e.g. the folder after " -> " on hugebench's first line. */
 void hb_itest_line_after(const char *out, const char *marker, char *buf, size_t len);
