@@ -70,7 +70,10 @@ int hb_lvuri_check(const char *uri, char *err, size_t errlen)
 	query = strchr(path, '?');
 	if (!one_of(path, (size_t)((query ? query : path + strlen(path)) - path), paths))
 		return refuse(err, errlen, "the path must be /system or /session");
-	/* qemu://host/system is TLS to host; qemu+unix:// has no host */
+	/* qemu://host/system is TLS to host; qemu+unix:// has no host, and a
+	 * remote transport names one */
+	if (!is_local && path == auth)
+		return refuse(err, errlen, "a remote transport needs a host");
 	if (is_local && path != auth && plus)
 		return refuse(err, errlen, "a local transport has no host");
 	if (path != auth) {
@@ -125,6 +128,10 @@ int hb_lvuri_check(const char *uri, char *err, size_t errlen)
 					 "pkipath)", (int)(n < 32 ? n : 32), name);
 			return refuse(err, errlen, what);
 		}
+		/* a value is a path or a word: no second '?' or '=' to confuse parsers */
+		for (const char *v = eq ? eq + 1 : end; v < end; v++)
+			if (!isalnum((unsigned char)*v) && !strchr("/._-+:,~@", *v))
+				return refuse(err, errlen, "a parameter value must be a path or a word");
 		p = *end ? end : NULL;
 	}
 	return 0;

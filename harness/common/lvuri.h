@@ -9,7 +9,7 @@
 #define HB_LVURI_MAX 256
 
 /* 0 when uri is qemu[+unix|+ssh|+libssh|+libssh2|+tcp|+tls]://[user@]host[:port]/system
- * or /session (no host for local transports), with only the query
+ * or /session (no host for local transports, a host for remote ones), with only the query
  * parameters keyfile, known_hosts, sshauth, no_verify, no_tty, mode and
  * pkipath; else -1 with one line in err saying what is refused and what to
  * use. Refused: the ext transport and command= (they run a local program),

@@ -55,6 +55,8 @@ static void test_lvuri_refuses(void **state)
 		{ "qemu+ssh://h", "no /system" },
 		{ "qemu:///embed?root=/tmp", "/system or /session" },
 		{ "qemu+unix://h/system", "local transport has no host" },
+		{ "qemu+ssh:///system", "remote transport needs a host" },
+		{ "qemu+ssh://h/system?keyfile=a?b=c", "path or a word" },
 		{ "qemu+foo:///system", "unknown transport" },
 		{ "xen:///system", "only the qemu driver" },
 		{ "lxc+ssh://h/system", "only the qemu driver" },
