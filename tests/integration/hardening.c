@@ -20,11 +20,12 @@
 #include "hardening.h"
 #include "itest.h"
 
-static int g_qemu_uid = -2;
+static int g_qemu_uid = -2, g_qemu_seccomp = -2;
 
 static void note_qemu_uid(const char *dir)
 {
 	g_qemu_uid = hb_itest_qemu_uid(dir);
+	g_qemu_seccomp = hb_itest_qemu_seccomp(dir);
 	if (g_qemu_uid < 0)
 		print_message("no QEMU process refers to '%s'\n", dir);
 }
@@ -33,7 +34,8 @@ static void note_qemu_uid(const char *dir)
  * runs: before, QEMU kept running (its death signal is cleared when it
  * drops privileges, and the tmpfs stayed mounted). Now the guard ends QEMU
  * and the mount namespace takes the tmpfs with it; result.json still says
- * incomplete. Also: QEMU ran as a user other than root. */
+ * incomplete. Also: QEMU ran as a user other than root, with a seccomp
+ * filter. */
 void test_kill9_leaves_nothing(void **state)
 {
 	const char *extra[] = { "--timeout", "300", "--cmdline", "hb.hang=1", "--guest-ram",
@@ -46,8 +48,10 @@ void test_kill9_leaves_nothing(void **state)
 	hb_itest_run_killed("debian-6.12", extra, 3.0, SIGKILL, note_qemu_uid, &r);
 	assert_int_equal(r.exit_code, 128 + SIGKILL);
 	assert_true(r.dir[0] != 0);
-	/* QEMU was running, and not as root */
+	/* QEMU was running, and not as root, under its seccomp filter
+	 * (-sandbox on, issue 23) */
 	assert_true(g_qemu_uid > 0);
+	assert_int_equal(g_qemu_seccomp, 2);
 	for (int i = 0; i < 100 && !qemu_gone; i++) {
 		qemu_gone = !hb_itest_qemu_running(r.dir);
 		if (!qemu_gone)

@@ -347,6 +347,24 @@ int hb_itest_qemu_uid(const char *dir)
 	return uid;
 }
 
+int hb_itest_qemu_seccomp(const char *dir)
+{
+	char p[64], *st;
+	const char *m;
+	pid_t pid = qemu_pid(dir);
+	int mode = -1;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	st = hb_itest_slurp(p);
+	m = strstr(st, "\nSeccomp:");
+	if (m)
+		sscanf(m + 9, "%d", &mode);
+	free(st);
+	return mode;
+}
+
 void hb_itest_run_free(struct hb_itest_run *r)
 {
 	json_decref(r->result);

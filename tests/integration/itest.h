@@ -49,6 +49,8 @@ void hb_itest_run_killed(const char *target, const char *const *extra, double af
 void hb_itest_run_free(struct hb_itest_run *r);
 /* Effective uid of the QEMU process that refers to dir, -1 if none. */
 int hb_itest_qemu_uid(const char *dir);
+/* The seccomp mode of that QEMU (2: a filter, QEMU's -sandbox), or -1. */
+int hb_itest_qemu_seccomp(const char *dir);
 
 const char *hb_itest_results_dir(void);
 const char *hb_itest_str(json_t *obj, const char *key); /* "" when absent */
