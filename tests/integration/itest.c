@@ -329,40 +329,34 @@ static pid_t qemu_pid(const char *dir)
 	return q.found;
 }
 
-int hb_itest_qemu_uid(const char *dir)
-{
-	char p[64], *st;
-	const char *u;
-	pid_t pid = qemu_pid(dir);
-	int uid = -1;
-
-	if (pid <= 0)
-		return -1;
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-	st = hb_itest_slurp(p);
-	u = strstr(st, "\nUid:");
-	if (u)
-		sscanf(u + 5, "%*d %d", &uid); /* the effective uid */
-	free(st);
-	return uid;
-}
-
-int hb_itest_qemu_seccomp(const char *dir)
+/* A number from the QEMU's /proc/PID/status line "\nKEY:" read with fmt,
+ * or -1. */
+static int qemu_status(const char *dir, const char *key, const char *fmt)
 {
 	char p[64], *st;
 	const char *m;
 	pid_t pid = qemu_pid(dir);
-	int mode = -1;
+	int v = -1;
 
 	if (pid <= 0)
 		return -1;
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
 	st = hb_itest_slurp(p);
-	m = strstr(st, "\nSeccomp:");
+	m = strstr(st, key);
 	if (m)
-		sscanf(m + 9, "%d", &mode);
+		sscanf(m + strlen(key), fmt, &v);
 	free(st);
-	return mode;
+	return v;
+}
+
+int hb_itest_qemu_uid(const char *dir)
+{
+	return qemu_status(dir, "\nUid:", "%*d %d"); /* the effective uid */
+}
+
+int hb_itest_qemu_seccomp(const char *dir)
+{
+	return qemu_status(dir, "\nSeccomp:", "%d");
 }
 
 void hb_itest_run_free(struct hb_itest_run *r)
