@@ -13,6 +13,7 @@ TARGET ?= debian-6.12
 SUITE ?= quick
 ARGS ?=
 BOOTS ?= 1
+FUZZ_SECONDS ?= 60
 
 # User input never becomes recipe text: make passes each variable to the
 # recipe's shell through the environment, unexpanded ($(value ...)), and the
@@ -31,7 +32,18 @@ export HB_GROUP := $(value GROUP)
 export HB_RESULTS := $(value RESULTS)
 # make would export command-line variables itself, expanding them (and any
 # $(shell ...) inside) on the way: only the HB_* copies above are exported.
-unexport TARGET SUITE ARGS A B BASE NEW MATRIX BOOTS GROUP RESULTS
+HB_WORD_VARS := TARGET SUITE ARGS A B BASE NEW MATRIX BOOTS GROUP RESULTS PKGS FUZZ_SECONDS
+unexport $(HB_WORD_VARS)
+# Every other variable given on the command line (HUGEBENCH_CACHE in the
+# README's cron line, CC, CFLAGS...) is exported too, and make expands it on
+# the way, so HUGEBENCH_CACHE='$(shell id)' ran id. Each one becomes a simple
+# variable holding the text as typed (never expanded again) and is exported
+# as that text. Sub-makes get the same text through MAKEFLAGS and do the
+# same. (make expands a variable's *name* on its command line before it reads
+# this file: only values are protected; README, "Known limitations".)
+HB_CLI_VARS := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $v)),$v))
+$(foreach v,$(HB_CLI_VARS),$(eval override $v := $$(value $v)))
+$(foreach v,$(filter-out $(HB_WORD_VARS),$(HB_CLI_VARS)),$(eval export $v))
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
@@ -94,8 +106,13 @@ deps:
 test-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS) $(TEST_PKGS)"
 
+# PKGS reaches the shell through the environment, unexpanded, split with
+# globbing off; each word must be a Debian package name.
+install-pkgs: export HB_PKGS := $(value PKGS)
 install-pkgs:
-	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \
+	@set -f; for p in $$HB_PKGS; do case $$p in [!a-z0-9]*|*[!a-z0-9.+-]*) \
+		echo "hugebench: PKGS: '$$p' is not a package name" >&2; exit 2;; esac; done; \
+	missing=$$(for p in $$HB_PKGS; do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null \
 		| grep -q 'install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
@@ -167,7 +184,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(HARNESS_LIB) $(LIB_OBJ) $(WL_
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.
-CMP_SRC := lib/protocol.c harness/common/stats.c $(addprefix harness/compare/,cmp_rule.c cmp_thresholds.c cmp_util.c cmp_load.c cmp_findings.c \
+CMP_SRC := lib/protocol.c lib/userfile.c harness/common/stats.c $(addprefix harness/compare/,cmp_rule.c cmp_thresholds.c cmp_util.c cmp_load.c cmp_findings.c \
 	cmp_functional.c cmp_report.c cmp_group.c cmp_calib.c cmp_calib_file.c)
 
 # Benchmark of the compare-report rule (not a test): false alarms and power
@@ -254,8 +271,12 @@ bisect-perf: all
 	$(BUILD)/hugebench bisect minimal-6.1-delay-series --metric fragment.fragmented_fault_latency \
 		--min-effect 20 --boots 3 --vcpus 1
 
+# tests/make-vars.sh: no command-line variable runs as code; tests/tmp-names.sh:
+# no test uses a predictable /tmp name (issue 23)
 unit: all $(UNIT_BIN)
-	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; \
+	echo "== tests/make-vars.sh"; tests/make-vars.sh || fail=1; \
+	echo "== tests/tmp-names.sh"; tests/tmp-names.sh || fail=1; exit $$fail
 
 # ---- Sanitizers and fuzzing (issue 9) ------------------------------------
 # `make sanitize`: the host binary and every unit test built with
@@ -289,7 +310,14 @@ FUZZ_WARN := $(filter-out -Wno-format-truncation,$(WARN))
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/fuzz/obj/%,$(HARNESS_LIB) $(LIB_OBJ))
-FUZZ_SECONDS ?= 60
+# FUZZ_SECONDS (default 60, at the top): a number of seconds, or make stops here (it was pasted into the recipe)
+hb_nondigits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst \
+	6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
+HB_FUZZ_OK := $(and $(filter 1,$(words $(value FUZZ_SECONDS))),$(if $(call hb_nondigits,$(value FUZZ_SECONDS)),,y))
+ifneq ($(HB_FUZZ_OK),y)
+$(error FUZZ_SECONDS must be a whole number of seconds)
+endif
+export HB_FUZZ_SECONDS := $(value FUZZ_SECONDS)
 # keep the fuzz objects between builds (make deletes pattern-made intermediates)
 .SECONDARY: $(FUZZ_OBJ) $(UNIT_HELPERS)
 
@@ -312,8 +340,8 @@ fuzz-regress: test-deps $(FUZZ_BIN)
 # $(BUILD)/fuzz/new-<name>/ (copy a crash reproducer into the corpus with its fix).
 fuzz: test-deps $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); n=$${n#fuzz_}; \
-		mkdir -p $(BUILD)/fuzz/new-$$n; echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz/new-$$n \
+		mkdir -p $(BUILD)/fuzz/new-$$n; echo "== fuzzing $$n for $$HB_FUZZ_SECONDS s"; \
+		$$f -max_total_time="$$HB_FUZZ_SECONDS" -max_len=65536 $(BUILD)/fuzz/new-$$n \
 			tests/fuzz/corpus/$$n || exit 1; done
 
 ITEST_SRC := $(wildcard tests/integration/*.c)

@@ -5,12 +5,14 @@
  * Green: every boot's verdict is pass and the console had no kernel issue.
  * The copy keeps the baseline when old nightly folders are deleted. */
 #define _GNU_SOURCE
+#include "compare.h"
 #include "nightly.h"
 #include "sysinfo.h"
 #include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
@@ -47,73 +49,77 @@ int hb_baseline_current(const char *results, const char *target, char *out, size
 	return 0;
 }
 
-/* 0 when result.json says pass with no kernel issue, else -1 with why. */
-static int green_run(const char *dir, char *target, size_t tlen, char *why, size_t wlen)
-{
-	char p[PATH_MAX + 16];
-	json_t *r;
-	const char *v;
-	int rc = 0;
-
-	snprintf(p, sizeof(p), "%s/result.json", dir);
-	r = json_load_file(p, 0, NULL);
-	if (!r) {
-		snprintf(why, wlen, "%s cannot be read", p);
-		return -1;
-	}
-	v = json_string_value(json_object_get(r, "verdict"));
-	if (!v || strcmp(v, "pass")) {
-		snprintf(why, wlen, "%s: verdict %s, not pass", dir, v ? v : "missing");
-		rc = -1;
-	} else if (json_array_size(json_object_get(r, "kernel_issues"))) {
-		snprintf(why, wlen, "%s: the console has kernel issues", dir);
-		rc = -1;
-	}
-	if (target && !target[0]) {
-		v = json_string_value(json_object_get(json_object_get(r, "target"), "name"));
-		snprintf(target, tlen, "%s", v ? v : "");
-	}
-	json_decref(r);
-	return rc;
-}
-
-/* A run folder or a group folder: green, and whose target. */
+/* 0 when a run folder or a group folder is green, else -1 with why; the
+ * target of its first boot into target when that is "". Everything goes
+ * through compare-report's validating loader (cmp_load.c, cmp_group.c): a
+ * result.json that is only {"verdict":"pass"}, has a key twice, hides its
+ * kernel_issues in an object, or is of another schema is not a run. A
+ * group.json must say it exited 0 (no exit_code: not green). */
 static int green(const char *dir, char *target, size_t tlen, char *why, size_t wlen)
 {
-	char p[PATH_MAX + 16];
-	json_t *g, *run;
-	size_t i;
-	int rc = 0;
+	char p[PATH_MAX + 16], err[PATH_MAX + 512];
+	struct hb_cmp_group *g;
+	json_t *root, *ec;
 
 	snprintf(p, sizeof(p), "%s/group.json", dir);
-	if (!hb_is_file(p))
-		return green_run(dir, target, tlen, why, wlen);
-	g = json_load_file(p, 0, NULL);
-	if (!g || !json_array_size(json_object_get(g, "runs"))) {
-		snprintf(why, wlen, "%s cannot be read or lists no boots", p);
-		json_decref(g);
+	if (!access(p, F_OK)) {
+		if (!(root = hb_cmp_read_json(p, err, sizeof(err)))) {
+			snprintf(why, wlen, "%s", err);
+			return -1;
+		}
+		ec = json_object_get(root, "exit_code");
+		if (!json_is_integer(ec) || json_integer_value(ec) != 0) {
+			if (json_is_integer(ec))
+				snprintf(why, wlen, "%s: the group exited %lld, not 0", dir,
+					 (long long)json_integer_value(ec));
+			else
+				snprintf(why, wlen, "%s: exit_code: %s", p,
+					 ec ? "expected an integer" : "missing");
+			json_decref(root);
+			return -1;
+		}
+		json_decref(root);
+	} else {
+		snprintf(p, sizeof(p), "%s/result.json", dir);
+	}
+	if (!(g = hb_cmp_group_load(p, err, sizeof(err)))) {
+		snprintf(why, wlen, "%s", err);
 		return -1;
 	}
-	if (json_integer_value(json_object_get(g, "exit_code")) != 0) {
-		snprintf(why, wlen, "%s: the group exited %lld, not 0", dir,
-			 (long long)json_integer_value(json_object_get(g, "exit_code")));
-		rc = -1;
-	}
-	json_array_foreach(json_object_get(g, "runs"), i, run) {
-		const char *d = json_string_value(json_object_get(run, "dir"));
+	for (size_t i = 0; i < g->n; i++) {
+		const struct hb_cmp_run *r = g->boots[i];
 
-		if (rc)
-			break;
-		if (!d || strchr(d, '/') || !strcmp(d, "..")) {
-			snprintf(why, wlen, "%s: boot %zu has no folder", p, i + 1);
-			rc = -1;
+		if (strcmp(r->verdict, "pass")) {
+			snprintf(why, wlen, "%s: verdict %s, not pass", r->path, r->verdict);
 			break;
 		}
-		snprintf(p, sizeof(p), "%s/%s", dir, d);
-		rc = green_run(p, i == 0 ? target : NULL, tlen, why, wlen);
+		if (r->n_issues) {
+			snprintf(why, wlen, "%s: the console has kernel issues", r->path);
+			break;
+		}
+		if (i && strcmp(r->target, g->boots[0]->target)) {
+			snprintf(why, wlen, "%s: target %s, not the group's %s", r->path, r->target,
+				 g->boots[0]->target);
+			break;
+		}
+		if (i + 1 == g->n) {
+			if (target && !target[0])
+				snprintf(target, tlen, "%s", g->boots[0]->target);
+			hb_cmp_group_free(g);
+			return 0;
+		}
 	}
-	json_decref(g);
-	return rc;
+	hb_cmp_group_free(g);
+	return -1;
+}
+
+/* Removes a folder tree this command made (argv, no shell). */
+static void remove_tree(const char *path)
+{
+	char *rm[] = { "rm", "-rf", "--", (char *)path, NULL };
+	struct hb_spawn sp = { .argv = rm };
+
+	hb_run(&sp, NULL, NULL);
 }
 
 int hb_baseline_promote(const char *results, const char *src, const char *target,
@@ -122,7 +128,7 @@ int hb_baseline_promote(const char *results, const char *src, const char *target
 	char real[PATH_MAX], tgt[128] = "", tdir[PATH_MAX], dst[PATH_MAX + 300],
 		tmp[PATH_MAX + 310], link[PATH_MAX + 16], ltmp[PATH_MAX + 32], whynot[PATH_MAX + 64],
 		base[PATH_MAX], iso[32], hist[PATH_MAX + 32];
-	char *cp[] = { "cp", "-a", "--", real, tmp, NULL };
+	char *cp[] = { "cp", "-a", "-T", "--", real, tmp, NULL };
 	struct hb_spawn sp = { .argv = cp };
 	json_t *line;
 	char *text;
@@ -154,12 +160,35 @@ int hb_baseline_promote(const char *results, const char *src, const char *target
 	if (!hb_is_dir(dst)) {
 		int rc;
 
-		snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
-		rc = hb_run(&sp, NULL, NULL);
-		if (rc || rename(tmp, dst)) {
-			hb_err("cannot copy %s to %s (cp exited %d); check the free space", real, dst, rc);
+		/* a fresh folder of our own (never a leftover <stamp>.tmp, which
+		 * cp would copy into, nesting the run), filled with cp -T, checked
+		 * green again and renamed into place only if nothing is there */
+		snprintf(tmp, sizeof(tmp), "%s/.%s.tmp-XXXXXX", tdir, basename(base));
+		if (!mkdtemp(tmp)) {
+			hb_errno("cannot create a folder in %s", tdir);
 			return HB_EXIT_INFRA;
 		}
+		rc = hb_run(&sp, NULL, NULL);
+		if (rc) {
+			hb_err("cannot copy %s to %s (cp exited %d); check the free space", real, tmp, rc);
+			remove_tree(tmp);
+			return HB_EXIT_INFRA;
+		}
+		if (green(tmp, NULL, 0, whynot, sizeof(whynot))) {
+			hb_err("not promoted: the copy is not the run that was checked: %s", whynot);
+			remove_tree(tmp);
+			return HB_EXIT_INFRA;
+		}
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dst, RENAME_NOREPLACE)) {
+			hb_errno("cannot rename %s to %s", tmp, dst);
+			remove_tree(tmp);
+			return HB_EXIT_INFRA;
+		}
+	} else if (green(dst, NULL, 0, whynot, sizeof(whynot))) {
+		/* promoted before: the copy there must still be the green run */
+		hb_err("not promoted: %s is there and is not green: %s; remove it and promote again",
+		       dst, whynot);
+		return HB_EXIT_INFRA;
 	}
 	/* the switch of `current` is atomic: a nightly starting now sees the
 	 * old baseline or the new one */

@@ -13,6 +13,7 @@
 #include "kernel.h"
 #include "l1ram.h"
 #include "params.h"
+#include "userfile.h"
 #include "result.h"
 #include "suite.h"
 #include "target.h"
@@ -61,9 +62,9 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 		snprintf(path, plen, "%s/configs/%s.suite", hb_root(), suite);
 		snprintf(name, nlen, "%s", suite);
 	}
-	*text = hb_slurp(path, NULL);
+	*text = hb_userfile_read(path, HB_USERFILE_TEXT_MAX, NULL, err, sizeof(err));
 	if (!*text) {
-		hb_errno("cannot read suite %s (suites live in configs/NAME.suite)", path);
+		hb_err("cannot read suite %s (suites live in configs/NAME.suite)", err);
 		return HB_EXIT_USAGE;
 	}
 	n = hb_suite_parse(*text, e, 64, err, sizeof(err));

@@ -69,7 +69,7 @@ static int write_group(const struct run_ctx *c, const char *dir, const char *gro
 		if (!boots[i].dir[0] || !strrchr(boots[i].dir, '/'))
 			continue; /* never created (a boot folder before it failed) */
 		snprintf(rpath, sizeof(rpath), "%s/result.json", boots[i].dir);
-		res = json_load_file(rpath, 0, NULL);
+		res = json_load_file(rpath, JSON_REJECT_DUPLICATES, NULL);
 		json_array_append_new(arr, json_pack("{s:i, s:s, s:s}", "boot", i + 1, "dir",
 						     strrchr(boots[i].dir, '/') + 1, "verdict",
 						     res && json_string_value(json_object_get(res, "verdict")) ? json_string_value(json_object_get(res, "verdict")) : "error"));

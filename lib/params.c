@@ -342,7 +342,7 @@ int hb_describe_load(const char *text, struct hb_describe *d, char *err, size_t 
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
-	d->json = json_loads(text, 0, &je);
+	d->json = json_loads(text, JSON_REJECT_DUPLICATES, &je);
 	schema = json_string_value(json_object_get(d->json, "schema"));
 	if (!schema || strcmp(schema, HB_DESCRIBE_SCHEMA)) {
 		snprintf(err, len, "not %s JSON%s%s", HB_DESCRIBE_SCHEMA, d->json ? "" : ": ",

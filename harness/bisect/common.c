@@ -23,7 +23,7 @@ json_t *hb_bisect_steps_load(const struct hb_bisect_opts *o)
 	json_t *root, *steps;
 
 	snprintf(path, sizeof(path), "%s/steps.json", o->dir);
-	root = hb_is_file(path) ? json_load_file(path, 0, NULL) : NULL;
+	root = hb_is_file(path) ? json_load_file(path, JSON_REJECT_DUPLICATES, NULL) : NULL;
 	steps = json_object_get(root, "steps");
 	steps = json_is_array(steps) ? json_incref(steps) : json_array();
 	json_decref(root);

@@ -73,7 +73,9 @@ static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *pat
 {
 	struct hb_cmp_group *g = calloc(1, sizeof(*g));
 	json_t *runs = json_object_get(root, "runs"), *e, *id = json_object_get(root, "group_id");
-	size_t len = strlen(path), i;
+	size_t len = strlen(path), i, *slot;
+	struct hb_cmp_idx seen = { 0 };
+	bool added;
 	char *dir = NULL;
 
 	if (!g || !(g->path = strdup(path)))
@@ -99,29 +101,39 @@ static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *pat
 		free(dir);
 		return hb_cmp_group_fail(g, root, err, errlen, path, "runs", "out of memory");
 	}
+	/* every boot's folder first, before any file is read: a plain name,
+	 * and each once (a hash: comparing each boot with every earlier one
+	 * took 25 s for 20 000 boots) */
 	json_array_foreach(runs, i, e) {
 		json_t *d = json_is_object(e) ? json_object_get(e, "dir") : NULL;
-		char field[64], *rpath;
+		char field[64];
 
 		snprintf(field, sizeof(field), json_is_object(e) ? "runs[%zu].dir" : "runs[%zu]", i);
 		if (!json_is_string(d) || !hb_cmp_plain_name(json_string_value(d))) {
 			free(dir);
+			hb_cmp_idx_free(&seen);
 			return hb_cmp_group_fail(g, root, err, errlen, path, field,
 						 !json_is_object(e) ? "expected an object with dir" :
 						 !d ? "missing" :
 						 !json_is_string(d) ? "expected a string" :
 						 "not a plain folder name inside the group folder");
 		}
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(json_string_value(json_object_get(json_array_get(runs, k), "dir")),
-				    json_string_value(d))) {
-				free(dir);
-				return hb_cmp_group_fail(g, root, err, errlen, path, field,
-							 "the same boot folder twice");
-			}
-		if (asprintf(&rpath, "%s/%s/result.json", dir, json_string_value(d)) < 0) {
+		if (!(slot = hb_cmp_idx_put(&seen, NULL, json_string_value(d), NULL, NULL, i,
+					    &added)) || !added) {
 			free(dir);
-			return hb_cmp_group_fail(g, root, err, errlen, path, field, "out of memory");
+			hb_cmp_idx_free(&seen);
+			return hb_cmp_group_fail(g, root, err, errlen, path, field,
+						 slot ? "the same boot folder twice" : "out of memory");
+		}
+	}
+	hb_cmp_idx_free(&seen);
+	json_array_foreach(runs, i, e) {
+		char *rpath;
+
+		if (asprintf(&rpath, "%s/%s/result.json", dir,
+			     json_string_value(json_object_get(e, "dir"))) < 0) {
+			free(dir);
+			return hb_cmp_group_fail(g, root, err, errlen, path, "runs", "out of memory");
 		}
 		g->boots[g->n] = hb_cmp_load(rpath, err, errlen);
 		free(rpath);

@@ -15,6 +15,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
+#include "userfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -355,6 +356,10 @@ struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, s
 		goto bad;
 	}
 	r->schema = hb_cmp_ld_str(&ld, root, "", "schema", true);
+	/* another version's fields may mean other things: refused, not guessed */
+	if (r->schema && strcmp(r->schema, HB_CMP_RESULT_SCHEMA))
+		hb_cmp_ld_fail(&ld, "schema", "not %s (a result of another hugebench version)",
+			       HB_CMP_RESULT_SCHEMA);
 	r->run_id = hb_cmp_ld_str(&ld, root, "", "run_id", false);
 	r->created = hb_cmp_ld_str(&ld, root, "", "created", false);
 	r->suite = hb_cmp_ld_str(&ld, root, "", "suite", true);
@@ -468,30 +473,14 @@ struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name
 
 json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 {
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	const char *why = NULL;
-	struct stat st;
+	/* the one gate of user-named files: regular, no FIFO wait, bounded */
+	int fd = hb_userfile_open(path, HB_CMP_MAX_FILE, err, errlen);
 	json_error_t je;
 	json_t *root;
 	FILE *f;
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st))
-		why = strerror(errno);
-	else if (!S_ISREG(st.st_mode))
-		why = "not a regular file";
-	else if (st.st_size > HB_CMP_MAX_FILE)
-		why = "larger than 1 GiB";
-	if (why) {
-		snprintf(err, errlen, "%s: %s", path, why);
-		close(fd);
-		return NULL;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	/* through stdio: json_loadfd() reads one byte per read() */
 	if (!(f = fdopen(fd, "r"))) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));

@@ -11,6 +11,7 @@
  * undone on the virtual clock by a general line above it. */
 #define _DEFAULT_SOURCE
 #include "compare.h"
+#include "userfile.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -43,17 +44,22 @@ void hb_cmp_thresholds_free(struct hb_cmp_thresholds *t)
 int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *err,
 			   size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, lcap = 0;
+	/* a folder, a FIFO, /dev/zero or a huge file is an error, not "no thresholds" */
+	size_t len;
+	char *text = hb_userfile_read(path, HB_USERFILE_TEXT_MAX, &len, err, errlen);
+	char *next = text, *line;
+	size_t cap = 0;
 	int lineno = 0;
 
 	hb_cmp_thresholds_default(t);
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	if (!text)
+		return -1;
+	if (strlen(text) != len) {
+		snprintf(err, errlen, "%s: a NUL byte in the file; thresholds are text", path);
+		free(text);
 		return -1;
 	}
-	while (getline(&line, &lcap, f) >= 0) { /* a line of any length is one line */
+	while ((line = strsep(&next, "\n"))) { /* a line of any length is one line */
 		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN, NAN, NULL, NULL, false } };
 		char *s = line, *tok, *save = NULL;
 
@@ -101,14 +107,12 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			goto fail;
 		}
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	return 0;
 bad_pattern:
 	snprintf(err, errlen, "%s:%d: pattern too long", path, lineno);
 fail:
-	free(line);
-	fclose(f);
+	free(text);
 	hb_cmp_thresholds_free(t);
 	return -1;
 }

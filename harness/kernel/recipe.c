@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "recipe.h"
 #include "util.h"
+#include "userfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +23,30 @@
 #define RECIPE_LINE_MAX 1024
 #define KEY_FORMAT "hugebench-kernel-key/1"
 
+
+/* A recipe file is named by whoever sent the recipe: a regular file of
+ * bounded size (userfile.h), never a FIFO that blocks; "cannot open PATH:
+ * why" in err. */
+static FILE *user_fopen(const char *path, char *err, size_t errlen)
+{
+	char why[HB_RECIPE_PATH_MAX + 160];
+	int fd = hb_userfile_open(path, HB_USERFILE_TEXT_MAX, why, sizeof(why)), e;
+	FILE *f;
+
+	if (fd < 0) {
+		e = errno;
+		hb_set_err(err, errlen, "cannot open %s", why);
+		errno = e;
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "r"))) {
+		e = errno;
+		hb_set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
 
 static bool word_ok(const char *s, const char *extra)
 {
@@ -150,12 +175,10 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 	bool seen[sizeof(keys) / sizeof(keys[0])] = { false };
 	char line[RECIPE_LINE_MAX + 2];
 	int lineno = 0, rc = -1;
-	FILE *f = fopen(path, "r");
+	FILE *f = user_fopen(path, err, errlen);
 
-	if (!f) {
-		hb_set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *eq, *key, *val;
 		size_t i, len;
@@ -246,11 +269,10 @@ static int load_series(const char *dir, struct hb_recipe *r, char *err, size_t e
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/patches/series", dir);
-	f = fopen(path, "r");
+	f = user_fopen(path, err, errlen);
 	if (!f) {
 		if (errno == ENOENT)
 			return 0; /* no series: no patches */
-		hb_set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {

@@ -1,13 +1,16 @@
 /* target.c - parses and validates TARGET words (see target.h). */
 #define _GNU_SOURCE
 #include "target.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -47,11 +50,18 @@ void hb_target_known(const char *kernels_dir, char *buf, size_t len)
 int hb_bzimage_probe(const char *path, char *version, size_t vlen, char *err, size_t errlen)
 {
 	unsigned char hdr[1024];
-	FILE *f = fopen(path, "rb");
+	/* regular files only: a FIFO named as the image must not block */
+	char why[PATH_MAX + 128];
+	int fd = hb_userfile_open(path, 1L << 30, why, sizeof(why));
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
 	size_t n;
 
 	if (!f) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+			close(fd);
+		}
+		snprintf(err, errlen, "cannot open %s", why);
 		return -1;
 	}
 	n = fread(hdr, 1, sizeof(hdr), f);

@@ -4,6 +4,7 @@
  * metric (judged by compare-report when there was a comparison; a plain
  * measurement otherwise), plus the comparison's own regressions. */
 #define _GNU_SOURCE
+#include "compare.h"
 #include "nightly.h"
 #include "util.h"
 
@@ -13,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *hb_nstatus_name(enum hb_nstatus s)
 {
@@ -265,31 +267,27 @@ static void collect_compare(struct hb_ntarget *t, json_t *rep)
 
 void hb_night_collect(struct hb_ntarget *t, const char *group_dir, const char *compare_json)
 {
-	char path[PATH_MAX + 32];
-	json_t *g, *rep = NULL, *r;
-	size_t i;
+	char path[PATH_MAX + 32], err[PATH_MAX + 512];
+	struct hb_cmp_group *g;
+	json_t *rep = NULL;
 
+	/* compare-report's JSON and every boot's result.json through the
+	 * validating readers (cmp_load.c): bounded, no key twice, every field
+	 * checked; a boot that does not load is one error case saying why */
 	if (compare_json && hb_is_file(compare_json))
-		rep = json_load_file(compare_json, 0, NULL);
+		rep = hb_cmp_read_json(compare_json, err, sizeof(err));
 	snprintf(path, sizeof(path), "%s/group.json", group_dir);
-	g = json_load_file(path, 0, NULL);
-	if (g) {
-		json_array_foreach(json_object_get(g, "runs"), i, r) {
-			json_t *res;
-
-			snprintf(path, sizeof(path), "%s/%s/result.json", group_dir, jstr(r, "dir"));
-			if (!(res = json_load_file(path, 0, NULL)))
-				res = json_object();
-			collect_boot(t, res, (int)i + 1, !rep);
-			json_decref(res);
-		}
-		json_decref(g);
-	} else {
-		json_t *res;
-
+	if (access(path, F_OK))
 		snprintf(path, sizeof(path), "%s/result.json", group_dir);
-		if (!(res = json_load_file(path, 0, NULL)))
-			res = json_object();
+	g = hb_cmp_group_load(path, err, sizeof(err));
+	if (g) {
+		for (size_t i = 0; i < g->n; i++)
+			collect_boot(t, g->boots[i]->root, (int)i + 1, !rep);
+		hb_cmp_group_free(g);
+	} else {
+		json_t *res = json_pack("{s:s, s:o}", "verdict", "error", "verdict_reason",
+					hb_json_text(err));
+
 		collect_boot(t, res, 1, !rep);
 		json_decref(res);
 	}

@@ -16,8 +16,11 @@
 #include "nightly.h"
 #include "sysinfo.h"
 #include "util.h"
+#include "lvuri.h"
+#include "userfile.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -53,21 +56,6 @@ static bool word_ok(const char *w)
 	return true;
 }
 
-static bool uri_ok(const char *u)
-{
-	const char *s = strstr(u, "://");
-
-	if (!s || s == u)
-		return false;
-	for (const char *p = u; p < s; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("+-.", *p))
-			return false;
-	for (const char *p = u; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '\'' || *p == '"' || *p == '\\')
-			return false;
-	return true;
-}
-
 static int set_key(struct hb_mrow *r, const char *key, const char *val, char *err, size_t errlen,
 		   const char *name, int line)
 {
@@ -85,11 +73,13 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 		return 0;
 	}
 	if (!strcmp(key, "connect")) {
-		if (!uri_ok(val) || strlen(val) >= sizeof(r->connect))
-			return fail(err, errlen, name, line,
-				    "connect=%s: not a libvirt URI; use e.g. qemu:///system or "
-				    "qemu+ssh://host/system",
-				    val);
+		char why[512];
+
+		/* the check --connect gets (lvuri.c): no ext, command=, socket=... */
+		if (hb_lvuri_check(val, why, sizeof(why)))
+			return fail(err, errlen, name, line, "connect=: %s", why);
+		if (strlen(val) >= sizeof(r->connect))
+			return fail(err, errlen, name, line, "connect=: the URI is too long");
 		snprintf(r->connect, sizeof(r->connect), "%s", val);
 		return 0;
 	}
@@ -225,13 +215,13 @@ next:
 int hb_matrix_load(const char *path, struct hb_matrix *m, char *err, size_t errlen)
 {
 	size_t len;
-	char *text = hb_slurp(path, &len);
+	char why[PATH_MAX + 128];
+	char *text = hb_userfile_read(path, HB_USERFILE_TEXT_MAX, &len, why, sizeof(why));
 	int rc;
 
 	memset(m, 0, sizeof(*m));
 	if (!text) {
-		snprintf(err, errlen, "cannot read matrix %s: %s; see configs/nightly.matrix", path,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot read matrix %s; see configs/nightly.matrix", why);
 		return -1;
 	}
 	if (strlen(text) != len) {

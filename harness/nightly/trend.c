@@ -3,6 +3,7 @@
  * metric with its first, last and median values, so a slow drift that no
  * single night calls a regression is visible. Rewritten after each night. */
 #define _GNU_SOURCE
+#include "compare.h"
 #include "nightly.h"
 #include "util.h"
 
@@ -74,7 +75,9 @@ static struct series *find(struct series **s, size_t *n, const char *key)
 /* One night's metrics into column col. */
 static void load_night(const char *path, int col, struct series **s, size_t *n)
 {
-	json_t *doc = json_load_file(path, 0, NULL), *t;
+	/* bounded, no key twice (cmp_load.c); an unreadable night is skipped */
+	char err[PATH_MAX + 256];
+	json_t *doc = hb_cmp_read_json(path, err, sizeof(err)), *t;
 	size_t i;
 
 	json_array_foreach(json_object_get(doc, "tests"), i, t) {

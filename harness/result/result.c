@@ -529,6 +529,33 @@ static void finish_summaries(json_t *wls)
 	}
 }
 
+/* The host decides a workload's status from its checks, not from what the
+ * guest's workload_end says: a failed check makes a pass or a skip a fail
+ * (an error stays an error, it is worse). A check with a "basis" (its
+ * expectation only extrapolated to this kernel, hb_check_basis) fails
+ * nothing: it is counted as an unverified expectation instead. */
+static void checks_decide(json_t *w)
+{
+	const char *st = json_string_value(json_object_get(w, "status"));
+	json_t *c;
+	size_t i;
+
+	if (strcmp(st, "pass") && strcmp(st, "skip"))
+		return;
+	json_array_foreach(json_object_get(w, "checks"), i, c) {
+		char why[256];
+
+		if (json_is_true(json_object_get(c, "pass")) || json_object_get(c, "basis"))
+			continue;
+		snprintf(why, sizeof(why), "check %s failed (rep %lld); the guest's workload_end "
+			 "said %s", json_string_value(json_object_get(c, "name")),
+			 (long long)json_integer_value(json_object_get(c, "rep")), st);
+		json_object_set_new(w, "status", json_string("fail"));
+		json_object_set_new(w, "reason", json_string(why));
+		return;
+	}
+}
+
 json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules,
 				struct hb_stream_info *info)
 {
@@ -558,6 +585,7 @@ json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules
 		}
 		json_object_del(w, "_open");
 		json_object_del(w, "_metric");
+		checks_decide(w);
 		st = json_string_value(json_object_get(w, "status"));
 		if (strcmp(st, "pass") == 0)
 			info->n_pass++;

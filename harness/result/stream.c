@@ -1,6 +1,7 @@
 /* stream.c - the line reader every reader of stream.jsonl goes through
- * (result.h): lines found by length, a NUL byte or a line that is not a JSON
- * object with a string "ev" is a bad line, never a crash. */
+ * (result.h): lines found by length, a NUL byte, a key twice in one object or
+ * a line that is not a JSON object with a string "ev" is a bad line, never a
+ * crash. */
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "result.h"
@@ -42,7 +43,8 @@ int hb_stream_next(struct hb_stream_reader *r, json_t **ev)
 		/* jansson would stop at a NUL; such a line is garbage anyway */
 		if (memchr(p, 0, len))
 			return 0;
-		j = json_loadb(p, len, 0, NULL);
+		/* "pass":false,"pass":true is not a pass: a key twice is a bad line */
+		j = json_loadb(p, len, JSON_REJECT_DUPLICATES, NULL);
 		if (!json_is_string(json_object_get(j, HB_EV_KEY))) {
 			json_decref(j);
 			return 0;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "backend.h"
 #include "libvirt.h"
+#include "lvuri.h"
 #include "qemu.h"
 #include "util.h"
 
@@ -23,9 +24,14 @@ int hb_backend_check(const char *backend, const char *connect, const char *guest
 		hb_err("--connect is a libvirt URI: add --backend libvirt");
 		return -1;
 	}
-	if (connect && !connect[0]) {
-		hb_err("--connect: empty URI; use e.g. qemu:///system or qemu+ssh://host/system");
-		return -1;
+	if (connect) {
+		char err[512];
+
+		/* before anything, --dry-run too: ext, command= and the like run programs */
+		if (hb_lvuri_check(connect, err, sizeof(err))) {
+			hb_err("--connect: %s", err);
+			return -1;
+		}
 	}
 	if (is_libvirt(backend) && guest_ram && strcmp(guest_ram, "huge-tmpfs") == 0) {
 		hb_err("--guest-ram huge-tmpfs backs guest RAM with a file on this host and reads "

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static void follow_line(struct hb_follower *f, const char *line)
+/* A line by its length: the stream is binary data from a dying guest, and a
+ * NUL byte in it must not hide the lines after it (issue 23). */
+static void follow_line(struct hb_follower *f, const char *line, size_t len)
 {
-	json_t *ev = json_loads(line, 0, NULL);
+	json_t *ev = memchr(line, 0, len) ? NULL : json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
 	const char *type = json_string_value(json_object_get(ev, HB_EV_KEY));
 	double t = hb_mono_s() - f->t0;
 
@@ -60,20 +62,20 @@ void hb_follow(struct hb_follower *f)
 	for (;;) {
 		ssize_t n;
 		char *nl;
+		size_t off = 0;
 
-		if (f->used == sizeof(f->buf) - 1)
+		if (f->used == sizeof(f->buf))
 			f->used = 0; /* a line longer than the buffer: progress only, drop it */
-		n = read(f->fd, f->buf + f->used, sizeof(f->buf) - 1 - f->used);
+		n = read(f->fd, f->buf + f->used, sizeof(f->buf) - f->used);
 		if (n <= 0)
 			return;
 		f->used += (size_t)n;
-		f->buf[f->used] = 0;
-		while ((nl = strchr(f->buf, '\n'))) {
-			*nl = 0;
-			follow_line(f, f->buf);
-			memmove(f->buf, nl + 1, f->used - (size_t)(nl + 1 - f->buf) + 1);
-			f->used -= (size_t)(nl + 1 - f->buf);
+		while ((nl = memchr(f->buf + off, '\n', f->used - off))) {
+			follow_line(f, f->buf + off, (size_t)(nl - (f->buf + off)));
+			off = (size_t)(nl + 1 - f->buf);
 		}
+		memmove(f->buf, f->buf + off, f->used - off);
+		f->used -= off;
 	}
 }
 

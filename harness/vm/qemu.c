@@ -197,6 +197,11 @@ int hb_vm_run(const struct hb_vm_spec *vm, struct hb_vm_outcome *out)
 	argv[a++] = ser1;
 	argv[a++] = "-monitor";
 	argv[a++] = "none";
+	/* seccomp (issue 23): no obsolete syscalls, no fork/exec, no
+	 * scheduler or resource changes. set*id stays allowed: -runas drops to
+	 * its user after the filter is in place. */
+	argv[a++] = "-sandbox";
+	argv[a++] = "on,obsolete=deny,spawn=deny,resourcecontrol=deny";
 	if (vm->runas && vm->runas[0]) {
 		/* QEMU opens every file and device first, then drops to this
 		 * user: the emulator of the kernel under test is not root. */

@@ -78,7 +78,7 @@ json_t *hb_qmp_execute(int fd, const char *cmd, json_t *args, char *err, size_t 
 			snprintf(err, errlen, "QMP: no reply to %s within %d ms", cmd, QMP_TIMEOUT_MS);
 			return NULL;
 		}
-		rep = json_loads(line, 0, NULL);
+		rep = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
 		if (json_object_get(rep, "event")) {
 			json_decref(rep);
 			continue;
@@ -108,7 +108,7 @@ int hb_qmp_event_seen(int fd, const char *name)
 
 		if (poll(&p, 1, 0) <= 0 || read_line(fd, line, sizeof(line)))
 			return seen;
-		ev = json_loads(line, 0, NULL);
+		ev = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
 		if (strcmp(json_string_value(json_object_get(ev, "event")) ?: "", name) == 0)
 			seen = 1;
 		json_decref(ev);

@@ -6,6 +6,7 @@
  * base.config, a source recipe b (for base=b) and c (base=r: a cycle
  * through the fuzzed recipe r), and r/patches/0001.patch. */
 #define _GNU_SOURCE
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +34,29 @@ static void put(const char *rel, const char *text, size_t len)
 	fclose(f);
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void cleanup(void)
+{
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void setup(void)
 {
 	static const char *const dirs[] = { "", "/b", "/c", "/r", "/r/patches" };
 	char path[256];
 
-	snprintf(root, sizeof(root), "/tmp/hb-fuzz-recipe-%d", (int)getpid());
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	/* mkdtemp, not /tmp/hb-fuzz-recipe-<pid>: unguessable, and removed at exit */
+	snprintf(root, sizeof(root), "/tmp/hb-fuzz-recipe-XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+	atexit(cleanup);
+	for (size_t i = 1; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
 		mkdir(path, 0755);
 	}

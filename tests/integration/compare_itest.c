@@ -170,6 +170,7 @@ void test_compare_injected(void **state)
 	assert_int_equal(check_regressions, 1);
 	assert_int_equal(other, 0);
 	json_decref(rep);
+	hb_itest_rm_rf(dir);
 }
 
 /* 6.1 vs 6.12 in every format; the HTML page is opened in headless

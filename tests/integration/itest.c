@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -206,14 +207,27 @@ void hb_itest_run_suite(const char *target, const char *suite, const char *const
 void hb_itest_run_suite_text(const char *target, const char *name, const char *text,
 			     const char *const *extra, struct hb_itest_run *r)
 {
-	char dir[64], path[256];
+	/* mkdtemp, not /tmp/hb-itest-<pid>: a name another user cannot guess
+	 * and plant first (issue 23) */
+	char dir[] = "/tmp/hb-itest-XXXXXX", path[256];
 
-	snprintf(dir, sizeof(dir), "/tmp/hb-itest-%d", (int)getpid());
-	mkdir(dir, 0755);
+	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/%s.suite", dir, name);
 	hb_itest_write(path, text);
 	hb_itest_run_suite(target, path, extra, r);
-	unlink(path);
+	hb_itest_rm_rf(dir);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+void hb_itest_rm_rf(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void hb_itest_run_killed(const char *target, const char *const *extra, double after_boot_s,
@@ -315,22 +329,34 @@ static pid_t qemu_pid(const char *dir)
 	return q.found;
 }
 
-int hb_itest_qemu_uid(const char *dir)
+/* A number from the QEMU's /proc/PID/status line "\nKEY:" read with fmt,
+ * or -1. */
+static int qemu_status(const char *dir, const char *key, const char *fmt)
 {
 	char p[64], *st;
-	const char *u;
+	const char *m;
 	pid_t pid = qemu_pid(dir);
-	int uid = -1;
+	int v = -1;
 
 	if (pid <= 0)
 		return -1;
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
 	st = hb_itest_slurp(p);
-	u = strstr(st, "\nUid:");
-	if (u)
-		sscanf(u + 5, "%*d %d", &uid); /* the effective uid */
+	m = strstr(st, key);
+	if (m)
+		sscanf(m + strlen(key), fmt, &v);
 	free(st);
-	return uid;
+	return v;
+}
+
+int hb_itest_qemu_uid(const char *dir)
+{
+	return qemu_status(dir, "\nUid:", "%*d %d"); /* the effective uid */
+}
+
+int hb_itest_qemu_seccomp(const char *dir)
+{
+	return qemu_status(dir, "\nSeccomp:", "%d");
 }
 
 void hb_itest_run_free(struct hb_itest_run *r)

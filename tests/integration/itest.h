@@ -49,6 +49,8 @@ void hb_itest_run_killed(const char *target, const char *const *extra, double af
 void hb_itest_run_free(struct hb_itest_run *r);
 /* Effective uid of the QEMU process that refers to dir, -1 if none. */
 int hb_itest_qemu_uid(const char *dir);
+/* The seccomp mode of that QEMU (2: a filter, QEMU's -sandbox), or -1. */
+int hb_itest_qemu_seccomp(const char *dir);
 
 const char *hb_itest_results_dir(void);
 const char *hb_itest_str(json_t *obj, const char *key); /* "" when absent */
@@ -76,6 +78,8 @@ void hb_itest_assert_stalled(const char *target, const char *const *extra,
 			     struct hb_itest_run *r);
 /* text into path (asserting it could be written). */
 void hb_itest_write(const char *path, const char *text);
+/* Removes a tree the test made (no links followed, no shell). */
+void hb_itest_rm_rf(const char *path);
 /* The rest of the line after the first marker in out into buf ("" when
  * absent): e.g. the folder after " -> " on hugebench's first line. */
 void hb_itest_line_after(const char *out, const char *marker, char *buf, size_t len);

@@ -205,6 +205,11 @@ static void test_load_no_echo(void **state)
 			  " \"workloads\": []}",
 			  "verdict", "tok-123");
 	expect_load_error("{\"a\": \"tok-456\"", "line 1", "tok-456");
+	/* issue 23: another schema version is refused, not read as ours */
+	expect_load_error("{\"schema\": \"hugebench-result/2\", \"suite\": \"q\", \"verdict\": \"pass\","
+			  " \"target\": {\"name\": \"t\"}, \"environment\": {\"accelerator\": \"tcg\"},"
+			  " \"workloads\": []}",
+			  "schema: not hugebench-result/1", NULL);
 	unlink(link);
 }
 

@@ -82,7 +82,12 @@ static void test_matrix_bad(void **state)
 		{ "debian-6.12\ndebian-6.12 boots=2\n", "m:2: target debian-6.12 is already on line 1" },
 		{ "suite=quick\n", "m:1: the line starts with 'suite=quick'" },
 		{ "debian-6.12 quick\n", "m:1: 'quick' is not key=value" },
-		{ "debian-6.12 connect=ssh-host\n", "m:1: connect=ssh-host: not a libvirt URI" },
+		{ "debian-6.12 connect=ssh-host\n", "m:1: connect=: not a URI (no ://)" },
+		/* issue 23: the same check as --connect */
+		{ "debian-6.12 connect=qemu+ext:///system?command=/bin/sh\n",
+		  "m:1: connect=: the ext transport runs a local program" },
+		{ "debian-6.12 connect=qemu+ssh://h/system?command=x\n",
+		  "m:1: connect=: command= runs a local program" },
 		{ "debian-6.12 suite=\n", "m:1: suite= has no value" },
 		{ "debian-6.12 suite=$(reboot)\n", "m:1: suite=$(reboot): use a name" },
 		{ "`x`\n", "m:1: target '`x`'" },
@@ -419,16 +424,20 @@ static void make_group(const char *dir, const char *verdict2)
 		assert_int_equal(hb_mkdir_p(p), 0);
 		snprintf(p, sizeof(p), "%s/boot-%d/result.json", dir, b);
 		snprintf(res, sizeof(res),
-			 "{\"verdict\":\"%s\",\"verdict_reason\":\"r%d\",\"target\":{\"name\":\"minimal-6.1\","
+			 "{\"schema\":\"hugebench-result/1\",\"suite\":\"quick\","
+			 "\"environment\":{\"accelerator\":\"tcg\"},"
+			 "\"verdict\":\"%s\",\"verdict_reason\":\"r%d\",\"target\":{\"name\":\"minimal-6.1\","
 			 "\"kernel_release\":\"6.1.0-hb\"},\"timing\":{\"total_s\":10},"
 			 "\"kernel_issues\":%s,"
-			 "\"workloads\":[{\"name\":\"fault\",\"checks\":[{\"name\":\"pmd\",\"expected\":\"== 1\","
+			 "\"workloads\":[{\"name\":\"fault\",\"status\":\"%s\",\"checks\":[{\"name\":\"pmd\",\"expected\":\"== 1\","
 			 "\"observed\":\"%d\",\"pass\":%s,\"rep\":0}],\"metrics\":[{\"name\":\"t\",\"unit\":\"ns\","
-			 "\"summary\":{\"mean\":%d}}%s]}]}",
+			 "\"better\":\"lower\",\"samples\":[%d],\"summary\":{\"mean\":%d}}%s]}]}",
 			 v, b, strcmp(v, "kernel-warning") ? "[]" : "[{\"kind\":\"WARNING\",\"line\":7,\"excerpt\":\"WARNING: at mm/shmem.c\"}]",
-			 strcmp(v, "fail") ? 1 : 0, strcmp(v, "fail") ? "true" : "false", b * 10,
+			 strcmp(v, "fail") ? "pass" : "fail",
+			 strcmp(v, "fail") ? 1 : 0, strcmp(v, "fail") ? "true" : "false", b * 10, b * 10,
 			 /* a metric only the second boot has */
-			 b == 2 ? ",{\"name\":\"late\",\"unit\":\"ns\",\"summary\":{\"mean\":7}}" : "");
+			 b == 2 ? ",{\"name\":\"late\",\"unit\":\"ns\",\"better\":\"lower\","
+				  "\"samples\":[7],\"summary\":{\"mean\":7}}" : "");
 		hbt_write(p, res);
 	}
 }
@@ -523,6 +532,78 @@ static void test_baseline_promote(void **state)
 	assert_int_equal(hb_baseline_promote(res, g, "../evil", NULL), HB_EXIT_USAGE);
 }
 
+/* Issue 23: promote goes through the validating loader, and is atomic. */
+static void test_baseline_garbage(void **state)
+{
+	static const char *const junk[] = {
+		"{\"verdict\":\"pass\"}",			/* nothing else */
+		NULL,						/* a duplicate verdict key: below */
+		NULL,						/* kernel_issues as an object: below */
+	};
+	char g[PATH_MAX + 16], res[PATH_MAX + 16], p[PATH_MAX + 64], cur[PATH_MAX], *good;
+	size_t len;
+
+	(void)state;
+	snprintf(res, sizeof(res), "%s/gres", g_tmp);
+	snprintf(g, sizeof(g), "%s/20261204T000000Z-quick", g_tmp);
+	make_group(g, "pass");
+	snprintf(p, sizeof(p), "%s/boot-2/result.json", g);
+	good = hb_slurp(p, &len);
+	assert_non_null(good);
+	for (size_t i = 0; i < HBT_N_OF(junk); i++) {
+		char *bad = NULL;
+
+		if (junk[i])
+			bad = strdup(junk[i]);
+		else if (i == 1)
+			assert_true(asprintf(&bad, "%.*s,\"verdict\":\"pass\"}", (int)len - 1, good) > 0);
+		else {
+			/* the panic hidden in an object, where an array was expected */
+			char *k = strstr(good, "\"kernel_issues\":[]");
+
+			assert_non_null(k);
+			assert_true(asprintf(&bad, "%.*s\"kernel_issues\":{\"x\":{\"kind\":\"panic\"}}%s",
+					     (int)(k - good), good, k + strlen("\"kernel_issues\":[]")) > 0);
+		}
+		hbt_write(p, bad);
+		free(bad);
+		assert_int_equal(hb_baseline_promote(res, g, NULL, NULL), HB_EXIT_FAIL);
+		assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), -1);
+	}
+	hbt_write(p, good);
+	/* a group.json without exit_code */
+	snprintf(p, sizeof(p), "%s/group.json", g);
+	hbt_write(p, "{\"schema\":\"hugebench-group/1\",\"target\":\"minimal-6.1\","
+		     "\"runs\":[{\"boot\":1,\"dir\":\"boot-1\"},{\"boot\":2,\"dir\":\"boot-2\"}]}");
+	assert_int_equal(hb_baseline_promote(res, g, NULL, NULL), HB_EXIT_FAIL);
+	make_group(g, "pass");
+	/* a leftover <stamp>.tmp (a promote killed mid-copy) is not copied into */
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/20261204T000000Z-quick.tmp/x", res);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	assert_int_equal(hb_baseline_promote(res, g, NULL, NULL), 0);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), 0);
+	snprintf(p, sizeof(p), "%s/boot-2/result.json", cur);
+	assert_true(hb_is_file(p));
+	snprintf(p, sizeof(p), "%s/20261204T000000Z-quick", cur);
+	assert_false(hb_is_dir(p)); /* not nested */
+	/* the collector reads through the same loader: a broken boot is one
+	 * error case naming the file, not a pass */
+	snprintf(p, sizeof(p), "%s/boot-1/result.json", g);
+	hbt_write(p, "{\"verdict\":\"pass\"}");
+	{
+		struct hb_ntarget nt = { 0 };
+
+		hb_night_collect(&nt, g, NULL);
+		assert_int_equal(nt.state, HB_TS_INFRA);
+		assert_int_equal(nt.n, 1);
+		assert_int_equal(nt.cases[0].status, HB_NS_ERROR);
+		assert_non_null(strstr(nt.cases[0].message, "boot-1/result.json"));
+		free(nt.cases[0].output);
+		free(nt.cases);
+	}
+	free(good);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -553,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_baseline_promote),
+		cmocka_unit_test(test_baseline_garbage),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

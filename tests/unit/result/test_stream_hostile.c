@@ -340,9 +340,79 @@ static void test_stream_many_workloads(void **state)
 	free(s);
 }
 
+/* Issue 23: the guest's workload_end does not decide. A failed check with
+ * workload_end "pass" is a fail (verdict fail, exit 1), and a line with a
+ * key twice ("pass":false,"pass":true) is a bad line, not a pass. */
+static void test_stream_checks_decide(void **state)
+{
+	static const char text[] =
+		"{\"ev\":\"suite_start\",\"suite\":\"t\",\"runs\":2}\n"
+		"{\"ev\":\"workload_start\",\"workload\":\"a\",\"rep\":0}\n"
+		"{\"ev\":\"check\",\"workload\":\"a\",\"rep\":0,\"name\":\"c\",\"pass\":false}\n"
+		"{\"ev\":\"workload_end\",\"workload\":\"a\",\"rep\":0,\"status\":\"pass\"}\n"
+		"{\"ev\":\"workload_start\",\"workload\":\"b\",\"rep\":0}\n"
+		"{\"ev\":\"check\",\"workload\":\"b\",\"rep\":0,\"name\":\"c\",\"pass\":false,"
+		"\"pass\":true}\n"
+		"{\"ev\":\"workload_end\",\"workload\":\"b\",\"rep\":0,\"status\":\"pass\","
+		"\"status\":\"pass\"}\n"
+		"{\"ev\":\"suite_end\"}\n";
+	struct hb_stream_info info;
+	json_t *mods, *wls = hb_result_from_stream(text, &mods, &info);
+	json_t *a = json_array_get(wls, 0), *b = json_array_get(wls, 1);
+	char reason[256];
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(a, "status")), "fail");
+	assert_non_null(strstr(json_string_value(json_object_get(a, "reason")), "check c failed"));
+	/* both lines of b are bad: no check, and no workload_end (error) */
+	assert_int_equal(info.bad_lines, 2);
+	assert_int_equal(json_array_size(json_object_get(b, "checks")), 0);
+	assert_string_equal(json_string_value(json_object_get(b, "status")), "error");
+	assert_int_equal(info.n_fail, 1);
+	assert_int_equal(info.n_pass, 0);
+	assert_string_equal(hb_result_verdict(HB_END_NORMAL, &info, NULL, 0, reason,
+					      sizeof(reason)), "error");
+	json_decref(wls);
+	json_decref(mods);
+}
+
+/* A check with a "basis" (an expectation extrapolated to this kernel) that
+ * fails is counted as an unverified expectation and fails no workload; a
+ * plain failed check next to it still does. */
+static void test_stream_unverified(void **state)
+{
+	static const char text[] =
+		"{\"ev\":\"suite_start\",\"suite\":\"t\",\"runs\":2}\n"
+		"{\"ev\":\"workload_start\",\"workload\":\"a\",\"rep\":0}\n"
+		"{\"ev\":\"check\",\"workload\":\"a\",\"rep\":0,\"name\":\"x\",\"pass\":false,"
+		"\"basis\":\"extrapolated: the 7.2 table on Linux 7.3\"}\n"
+		"{\"ev\":\"check\",\"workload\":\"a\",\"rep\":0,\"name\":\"y\",\"pass\":true,"
+		"\"basis\":\"extrapolated\"}\n"
+		"{\"ev\":\"workload_end\",\"workload\":\"a\",\"rep\":0,\"status\":\"pass\"}\n"
+		"{\"ev\":\"workload_start\",\"workload\":\"b\",\"rep\":0}\n"
+		"{\"ev\":\"check\",\"workload\":\"b\",\"rep\":0,\"name\":\"z\",\"pass\":false}\n"
+		"{\"ev\":\"workload_end\",\"workload\":\"b\",\"rep\":0,\"status\":\"pass\"}\n"
+		"{\"ev\":\"suite_end\"}\n";
+	struct hb_stream_info info;
+	json_t *mods, *wls = hb_result_from_stream(text, &mods, &info);
+	json_t *a = json_array_get(wls, 0), *b = json_array_get(wls, 1);
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(a, "status")), "pass");
+	assert_string_equal(json_string_value(json_object_get(b, "status")), "fail");
+	assert_int_equal(info.n_unverified, 2);
+	assert_int_equal(info.n_unverified_disagree, 1);
+	assert_non_null(strstr(json_string_value(json_object_get(
+				       json_array_get(json_object_get(a, "checks"), 0), "basis")),
+			       "7.3"));
+	json_decref(wls);
+	json_decref(mods);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_unverified),
 		cmocka_unit_test(test_stream_nul_line),
 		cmocka_unit_test(test_stream_nul_then_fail),
 		cmocka_unit_test(test_stream_hostile_loads),
@@ -352,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_stream_rep_bounds),
 		cmocka_unit_test(test_stream_samples_overflow),
 		cmocka_unit_test(test_stream_many_workloads),
+		cmocka_unit_test(test_stream_checks_decide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,123 @@
+/* userfile.c - the bounded reader of user-named files (userfile.h). */
+#define _GNU_SOURCE
+#include "userfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static void set_err(char *err, size_t errlen, const char *path, const char *why)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s: %s", path, why);
+}
+
+int hb_userfile_open(const char *path, long max, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+	const char *why = NULL;
+	char big[96];
+	struct stat st;
+
+	if (fd < 0) {
+		char msg[160];
+
+		e = errno;
+		snprintf(msg, sizeof(msg), "cannot open: %s", strerror(e));
+		set_err(err, errlen, path, msg);
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		why = strerror(e);
+	} else if (S_ISDIR(st.st_mode)) {
+		e = EISDIR;
+		why = "a folder, not a file";
+	} else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+		/* /dev/null: empty, never blocks ("no thresholds", an empty suite) */
+	} else if (!S_ISREG(st.st_mode)) {
+		e = EINVAL;
+		why = "not a regular file (a FIFO, device or socket is not read)";
+	} else if (st.st_size > max) {
+		e = EFBIG;
+		snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
+		why = big;
+	} else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		e = errno;
+		why = strerror(e);
+	}
+	if (why) {
+		set_err(err, errlen, path, why);
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+{
+	int fd = hb_userfile_open(path, max, err, errlen), e;
+	size_t cap = 4096, n = 0;
+	char *buf;
+
+	if (len)
+		*len = 0;
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	for (;;) {
+		ssize_t k;
+
+		if (buf && n + 1 >= cap && n <= (size_t)max) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+		}
+		if (!buf) {
+			set_err(err, errlen, path, "out of memory");
+			close(fd);
+			errno = ENOMEM;
+			return NULL;
+		}
+		if (n > (size_t)max) {
+			char big[96];
+
+			snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
+			set_err(err, errlen, path, big);
+			free(buf);
+			close(fd);
+			errno = EFBIG;
+			return NULL;
+		}
+		k = read(fd, buf + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			e = errno;
+			set_err(err, errlen, path, strerror(e));
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}

@@ -1,0 +1,26 @@
+/* userfile.h - the one reader of files a user names (a suite, a matrix, a
+ * thresholds file, result.json, group.json, a calibration, a recipe): a
+ * regular file only, opened without blocking (a FIFO never waits for a
+ * writer, /dev/zero is not read; /dev/null reads as an empty file), and no
+ * larger than a limit, so that no
+ * argument makes hugebench wait forever or grow without bound. Errors are
+ * one line naming the path, never quoting the content. */
+#ifndef HB_USERFILE_H
+#define HB_USERFILE_H
+
+#include <stddef.h>
+
+/* Limits of the text files (suites, matrices, thresholds, recipes). */
+#define HB_USERFILE_TEXT_MAX (1024L * 1024)
+
+/* An fd open for reading on path (blocking reads, O_CLOEXEC), after
+ * checking that it is a regular file of at most max bytes; -1 with
+ * "PATH: why" in err (errno set: EISDIR for a folder, EINVAL for another
+ * kind of file, EFBIG when larger). */
+int hb_userfile_open(const char *path, long max, char *err, size_t errlen);
+/* The whole file, malloc'd with a NUL after it (*len: the bytes read, NULs
+ * inside kept); NULL with "PATH: why" in err. A file that grows past max
+ * while it is read is refused too. */
+char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,65 @@
+/* test_userfile.c - the one reader of user-named files (lib/userfile.c):
+ * a FIFO returns at once with an error instead of blocking, /dev/zero and a
+ * folder are refused, a file over the limit is refused, /dev/null is empty
+ * and a regular file is read whole (NULs kept). */
+#define _GNU_SOURCE
+#include "helpers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "userfile.h"
+
+static void test_userfile_kinds(void **state)
+{
+	char err[512], *fifo = hbt_path("fifo"), *t;
+	size_t len = 7;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(hb_userfile_read(fifo, 100, &len, err, sizeof(err)));
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(len, 0);
+	assert_null(hb_userfile_read("/dev/zero", 100, &len, err, sizeof(err)));
+	assert_non_null(strstr(err, "/dev/zero: not a regular file"));
+	assert_null(hb_userfile_read(hbt_dir, 100, &len, err, sizeof(err)));
+	assert_int_equal(errno, EISDIR);
+	assert_non_null(strstr(err, "a folder"));
+	assert_null(hb_userfile_read(hbt_path("absent"), 100, &len, err, sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	t = hb_userfile_read("/dev/null", 100, &len, err, sizeof(err));
+	assert_non_null(t);
+	assert_int_equal(len, 0);
+	free(t);
+}
+
+static void test_userfile_limit(void **state)
+{
+	char err[512], *t, *p;
+	size_t len;
+
+	(void)state;
+	p = hbt_write_tmp("eleven", "0123456789\n");
+	assert_null(hb_userfile_read(p, 10, &len, err, sizeof(err)));
+	assert_int_equal(errno, EFBIG);
+	assert_non_null(strstr(err, "larger than 10 bytes"));
+	t = hb_userfile_read(p, 11, &len, err, sizeof(err));
+	assert_non_null(t);
+	assert_int_equal(len, 11);
+	assert_string_equal(t, "0123456789\n");
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_userfile_kinds),
+		cmocka_unit_test(test_userfile_limit),
+	};
+
+	if (hbt_tmpdir("userfile"))
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, hbt_teardown);
+}
