@@ -39,13 +39,15 @@
 #include "source_itest.h"
 #include "libvirt_guests.h"
 
-static void assert_fault_run(const char *target, const char *release_prefix)
+/* The smoke suite on TARGET; extra: more arguments for hugebench run. */
+static void assert_fault_run(const char *target, const char *release_prefix,
+			     const char *const *extra, struct hb_itest_run *out)
 {
 	struct hb_itest_run r;
 	json_t *w, *m;
 	size_t i;
 
-	hb_itest_run_suite(target, "smoke", NULL, &r);
+	hb_itest_run_suite(target, "smoke", extra, &r);
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(r.result);
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
@@ -82,19 +84,29 @@ static void assert_fault_run(const char *target, const char *release_prefix)
 			 16 * 256);
 	assert_true(hb_itest_file_size(r.dir, "console.log") > 1000);
 	assert_true(hb_itest_file_size(r.dir, "stream.jsonl") > 100);
-	hb_itest_run_free(&r);
+	if (out)
+		*out = r;
+	else
+		hb_itest_run_free(&r);
 }
 
 static void test_fault_debian_6_1(void **state)
 {
 	(void)state;
-	assert_fault_run("debian-6.1", "6.1.");
+	assert_fault_run("debian-6.1", "6.1.", NULL, NULL);
 }
 
+/* Into the result folder with a blank and a comma: test_odd_result_path
+ * asserts on this run too instead of booting the same smoke suite again. */
 static void test_fault_debian_6_12(void **state)
 {
+	const char *extra[] = { "--results", hb_itest_odd_results_dir(), NULL };
+	struct hb_itest_run r;
+
 	(void)state;
-	assert_fault_run("debian-6.12", "6.12.");
+	assert_fault_run("debian-6.12", "6.12.", extra, &r);
+	hb_itest_share("debian-6.12 smoke odd-path", &r);
+	hb_itest_run_free(&r);
 }
 
 static void test_bad_target(void **state)
