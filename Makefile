@@ -330,8 +330,15 @@ integration: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests
 	tests/integration/ccache-reuse.sh
 
+# The source kernels and the external tools layers build in the background
+# from the start (tests/integration/prebuild.sh): the cold kernel build, the
+# largest piece of CPU time here, overlaps the unit tests and the sanitizer
+# builds, which use one core (docs/testing.md, "How long it takes").
 test: test-deps
-	@$(MAKE) --no-print-directory unit sanitize integration
+	@$(MAKE) --no-print-directory all
+	@tests/integration/prebuild.sh start
+	@$(MAKE) --no-print-directory unit sanitize integration || \
+		{ tests/integration/prebuild.sh stop; exit 1; }
 
 clean:
 	rm -rf $(BUILD)

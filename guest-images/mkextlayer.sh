@@ -22,6 +22,13 @@ sng=/usr/bin/stress-ng
 [ -x "$sng" ] || die "$sng missing; run: apt-get install -y stress-ng"
 command -v zstd >/dev/null || die "zstd missing; run: apt-get install -y zstd"
 command -v cpio >/dev/null || die "cpio missing; run: apt-get install -y cpio"
+# One builder at a time: tests/integration/prebuild.sh builds the layers in
+# the background while the tests run; a test that gets here first, or second,
+# waits and then finds fio, kselftest and the layer built (neither build
+# script locks, and two of them would both build and race on the same dst).
+mkdir -p "$cache/ext"
+exec 7>>"$cache/ext/.lock"
+flock 7 || die "cannot lock $cache/ext/.lock"
 fiodir=$("$here/build-fio.sh" "$cache" | tail -n 1) || die "no static fio (see above)"
 ksdir=""
 ksver="none: no kselftest build for $mm"
