@@ -71,9 +71,12 @@ key=$(cd "$st" && {
 } | sha256sum | cut -c1-16)
 layer=$cache/ext/layer-$key.cpio.zst
 if [ ! -f "$layer" ]; then
-	# no "." entry: the layer must not change the mode of the guest's "/"
+	# no "." entry: the layer must not change the mode of the guest's "/".
+	# zstd -12: on the 38.6 MB layer -19 took 24 s of CPU (133 s wall at
+	# load 9) for 8.3 MB, -12 takes 2.5 s for 9.3 MB; decompressing either
+	# costs the same (0.07-0.09 s natively), so the guest boots no slower.
 	(cd "$st" && find . -mindepth 1 -print | sort | cpio -o -H newc --quiet) |
-		zstd -q -19 -T2 >"$st.cpio.zst"
+		zstd -q -12 -T2 >"$st.cpio.zst"
 	mv "$st.cpio.zst" "$layer"
 fi
 printf 'layer=%s\n' "$layer"
