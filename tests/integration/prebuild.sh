@@ -16,8 +16,9 @@
 # Run from the repository root after make all. `make test` starts it before
 # the unit tests, so the cold kernel build (the largest single piece of CPU
 # time in `make test`, docs/testing.md) overlaps unit, sanitize and the
-# Debian-kernel guests; build/tests/test_guests starts it when it was not
-# started before (a filtered run does not: it builds what it boots). Output:
+# Debian-kernel guests; build/tests/test_guests starts it when none runs
+# (after make test's has finished, everything is cached and it takes seconds;
+# a filtered run starts none: it builds what it boots). Output, appended:
 # $HB_TEST_RESULTS/prebuild.log (default build/test-results). A failed piece
 # is reported there and built again by the test that needs it.
 # Exit: 0; 2 on a usage error.
@@ -48,8 +49,11 @@ start)
 		say "already running (log: $log)"
 		exit 0
 	}
-	# the detached child inherits fd 9 and with it the lock
-	HB_PREBUILD_LOCKED=1 setsid "$0" run </dev/null >"$log" 2>&1 &
+	# the detached child inherits fd 9 and with it the lock. The log is
+	# appended to: test_guests starts a second, all-cached prebuild when
+	# the one make test started has finished, and its log must stay.
+	printf '== prebuild started %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$log"
+	HB_PREBUILD_LOCKED=1 setsid "$0" run </dev/null >>"$log" 2>&1 &
 	echo $! >"$res/prebuild.pid"
 	say "started in the background (log: $log)"
 	exit 0
