@@ -178,9 +178,19 @@ WL_API_OBJ := $(call obj,workloads/api/hb_util.c workloads/api/hb_core.c workloa
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(UNIT_H) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_INC) $(WARN) $(CFLAGS) -c -o $@ $<
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(HARNESS_LIB) $(LIB_OBJ) $(WL_API_OBJ) $(UNIT_H)
+# The host objects reach the unit tests through an archive, last on the link
+# line: the linker takes only the members a test uses (no object here has a
+# constructor or anything else that works by merely being linked). Linking
+# every object into every test cost 1.1 s of CPU per test, the archive 0.36 s;
+# 61 tests, built twice by make test (plain and sanitized).
+UNIT_LIB := $(BUILD)/tests/libhb-unit.a
+$(UNIT_LIB): $(HARNESS_LIB) $(LIB_OBJ) $(WL_API_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_INC) -Itests/unit $(WARN) $(CFLAGS) -o $@ $(filter-out %.h,$^) $(HOST_LIBS) -lcmocka
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(UNIT_LIB) $(UNIT_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_INC) -Itests/unit $(WARN) $(CFLAGS) -o $@ $(filter-out %.h $(UNIT_LIB),$^) $(UNIT_LIB) $(HOST_LIBS) -lcmocka
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.
@@ -358,8 +368,15 @@ integration: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests
 	tests/integration/ccache-reuse.sh
 
+# The source kernels and the external tools layers build in the background
+# from the start (tests/integration/prebuild.sh): the cold kernel build, the
+# largest piece of CPU time here, overlaps the unit tests and the sanitizer
+# builds, which use one core (docs/testing.md, "How long it takes").
 test: test-deps
-	@$(MAKE) --no-print-directory unit sanitize integration
+	@$(MAKE) --no-print-directory all
+	@tests/integration/prebuild.sh start
+	@$(MAKE) --no-print-directory unit sanitize integration || \
+		{ tests/integration/prebuild.sh stop; exit 1; }
 
 clean:
 	rm -rf $(BUILD)

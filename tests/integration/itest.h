@@ -47,6 +47,15 @@ void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_it
 void hb_itest_run_killed(const char *target, const char *const *extra, double after_boot_s,
 			 int sig, void (*while_up)(const char *dir), struct hb_itest_run *r);
 void hb_itest_run_free(struct hb_itest_run *r);
+/* One boot for two tests: a test that made a run another test asserts on as
+ * well (the same kernel, suite and options) shares it under a key; the
+ * other takes a copy (result.json read again; hb_itest_run_free it) and
+ * makes its own run only when nothing was shared (it ran alone, filtered). */
+void hb_itest_share(const char *key, const struct hb_itest_run *r);
+bool hb_itest_shared(const char *key, struct hb_itest_run *r);
+/* $HB_TEST_RESULTS/a b,c: a result folder with a blank and a comma
+ * (test_odd_result_path, shared with test_fault_debian_6_12). */
+const char *hb_itest_odd_results_dir(void);
 /* Effective uid of the QEMU process that refers to dir, -1 if none. */
 int hb_itest_qemu_uid(const char *dir);
 /* The seccomp mode of that QEMU (2: a filter, QEMU's -sandbox), or -1. */

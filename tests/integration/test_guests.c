@@ -39,13 +39,15 @@
 #include "source_itest.h"
 #include "libvirt_guests.h"
 
-static void assert_fault_run(const char *target, const char *release_prefix)
+/* The smoke suite on TARGET; extra: more arguments for hugebench run. */
+static void assert_fault_run(const char *target, const char *release_prefix,
+			     const char *const *extra, struct hb_itest_run *out)
 {
 	struct hb_itest_run r;
 	json_t *w, *m;
 	size_t i;
 
-	hb_itest_run_suite(target, "smoke", NULL, &r);
+	hb_itest_run_suite(target, "smoke", extra, &r);
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(r.result);
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
@@ -82,19 +84,29 @@ static void assert_fault_run(const char *target, const char *release_prefix)
 			 16 * 256);
 	assert_true(hb_itest_file_size(r.dir, "console.log") > 1000);
 	assert_true(hb_itest_file_size(r.dir, "stream.jsonl") > 100);
-	hb_itest_run_free(&r);
+	if (out)
+		*out = r;
+	else
+		hb_itest_run_free(&r);
 }
 
 static void test_fault_debian_6_1(void **state)
 {
 	(void)state;
-	assert_fault_run("debian-6.1", "6.1.");
+	assert_fault_run("debian-6.1", "6.1.", NULL, NULL);
 }
 
+/* Into the result folder with a blank and a comma: test_odd_result_path
+ * asserts on this run too instead of booting the same smoke suite again. */
 static void test_fault_debian_6_12(void **state)
 {
+	const char *extra[] = { "--results", hb_itest_odd_results_dir(), NULL };
+	struct hb_itest_run r;
+
 	(void)state;
-	assert_fault_run("debian-6.12", "6.12.");
+	assert_fault_run("debian-6.12", "6.12.", extra, &r);
+	hb_itest_share("debian-6.12 smoke odd-path", &r);
+	hb_itest_run_free(&r);
 }
 
 static void test_bad_target(void **state)
@@ -502,52 +514,25 @@ static void test_panic(void **state)
 	hb_itest_run_free(&r);
 }
 
-/* The source kernels the later tests boot, built in a child while the
+/* The source kernels the later tests boot and the external tools layers,
+ * built in the background (tests/integration/prebuild.sh) while the
  * Debian-kernel tests run: with the virtual clock a build beside a guest
  * changes no measurement, and on 2 cores the build fills the core the
- * single-threaded guest leaves idle. Base first: the others then come from
- * ccache in about a minute each. A test that needs a kernel still being
- * built waits on build-source.sh's tree lock. Output in prebuild.log. */
-static pid_t prebuild_start(void)
+ * single-threaded guest leaves idle. `make test` starts it before the unit
+ * tests already (then this start is a no-op). A test that needs a piece
+ * still being built waits on its lock. Output in prebuild.log. */
+static void prebuild(const char *what)
 {
-	static const char *const targets[] = { "minimal-6.1", "minimal-6.1-regress",
-						"minimal-6.1-delay-alloc", "minimal-6.1-collapse-fail" };
-	char log[4096];
-	pid_t pid;
+	char *argv[] = { "tests/integration/prebuild.sh", (char *)what, NULL };
 
-	snprintf(log, sizeof(log), "%s/prebuild.log", hb_itest_results_dir());
-	mkdir(hb_itest_results_dir(), 0755);
 	fflush(stdout);
-	pid = fork();
-	if (pid != 0)
-		return pid;
-	{
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-	}
-	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
-		char *argv[] = { "build/hugebench", "kernel", "--target", (char *)targets[i], NULL };
-		pid_t c = fork();
-		int st;
-
-		if (c == 0) {
-			execv(argv[0], argv);
-			_exit(127);
-		}
-		if (c < 0 || waitpid(c, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-			printf("prebuild of %s failed; the test that boots it builds it again\n",
-			       targets[i]);
-	}
-	_exit(0);
+	if (hb_itest_spawn_to(argv, "/dev/null"))
+		printf("tests/integration/prebuild.sh %s failed; each test builds what it boots\n", what);
 }
 
 int main(int argc, char **argv)
 {
-	/* Debian kernels first, source kernels last (prebuild_start). */
+	/* Debian kernels first, source kernels last (prebuild()). */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_target),
 		cmocka_unit_test(test_corrupt_bzimage),
@@ -590,17 +575,19 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_series_check),
 	};
-	pid_t pre = 0;
-	int rc, st;
+	bool pre = false;
+	int rc;
 
 	/* build/tests/test_guests 'test_compare*' runs a subset (and builds
 	 * only what it boots, when it boots it) */
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	else
-		pre = prebuild_start();
+	else {
+		prebuild("start");
+		pre = true;
+	}
 	rc = cmocka_run_group_tests_name("guests", tests, NULL, NULL);
-	if (pre > 0)
-		waitpid(pre, &st, 0);
+	if (pre)
+		prebuild("wait");
 	return rc;
 }
