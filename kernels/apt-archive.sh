@@ -9,7 +9,8 @@
 #       <ARCHIVE> main"), package lists, caches and an empty dpkg status, so
 #       the host's installed packages and sources play no part. The lists are
 #       fetched when missing or older than HB_APT_MAX_AGE seconds (default
-#       43200: a target resolves to the archive's newest package of the day).
+#       43200: a target resolves to the archive's newest package of the day);
+#       when that fetch fails, the last good lists are used (with a warning).
 #       Signatures are checked by apt against the keyring the host already
 #       has (debian-archive-keyring); an unsigned or wrongly signed Release
 #       fails the update.
@@ -45,8 +46,9 @@ hb_apt_init() {
 		echo "hugebench: $HB_APT_KEYRING missing; run: apt-get install -y debian-archive-keyring" >&2
 		return 2
 	}
-	dir=$cache/apt/$archive
-	mkdir -p "$dir/lists/partial"
+	# absolute: apt reads a relative Dir:: path under its own /var/lib/apt
+	mkdir -p "$cache/apt/$archive/lists/partial"
+	dir=$(cd "$cache/apt/$archive" && pwd -P)
 	HB_APT_OPTS=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache::pkgcache=$dir/pkgcache.bin"
 		-o "Dir::Cache::srcpkgcache=$dir/srcpkgcache.bin" -o "Dir::State::status=$dir/status"
@@ -77,6 +79,13 @@ hb_apt_init() {
 			fi
 			if ! apt-get "${HB_APT_OPTS[@]}" update -q >"$dir/update.log" 2>&1 ||
 			   grep -q '^\(W\|E\): ' "$dir/update.log"; then
+				if [ -f "$dir/updated" ]; then
+					# offline: the last good lists still name packages
+					# whose hashes apt checks; say how old they are
+					echo "hugebench: apt-get update of Debian $archive failed (see $dir/update.log); using its lists of $(date -u -r "$dir/updated" +%Y-%m-%dT%H:%MZ)" >&2
+					exec 7>&-
+					return 0
+				fi
 				echo "hugebench: apt-get update of Debian $archive failed (see $dir/update.log)" >&2
 				exec 7>&-
 				return 3
