@@ -229,9 +229,18 @@ static void test_timed_out_mount_gone(void **state)
 		skip();
 	snprintf(mnt, sizeof(mnt), "%s/mnt2", hbt_dir);
 	mkdir(mnt, 0755);
-	runner = hbt_start_runner("two", "selftest mode=hang timeout_s=1\n"
+	runner = hbt_start_runner("two", "selftest mode=hang timeout_s=3\n"
 				  "selftest mode=hang timeout_s=60\n", &out);
-	child = workload_child(runner);
+	/* the runner forks the first workload when it gets to it, on a loaded
+	 * host not at once: poll for it (its 3 s timeout leaves the time to
+	 * find it and mount before it is killed; the second start is awaited
+	 * for up to 10 s below) */
+	child = -1;
+	for (int t = 0; t < 200 && child <= 0; t++) {
+		child = workload_child(runner);
+		if (child <= 0)
+			hbt_sleep_ms(50);
+	}
 	assert_true(child > 0);
 	mount_in_ns_of(child, mnt); /* what the workload's hb_mount_tmpfs() does */
 	for (int t = 0; t < 200; t++) {
