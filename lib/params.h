@@ -55,6 +55,10 @@ struct hb_wl_desc {
 	const char *name;
 	const char *help;
 	const struct hb_param *params; /* may be NULL: no parameters of its own */
+	/* The external tool it runs ("fio"), which is packed in the tools layer
+	 * the host appends to the guest image only for a suite that runs such a
+	 * workload (harness/kernel/ext_layer.c); NULL: none. */
+	const char *tool;
 };
 
 /* "kvm-map" and "kvm_map" name the same workload. */
@@ -74,6 +78,10 @@ struct hb_suite_entry;
  * else -1 and one line in err ("line 3 (fault): unknown parameter ..."). */
 int hb_suite_check(const struct hb_suite_entry *e, int n, const struct hb_wl_desc *wl,
 		   size_t n_wl, char *err, size_t len);
+/* True when an entry's workload runs an external tool (its descriptor's
+ * tool); entries that name no workload of wl count as none. */
+bool hb_suite_uses_tools(const struct hb_suite_entry *e, int n, const struct hb_wl_desc *wl,
+			 size_t n_wl);
 
 /* ---- the tables as JSON: hb-guest --describe, read back by the host ---- */
 #define HB_DESCRIBE_SCHEMA HB_SCHEMA_DESCRIBE

@@ -257,4 +257,5 @@ const struct hb_workload hb_wl_fio = {
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = fio_run,
 	.params = fio_params,
+	.tool = "fio",
 };

@@ -49,6 +49,10 @@ struct hb_workload {
 	 * it takes none. The runner rejects a suite line with any other key or
 	 * a value outside the table before anything runs. */
 	const struct hb_param *params;
+	/* The external tool it runs from the tools layer ("fio"); NULL for the
+	 * workloads written here. hb-guest --describe passes it on, and the
+	 * host appends the layer only for a suite that runs such a workload. */
+	const char *tool;
 };
 
 /* ---- parameters (from the suite line, "key=value"; defaults recorded) ---- */
