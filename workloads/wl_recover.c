@@ -326,7 +326,6 @@ static void recover_run(struct hb_ctx *ctx)
 	long poll_ms = hb_param_long(ctx, "poll_ms");
 	struct rc r = { .ctx = ctx, .fd = -1, .p = MAP_FAILED };
 	long long kb;
-	char opts[64];
 	struct hb_snap a, b;
 
 	if (hb_failed(ctx))
@@ -334,8 +333,7 @@ static void recover_run(struct hb_ctx *ctx)
 	r.size = (size_t)size_mb * HB_MB;
 	kb = (long long)(r.size / 1024);
 	allow_huge(ctx);
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 4);
-	if (hb_mount_tmpfs(ctx, RC_DIR, opts))
+	if (hb_mount_huge_tmpfs(ctx, RC_DIR, "always", size_mb + 4))
 		return;
 	hb_snap_take(&a);
 	r.base_huge_kb = hb_meminfo_kb(&a, "ShmemHugePages", NULL);

@@ -285,13 +285,11 @@ static void unmap_run(struct hb_ctx *ctx)
 	long size_mb = hb_param_long(ctx, "size_mb");
 	long unmap_kb = hb_param_long(ctx, "unmap_kb");
 	struct um_state t = { .ctx = ctx, .fd = -1 };
-	char opts[64];
 
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 16);
-	if (hb_mount_tmpfs(ctx, UM_DIR, opts) == 0 && um_setup(&t)) {
+	if (hb_mount_huge_tmpfs(ctx, UM_DIR, "always", size_mb + 16) == 0 && um_setup(&t)) {
 		um_munmap_partial(&t, (size_t)unmap_kb * 1024);
 		if (!hb_failed(ctx))
 			um_dontneed(&t);
