@@ -46,6 +46,14 @@ struct hb_param {
 	  .help = "set transparent_hugepage/shmem_enabled for this workload; not given: " \
 		  "left as it is" }
 
+/* The size_mb row of the huge tmpfs workloads: an even number of MiB (whole
+ * huge pages) from min to max; each workload keeps its own default, range and
+ * help. fio and stress-ng, whose size is not counted in huge pages, write
+ * their own row. */
+#define HB_PARAM_SIZE_MB(def_, min_, max_, help_)                                     \
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = def_, .min = min_, .max = max_, \
+	  .mult = 2, .help = help_ }
+
 /* Parameters every workload takes, handled by the runner (and repeat by the
  * suite parser): repeat, timeout_s. */
 extern const struct hb_param hb_common_params[];

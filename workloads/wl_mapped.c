@@ -350,8 +350,7 @@ static void mapped_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param mapped_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "4", .min = 2, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("4", 2, 1024, "huge tmpfs file size"),
 	HB_PARAM_SHMEM_ENABLED,
 	HB_PARAM_END,
 };

@@ -328,8 +328,7 @@ static void mlock_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param mlock_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 4, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("8", 4, 1024, "huge tmpfs file size"),
 	{ .name = "window_kb", .type = HB_PARAM_LONG, .def = "1024", .min = 4, .max = 2044, .mult = 4,
 	  .help = "size of the PTE-mlocked window inside one huge page" },
 	HB_PARAM_SHMEM_ENABLED,

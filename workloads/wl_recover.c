@@ -392,8 +392,7 @@ static const char *recover_unsupported(struct hb_ctx *ctx)
 }
 
 static const struct hb_param recover_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 2, .max = HB_MB_MAX, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("8", 2, HB_MB_MAX, "huge tmpfs file size"),
 	{ .name = "wait_s", .type = HB_PARAM_LONG, .def = "20", .min = 1, .max = 86400,
 	  .help = "how long to wait for khugepaged to collapse" },
 	{ .name = "poll_ms", .type = HB_PARAM_LONG, .def = "50", .min = 1, .max = 60000,

@@ -380,8 +380,7 @@ static void truncate_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param truncate_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "16", .min = 16, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("16", 16, 1024, "huge tmpfs file size"),
 	{ .name = "hole_kb", .type = HB_PARAM_LONG, .def = "256", .min = 4, .max = 1024, .mult = 4,
 	  .help = "size of the holes punched inside huge extents" },
 	HB_PARAM_SHMEM_ENABLED,

@@ -315,8 +315,7 @@ static void unmap_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param unmap_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 8, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("8", 8, 1024, "huge tmpfs file size"),
 	{ .name = "unmap_kb", .type = HB_PARAM_LONG, .def = "64", .min = 4, .max = 1020, .mult = 4,
 	  .help = "size unmapped inside one PMD-mapped huge page" },
 	HB_PARAM_SHMEM_ENABLED,
