@@ -167,7 +167,8 @@ static int pick_suite(struct hb_bisect_opts *o)
 		}
 	}
 	/* checked against the workloads' parameter tables now, not after a build */
-	rc = hb_boot_load_suite(o->suite_arg, spath, sizeof(spath), sname, sizeof(sname), &text);
+	rc = hb_boot_load_suite(o->suite_arg, spath, sizeof(spath), sname, sizeof(sname), &text,
+				NULL);
 	if (!rc && !strstr(text, o->spec.workload)) {
 		hb_err("bisect: suite %s has no %s line; --suite must run the workload judged",
 		       o->suite_arg, o->spec.workload);

@@ -37,7 +37,7 @@
 /* Resolve --suite to a file and a name; validates the workload names against
  * the guest binary's registry so a typo fails before any boot. */
 int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
-		      char **text)
+		       char **text, bool *tools)
 {
 	static struct hb_suite_entry e[64];
 	static char describe[1 << 18];
@@ -90,6 +90,8 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 		}
 	}
 	rc = hb_suite_check(e, n, d.wl, d.n, err, sizeof(err));
+	if (tools)
+		*tools = !rc && hb_suite_uses_tools(e, n, d.wl, d.n);
 	hb_describe_free(&d);
 	if (rc) {
 		hb_err("suite %s: %s; nothing was booted (see: hugebench help workloads)", path, err);
@@ -357,7 +359,7 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 		return HB_EXIT_INFRA;
 	c->have_image = true;
 	/* fio, stress-ng, kselftest: a layer appended only for suites that run them */
-	if (hb_ext_layer_add(&c->k, c->suite_text, c->initrd, err, errlen))
+	if (hb_ext_layer_add(&c->k, c->ext_tools, c->initrd, err, errlen))
 		return HB_EXIT_INFRA;
 	if (!strcmp(c->o.clock, "virtual") && !strcmp(c->o.accel, "auto")) {
 		/* QEMU's instruction counter exists only under TCG */

@@ -30,6 +30,7 @@ struct run_ctx {
 	struct hb_target t;
 	struct hb_kernel k;
 	char suite_path[PATH_MAX], suite_name[64], *suite_text;
+	bool ext_tools;			  /* the suite runs fio, stress-ng or kselftest */
 	struct hb_backend be;		  /* --backend, prepared: QEMU version, libvirt URI */
 	char initrd[PATH_MAX], sha[65], accel[8], accel_reason[256], cmdline[1024];
 	char clock[8], clock_reason[200]; /* "virtual" (QEMU -icount) or "wall", and why */
@@ -46,9 +47,11 @@ struct boot {
 };
 
 /* Resolve --suite to a file and a name and check it against the guest's
- * parameter tables (hb-guest --describe): a typo fails before any boot. */
+ * parameter tables (hb-guest --describe): a typo fails before any boot.
+ * *tools (tools may be NULL) gets whether a workload of the suite runs an
+ * external tool (its descriptor's tool: fio, stress-ng, kselftest). */
 int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
-		       char **text);
+		       char **text, bool *tools);
 /* The guest clock for a run on accel: "virtual" (QEMU -icount) under TCG
  * unless requested is "wall"; "wall" under KVM. requested is auto, virtual
  * or wall (run.c refuses virtual with --accel kvm before this). */

@@ -251,7 +251,7 @@ static int group_check(struct run_group *g, const struct run_opts *o)
 		return HB_EXIT_USAGE;
 	}
 	return hb_boot_load_suite(o->suite, g->c.suite_path, sizeof(g->c.suite_path), g->c.suite_name,
-			  sizeof(g->c.suite_name), &g->c.suite_text);
+			  sizeof(g->c.suite_name), &g->c.suite_text, &g->c.ext_tools);
 }
 
 /* The run folder and every boot's `incomplete` result.json. */

@@ -176,15 +176,22 @@ static int check_entry(const struct hb_suite_entry *e, const struct hb_wl_desc *
 	return 0;
 }
 
+/* The descriptor of the workload called name, or NULL. */
+static const struct hb_wl_desc *wl_find(const struct hb_wl_desc *wl, size_t n_wl,
+					const char *name)
+{
+	for (size_t k = 0; k < n_wl; k++)
+		if (hb_wl_name_eq(wl[k].name, name))
+			return &wl[k];
+	return NULL;
+}
+
 int hb_suite_check(const struct hb_suite_entry *e, int n, const struct hb_wl_desc *wl,
 		   size_t n_wl, char *err, size_t len)
 {
 	for (int i = 0; i < n; i++) {
-		const struct hb_wl_desc *w = NULL;
+		const struct hb_wl_desc *w = wl_find(wl, n_wl, e[i].name);
 
-		for (size_t k = 0; k < n_wl && !w; k++)
-			if (hb_wl_name_eq(wl[k].name, e[i].name))
-				w = &wl[k];
 		if (!w) {
 			char known[512];
 			size_t used = 0;
@@ -201,6 +208,18 @@ int hb_suite_check(const struct hb_suite_entry *e, int n, const struct hb_wl_des
 			return -1;
 	}
 	return 0;
+}
+
+bool hb_suite_uses_tools(const struct hb_suite_entry *e, int n, const struct hb_wl_desc *wl,
+			 size_t n_wl)
+{
+	for (int i = 0; i < n; i++) {
+		const struct hb_wl_desc *w = wl_find(wl, n_wl, e[i].name);
+
+		if (w && w->tool)
+			return true;
+	}
+	return false;
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -253,10 +272,15 @@ json_t *hb_describe_json(const struct hb_wl_desc *wl, size_t n)
 {
 	json_t *list = json_array();
 
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(list, json_pack("{s:s, s:s, s:o}", "name", wl[i].name, "help",
-						      wl[i].help ? wl[i].help : "", "params",
-						      table_json(wl[i].params)));
+	for (size_t i = 0; i < n; i++) {
+		json_t *w = json_pack("{s:s, s:s, s:o}", "name", wl[i].name, "help",
+				      wl[i].help ? wl[i].help : "", "params",
+				      table_json(wl[i].params));
+
+		if (wl[i].tool)
+			json_object_set_new(w, "tool", json_string(wl[i].tool));
+		json_array_append_new(list, w);
+	}
 	return json_pack("{s:s, s:o, s:o}", "schema", HB_DESCRIBE_SCHEMA, "common",
 			 table_json(hb_common_params), "workloads", list);
 }
@@ -359,6 +383,7 @@ int hb_describe_load(const char *text, struct hb_describe *d, char *err, size_t 
 		d->wl[i].name = json_string_value(json_object_get(w, "name"));
 		d->wl[i].help = json_string_value(json_object_get(w, "help"));
 		d->wl[i].params = table_load(json_object_get(w, "params"));
+		d->wl[i].tool = json_string_value(json_object_get(w, "tool"));
 		d->n = i + 1;
 		if (!d->wl[i].name || !d->wl[i].params)
 			goto bad;

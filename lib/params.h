@@ -46,6 +46,14 @@ struct hb_param {
 	  .help = "set transparent_hugepage/shmem_enabled for this workload; not given: " \
 		  "left as it is" }
 
+/* The size_mb row of the huge tmpfs workloads: an even number of MiB (whole
+ * huge pages) from min to max; each workload keeps its own default, range and
+ * help. fio and stress-ng, whose size is not counted in huge pages, write
+ * their own row. */
+#define HB_PARAM_SIZE_MB(def_, min_, max_, help_)                                     \
+	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = def_, .min = min_, .max = max_, \
+	  .mult = 2, .help = help_ }
+
 /* Parameters every workload takes, handled by the runner (and repeat by the
  * suite parser): repeat, timeout_s. */
 extern const struct hb_param hb_common_params[];
@@ -55,6 +63,10 @@ struct hb_wl_desc {
 	const char *name;
 	const char *help;
 	const struct hb_param *params; /* may be NULL: no parameters of its own */
+	/* The external tool it runs ("fio"), which is packed in the tools layer
+	 * the host appends to the guest image only for a suite that runs such a
+	 * workload (harness/kernel/ext_layer.c); NULL: none. */
+	const char *tool;
 };
 
 /* "kvm-map" and "kvm_map" name the same workload. */
@@ -74,6 +86,10 @@ struct hb_suite_entry;
  * else -1 and one line in err ("line 3 (fault): unknown parameter ..."). */
 int hb_suite_check(const struct hb_suite_entry *e, int n, const struct hb_wl_desc *wl,
 		   size_t n_wl, char *err, size_t len);
+/* True when an entry's workload runs an external tool (its descriptor's
+ * tool); entries that name no workload of wl count as none. */
+bool hb_suite_uses_tools(const struct hb_suite_entry *e, int n, const struct hb_wl_desc *wl,
+			 size_t n_wl);
 
 /* ---- the tables as JSON: hb-guest --describe, read back by the host ---- */
 #define HB_DESCRIBE_SCHEMA HB_SCHEMA_DESCRIBE

@@ -356,8 +356,7 @@ static void access_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param access_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "64", .min = 2, .max = HB_MB_MAX, .mult = 2,
-	  .help = "file size accessed, per tmpfs mode" },
+	HB_PARAM_SIZE_MB("64", 2, HB_MB_MAX, "file size accessed, per tmpfs mode"),
 	{ .name = "passes", .type = HB_PARAM_LONG, .def = "3", .min = 1, .max = 1000,
 	  .help = "sequential and random passes (samples) per mode" },
 	{ .name = "rand_hops", .type = HB_PARAM_LONG, .def = "0", .min = 0, .max = 1000000000,

@@ -172,8 +172,7 @@ static void fault_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param fault_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "64", .min = 2, .max = HB_MB_MAX, .mult = 2,
-	  .help = "file size faulted in, per tmpfs mode" },
+	HB_PARAM_SIZE_MB("64", 2, HB_MB_MAX, "file size faulted in, per tmpfs mode"),
 	HB_PARAM_SHMEM_ENABLED,
 	HB_PARAM_END,
 };

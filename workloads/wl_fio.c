@@ -196,12 +196,10 @@ struct fio_run {
 static void one_job(const char *job, void *arg)
 {
 	struct fio_run *fr = arg;
-	char opts[96];
 
 	if (hb_failed(fr->ctx))
 		return;
-	snprintf(opts, sizeof(opts), "huge=%s,size=%ldm", fr->mode, fr->size_mb * 2 + 16);
-	if (hb_mount_tmpfs(fr->ctx, fr->dir, opts))
+	if (hb_mount_huge_tmpfs(fr->ctx, fr->dir, fr->mode, fr->size_mb * 2 + 16))
 		return;
 	fio_job(fr->ctx, job, fr->mode, fr->dir, fr->size_mb, fr->runtime_s);
 	hb_umount(fr->dir);
@@ -257,4 +255,5 @@ const struct hb_workload hb_wl_fio = {
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = fio_run,
 	.params = fio_params,
+	.tool = "fio",
 };

@@ -330,8 +330,7 @@ static void fragment_run(struct hb_ctx *ctx)
 	hb_metric1(ctx, "memfree_baseline", "kB", HB_INFO, (double)free0);
 	hb_metric1(ctx, "fragmented_bytes", "MiB", HB_INFO, (double)(frag / HB_MB));
 
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", huge_mb + 4);
-	if (hb_mount_tmpfs(ctx, FR_HUGE_DIR, opts))
+	if (hb_mount_huge_tmpfs(ctx, FR_HUGE_DIR, "always", huge_mb + 4))
 		return;
 	fault_phase(ctx, "clean", huge, madv, min_pct, absent, sizeof(absent));
 	if (hb_failed(ctx))

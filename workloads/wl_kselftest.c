@@ -312,4 +312,5 @@ const struct hb_workload hb_wl_kselftest = {
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = kselftest_run,
 	.params = kselftest_params,
+	.tool = "kselftest",
 };

@@ -170,8 +170,7 @@ static void kvm_map_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param kvm_map_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "32", .min = 8, .max = 1024, .mult = 2,
-	  .help = "micro-guest RAM per backing" },
+	HB_PARAM_SIZE_MB("32", 8, 1024, "micro-guest RAM per backing"),
 	{ .name = "backings", .type = HB_PARAM_LIST, .def = "huge,never,memfd,anon_thp,hugetlb",
 	  .choices = "huge|never|memfd|anon_thp|hugetlb", .help = "guest RAM backings, in order" },
 	{ .name = "memfd_shmem_enabled", .type = HB_PARAM_ENUM, .choices = HB_SHMEM_ENABLED_CHOICES,

@@ -319,13 +319,11 @@ static void mapped_run(struct hb_ctx *ctx)
 {
 	long size_mb = hb_param_long(ctx, "size_mb");
 	struct mp_state t = { .ctx = ctx, .fd = -1 };
-	char opts[64];
 	struct hb_snap pre;
 
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 16);
 	t.kx = mp_expect_for(hb_kver());
 	/* Map every page of this binary now: a text page first touched during
 	 * a step would move Mapped by 4-64 KiB (fault-around). The children
@@ -335,7 +333,7 @@ static void mapped_run(struct hb_ctx *ctx)
 	else
 		hb_note(ctx, "mlockall(MCL_CURRENT) to prefault the binary failed (%s): Mapped "
 			"may see this process's own text faults", strerror(errno));
-	if (hb_mount_tmpfs(ctx, MP_DIR, opts))
+	if (hb_mount_huge_tmpfs(ctx, MP_DIR, "always", size_mb + 16))
 		return;
 	hb_snap(ctx, &pre);
 	if (mp_create(&t)) {
@@ -352,8 +350,7 @@ static void mapped_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param mapped_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "4", .min = 2, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("4", 2, 1024, "huge tmpfs file size"),
 	HB_PARAM_SHMEM_ENABLED,
 	HB_PARAM_END,
 };

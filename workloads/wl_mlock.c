@@ -295,20 +295,18 @@ static void mlock_run(struct hb_ctx *ctx)
 	long size_mb = hb_param_long(ctx, "size_mb");
 	long window_kb = hb_param_long(ctx, "window_kb");
 	struct ml_state t = { .ctx = ctx, .fd = -1 };
-	char opts[64];
 	size_t bad;
 
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 16);
 	t.win = (size_t)window_kb * 1024;
 	t.locked = t.size - HB_HPAGE; /* all but the last extent: exactness shows */
 	t.kx = ml_expect_for(hb_kver());
 	if (hb_kver() < ml_kernels[0].min_kver)
 		hb_note(ctx, "kernel %d.%d is older than any row of the mlock table; using %s",
 			hb_kver() / 1000, hb_kver() % 1000, t.kx->basis);
-	if (hb_mount_tmpfs(ctx, ML_DIR, opts) == 0 && ml_setup(&t)) {
+	if (hb_mount_huge_tmpfs(ctx, ML_DIR, "always", size_mb + 16) == 0 && ml_setup(&t)) {
 		ml_phase_pmd(&t);
 		if (!hb_failed(ctx))
 			ml_phase_pte(&t);
@@ -330,8 +328,7 @@ static void mlock_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param mlock_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 4, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("8", 4, 1024, "huge tmpfs file size"),
 	{ .name = "window_kb", .type = HB_PARAM_LONG, .def = "1024", .min = 4, .max = 2044, .mult = 4,
 	  .help = "size of the PTE-mlocked window inside one huge page" },
 	HB_PARAM_SHMEM_ENABLED,

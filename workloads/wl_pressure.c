@@ -451,7 +451,7 @@ static void pressure_run(struct hb_ctx *ctx)
 	const char *phases = hb_param_str(ctx, "phases");
 	struct pr s = { .ctx = ctx };
 	bool do_swap = strcmp(phases, "noswap") != 0, do_noswap = strcmp(phases, "swap") != 0;
-	char opts[64], v[32];
+	char v[32];
 
 	s.child_timeout_s = hb_param_long(ctx, "child_timeout_s");
 	if (hb_failed(ctx))
@@ -472,8 +472,7 @@ static void pressure_run(struct hb_ctx *ctx)
 		hb_write_file("/proc/sys/vm/swappiness", "60");
 		hb_note(ctx, "vm.swappiness was 0: set to 60 for the swap phase");
 	}
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", ws_mb + 16);
-	if (hb_mount_tmpfs(ctx, PR_DIR, opts))
+	if (hb_mount_huge_tmpfs(ctx, PR_DIR, "always", ws_mb + 16))
 		return;
 	if (pr_cg_setup(&s))
 		goto out;

@@ -326,7 +326,6 @@ static void recover_run(struct hb_ctx *ctx)
 	long poll_ms = hb_param_long(ctx, "poll_ms");
 	struct rc r = { .ctx = ctx, .fd = -1, .p = MAP_FAILED };
 	long long kb;
-	char opts[64];
 	struct hb_snap a, b;
 
 	if (hb_failed(ctx))
@@ -334,8 +333,7 @@ static void recover_run(struct hb_ctx *ctx)
 	r.size = (size_t)size_mb * HB_MB;
 	kb = (long long)(r.size / 1024);
 	allow_huge(ctx);
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 4);
-	if (hb_mount_tmpfs(ctx, RC_DIR, opts))
+	if (hb_mount_huge_tmpfs(ctx, RC_DIR, "always", size_mb + 4))
 		return;
 	hb_snap_take(&a);
 	r.base_huge_kb = hb_meminfo_kb(&a, "ShmemHugePages", NULL);
@@ -394,8 +392,7 @@ static const char *recover_unsupported(struct hb_ctx *ctx)
 }
 
 static const struct hb_param recover_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 2, .max = HB_MB_MAX, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("8", 2, HB_MB_MAX, "huge tmpfs file size"),
 	{ .name = "wait_s", .type = HB_PARAM_LONG, .def = "20", .min = 1, .max = 86400,
 	  .help = "how long to wait for khugepaged to collapse" },
 	{ .name = "poll_ms", .type = HB_PARAM_LONG, .def = "50", .min = 1, .max = 60000,

@@ -232,4 +232,5 @@ const struct hb_workload hb_wl_stress_ng = {
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = stressng_run,
 	.params = stressng_params,
+	.tool = "stress-ng",
 };

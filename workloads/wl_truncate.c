@@ -327,7 +327,6 @@ static void truncate_run(struct hb_ctx *ctx)
 	long size_mb = hb_param_long(ctx, "size_mb");
 	long hole_kb = hb_param_long(ctx, "hole_kb");
 	struct tr_state t = { .ctx = ctx, .fd = -1 };
-	char opts[64];
 	char old_none[32] = "";
 	off_t ext, trunc_at;
 	size_t n;
@@ -335,7 +334,6 @@ static void truncate_run(struct hb_ctx *ctx)
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 16);
 	n = t.size / HB_HPAGE;
 	t.buf = malloc(TR_CHUNK);
 	if (!t.buf) {
@@ -348,7 +346,7 @@ static void truncate_run(struct hb_ctx *ctx)
 	if (hb_read_file(TR_KHUGEPAGED_NONE, old_none, sizeof(old_none)) == 0 &&
 	    strcmp(old_none, "0") && hb_write_file(TR_KHUGEPAGED_NONE, "0") == 0)
 		hb_note(ctx, "khugepaged/max_ptes_none %s -> 0 for the run", old_none);
-	if (hb_mount_tmpfs(ctx, TR_DIR, opts) == 0 && tr_setup(&t)) {
+	if (hb_mount_huge_tmpfs(ctx, TR_DIR, "always", size_mb + 16) == 0 && tr_setup(&t)) {
 		tr_check_data(&t, "setup", tr_verify_file(&t));
 		ext = (off_t)HB_HPAGE;
 		tr_step(&t, "punch_inside", ext + 512 * 1024, ext + 512 * 1024 + hole_kb * 1024,
@@ -382,8 +380,7 @@ static void truncate_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param truncate_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "16", .min = 16, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("16", 16, 1024, "huge tmpfs file size"),
 	{ .name = "hole_kb", .type = HB_PARAM_LONG, .def = "256", .min = 4, .max = 1024, .mult = 4,
 	  .help = "size of the holes punched inside huge extents" },
 	HB_PARAM_SHMEM_ENABLED,

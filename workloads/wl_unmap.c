@@ -285,13 +285,11 @@ static void unmap_run(struct hb_ctx *ctx)
 	long size_mb = hb_param_long(ctx, "size_mb");
 	long unmap_kb = hb_param_long(ctx, "unmap_kb");
 	struct um_state t = { .ctx = ctx, .fd = -1 };
-	char opts[64];
 
 	if (hb_failed(ctx))
 		return;
 	t.size = (size_t)size_mb * HB_MB;
-	snprintf(opts, sizeof(opts), "huge=always,size=%ldm", size_mb + 16);
-	if (hb_mount_tmpfs(ctx, UM_DIR, opts) == 0 && um_setup(&t)) {
+	if (hb_mount_huge_tmpfs(ctx, UM_DIR, "always", size_mb + 16) == 0 && um_setup(&t)) {
 		um_munmap_partial(&t, (size_t)unmap_kb * 1024);
 		if (!hb_failed(ctx))
 			um_dontneed(&t);
@@ -317,8 +315,7 @@ static void unmap_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param unmap_params[] = {
-	{ .name = "size_mb", .type = HB_PARAM_LONG, .def = "8", .min = 8, .max = 1024, .mult = 2,
-	  .help = "huge tmpfs file size" },
+	HB_PARAM_SIZE_MB("8", 8, 1024, "huge tmpfs file size"),
 	{ .name = "unmap_kb", .type = HB_PARAM_LONG, .def = "64", .min = 4, .max = 1020, .mult = 4,
 	  .help = "size unmapped inside one PMD-mapped huge page" },
 	HB_PARAM_SHMEM_ENABLED,

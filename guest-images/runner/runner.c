@@ -67,7 +67,7 @@ static const struct hb_wl_desc *descs(void)
 
 	for (size_t i = 0; i < N_REGISTRY; i++)
 		d[i] = (struct hb_wl_desc){ registry[i]->name, registry[i]->help,
-					    registry[i]->params };
+					    registry[i]->params, registry[i]->tool };
 	return d;
 }
 

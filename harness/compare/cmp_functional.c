@@ -128,8 +128,10 @@ void hb_cmp_workloads(struct hb_cmp_ctx *c)
 	struct hb_cmp_pair *p = c->p;
 
 	p->wl = hb_cmp_xcalloc(p->n_wk, sizeof(*p->wl));
-	if (!p->wl)
+	if (!p->wl) {
+		c->oom = true;
 		return;
+	}
 	for (size_t i = 0; i < p->n_wk; i++) {
 		const struct hb_cmp_wkey *k = &p->wk[i];
 		struct hb_cmp_wlrow *r = &p->wl[p->n_wl++];

@@ -112,8 +112,13 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 
 static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 {
-	static const char *const kinds[] = { "environment", "verdict", "kernel_issue",
-					     "workload", "check", "metric", "direction" };
+	/* keyed by the enum: a new kind of finding names itself here */
+	static const char *const kinds[] = {
+		[HB_CMP_F_ENV] = "environment", [HB_CMP_F_VERDICT] = "verdict",
+		[HB_CMP_F_ISSUE] = "kernel_issue", [HB_CMP_F_WORKLOAD] = "workload",
+		[HB_CMP_F_CHECK] = "check", [HB_CMP_F_METRIC] = "metric",
+		[HB_CMP_F_DIRECTION] = "direction",
+	};
 	json_t *o = json_object(), *a;
 
 	json_object_set_new(o, "base", hb_cmp_jrun(p->a));

@@ -79,7 +79,16 @@ void hb_cmp_of_boots(char *buf, size_t len, size_t k, size_t n);
 const struct hb_cmp_metric *hb_cmp_metric(const struct hb_cmp_sideix *x,
 					  const struct hb_cmp_workload *w, const char *name);
 
-/* In the order hb_cmp_pair_build_groups() calls them: cmp_functional.c */
+/* A finder: one rule of compare-report. It reads the pair and the indexes
+ * of c, appends its rows and findings (hb_cmp_find) to c->p, and sets
+ * c->oom when memory runs out. The table, hb_cmp_finders[] in
+ * cmp_report.c, runs them in its order; name says what the rule looks at. */
+struct hb_cmp_finder {
+	const char *name;
+	void (*find)(struct hb_cmp_ctx *c);
+};
+
+/* The finders of hb_cmp_finders[]: cmp_functional.c */
 void hb_cmp_issues(struct hb_cmp_ctx *c);
 void hb_cmp_workloads(struct hb_cmp_ctx *c);
 void hb_cmp_checks(struct hb_cmp_ctx *c);

@@ -333,6 +333,18 @@ oom:
 
 /* ---- the pair ------------------------------------------------------------------------ */
 
+/* The rules of compare-report, in the order they append their findings (the
+ * order every report lists them in). Each gets the whole context -- the pair, the
+ * per-side indexes, the workload keys, thresholds, options, calibration --
+ * so a new rule is one row here and one function (declared in cmp_pair.h). */
+static const struct hb_cmp_finder hb_cmp_finders[] = {
+	{ "kernel issues and run verdicts", hb_cmp_issues },
+	{ "workload status", hb_cmp_workloads },
+	{ "checks", hb_cmp_checks },
+	{ "metrics", hb_cmp_metrics },
+	{ "meminfo/vmstat snapshots", hb_cmp_snaps },
+};
+
 /* "virtual" when every boot of both sides ran on the virtual clock (QEMU
  * -icount: the virtual clock's minimum effect applies), "wall" when every
  * one ran on the wall clock, "mixed" otherwise (not comparable: --force). */
@@ -368,12 +380,9 @@ int hb_cmp_pair_build_groups(const struct hb_cmp_group *a, const struct hb_cmp_g
 		return -2;
 	if (hb_cmp_sideix_build(&c.x[0], a) || hb_cmp_sideix_build(&c.x[1], b) || hb_cmp_wkeys(&c))
 		goto out;
-	hb_cmp_issues(&c);
-	hb_cmp_workloads(&c);
-	hb_cmp_checks(&c);
-	hb_cmp_metrics(&c);
-	hb_cmp_snaps(&c);
-	ret = p->wl && p->m && !c.oom ? 0 : -1;
+	for (size_t i = 0; i < sizeof(hb_cmp_finders) / sizeof(hb_cmp_finders[0]); i++)
+		hb_cmp_finders[i].find(&c);
+	ret = c.oom ? -1 : 0;
 out:
 	hb_cmp_sideix_free(&c.x[0]);
 	hb_cmp_sideix_free(&c.x[1]);

@@ -5,7 +5,6 @@
  * pays nothing. */
 #define _GNU_SOURCE
 #include "ext_layer.h"
-#include "params.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -19,30 +18,6 @@
 #include <unistd.h>
 
 static json_t *g_desc; /* what the last hb_ext_layer_add() packed */
-
-bool hb_ext_suite_uses(const char *t)
-{
-	static const char *const tools[] = { "fio", "stress-ng", "kselftest" };
-
-	while (t && *t) {
-		const char *nl = strchr(t, '\n'), *w = t;
-		char word[32];
-		size_t n = 0;
-
-		while (*w == ' ' || *w == '\t')
-			w++;
-		while (w[n] && !isspace((unsigned char)w[n]) && n < sizeof(word) - 1)
-			n++;
-		memcpy(word, w, n);
-		word[n] = 0;
-		if (word[0] != '#')
-			for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-				if (hb_wl_name_eq(word, tools[i]))
-					return true;
-		t = nl ? nl + 1 : NULL;
-	}
-	return false;
-}
 
 int hb_ext_major_minor(const char *release, char *out, size_t len)
 {
@@ -87,8 +62,8 @@ done:
 	return rc;
 }
 
-int hb_ext_layer_add(const struct hb_kernel *k, const char *suite_text, const char *initrd,
-		     char *err, size_t errlen)
+int hb_ext_layer_add(const struct hb_kernel *k, bool needed, const char *initrd, char *err,
+		     size_t errlen)
 {
 	char script[PATH_MAX], mm[16], out[4096], layer[PATH_MAX], v[256];
 	char *argv[] = { script, (char *)hb_cache_dir(), mm, NULL };
@@ -98,7 +73,7 @@ int hb_ext_layer_add(const struct hb_kernel *k, const char *suite_text, const ch
 
 	json_decref(g_desc);
 	g_desc = NULL;
-	if (!hb_ext_suite_uses(suite_text))
+	if (!needed)
 		return 0;
 	if (hb_ext_major_minor(k->release, mm, sizeof(mm))) {
 		snprintf(err, errlen, "kernel release '%s' does not start with MAJOR.MINOR: cannot "

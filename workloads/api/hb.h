@@ -49,6 +49,10 @@ struct hb_workload {
 	 * it takes none. The runner rejects a suite line with any other key or
 	 * a value outside the table before anything runs. */
 	const struct hb_param *params;
+	/* The external tool it runs from the tools layer ("fio"); NULL for the
+	 * workloads written here. hb-guest --describe passes it on, and the
+	 * host appends the layer only for a suite that runs such a workload. */
+	const char *tool;
 };
 
 /* ---- parameters (from the suite line, "key=value"; defaults recorded) ---- */
@@ -131,6 +135,8 @@ int hb_kver(void);
 /* mkdir -p dir and mount tmpfs with opts (e.g. "huge=always,size=256m").
  * Returns 0, or -errno after recording hb_error(). */
 int hb_mount_tmpfs(struct hb_ctx *ctx, const char *dir, const char *opts);
+/* The same with "huge=<huge>,size=<size_mb>m", the mount most workloads make. */
+int hb_mount_huge_tmpfs(struct hb_ctx *ctx, const char *dir, const char *huge, long size_mb);
 void hb_umount(const char *dir);
 /* Create (or empty) path and size it with ftruncate; the fd, or -1 after
  * recording hb_error(). */

@@ -173,6 +173,14 @@ int hb_mount_tmpfs(struct hb_ctx *ctx, const char *dir, const char *opts)
 	return 0;
 }
 
+int hb_mount_huge_tmpfs(struct hb_ctx *ctx, const char *dir, const char *huge, long size_mb)
+{
+	char opts[96];
+
+	snprintf(opts, sizeof(opts), "huge=%s,size=%ldm", huge, size_mb);
+	return hb_mount_tmpfs(ctx, dir, opts);
+}
+
 void hb_umount(const char *dir)
 {
 	umount2(dir, MNT_DETACH);

@@ -8,7 +8,8 @@
  *                                 stressor found no tmpfs (exit 3)
  *   kst-6.12-*.txt                kselftest mm output in a debian-6.12 guest
  *   kst-6.1-*.txt                 the same in a debian-6.1 guest
- * and the host's choice of when to add the tools layer (harness/ext_layer.c). */
+ * and the host's choice of when to add the tools layer (lib/params.c's
+ * hb_suite_uses_tools() over the workloads' descriptors). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "ext_layer.h"
 #include "ext_parse.h"
 #include "helpers.h"
+#include "suite.h"
 #include "sysinfo.h"
 
 #include "hb.h"
@@ -340,16 +342,37 @@ static void test_kst_vacuous_forms(void **state)
 
 /* ---- the host side: which suites get the layer -------------------------------- */
 
+/* Whether a suite gets the layer, from the descriptors of the three external
+ * workloads (their tool) and two of hugebench's own (none). */
+static bool suite_uses(const char *text)
+{
+	const struct hb_workload *const ext[] = { &hb_wl_fio, &hb_wl_stress_ng, &hb_wl_kselftest };
+	struct hb_wl_desc wl[5] = { { "fault", NULL, NULL, NULL }, { "access", NULL, NULL, NULL } };
+	struct hb_suite_entry e[8];
+	char err[256];
+	int n = hb_suite_parse(text, e, 8, err, sizeof(err));
+
+	if (n < 0)
+		fail_msg("%s", err);
+	for (size_t i = 0; i < 3; i++)
+		wl[2 + i] = (struct hb_wl_desc){ ext[i]->name, ext[i]->help, ext[i]->params,
+						 ext[i]->tool };
+	return hb_suite_uses_tools(e, n, wl, 5);
+}
+
 static void test_layer_choice(void **state)
 {
 	char mm[16];
 
 	(void)state;
-	assert_true(hb_ext_suite_uses("fault\nfio huge=always\n"));
-	assert_true(hb_ext_suite_uses("  stress_ng duration_s=2\n"));
-	assert_true(hb_ext_suite_uses("kselftest"));
-	assert_false(hb_ext_suite_uses("fault\n# fio in a comment\naccess\n"));
-	assert_false(hb_ext_suite_uses("fiox\nfault size_mb=64\n"));
+	assert_true(suite_uses("fault\nfio huge=always\n"));
+	assert_true(suite_uses("  stress_ng duration_s=2\n"));
+	assert_true(suite_uses("kselftest"));
+	/* the suite parser's reading: the comment ends the name, as in the guest */
+	assert_true(suite_uses("fio# the job files\n"));
+	assert_false(suite_uses("fault\n# fio in a comment\naccess\n"));
+	assert_false(suite_uses("fiox\nfault size_mb=64\n"));
+	assert_false(suite_uses(""));
 	assert_int_equal(hb_ext_major_minor("6.1.0-57-cloud-amd64", mm, sizeof(mm)), 0);
 	assert_string_equal(mm, "6.1");
 	assert_int_equal(hb_ext_major_minor("6.12.118+deb12-cloud-amd64", mm, sizeof(mm)), 0);

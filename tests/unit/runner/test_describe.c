@@ -2,7 +2,9 @@
  * (guest-images/runner/runner.c, build/hb-guest): `hb-guest --describe`
  * lists every workload with defaults its own checker allows, unique names
  * and help; every shipped configs/NAME.suite passes the check the host
- * runs before a boot; a bad suite is stopped by hb-guest and by `hugebench
+ * runs before a boot, and only those that run fio, stress-ng or kselftest
+ * (the workloads whose descriptors name a tool) get the tools layer; a bad
+ * suite is stopped by hb-guest and by `hugebench
  * run` before anything runs or boots. Skipped when build/ lacks the
  * binaries. */
 #define _GNU_SOURCE
@@ -56,6 +58,15 @@ static void test_guest_tables(void **state)
 		skip();
 	assert_int_equal(d.n, 15); /* + fio, stress-ng, kselftest (issue 12) */
 	for (size_t i = 0; i < d.n; i++) {
+		/* the external workloads name their tool, the others none */
+		const char *tool = !strcmp(d.wl[i].name, "fio")		? "fio"
+				   : !strcmp(d.wl[i].name, "stress-ng") ? "stress-ng"
+				   : !strcmp(d.wl[i].name, "kselftest") ? "kselftest"
+									: NULL;
+
+		if (tool ? !d.wl[i].tool || strcmp(d.wl[i].tool, tool) : d.wl[i].tool != NULL)
+			fail_msg("%s: tool %s, not %s", d.wl[i].name,
+				 d.wl[i].tool ? d.wl[i].tool : "(none)", tool ? tool : "(none)");
 		for (const struct hb_param *p = d.wl[i].params; p->name; p++) {
 			if (p->def && hb_param_check(p, p->def, why, sizeof(why)))
 				fail_msg("%s: default %s", d.wl[i].name, why);
@@ -87,9 +98,11 @@ static void test_guest_tables(void **state)
 	hb_describe_free(&d);
 }
 
-/* Every configs/NAME.suite passes the same check the host runs before a boot. */
+/* Every configs/NAME.suite passes the same check the host runs before a
+ * boot; external and full are the ones that need the tools layer. */
 static void test_shipped_suites(void **state)
 {
+	static const char *const with_tools[] = { "external.suite", "full.suite" };
 	static struct hb_suite_entry e[64];
 	char dir[PATH_MAX + 16], path[PATH_MAX * 2], err[512];
 	struct hb_describe d;
@@ -116,6 +129,15 @@ static void test_shipped_suites(void **state)
 		n = hb_suite_parse(text, e, 64, err, sizeof(err));
 		if (n <= 0 || hb_suite_check(e, n, d.wl, d.n, err, sizeof(err)))
 			fail_msg("%s: %s", de->d_name, n == 0 ? "no workloads" : err);
+		{
+			bool want = false;
+
+			for (size_t k = 0; k < HBT_N_OF(with_tools); k++)
+				want |= !strcmp(de->d_name, with_tools[k]);
+			if (hb_suite_uses_tools(e, n, d.wl, d.n) != want)
+				fail_msg("%s: %s the tools layer", de->d_name,
+					 want ? "does not get" : "gets");
+		}
 		free(text);
 		suites++;
 	}
