@@ -88,7 +88,6 @@ void test_odd_result_path(void **state)
 	assert_non_null(strstr(r.dir, want));
 	assert_non_null(strstr(r.dir, "a b,c/debian-6.12/"));
 	hb_itest_run_free(&r);
-	hb_itest_rm_rf(base);
 }
 
 /* make variables with shell and make syntax in them: before, each of these
