@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 /* ---- processes ----------------------------------------------------------
  *
  * Every child runs under a guard: hugebench forks the guard (in a process
@@ -332,6 +334,51 @@ int hb_run(const struct hb_spawn *s, char **out, size_t *out_len)
 pid_t hb_start(const struct hb_spawn *s)
 {
 	return start_guarded(s, -1);
+}
+
+/* environ minus the names in add[] that have a value, plus those. */
+int hb_env_make(const struct hb_env_add *add, size_t nadd, struct hb_env *e)
+{
+	size_t n = 0, k = 0;
+
+	while (environ[n])
+		n++;
+	e->v = calloc(n + nadd + 1, sizeof(*e->v));
+	e->kept = 0;
+	if (!e->v)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		bool drop = false;
+
+		for (size_t j = 0; j < nadd && !drop; j++) {
+			size_t len = strlen(add[j].name);
+
+			drop = add[j].value && !strncmp(environ[i], add[j].name, len) &&
+			       environ[i][len] == '=';
+		}
+		if (!drop)
+			e->v[k++] = environ[i];
+	}
+	e->kept = k;
+	for (size_t j = 0; j < nadd; j++) {
+		if (!add[j].value)
+			continue;
+		if (asprintf(&e->v[k], "%s=%s", add[j].name, add[j].value) < 0) {
+			e->v[k] = NULL;
+			hb_env_free(e);
+			return -1;
+		}
+		k++;
+	}
+	return 0;
+}
+
+void hb_env_free(struct hb_env *e)
+{
+	for (size_t i = e->kept; e->v && e->v[i]; i++)
+		free(e->v[i]);
+	free(e->v);
+	e->v = NULL;
 }
 
 int hb_spawn_capture(char *const argv[], char *out, size_t outlen)

@@ -43,6 +43,19 @@ pid_t hb_start(const struct hb_spawn *s);
 void hb_stop(pid_t pid, int sig);
 /* Short forms: stdout into out (truncated to outlen) or inherited. */
 int hb_spawn_capture(char *const argv[], char *out, size_t outlen);
+/* An environment for hb_spawn.envp: ours, with each name of add[] that has a
+ * value replaced by (or added as) name=value; a NULL value leaves the
+ * inherited one. 0, or -1 (out of memory); release with hb_env_free(). */
+struct hb_env_add {
+	const char *name;
+	const char *value;
+};
+struct hb_env {
+	char **v;
+	size_t kept; /* v[0..kept) are environ's, the rest are ours */
+};
+int hb_env_make(const struct hb_env_add *add, size_t nadd, struct hb_env *e);
+void hb_env_free(struct hb_env *e);
 pid_t hb_spawn_bg(char *const argv[], const char *log_path);
 /* The user who ran sudo (SUDO_UID/SUDO_GID), when we are root; -1 if none. */
 int hb_invoking_user(uid_t *uid, gid_t *gid);

@@ -52,22 +52,29 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 		return HB_EXIT_USAGE;
 	snprintf(k->cmdline, sizeof(k->cmdline), "%s", r.cmdline);
 	if (r.kind == HB_RECIPE_DEBIAN) {
-		/* the recipe's values reach the script as its environment, through
-		 * env(1): argv, no shell */
-		char meta[HB_RECIPE_STR_MAX + 8], image[HB_RECIPE_STR_MAX + 9];
-		char archive[HB_RECIPE_NAME_MAX + 11], pin[HB_RECIPE_NAME_MAX + 7], mods[32];
-		char *argv[] = { "env", meta, image, archive, pin, mods, "bash", script, cache, NULL };
+		/* the recipe's values reach the script as its environment */
+		const struct hb_env_add add[] = {
+			{ "HB_META", r.meta },	       { "HB_IMAGE", r.image },
+			{ "HB_ARCHIVE", r.archive },   { "HB_PIN", r.pin },
+			{ "HB_MODULES", r.modules },
+		};
+		char *argv[] = { "bash", script, cache, NULL };
+		struct hb_spawn sp = { .argv = argv, .capture = true };
+		struct hb_env env = { NULL, 0 };
+		char *got = NULL;
 
-		snprintf(meta, sizeof(meta), "HB_META=%s", r.meta);
-		snprintf(image, sizeof(image), "HB_IMAGE=%s", r.image);
-		snprintf(archive, sizeof(archive), "HB_ARCHIVE=%s", r.archive);
-		snprintf(pin, sizeof(pin), "HB_PIN=%s", r.pin);
-		snprintf(mods, sizeof(mods), "HB_MODULES=%s", r.modules);
 		snprintf(k->kind, sizeof(k->kind), "debian");
 		snprintf(script, sizeof(script), "%s/kernels/fetch-debian.sh", hb_root());
 		snprintf(cache, sizeof(cache), "%s/kernels", hb_cache_dir());
-		rc = hb_spawn_capture(argv, out, sizeof(out));
+		rc = hb_env_make(add, sizeof(add) / sizeof(add[0]), &env);
+		if (!rc) {
+			sp.envp = env.v;
+			rc = hb_run(&sp, &got, NULL);
+			hb_env_free(&env);
+		}
 		hb_recipe_free(&r);
+		snprintf(out, sizeof(out), "%s", got ? got : "");
+		free(got);
 		if (rc != 0) {
 			snprintf(err, errlen, "fetching kernel %s failed (exit %d); see above", t->name,
 				 rc);

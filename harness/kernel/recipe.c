@@ -64,15 +64,22 @@ static bool name_ok(const char *s)
 	return s[0] != '.' && strlen(s) < HB_RECIPE_NAME_MAX && word_ok(s, "._-");
 }
 
-/* A Debian suite name (sid, trixie-backports): lowercase, digits, '-'. */
-static bool suite_ok(const char *s)
+/* Debian's spelling of package and suite names: [s, end) (end NULL: the
+ * whole string) is non-empty lowercase letters, digits and extra. */
+static bool debian_word_ok(const char *s, const char *end, const char *extra)
 {
-	if (!*s)
+	if (s == end || !*s)
 		return false;
-	for (; *s; s++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '-')
+	for (; *s && s != end; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && !strchr(extra, *s))
 			return false;
 	return true;
+}
+
+/* A Debian suite name (sid, trixie-backports). */
+static bool suite_ok(const char *s)
+{
+	return debian_word_ok(s, NULL, "-");
 }
 
 /* source=debian:<package>[@<suite>] or source=ksrc */
@@ -85,12 +92,7 @@ static bool source_ok(const char *s)
 	if (strncmp(s, "debian:", 7))
 		return false;
 	at = strchr(s + 7, '@');
-	if (at && !suite_ok(at + 1))
-		return false;
-	for (const char *p = s + 7; *p && p != at; p++)
-		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && !strchr(".+-", *p))
-			return false;
-	return s[7] != '\0' && s[7] != '@';
+	return debian_word_ok(s + 7, at, ".+-") && (!at || suite_ok(at + 1));
 }
 
 static char *trim(char *s)

@@ -17,63 +17,6 @@
 #include <unistd.h>
 
 
-extern char **environ;
-
-struct env_add {
-	const char *name;
-	const char *value; /* NULL: leave the inherited one */
-};
-
-struct spawn_env {
-	char **v;
-	size_t kept; /* v[0..kept) are environ's, the rest are ours */
-};
-
-static void free_env(struct spawn_env *e)
-{
-	for (size_t i = e->kept; e->v && e->v[i]; i++)
-		free(e->v[i]);
-	free(e->v);
-	e->v = NULL;
-}
-
-/* environ minus the names in add[] that have a value, plus those. */
-static int make_env(const struct env_add *add, size_t nadd, struct spawn_env *e)
-{
-	size_t n = 0, k = 0;
-
-	while (environ[n])
-		n++;
-	e->v = calloc(n + nadd + 1, sizeof(*e->v));
-	e->kept = 0;
-	if (!e->v)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		bool drop = false;
-
-		for (size_t j = 0; j < nadd && !drop; j++) {
-			size_t len = strlen(add[j].name);
-
-			drop = add[j].value && !strncmp(environ[i], add[j].name, len) &&
-			       environ[i][len] == '=';
-		}
-		if (!drop)
-			e->v[k++] = environ[i];
-	}
-	e->kept = k;
-	for (size_t j = 0; j < nadd; j++) {
-		if (!add[j].value)
-			continue;
-		if (asprintf(&e->v[k], "%s=%s", add[j].name, add[j].value) < 0) {
-			e->v[k] = NULL;
-			free_env(e);
-			return -1;
-		}
-		k++;
-	}
-	return 0;
-}
-
 /* Runs argv with env, stdout captured into *outbuf (malloc'd), stderr
  * inherited; as the user who ran sudo, where there is one (a kernel build
  * and a user's KSRC tree need no root). Returns the exit status, or
@@ -170,18 +113,18 @@ static int give_cache_to_user(const char *cache_dir, char *err, size_t errlen)
 
 /* build-source.sh with argv and the environment plus add: 0 with *buf its
  * output, else the exit code to return (err filled, *buf may hold output). */
-static int run_script(char *const argv[], const struct env_add *add, size_t nadd,
+static int run_script(char *const argv[], const struct hb_env_add *add, size_t nadd,
 		      const char *what, char **buf, char *err, size_t errlen)
 {
-	struct spawn_env env = { NULL, 0 };
+	struct hb_env env = { NULL, 0 };
 	int rc;
 
-	if (make_env(add, nadd, &env)) {
+	if (hb_env_make(add, nadd, &env)) {
 		hb_set_err(err, errlen, "out of memory");
 		return 3;
 	}
 	rc = run_capture(argv, env.v, buf);
-	free_env(&env);
+	hb_env_free(&env);
 	return rc ? script_failed(rc, what, *buf, err, errlen) : 0;
 }
 
@@ -218,7 +161,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 
 	{
 		char *const argv[] = { "bash", script, "--fetch", r->dir, (char *)cache_dir, NULL };
-		const struct env_add add[] = {
+		const struct hb_env_add add[] = {
 			{ "HB_SOURCE", r->source },
 			{ "KSRC", ksrc },
 		};
@@ -245,7 +188,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		/* a cmdline-only variant builds (and finds) its base's kernel */
 		char *const argv[] = { "bash", script, r->build_as[0] ? r->build_as : r->dir,
 				       (char *)cache_dir, NULL };
-		const struct env_add add[] = {
+		const struct hb_env_add add[] = {
 			{ "HB_SOURCE", r->source },   { "HB_SOURCE_ID", r->source_id },
 			{ "HB_KERNEL_KEY", key },     { "HB_SERIES", series },
 			{ "HB_CONFIGS", configs },    { "KSRC", ksrc },
