@@ -410,6 +410,8 @@ static void describe(const struct run_ctx *c, json_t *res)
 	}
 	if (c->k.archive[0])
 		json_object_set_new(tgt, "archive", json_string(c->k.archive));
+	if (c->k.built_by[0])
+		json_object_set_new(tgt, "built_by", hb_json_text(c->k.built_by));
 	json_object_set_new(env, "accelerator", json_string(c->accel));
 	json_object_set_new(env, "accelerator_reason", hb_json_text(c->accel_reason));
 	json_object_set_new(env, "qemu_version", json_string(c->be.qver));
