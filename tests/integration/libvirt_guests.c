@@ -639,3 +639,49 @@ void test_libvirt_down(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 	uri_local[0] = uri_ssh[0] = uri_host2[0] = 0; /* a later test starts them again */
 }
+
+/* --guest-ram huge-tmpfs under libvirt: the guest's RAM on a shared memfd
+ * (<memoryBacking>), which is shmem: QEMU's own command line (libvirt's
+ * log of the domain) shows the memfd backend, shared; the host KVM's
+ * mappings are judged as under the QEMU backend: under TCG "unavailable"
+ * with the reason, under KVM 2 MiB entries. */
+void test_libvirt_guest_ram_memfd(void **state)
+{
+	struct hb_itest_run r;
+	char path[PATH_MAX + 64], dom[400] = "", *text, *p;
+	json_t *st;
+
+	(void)state;
+	libvirt_up();
+	hb_itest_run_suite(TARGET, "smoke",
+			   (const char *[]){ "--backend", "libvirt", "--guest-ram", "huge-tmpfs", NULL },
+			   &r);
+	if (r.exit_code != 0)
+		fail_msg("memfd-backed libvirt run: exit %d: %s", r.exit_code, r.err);
+	assert_non_null(strstr(hb_itest_str(json_object_get(r.result, "environment"), "guest_ram"),
+			       "memfd"));
+	st = json_object_get(r.result, "host_kvm_stats");
+	assert_non_null(st);
+	if (strcmp(hb_itest_str(json_object_get(r.result, "environment"), "accelerator"), "tcg") == 0)
+		assert_non_null(strstr(hb_itest_str(st, "unavailable"), "accelerator tcg"));
+	else
+		assert_true(json_integer_value(json_object_get(st, "pages_2m")) > 0);
+	/* qemu.log: "libvirt URI, domain NAME: how it ended" */
+	snprintf(path, sizeof(path), "%s/qemu.log", r.dir);
+	text = hb_itest_slurp(path);
+	if ((p = strstr(text, "domain ")))
+		snprintf(dom, sizeof(dom), "%.*s", (int)strcspn(p + 7, ":"), p + 7);
+	free(text);
+	assert_true(dom[0]);
+	snprintf(path, sizeof(path), "/var/log/libvirt/qemu/%s.log", dom);
+	text = hb_itest_slurp(path);
+	if (!strstr(text, "\"qom-type\":\"memory-backend-memfd\"") || !strstr(text, "\"share\":true"))
+		fail_msg("%s: QEMU did not get a shared memfd for guest RAM", path);
+	free(text);
+	text = hb_itest_slurp("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+	printf("memfd-backed libvirt guest: host_kvm_stats %s; this host's shmem_enabled: %s",
+	       hb_itest_str(st, "unavailable")[0] ? "unavailable" : "present", text);
+	free(text);
+	assert_int_equal(hugebench_domains(), 0);
+	hb_itest_run_free(&r);
+}

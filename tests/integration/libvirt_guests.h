@@ -13,5 +13,6 @@ void test_libvirt_nightly_two_connections(void **state);
 void test_libvirt_reboot(void **state);
 void test_libvirt_two_hosts(void **state);
 void test_libvirt_down(void **state);
+void test_libvirt_guest_ram_memfd(void **state);
 
 #endif
