@@ -468,6 +468,16 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 		  xml);
 done:
 	hb_lv_guard_arm(&guard, 30, "ending the domain and deleting its volumes");
+	/* Ctrl-C while the domain was being made: over qemu+ssh:// the ssh died
+	 * with us and the call failed. An interrupt, not an infrastructure
+	 * error; the volumes go over a new connection. */
+	if (conn && !r.conn_lost && virConnectIsAlive(conn) != 1)
+		r.conn_lost = true;
+	if (rc < 0 && hb_interrupted) {
+		out->end = HB_END_INTERRUPTED;
+		out->error[0] = 0;
+		rc = 0;
+	}
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
 	if (dom) {

@@ -685,3 +685,78 @@ void test_libvirt_guest_ram_memfd(void **state)
 	assert_int_equal(hugebench_domains(), 0);
 	hb_itest_run_free(&r);
 }
+
+/* host2's libvirtd frozen (SIGSTOP) under a running boot: libvirt's
+ * keepalive ends the connection, and the cleanup over a new connection,
+ * which a frozen daemon never answers, is cut by the guard (lv_guard.c):
+ * the run ends with an infrastructure error well before its time limit
+ * instead of waiting for ever. Once the daemon runs again, auto-destroy
+ * ends the domain. */
+void test_libvirt_frozen_daemon(void **state)
+{
+	char path[PATH_MAX + 64], *pidtext;
+	struct hb_itest_bg bg;
+	struct hb_itest_run r;
+	double t0, took;
+	pid_t daemon;
+	int up = 0;
+
+	(void)state;
+	libvirt_up();
+	snprintf(path, sizeof(path), "%s/host2/libvirtd.pid", lv_dir);
+	pidtext = hb_itest_slurp(path);
+	daemon = (pid_t)atoi(pidtext);
+	free(pidtext);
+	assert_true(daemon > 1);
+	t0 = hb_itest_now();
+	hb_itest_run_start(TARGET, "smoke",
+			   (const char *[]){ "--backend", "libvirt", "--connect", uri_host2,
+					     "--timeout", "900", "--cmdline", "hb.hang=1", NULL },
+			   &bg);
+	/* the guest is up once host2 lists the domain */
+	while (!up && !hb_itest_run_poll(&bg) && hb_itest_now() - t0 < 300) {
+		up = count_hugebench_at(virsh_host2, (char *[]){ "list", "--name", NULL }, "") == 1;
+		sleep(1);
+	}
+	assert_true(up);
+	sleep(5);
+	assert_int_equal(kill(daemon, SIGSTOP), 0);
+	t0 = hb_itest_now();
+	hb_itest_run_collect(&bg, &r);
+	took = hb_itest_now() - t0;
+	kill(daemon, SIGCONT);
+	printf("host2's libvirtd frozen: the run ended %.1f s later (time limit 900 s): %s", took,
+	       r.err);
+	assert_true(took < 180);
+	assert_int_equal(r.exit_code, 3);
+	assert_non_null(r.result);
+	assert_true(strstr(r.err, "lost the connection") || strstr(r.err, "did not answer"));
+	/* the daemon again: auto-destroy ends the domain of the closed connection */
+	for (int i = 0; i < 60 && hugebench_domains() > 0; i++)
+		sleep(1);
+	assert_int_equal(hugebench_domains(), 0);
+	hb_itest_run_free(&r);
+	/* the next run from this host deletes the volumes of the dead run;
+	 * later tests count volumes, so do it now */
+	{
+		char *names = NULL, out[] = "/tmp/hb-itest-virsh-XXXXXX", *line;
+		char *argv[] = { "/usr/bin/virsh", "-c", virsh_host2, "vol-list", "hugebench", NULL };
+
+		close(mkstemp(out));
+		hb_itest_spawn_to(argv, out);
+		names = hb_itest_slurp(out);
+		unlink(out);
+		for (line = strtok(names, "\n"); line; line = strtok(NULL, "\n")) {
+			char vol[512];
+			char *del[] = { "/usr/bin/virsh", "-c", virsh_host2, "vol-delete", "--pool",
+					"hugebench", vol, NULL };
+
+			line += strspn(line, " ");
+			snprintf(vol, sizeof(vol), "%.*s", (int)strcspn(line, " "), line);
+			if (!strncmp(vol, "hugebench-", 10) && strncmp(vol, "hugebench-tcg", 13))
+				hb_itest_spawn_to(del, "/dev/null");
+		}
+		free(names);
+	}
+	assert_int_equal(hugebench_volumes(), 0);
+}

@@ -14,5 +14,6 @@ void test_libvirt_reboot(void **state);
 void test_libvirt_two_hosts(void **state);
 void test_libvirt_down(void **state);
 void test_libvirt_guest_ram_memfd(void **state);
+void test_libvirt_frozen_daemon(void **state);
 
 #endif

@@ -566,6 +566,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_reboot),
 		cmocka_unit_test(test_libvirt_two_hosts),
 		cmocka_unit_test(test_libvirt_guest_ram_memfd),
+		cmocka_unit_test(test_libvirt_frozen_daemon),
 		cmocka_unit_test(test_external_debian_6_1),
 		cmocka_unit_test(test_external_debian_6_12),
 		cmocka_unit_test(test_source_regression_caught),
