@@ -563,6 +563,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_interrupt_ssh),
 		cmocka_unit_test(test_libvirt_timeout),
 		cmocka_unit_test(test_libvirt_stall),
+		cmocka_unit_test(test_libvirt_reboot),
+		cmocka_unit_test(test_libvirt_two_hosts),
+		cmocka_unit_test(test_libvirt_guest_ram_memfd),
+		cmocka_unit_test(test_libvirt_frozen_daemon),
 		cmocka_unit_test(test_external_debian_6_1),
 		cmocka_unit_test(test_external_debian_6_12),
 		cmocka_unit_test(test_source_regression_caught),
@@ -573,6 +577,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_boots_delay_sensitivity),
 		cmocka_unit_test(test_nightly_planted_regression),
 		cmocka_unit_test(test_libvirt_nightly_two_connections),
+		cmocka_unit_test(test_libvirt_down),
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_series_check),
 	};
