@@ -37,7 +37,8 @@ bool fio_subject(struct hb_ctx *ctx, const char *pre, const char *mode, const ch
 const char *sng_subject_counter(const char *stressor, const char *huge, const char *shmem_enabled,
 				const char *thp_enabled);
 /* Whether <stressor>.subject_pmd_mapped applies: stress-ng maps the memory
- * itself, whole (tmpfs and mmap on huge=always; vm where THP is on). */
+ * itself, whole, the same way every run (tmpfs on huge=always; vm where
+ * THP is on). */
 bool sng_subject_mapped(const char *stressor, const char *huge, const char *thp_enabled);
 /* The mappings of a stressor that hb_ext_run() samples: shmem files (the
  * tmpfs, SysV, memfd) or, for vm, private anonymous mappings of its

@@ -30,8 +30,9 @@ static void test_counter(void **state)
 	assert_null(sng_subject_counter("vm", "always", "always", "never"));
 	/* per mapping: the files stress-ng maps whole, and vm's buffer */
 	assert_true(sng_subject_mapped("tmpfs", "always", "never"));
-	assert_true(sng_subject_mapped("mmap", "always", "never"));
-	assert_false(sng_subject_mapped("mmap", "never", "always"));
+	assert_false(sng_subject_mapped("tmpfs", "never", "always"));
+	/* mmap's random flag per mapping decides whether it can be huge */
+	assert_false(sng_subject_mapped("mmap", "always", "always"));
 	assert_true(sng_subject_mapped("vm", "never", "always"));
 	assert_false(sng_subject_mapped("vm", "always", "never"));
 	/* shm maps its object MAP_ANONYMOUS (stress-ng 0.15.06): no file mapping */
@@ -83,12 +84,12 @@ static void test_subject(void **state)
 	hbt_cap_close(&c);
 	/* minimal-6.1-regress: the file in huge pages, mapped by PTEs */
 	hbt_cap_open(&c, &hb_wl_stress_ng);
-	assert_false(sng_subject(c.ctx, "mmap", "always", "never", "madvise",
-				 &(struct hb_ext_peak){ .huge_kb = 32768 }, &(struct hb_ext_watch){
+	assert_false(sng_subject(c.ctx, "tmpfs", "always", "never", "madvise",
+				 &(struct hb_ext_peak){ .huge_kb = 65536 }, &(struct hb_ext_watch){
 					 .samples = 40, .seen = 30,
-					 .best = { .n_vma = 1, .size_kb = 32768, .ext_kb = 32768 } }));
-	assert_true(hbt_cap_check_pass(&c, "mmap.subject_huge"));
-	assert_false(hbt_cap_check_pass(&c, "mmap.subject_pmd_mapped"));
+					 .best = { .n_vma = 1, .size_kb = 64228, .ext_kb = 63488 } }));
+	assert_true(hbt_cap_check_pass(&c, "tmpfs.subject_huge"));
+	assert_false(hbt_cap_check_pass(&c, "tmpfs.subject_pmd_mapped"));
 	hbt_cap_close(&c);
 	/* fewer than half of the extents PMD-mapped at the best sample */
 	hbt_cap_open(&c, &hb_wl_stress_ng);
