@@ -572,6 +572,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_external_debian_6_1),
 		cmocka_unit_test(test_external_debian_6_12),
 		cmocka_unit_test(test_source_regression_caught),
+		cmocka_unit_test(test_external_regress),
 		cmocka_unit_test(test_source_bad_patch),
 		cmocka_unit_test(test_source_build_unprivileged),
 		cmocka_unit_test(test_outcomes_collapse_fail),
