@@ -273,7 +273,8 @@ nightly: all
 kernel: all
 	$(BUILD)/hugebench kernel --target "$$HB_TARGET"
 
-# Performance bisect of a shipped series (not part of `make test`: ~15 boots):
+# Performance bisect of a shipped series (make test runs the same bisect in
+# test_bisect_series_metric, and one over git commits in test_bisect_git_metric):
 # the 1 ms shmem huge allocation delay (about +40 % on this metric), 3rd of 5
 # patches, found with boots against the base's, judged at a 20 % minimum
 # effect (--vcpus 1: the delay shows in every boot, see tests/integration/boots.c).

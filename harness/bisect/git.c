@@ -228,12 +228,15 @@ int hb_bisect_git_step(struct hb_bisect_opts *o)
 
 /* ---- the drive ------------------------------------------------------------ */
 
+#define HB_GIT_LIST_MAX 4096 /* candidates listed; a larger range is only counted */
+
 struct gstate {
-	char bad[64];	 /* refs/bisect/bad */
-	char *cands[4096]; /* rev-list bad --not goods: newest first */
+	char bad[64];	   /* refs/bisect/bad */
+	long n_total;	   /* rev-list bad --not goods: the candidates */
+	char *cands[HB_GIT_LIST_MAX]; /* those, newest first, when n_total fits */
 	size_t n_cands;
-	size_t n_untested; /* of those: neither bad nor skipped */
-	char skips[1 << 16]; /* refs/bisect/skip-*, one a line */
+	long n_untested;   /* of those: neither bad nor skipped */
+	char goods[1 << 16], skips[1 << 16]; /* refs/bisect/good-*, skip-*: one a line */
 };
 
 static void gstate_free(struct gstate *g)
@@ -255,38 +258,61 @@ static bool in_text(const char *text, const char *sha)
 	return false;
 }
 
-/* Where git's bisect stands, from its refs. 0, or -1 (git failed). */
-static int gstate_read(const char *path, struct gstate *g)
+/* git rev-list [--count] bad --not goods... into out; its exit code. */
+static int rev_list(const char *path, const struct gstate *g, bool count, char *out, size_t len)
 {
-	static char goods[1 << 16], list[1 << 20];
+	static char goods[sizeof(g->goods)];
 	char *argv[8 + 1024], *save = NULL;
 	size_t n = 0;
-	int rc;
 
-	gstate_free(g);
-	if (GIT1(path, g->bad, "rev-parse", "--verify", "-q", "refs/bisect/bad") ||
-	    gitv(path, goods, sizeof(goods), false,
-		 (const char *const[]){ "for-each-ref", "--format=%(objectname)",
-					"refs/bisect/good-*", NULL }) ||
-	    gitv(path, g->skips, sizeof(g->skips), false,
-		 (const char *const[]){ "for-each-ref", "--format=%(objectname)",
-					"refs/bisect/skip-*", NULL }))
-		return -1;
+	snprintf(goods, sizeof(goods), "%s", g->goods);
 	argv[n++] = "git";
 	argv[n++] = "-C";
 	argv[n++] = (char *)path;
 	argv[n++] = "rev-list";
-	argv[n++] = g->bad;
+	if (count)
+		argv[n++] = "--count";
+	argv[n++] = (char *)g->bad;
 	argv[n++] = "--not";
 	for (char *l = strtok_r(goods, "\n", &save); l && n < 8 + 1023; l = strtok_r(NULL, "\n", &save))
 		argv[n++] = l;
 	argv[n] = NULL;
-	rc = hb_spawn_capture(argv, list, sizeof(list));
-	if (rc)
+	return hb_spawn_capture(argv, out, len);
+}
+
+/* Where git's bisect stands, from its refs. 0, or -1 (git failed). */
+static int gstate_read(const char *path, struct gstate *g)
+{
+	static char list[HB_GIT_LIST_MAX * 41 + 64];
+	char num[32] = "", *save = NULL;
+	long skipped = 0;
+
+	gstate_free(g);
+	if (GIT1(path, g->bad, "rev-parse", "--verify", "-q", "refs/bisect/bad") ||
+	    gitv(path, g->goods, sizeof(g->goods), false,
+		 (const char *const[]){ "for-each-ref", "--format=%(objectname)",
+					"refs/bisect/good-*", NULL }) ||
+	    gitv(path, g->skips, sizeof(g->skips), false,
+		 (const char *const[]){ "for-each-ref", "--format=%(objectname)",
+					"refs/bisect/skip-*", NULL }) ||
+	    rev_list(path, g, true, num, sizeof(num)))
+		return -1;
+	g->n_total = strtol(num, NULL, 10);
+	if (g->n_total < 1)
+		return -1;
+	if (g->n_total > HB_GIT_LIST_MAX) {
+		/* far from the end: only how many (every skip counted in) */
+		for (const char *p = g->skips; *p; p++)
+			skipped += *p == '\n';
+		g->n_untested = g->n_total - 1 - skipped;
+		if (g->n_untested < 1)
+			g->n_untested = 1;
+		return 0;
+	}
+	if (rev_list(path, g, false, list, sizeof(list)))
 		return -1;
 	g->n_untested = 0;
-	save = NULL;
-	for (char *l = strtok_r(list, "\n", &save); l && g->n_cands < 4096;
+	for (char *l = strtok_r(list, "\n", &save); l && g->n_cands < HB_GIT_LIST_MAX;
 	     l = strtok_r(NULL, "\n", &save)) {
 		g->cands[g->n_cands] = strdup(l);
 		if (!g->cands[g->n_cands])
@@ -298,12 +324,14 @@ static int gstate_read(const char *path, struct gstate *g)
 	return g->n_cands ? 0 : -1;
 }
 
-static bool is_untested_cand(const struct gstate *g, const char *sha)
+/* May sha be tested next: neither judged nor outside the candidates? */
+static bool testable(const struct gstate *g, const char *sha)
 {
-	for (size_t i = 0; i < g->n_cands; i++)
-		if (!strcmp(g->cands[i], sha))
-			return strcmp(sha, g->bad) && !in_text(g->skips, sha);
-	return false;
+	bool listed = !g->n_cands;
+
+	for (size_t i = 0; i < g->n_cands && !listed; i++)
+		listed = !strcmp(g->cands[i], sha);
+	return listed && strcmp(sha, g->bad) && !in_text(g->goods, sha) && !in_text(g->skips, sha);
 }
 
 struct answer {
@@ -502,10 +530,10 @@ static int drive(const struct hb_bisect_opts *o, const char *good, const char *b
 		}
 		if (!g->n_untested)
 			break;
-		if (GIT1(o->git, head, "rev-parse", "HEAD") || !is_untested_cand(g, head)) {
+		if (GIT1(o->git, head, "rev-parse", "HEAD") || !testable(g, head)) {
 			/* after the reference's checkout, or git left HEAD elsewhere */
 			GITQ(o->git, "bisect", "next");
-			if (GIT1(o->git, head, "rev-parse", "HEAD") || !is_untested_cand(g, head) ||
+			if (GIT1(o->git, head, "rev-parse", "HEAD") || !testable(g, head) ||
 			    ++guard > 3) {
 				hb_err("bisect --git: git bisect checked out no commit left to test "
 				       "(HEAD %.12s); see git -C %s bisect log", head, o->git);
