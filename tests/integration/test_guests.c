@@ -574,6 +574,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_nightly_two_connections),
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_series_check),
+		cmocka_unit_test(test_bisect_series_metric),
+		cmocka_unit_test(test_bisect_git_metric),
 	};
 	bool pre = false;
 	int rc;
