@@ -492,3 +492,44 @@ void test_bisect_git_metric(void **state)
 	GITLINE(repo, want, "status", "--porcelain");
 	assert_string_equal(want, "");
 }
+
+/* A hang is bad, not a skip (issue 22): the delay series' base (k = 0, the
+ * metric's reference, built by test_bisect_series_metric) booted with a
+ * time limit it cannot finish in: the guest is killed at the limit (verdict
+ * timeout, as for a kernel that hangs), so the reference is bad and the
+ * answer is "the base is already bad", exit 5, in the printed line,
+ * answer.json and summary.md. */
+void test_bisect_hang_is_bad(void **state)
+{
+	char results[512], dir[1024], path[1200];
+	char *argv[] = { "bisect", "minimal-6.1-delay-series", "--metric", PERF_METRIC,
+			 "--min-effect", PERF_MIN_EFFECT, "--boots", "1", "--vcpus", "1",
+			 "--timeout", "3", "--results", results, NULL };
+	struct hb_itest_out o;
+	json_t *root, *st, *ans;
+	char *md;
+
+	(void)state;
+	fresh_results("hang", results, sizeof(results));
+	hb_itest_hugebench(argv, &o);
+	assert_int_equal(o.exit_code, 5);
+	assert_non_null(strstr(o.out, "the base (k=0, no patch) is already bad (exit 5)"));
+	bisect_dir(o.out, dir, sizeof(dir));
+	assert_true(dir[0]);
+	hb_itest_out_free(&o);
+	root = load_json(dir, "steps.json");
+	assert_int_equal(json_array_size(json_object_get(root, "steps")), 1);
+	st = json_array_get(json_object_get(root, "steps"), 0);
+	assert_int_equal(json_integer_value(json_object_get(st, "k")), 0);
+	assert_string_equal(hb_itest_str(st, "verdict"), "bad");
+	assert_non_null(strstr(hb_itest_str(st, "why"), "boot 1 crashed: timeout"));
+	json_decref(root);
+	ans = load_json(dir, "answer.json");
+	assert_string_equal(hb_itest_str(ans, "outcome"), "base-bad");
+	assert_int_equal(json_integer_value(json_object_get(ans, "exit_code")), 5);
+	json_decref(ans);
+	snprintf(path, sizeof(path), "%s/summary.md", dir);
+	md = hb_itest_slurp(path);
+	assert_non_null(strstr(md, "is already bad** (exit 5)"));
+	free(md);
+}

@@ -6,5 +6,6 @@ void test_bisect_bad_input(void **state);
 void test_bisect_series_check(void **state);
 void test_bisect_series_metric(void **state);
 void test_bisect_git_metric(void **state);
+void test_bisect_hang_is_bad(void **state);
 
 #endif
