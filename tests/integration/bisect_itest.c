@@ -39,14 +39,16 @@
 
 void test_bisect_bad_input(void **state)
 {
-	static char *const cases[][6] = {
+	static char *const cases[][8] = {
 		{ "bisect", "no-such-recipe", "--check", "fault", NULL },
 		{ "bisect", "minimal-6.1", "--check", "fault", NULL },	      /* no series */
 		{ "bisect", "minimal-6.1-series", "--metric", "fault", NULL }, /* no .METRIC */
 		{ "bisect", "minimal-6.1-series", NULL },
+		{ "bisect", "minimal-6.1-series", "--check", "fault", "--crash", "ignore", NULL },
 	};
 	static const char *const want[] = { "unknown target", "nothing to bisect",
-					    "want WORKLOAD.METRIC", "give one of --check" };
+					    "want WORKLOAD.METRIC", "give one of --check",
+					    "--crash 'ignore': want bad (the default) or skip" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
