@@ -43,10 +43,10 @@ static int usage(FILE *to)
 		"         --suite NAME|FILE (default: the workload's line of configs/smoke.suite or\n"
 		"         configs/boots.suite, else the workload alone) --results DIR\n"
 		"         --vcpus N --accel auto|tcg|kvm --timeout SECONDS (passed to run)\n"
-		"Writes results/bisect-<target>-<key>/ (steps.json, summary.md, answer.json); run it again to\n"
-		"resume. Exit 0 first bad patch or commit found, 1 none (the bad side is good),\n"
-		"2 usage, 3 infrastructure, 4 ambiguous (a candidate range: skipped steps),\n"
-		"5 the good side (base, --good) is already bad.\n");
+		"Writes results/bisect-<target>-<key>/ (steps.json, summary.md, answer.json);\n"
+		"run it again to resume. Exit 0 first bad patch or commit found, 1 none (the bad\n"
+		"side is good), 2 usage, 3 infrastructure, 4 ambiguous (a candidate range:\n"
+		"skipped steps), 5 the good side (base, --good) is already bad.\n");
 	return HB_EXIT_USAGE;
 }
 
