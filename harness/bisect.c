@@ -547,7 +547,8 @@ int hb_cmd_bisect(int argc, char **argv)
 		rc = pick_suite(&o);
 	if (!rc)
 		rc = o.git ? hb_bisect_git(&o) : run_series(&o, &s);
-	if ((rc == HB_EXIT_USAGE || rc == HB_EXIT_INFRA) && o.dir[0]) { /* bad input leaves no folder behind */
+	/* bad input leaves no folder behind */
+	if ((rc == HB_EXIT_USAGE || rc == HB_EXIT_INFRA) && o.dir[0]) {
 		char p[PATH_MAX + 32];
 
 		snprintf(p, sizeof(p), "%s/steps.json", o.dir);
