@@ -34,15 +34,19 @@ static int usage(FILE *to)
 	fprintf(to,
 		"usage: hugebench bisect TARGET --check WORKLOAD[.CHECK] [options]\n"
 		"       hugebench bisect TARGET --metric WORKLOAD.METRIC [--min-effect PCT] [options]\n"
-		"       hugebench bisect TARGET --git PATH --good REF --bad REF --check ... [options]\n"
+		"       hugebench bisect TARGET --git PATH --good REF --bad REF --check|--metric ...\n"
 		"TARGET: a source recipe with patches/series (git mode: a source=ksrc recipe).\n"
 		"options: --boots N (per step; default 1 for --check, 3 for --metric)\n"
 		"         --max-tries N (judgements of an uncertain step, each with N more boots; 3)\n"
+		"         --crash bad|skip (a boot that panicked, hung, timed out or logged a kernel\n"
+		"         BUG/WARNING/Oops makes its step bad; skip: judge the check or metric alone)\n"
 		"         --suite NAME|FILE (default: the workload's line of configs/smoke.suite or\n"
 		"         configs/boots.suite, else the workload alone) --results DIR\n"
 		"         --vcpus N --accel auto|tcg|kvm --timeout SECONDS (passed to run)\n"
-		"Writes results/bisect-<target>-<key>/ (steps.json, summary.md); run it again to\n"
-		"resume. Exit 0 first bad patch found, 1 none found, 2 usage, 3 infrastructure.\n");
+		"Writes results/bisect-<target>-<key>/ (steps.json, summary.md, answer.json);\n"
+		"run it again to resume. Exit 0 first bad patch or commit found, 1 none (the bad\n"
+		"side is good), 2 usage, 3 infrastructure, 4 ambiguous (a candidate range:\n"
+		"skipped steps), 5 the good side (base, --good) is already bad.\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -54,7 +58,7 @@ static const struct option lo[] = {
 	{ "accel", required_argument, 0, 'a' },	   { "timeout", required_argument, 0, 't' },
 	{ "git", required_argument, 0, 'g' },	   { "good", required_argument, 0, 'G' },
 	{ "bad", required_argument, 0, 'b' },	   { "help", no_argument, 0, 'h' },
-	{ 0, 0, 0, 0 }
+	{ "crash", required_argument, 0, 'C' },	   { 0, 0, 0, 0 }
 };
 
 /* Options common to bisect and bisect-step; bisect-step's --dir DIR into
@@ -63,7 +67,7 @@ static const struct option lo[] = {
 static int parse(int argc, char **argv, struct hb_bisect_opts *o, const char **dir)
 {
 	struct option all[sizeof(lo) / sizeof(lo[0]) + 1];
-	const char *check = NULL, *metric = NULL, *min_effect = NULL;
+	const char *check = NULL, *metric = NULL, *min_effect = NULL, *crash = NULL;
 	char err[512];
 	int ch, n = 0, boots = 0;
 
@@ -96,6 +100,7 @@ static int parse(int argc, char **argv, struct hb_bisect_opts *o, const char **d
 		case 'G': o->good = optarg; break;
 		case 'b': o->bad = optarg; break;
 		case 'd': *dir = optarg; break;
+		case 'C': crash = optarg; break;
 		case 'h': usage(stdout); return -1;
 		default: return usage(stderr);
 		}
@@ -111,6 +116,11 @@ static int parse(int argc, char **argv, struct hb_bisect_opts *o, const char **d
 		hb_err("bisect: %s", err);
 		return HB_EXIT_USAGE;
 	}
+	if (crash && strcmp(crash, "bad") && strcmp(crash, "skip")) {
+		hb_err("bisect: --crash '%s': want bad (the default) or skip", crash);
+		return HB_EXIT_USAGE;
+	}
+	o->spec.crash = crash && !strcmp(crash, "skip") ? HB_BISECT_CRASH_SKIP : HB_BISECT_CRASH_BAD;
 	if (min_effect) {
 		if (check) {
 			hb_err("bisect: --min-effect is for --metric; a check passes or fails");
@@ -190,10 +200,11 @@ static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r)
 	if (!ctx)
 		return HB_EXIT_INFRA;
 	snprintf(buf, sizeof(buf),
-		 "hugebench-bisect/1\ntarget %s\nmode %d %s %s %g\nboots %d %d\nsuite %s\n"
-		 "run %s %s %s\ngit %s %s %s\n",
+		 "hugebench-bisect/2\ntarget %s\nmode %d %s %s %g crash %d\nboots %d %d\n"
+		 "suite %s\nrun %s %s %s\ngit %s %s %s\n",
 		 o->target, (int)o->spec.mode, o->spec.workload, o->spec.name,
-		 o->spec.min_effect_pct, o->boots, o->max_tries, o->suite ? o->suite : "-",
+		 o->spec.min_effect_pct, (int)o->spec.crash, o->boots, o->max_tries,
+		 o->suite ? o->suite : "-",
 		 o->vcpus ? o->vcpus : "-", o->accel ? o->accel : "-", o->timeout ? o->timeout : "-",
 		 o->git ? o->git : "-", o->good ? o->good : "-", o->bad ? o->bad : "-");
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
@@ -266,7 +277,7 @@ static void free_strs(char **v, size_t n)
 static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps, int k, bool base)
 {
 	char group[PATH_MAX] = "", why[1024] = "", *ga[64], *gb[64];
-	size_t full = s->r.n_patches, na, nb;
+	size_t full = s->r.n_patches, na = 0, nb;
 	double build_s = 0, t0 = hb_mono_s();
 	enum hb_bisect_v v;
 	json_t *st;
@@ -287,16 +298,9 @@ static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps,
 		json_object_set_new(st, "group", json_string(group));
 		json_array_append(steps, st); /* the judge reads every group of k */
 		nb = groups_of(o, steps, k, gb, 64);
-		if (base) {
-			v = HB_BV_GOOD;
-			snprintf(why, sizeof(why), "the base: reference of the metric");
-		} else if (o->spec.mode == HB_BISECT_CHECK) {
-			v = hb_bisect_judge_check(&o->spec, gb, nb, why, sizeof(why));
-		} else {
-			na = groups_of(o, steps, 0, ga, 64);
-			v = hb_bisect_judge_metric(&o->spec, ga, na, gb, nb, why, sizeof(why));
-			free_strs(ga, na);
-		}
+		na = base || o->spec.mode == HB_BISECT_CHECK ? 0 : groups_of(o, steps, 0, ga, 64);
+		v = hb_bisect_judge(&o->spec, base, ga, na, gb, nb, why, sizeof(why));
+		free_strs(ga, na);
 		free_strs(gb, nb);
 		json_array_remove(steps, json_array_size(steps) - 1);
 	}
@@ -355,21 +359,37 @@ static void summary(const struct hb_bisect_opts *o, const struct series *s, json
 			 "%d..%d (%s .. %s)", nx->lo + 1, nx->hi, patch_name(s, nx->lo + 1),
 			 patch_name(s, nx->hi));
 	}
-	printf("\nbisect %s: %s\n%d builds, %d boots, %.0f s (%.0f s building); %s/summary.md\n",
-	       o->target, res, builds, boots, wall, build, o->dir);
+	{
+		json_t *first = NULL, *cands = json_array();
+
+		if (nx->outcome == HB_BO_FOUND)
+			first = json_pack("{s:i, s:s}", "k", nx->first_bad, "patch",
+					  patch_name(s, nx->first_bad));
+		for (int k = nx->lo + 1; nx->outcome == HB_BO_AMBIGUOUS && k <= nx->hi; k++)
+			json_array_append_new(cands, json_pack("{s:i, s:s, s:s}", "k", k, "patch",
+							       patch_name(s, k), "verdict",
+							       hb_bisect_v_name(s->v[k])));
+		hb_bisect_answer_write(o, nx->outcome, res, first, cands);
+	}
+	printf("\nbisect %s: %s (exit %d)\n%d builds, %d boots, %.0f s (%.0f s building); "
+	       "%s/summary.md\n", o->target, res, hb_bisect_exit_code(nx->outcome), builds, boots,
+	       wall, build, o->dir);
 	snprintf(path, sizeof(path), "%s/summary.md", o->dir);
 	f = fopen(path, "w");
 	if (!f) {
 		hb_errno("bisect: cannot write %s", path);
 		return;
 	}
-	fprintf(f, "# bisect %s: %s%s%s\n\n**Result: %s**\n\n", o->target, o->spec.workload,
-		o->spec.name[0] ? "." : "", o->spec.name, res);
-	fprintf(f, "Mode: %s; %d boots per step (up to %d tries of an uncertain one); suite `%s`.\n"
+	fprintf(f, "# bisect %s: %s%s%s\n\n**Result: %s** (exit %d)\n\n", o->target,
+		o->spec.workload, o->spec.name[0] ? "." : "", o->spec.name, res,
+		hb_bisect_exit_code(nx->outcome));
+	fprintf(f, "Mode: %s; %d boots per step (up to %d tries of an uncertain one); suite `%s`; "
+		"a boot that crashed, hung or warned is %s.\n"
 		"%d builds, %d boots, %.0f s wall (%.0f s building).\n\n",
 		o->spec.mode == HB_BISECT_CHECK ? "functional (--check)" : "performance (--metric, "
-		"compare-report rule against k=0)", o->boots, o->max_tries, o->suite_arg, builds,
-		boots, wall, build);
+		"compare-report rule against k=0)", o->boots, o->max_tries, o->suite_arg,
+		o->spec.crash == HB_BISECT_CRASH_BAD ? "bad (--crash bad)" : "not judged (--crash skip)",
+		builds, boots, wall, build);
 	if (nx->outcome == HB_BO_FOUND) {
 		json_t *bad = last_of(steps, nx->first_bad), *good = last_of(steps, nx->lo);
 
@@ -475,11 +495,11 @@ static int run_series(struct hb_bisect_opts *o, struct series *s)
 		       o->spec.mode == HB_BISECT_CHECK ? "check" : "metric", o->spec.workload,
 		       o->spec.name[0] ? "." : "", o->spec.name, o->dir);
 	/* performance: the base's boots are the reference of every step */
-	if (o->spec.mode == HB_BISECT_METRIC && s->v[0] != HB_BV_GOOD) {
+	if (o->spec.mode == HB_BISECT_METRIC && s->v[0] != HB_BV_GOOD && s->v[0] != HB_BV_BAD) {
 		rc = step(o, s, steps, 0, true);
-		if (!rc && s->v[0] != HB_BV_GOOD) {
-			hb_err("bisect: the base (k=0) did not build or boot: %s",
-			       json_string_value(json_object_get(last_of(steps, 0), "why")));
+		if (!rc && s->v[0] == HB_BV_SKIP) {
+			hb_err("bisect: the base (k=0), the metric's reference, did not build or boot: "
+			       "%s", json_string_value(json_object_get(last_of(steps, 0), "why")));
 			rc = HB_EXIT_INFRA;
 		}
 	}
@@ -494,7 +514,7 @@ static int run_series(struct hb_bisect_opts *o, struct series *s)
 	}
 	if (!rc) {
 		summary(o, s, steps, &nx);
-		rc = nx.outcome == HB_BO_FOUND ? 0 : HB_EXIT_FAIL;
+		rc = hb_bisect_exit_code(nx.outcome);
 	}
 	json_decref(steps);
 	return rc;
@@ -518,11 +538,6 @@ int hb_cmd_bisect(int argc, char **argv)
 		hb_err("bisect: --git PATH needs --good REF and --bad REF (and they need --git)");
 		return HB_EXIT_USAGE;
 	}
-	if (o.git && o.spec.mode != HB_BISECT_CHECK) {
-		hb_err("bisect --git: only --check is supported (a --metric needs the good "
-		       "commit's boots as its reference; bisect a recipe's series for that)");
-		return HB_EXIT_USAGE;
-	}
 	memset(&s, 0, sizeof(s));
 	rc = load_series(&o, &s);
 	if (rc)
@@ -532,7 +547,8 @@ int hb_cmd_bisect(int argc, char **argv)
 		rc = pick_suite(&o);
 	if (!rc)
 		rc = o.git ? hb_bisect_git(&o) : run_series(&o, &s);
-	if (rc > 1 && o.dir[0]) { /* bad input leaves no folder behind */
+	/* bad input leaves no folder behind */
+	if ((rc == HB_EXIT_USAGE || rc == HB_EXIT_INFRA) && o.dir[0]) {
 		char p[PATH_MAX + 32];
 
 		snprintf(p, sizeof(p), "%s/steps.json", o.dir);
@@ -554,9 +570,9 @@ int hb_cmd_bisect_step(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? 0 : HB_BISECT_STEP_ABORT;
-	if (!dir || !o.git || optind != argc - 1 || o.spec.mode != HB_BISECT_CHECK) {
-		hb_err("bisect-step: needs --dir DIR --git PATH --check ... TARGET (git bisect run "
-		       "calls it; use hugebench bisect --git)");
+	if (!dir || !o.git || optind != argc - 1) {
+		hb_err("bisect-step: needs --dir DIR --git PATH --check|--metric ... TARGET (git "
+		       "bisect run calls it; use hugebench bisect --git)");
 		return HB_BISECT_STEP_ABORT;
 	}
 	o.target = argv[optind];

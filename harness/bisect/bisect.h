@@ -64,11 +64,18 @@ int hb_bisect_v_parse(const char *s);
 
 enum hb_bisect_mode { HB_BISECT_CHECK, HB_BISECT_METRIC };
 
+/* What a boot that crashed, hung or warned (hb_bisect_boot_crash) makes of
+ * its step: bad (the default, as LKP and `git bisect run` scripts treat a
+ * boot regression), or no verdict of its own (--crash skip: the step is
+ * judged on the check or metric alone, a boot without them is a skip). */
+enum hb_bisect_crash { HB_BISECT_CRASH_BAD = 0, HB_BISECT_CRASH_SKIP };
+
 struct hb_bisect_spec {
 	enum hb_bisect_mode mode;
 	char workload[64]; /* the workload the check or metric belongs to */
 	char name[128];	   /* check or metric name; "" = the workload's status */
 	double min_effect_pct; /* metric: smallest worsening that counts (NAN: thresholds) */
+	enum hb_bisect_crash crash;
 };
 
 /* Parses --check WORKLOAD[.CHECK] or --metric WORKLOAD.METRIC; 0, or -1 with
@@ -89,6 +96,37 @@ enum hb_bisect_v hb_bisect_judge_check(const struct hb_bisect_spec *s, char *con
 enum hb_bisect_v hb_bisect_judge_metric(const struct hb_bisect_spec *s, char *const *base,
 					size_t n_base, char *const *step, size_t n_step,
 					char *why, size_t whylen);
+
+/* Did this boot crash, hang or warn? 1 when its verdict is panic or timeout
+ * (a hang, or a guest gone silent: the stall watchdog), when the guest
+ * stopped before the end of its suite or never reported (a kernel that does
+ * not boot) other than by an interrupt, or when the console has a kernel
+ * issue (BUG, WARNING, Oops, soft lockup, hung task, RCU stall, page
+ * allocation failure); why names it. 0 otherwise: a pass or fail, a
+ * workload error, and an infrastructure error (verdict error: QEMU could
+ * not start, an image was missing) are no crash. */
+struct hb_cmp_run;
+int hb_bisect_boot_crash(const struct hb_cmp_run *r, char *why, size_t whylen);
+
+/* The verdict of one step, the same in series and git mode: groups are the
+ * step's run groups (every try), ref the reference's (metric mode: the base
+ * or good commit). base: this step is the reference itself (good unless it
+ * crashed). A boot that crashed makes the step bad (s->crash == BAD; in check
+ * mode a failed check is named first); then --check (hb_bisect_judge_check)
+ * or --metric (hb_bisect_judge_metric) decides. */
+enum hb_bisect_v hb_bisect_judge(const struct hb_bisect_spec *s, bool base, char *const *ref,
+				 size_t n_ref, char *const *groups, size_t n_groups, char *why,
+				 size_t whylen);
+
+/* ---- the answer and the exit code ------------------------------------------- */
+
+/* bisect's exit codes beyond the shared 0-3 (docs/exit-codes.md): 0 the
+ * first bad patch or commit found; 1 none (the bad side tested good);
+ * 4 ambiguous, the first bad is one of a candidate range; 5 the good side
+ * (the base, --good) is already bad. */
+enum { HB_BISECT_EXIT_AMBIGUOUS = 4, HB_BISECT_EXIT_BASE_BAD = 5 };
+int hb_bisect_exit_code(enum hb_bisect_outcome oc);
+const char *hb_bisect_outcome_name(enum hb_bisect_outcome oc);
 
 /* ---- commands ------------------------------------------------------------- */
 
@@ -135,5 +173,10 @@ int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps);
 void hb_bisect_md_step_tail(FILE *f, json_t *step);
 /* s as one markdown table cell (| escaped, line ends as blanks) and " | ". */
 void hb_bisect_md_cell(FILE *f, const char *s);
+/* answer.json of o->dir (hugebench-bisect-answer/1): the outcome, the exit
+ * code, the one-line answer, first_bad and candidates (objects, stolen;
+ * NULL: none). 0, or -1 (said). */
+int hb_bisect_answer_write(const struct hb_bisect_opts *o, enum hb_bisect_outcome oc,
+			   const char *line, json_t *first_bad, json_t *candidates);
 
 #endif

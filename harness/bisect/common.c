@@ -138,3 +138,27 @@ void hb_bisect_md_step_tail(FILE *f, json_t *st)
 	hb_bisect_md_cell(f, group ? group : "-");
 	fputc('\n', f);
 }
+
+int hb_bisect_answer_write(const struct hb_bisect_opts *o, enum hb_bisect_outcome oc,
+			   const char *line, json_t *first_bad, json_t *candidates)
+{
+	char path[PATH_MAX + 16], *text;
+	json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o}", "schema",
+				 "hugebench-bisect-answer/1", "target", o->target, "outcome",
+				 hb_bisect_outcome_name(oc), "exit_code", hb_bisect_exit_code(oc),
+				 "answer", hb_json_text(line), "first_bad",
+				 first_bad ? first_bad : json_null(), "candidates",
+				 candidates ? candidates : json_array());
+	int rc;
+
+	if (!root)
+		return -1;
+	snprintf(path, sizeof(path), "%s/answer.json", o->dir);
+	text = json_dumps(root, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	rc = text ? hb_write_text(path, text) : -1;
+	if (rc)
+		hb_errno("bisect: cannot write %s", path);
+	free(text);
+	json_decref(root);
+	return rc;
+}

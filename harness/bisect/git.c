@@ -1,16 +1,27 @@
 /* bisect/git.c - `hugebench bisect TARGET --git PATH --good REF --bad REF`:
- * a wrapper around `git bisect start BAD GOOD` + `git bisect run` in PATH
- * whose step command is `hugebench bisect-step` (hidden; its options are
- * parsed in bisect.c, its work is hb_bisect_git_step here): it builds the
- * checked-out commit as TARGET's KSRC (a source=ksrc recipe: config and
- * patches from the recipe, the tree from PATH), boots it, judges the check
- * and exits 0 good, 1 bad, 125 skip (200 makes git bisect abort). Every
- * step is recorded in the same steps.json as the series mode, keyed by
- * commit, so a rerun answers known commits without building them.
- * Every git and hugebench call is an argv array; nothing goes through a shell.
+ * git bisect driven from here, one typed step at a time (no argv parsed
+ * again, no step command): `git bisect start BAD GOOD`, then for the commit
+ * git checked out: build it as TARGET's KSRC (a source=ksrc recipe: config
+ * and patches from the recipe, the tree from PATH), boot it, judge it with
+ * series mode's judge (hb_bisect_judge: the crash rule, then --check, or
+ * --metric against the good commit's boots, built and booted first as the
+ * reference), and tell git `git bisect good|bad|skip <commit>`. An uncertain
+ * metric verdict is booted again (--max-tries) before git hears of it.
+ * When git has nothing left to test, the answer comes from its refs:
+ * `git rev-list refs/bisect/bad --not refs/bisect/good-*` holds one commit
+ * (the first bad) or the exact candidates that skips left. A first bad
+ * that is the --bad commit itself, never tested, is built and judged last
+ * (good there: nothing in the range is bad).
+ *
+ * Every step is recorded by commit in steps.json, so a rerun answers known
+ * commits without building them; the hidden `hugebench bisect-step` (its
+ * options parsed in bisect.c) does one such step for a `git bisect run` of
+ * the user's own. Every git call is an argv array; nothing goes through a
+ * shell.
  */
 #define _GNU_SOURCE
 #include "bisect.h"
+#include "git_refs.h"
 #include "recipe.h"
 #include "target.h"
 #include "util.h"
@@ -21,30 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* git -C path ARGS... with stdout into out (trailing newline cut); its exit code. */
-static int git(const char *path, char *out, size_t outlen, const char *a1, const char *a2,
-	       const char *a3, const char *a4)
-{
-	char *argv[] = { "git", "-C", (char *)path, (char *)a1, (char *)a2, (char *)a3, (char *)a4,
-			 NULL };
-	char buf[4096] = "";
-	int rc = hb_spawn_capture(argv, out ? out : buf, out ? outlen : sizeof(buf));
-
-	if (out)
-		out[strcspn(out, "\n")] = 0;
-	return rc;
-}
-
-/* "--name value" when value is set; the new count. */
-static int add_opt(char **argv, int n, const char *name, const char *value)
-{
-	if (value) {
-		argv[n++] = (char *)name;
-		argv[n++] = (char *)value;
-	}
-	return n;
-}
 
 static int load_ksrc_recipe(const char *target, struct hb_recipe *r, char *err, size_t errlen)
 {
@@ -70,113 +57,257 @@ static int load_ksrc_recipe(const char *target, struct hb_recipe *r, char *err, 
 	return 0;
 }
 
+int hb_bisect_git_tries(json_t *steps, const char *commit, enum hb_bisect_v *last)
+{
+	json_t *st;
+	size_t i;
+	int n = 0;
+
+	*last = HB_BV_UNTESTED;
+	json_array_foreach(steps, i, st) {
+		const char *c = json_string_value(json_object_get(st, "commit"));
+		int v = hb_bisect_v_parse(json_string_value(json_object_get(st, "verdict")));
+
+		if (c && !strcmp(c, commit) && v >= 0) {
+			*last = (enum hb_bisect_v)v;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Absolute paths of the run groups recorded for commit (or, base: of the
+ * reference, the steps marked "base"). */
+static size_t groups_of(const struct hb_bisect_opts *o, json_t *steps, const char *commit,
+			bool base, char **out, size_t max)
+{
+	size_t i, n = 0;
+	json_t *st;
+
+	json_array_foreach(steps, i, st) {
+		const char *c = json_string_value(json_object_get(st, "commit"));
+		const char *g = json_string_value(json_object_get(st, "group"));
+
+		if (!g || n >= max || (base ? !json_is_true(json_object_get(st, "base"))
+					    : (!c || strcmp(c, commit))))
+			continue;
+		if (asprintf(&out[n], "%s/%s", o->dir, g) < 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+static void free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}
+
+/* Judges the commit checked out in o->git (base: the reference of the
+ * metric), from its record when it has a final verdict, else by building
+ * and booting it, again while uncertain and tries are left. *v the verdict
+ * (an uncertain one out of tries counts as skip). 0, or an exit code >= 2
+ * (stop: a build error that is no skip, or steps.json not writable). */
+static int commit_step(const struct hb_bisect_opts *o, json_t *steps, const char *commit,
+		       bool base, enum hb_bisect_v *v)
+{
+	char subject[256] = "";
+	int tries = hb_bisect_git_tries(steps, commit, v);
+
+	if (*v == HB_BV_GOOD || *v == HB_BV_BAD || *v == HB_BV_SKIP) {
+		printf("bisect %s: %.12s %s (recorded)\n", o->target, commit, hb_bisect_v_name(*v));
+		return 0;
+	}
+	GIT1(o->git, subject, "log", "-1", "--format=%s", commit);
+	while (tries < o->max_tries) {
+		char group[PATH_MAX] = "", why[1024] = "", *ga[64], *gb[64];
+		double build_s = 0, t0 = hb_mono_s();
+		size_t na = 0, nb = 0;
+		struct hb_recipe r;
+		json_t *st;
+		int rc;
+
+		printf("\n== bisect %s: %.12s %s%s, try %d\n", o->target, commit, subject,
+		       base ? " (the good commit: the metric's reference)" : "", tries + 1);
+		rc = load_ksrc_recipe(o->target, &r, why, sizeof(why));
+		if (rc) {
+			hb_err("%s", why);
+			return rc;
+		}
+		rc = hb_bisect_build_run(o, &r, o->git, group, sizeof(group), &build_s, why,
+					 sizeof(why));
+		hb_recipe_free(&r);
+		if (rc > 1)
+			return rc;
+		st = json_pack("{s:s, s:o, s:f, s:i, s:i}", "commit", commit, "patch",
+			       hb_json_text(subject), "build_s", round(build_s * 10) / 10, "boots",
+			       rc ? 0 : o->boots, "try", tries + 1);
+		if (!st)
+			return HB_EXIT_INFRA;
+		if (base)
+			json_object_set_new(st, "base", json_true());
+		if (rc) {
+			*v = HB_BV_SKIP;
+		} else {
+			json_object_set_new(st, "group", json_string(group));
+			json_array_append(steps, st); /* the judge reads every group of it */
+			nb = groups_of(o, steps, commit, false, gb, 64);
+			if (!base && o->spec.mode == HB_BISECT_METRIC)
+				na = groups_of(o, steps, NULL, true, ga, 64);
+			if (!base && o->spec.mode == HB_BISECT_METRIC && !na) {
+				*v = HB_BV_SKIP;
+				snprintf(why, sizeof(why), "no reference boots of the good commit "
+					 "recorded in %s/steps.json", o->dir);
+			} else {
+				*v = hb_bisect_judge(&o->spec, base, ga, na, gb, nb, why, sizeof(why));
+			}
+			free_strs(ga, na);
+			free_strs(gb, nb);
+			json_array_remove(steps, json_array_size(steps) - 1);
+		}
+		json_object_set_new(st, "verdict", json_string(hb_bisect_v_name(*v)));
+		json_object_set_new(st, "why", hb_json_text(why));
+		json_object_set_new(st, "step_s", json_real(round((hb_mono_s() - t0) * 10) / 10));
+		json_array_append_new(steps, st);
+		tries++;
+		printf("== bisect %s: %.12s %s: %s (build %.1f s)\n", o->target, commit,
+		       hb_bisect_v_name(*v), why, build_s);
+		if (hb_bisect_steps_save(o, steps))
+			return HB_EXIT_INFRA;
+		if (*v != HB_BV_UNCERTAIN)
+			return 0;
+	}
+	if (*v == HB_BV_UNCERTAIN || *v == HB_BV_UNTESTED)
+		*v = HB_BV_SKIP; /* judged max-tries times and still undecided */
+	return 0;
+}
+
 /* `hugebench bisect-step --dir DIR TARGET <bisect options>`, run by git
  * (bisect.c parses it): o->dir and o->target set. */
 int hb_bisect_git_step(struct hb_bisect_opts *o)
 {
-	struct hb_recipe r;
-	char commit[128] = "", subject[256] = "", group[PATH_MAX] = "", why[1024] = "", *g[1];
-	double build_s = 0, t0 = hb_mono_s();
+	char commit[128] = "";
 	enum hb_bisect_v v = HB_BV_SKIP;
-	json_t *steps, *st;
-	size_t i;
+	json_t *steps;
 	int rc;
 
-	if (git(o->git, commit, sizeof(commit), "rev-parse", "HEAD", NULL, NULL) || !commit[0]) {
+	if (GIT1(o->git, commit, "rev-parse", "HEAD") || !commit[0]) {
 		hb_err("bisect-step: %s: git rev-parse HEAD failed", o->git);
 		return HB_BISECT_STEP_ABORT;
 	}
-	git(o->git, subject, sizeof(subject), "log", "-1", "--format=%s", "HEAD");
 	steps = hb_bisect_steps_load(o);
-	json_array_foreach(steps, i, st) {
-		const char *c = json_string_value(json_object_get(st, "commit"));
-		int known = hb_bisect_v_parse(json_string_value(json_object_get(st, "verdict")));
-
-		if (c && !strcmp(c, commit) && known >= HB_BV_GOOD && known <= HB_BV_SKIP) {
-			printf("bisect-step: %.12s %s (recorded)\n", commit,
-			       hb_bisect_v_name((enum hb_bisect_v)known));
-			json_decref(steps);
-			return known == HB_BV_GOOD ? 0 : known == HB_BV_BAD ? 1 : 125;
-		}
-	}
-	printf("\n== bisect-step %s: %.12s %s\n", o->target, commit, subject);
-	rc = load_ksrc_recipe(o->target, &r, why, sizeof(why));
-	if (rc) {
-		hb_err("%s", why);
-		json_decref(steps);
-		return HB_BISECT_STEP_ABORT;
-	}
-	rc = hb_bisect_build_run(o, &r, o->git, group, sizeof(group), &build_s, why, sizeof(why));
-	hb_recipe_free(&r);
-	if (rc > 1) {
-		json_decref(steps);
-		return HB_BISECT_STEP_ABORT;
-	}
-	if (!rc) {
-		if (asprintf(&g[0], "%s/%s", o->dir, group) < 0) {
-			json_decref(steps);
-			return HB_BISECT_STEP_ABORT;
-		}
-		v = hb_bisect_judge_check(&o->spec, g, 1, why, sizeof(why));
-		free(g[0]);
-	}
-	st = json_pack("{s:s, s:o, s:f, s:i, s:i, s:s, s:o, s:f}", "commit", commit, "patch",
-		       hb_json_text(subject), "build_s", round(build_s * 10) / 10, "boots",
-		       rc ? 0 : o->boots,
-		       "try", 1, "verdict", hb_bisect_v_name(v), "why", hb_json_text(why), "step_s",
-		       round((hb_mono_s() - t0) * 10) / 10);
-	if (!st) {
-		json_decref(steps);
-		return HB_BISECT_STEP_ABORT;
-	}
-	if (!rc)
-		json_object_set_new(st, "group", json_string(group));
-	json_array_append_new(steps, st);
-	rc = hb_bisect_steps_save(o, steps);
+	rc = commit_step(o, steps, commit, false, &v);
 	json_decref(steps);
-	printf("== bisect-step %.12s: %s: %s\n", commit, hb_bisect_v_name(v), why);
 	if (rc)
 		return HB_BISECT_STEP_ABORT;
 	return v == HB_BV_GOOD ? 0 : v == HB_BV_BAD ? 1 : 125;
 }
 
-static void git_summary(const struct hb_bisect_opts *o, const char *first, const char *log)
+static const char *verdict_word(enum hb_bisect_v v)
 {
-	char path[PATH_MAX + 16];
-	json_t *steps = hb_bisect_steps_load(o), *st;
-	size_t i;
-	FILE *f;
+	return v == HB_BV_GOOD ? "good" : v == HB_BV_BAD ? "bad" : "skip";
+}
 
-	snprintf(path, sizeof(path), "%s/summary.md", o->dir);
-	f = fopen(path, "w");
-	if (!f) {
-		hb_errno("bisect: cannot write %s", path);
-		json_decref(steps);
-		return;
+/* The bisect itself, between `git bisect start` and `git bisect reset`. */
+static int drive(const struct hb_bisect_opts *o, const char *good, const char *bad,
+		 struct hb_bisect_gstate *g, struct hb_bisect_answer *a)
+{
+	json_t *steps = hb_bisect_steps_load(o);
+	enum hb_bisect_v v;
+	bool bad_skipped = false;
+	int rc = 0, guard = 0;
+
+	if (o->spec.mode == HB_BISECT_METRIC) {
+		if (GITQ(o->git, "checkout", "-q", "--detach", good)) {
+			hb_err("bisect --git: git checkout %s failed in %s", good, o->git);
+			rc = HB_EXIT_INFRA;
+			goto out;
+		}
+		rc = commit_step(o, steps, good, true, &v);
+		if (rc)
+			goto out;
+		if (v == HB_BV_SKIP) {
+			hb_err("bisect --git: the good commit %.12s, the metric's reference, did not "
+			       "build or boot (see %s/steps.json)", good, o->dir);
+			rc = HB_EXIT_INFRA;
+			goto out;
+		}
+		if (v == HB_BV_BAD) {
+			char d[400];
+
+			a->oc = HB_BO_BASE_BAD;
+			hb_bisect_git_describe(o->git, good, d, sizeof(d));
+			snprintf(a->line, sizeof(a->line), "the good commit %s is already bad", d);
+			if (hb_bisect_gstate_read(o->git, g))
+				rc = HB_EXIT_INFRA;
+			goto out;
+		}
 	}
-	fprintf(f, "# bisect %s (git %s, good %s, bad %s): %s%s%s\n\n**Result: %s**\n\n", o->target,
-		o->git, o->good, o->bad, o->spec.workload, o->spec.name[0] ? "." : "", o->spec.name,
-		first[0] ? first : "no first bad commit (see git-bisect.log and the steps)");
-	fprintf(f, "`git bisect log`: %s\n\n## Steps (in order)\n\n"
-		"| commit | subject | build s | boots | verdict | why | group |\n"
-		"|---|---|---:|---:|---|---|---|\n", log);
-	json_array_foreach(steps, i, st) {
-		fprintf(f, "| %.12s | ", json_string_value(json_object_get(st, "commit")));
-		hb_bisect_md_cell(f, json_string_value(json_object_get(st, "patch")));
-		hb_bisect_md_step_tail(f, st);
+	for (;;) {
+		char head[64] = "";
+
+		if (hb_bisect_gstate_read(o->git, g)) {
+			hb_err("bisect --git: cannot read the bisect's refs in %s", o->git);
+			rc = HB_EXIT_INFRA;
+			goto out;
+		}
+		if (!g->n_untested)
+			break;
+		if (GIT1(o->git, head, "rev-parse", "HEAD") || !hb_bisect_git_testable(g, head)) {
+			/* after the reference's checkout, or git left HEAD elsewhere */
+			GITQ(o->git, "bisect", "next");
+			if (GIT1(o->git, head, "rev-parse", "HEAD") || !hb_bisect_git_testable(g, head) ||
+			    ++guard > 3) {
+				hb_err("bisect --git: git bisect checked out no commit left to test "
+				       "(HEAD %.12s); see git -C %s bisect log", head, o->git);
+				rc = HB_EXIT_INFRA;
+				goto out;
+			}
+		}
+		rc = commit_step(o, steps, head, false, &v);
+		if (rc)
+			goto out;
+		/* git exits non-zero when only skipped commits are left: what counts
+		 * is that it recorded the verdict (its ref) */
+		GITQ(o->git, "bisect", verdict_word(v), head);
+		if (!hb_bisect_git_recorded(o->git, head, v)) {
+			hb_err("bisect --git: git bisect %s %.12s failed in %s", verdict_word(v), head,
+			       o->git);
+			rc = HB_EXIT_INFRA;
+			goto out;
+		}
 	}
-	fclose(f);
+	/* the answer rests on --bad, which git takes as bad without a test */
+	if (!strcmp(g->bad, bad) && hb_bisect_git_tries(steps, bad, &v) == 0) {
+		if (GITQ(o->git, "checkout", "-q", "--detach", bad)) {
+			rc = HB_EXIT_INFRA;
+			goto out;
+		}
+		rc = commit_step(o, steps, bad, false, &v);
+		if (rc)
+			goto out;
+		if (v == HB_BV_GOOD) {
+			a->oc = HB_BO_NONE;
+			snprintf(a->line, sizeof(a->line),
+				 "no bad commit: the bad side %.12s tested good", bad);
+			goto out;
+		}
+		bad_skipped = v == HB_BV_SKIP;
+	}
+	hb_bisect_git_answer(o->git, g, bad_skipped, a);
+out:
 	json_decref(steps);
+	return rc;
 }
 
 int hb_bisect_git(struct hb_bisect_opts *o)
 {
-	char exe[PATH_MAX], log[PATH_MAX + 32], err[1024], head[128] = "", boots[16], tries[16];
-	char *argv[40], *what;
-	char first[256] = "";
+	char log[PATH_MAX + 32], err[1024], head[128] = "", good[64] = "", bad[64] = "";
+	struct hb_bisect_answer a = { .oc = HB_BO_NONE };
+	static struct hb_bisect_gstate g;
 	struct hb_recipe r;
-	ssize_t len;
-	int n = 0, rc;
+	int rc;
 
 	rc = load_ksrc_recipe(o->target, &r, err, sizeof(err));
 	if (rc) {
@@ -189,72 +320,37 @@ int hb_bisect_git(struct hb_bisect_opts *o)
 		hb_err("bisect --git: %s is not the top of a git work tree (no .git there)", o->git);
 		return HB_EXIT_USAGE;
 	}
-	if (git(o->git, head, sizeof(head), "rev-parse", "--git-dir", NULL, NULL)) {
+	if (GIT1(o->git, head, "rev-parse", "--git-dir")) {
 		hb_err("bisect --git: %s is not a git work tree", o->git);
 		return HB_EXIT_USAGE;
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *ref = i ? o->bad : o->good;
-		char spec[512];
+		char spec[512], *sha = i ? bad : good;
 
 		snprintf(spec, sizeof(spec), "%s^{commit}", ref);
-		if (ref[0] == '-' || git(o->git, head, sizeof(head), "rev-parse", "--verify", "-q", spec)) {
+		if (ref[0] == '-' ||
+		    hb_bisect_gitv(o->git, sha, 64, true,
+				   (const char *const[]){ "rev-parse", "--verify", "-q", spec, NULL })) {
 			hb_err("bisect --git: %s is not a commit in %s", ref, o->git);
 			return HB_EXIT_USAGE;
 		}
 	}
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len <= 0) {
-		hb_errno("bisect: cannot find the hugebench binary");
-		return HB_EXIT_INFRA;
+	if (!strcmp(good, bad) || GITQ(o->git, "merge-base", "--is-ancestor", good, bad)) {
+		hb_err("bisect --git: --good %s must be an ancestor of --bad %s (and not the same "
+		       "commit)", o->good, o->bad);
+		return HB_EXIT_USAGE;
 	}
-	exe[len] = 0;
-	snprintf(boots, sizeof(boots), "%d", o->boots);
-	snprintf(tries, sizeof(tries), "%d", o->max_tries);
-	if (git(o->git, NULL, 0, "bisect", "start", o->bad, o->good)) {
+	if (GITQ(o->git, "bisect", "start", bad, good)) {
 		hb_err("bisect --git: git bisect start %s %s failed in %s (a bisect in progress? "
 		       "run: git -C %s bisect reset)", o->bad, o->good, o->git, o->git);
 		return HB_EXIT_USAGE;
 	}
-	snprintf(log, sizeof(log), "%s%s%s", o->spec.workload, o->spec.name[0] ? "." : "",
-		 o->spec.name);
-	what = strdup(log);
-	if (!what)
-		return HB_EXIT_INFRA;
-	{
-		const char *const words[] = {
-			"git", "-C", o->git, "bisect", "run", exe, "bisect-step", "--dir", o->dir,
-			"--git", o->git, "--good", o->good, "--bad", o->bad, "--boots", boots,
-			"--max-tries", tries, "--suite", o->suite_arg, "--results", o->results,
-			"--check", what,
-		};
-
-		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-			argv[n++] = (char *)words[i];
-	}
-	n = add_opt(argv, n, "--vcpus", o->vcpus);
-	n = add_opt(argv, n, "--accel", o->accel);
-	n = add_opt(argv, n, "--timeout", o->timeout);
-	argv[n++] = "--";
-	argv[n++] = (char *)o->target;
-	argv[n] = NULL;
+	printf("bisect %s: git bisect in %s (good %.12s, bad %.12s), %s %s%s%s -> %s\n", o->target,
+	       o->git, good, bad, o->spec.mode == HB_BISECT_CHECK ? "check" : "metric",
+	       o->spec.workload, o->spec.name[0] ? "." : "", o->spec.name, o->dir);
+	rc = drive(o, good, bad, &g, &a);
 	snprintf(log, sizeof(log), "%s/git-bisect.log", o->dir);
-	printf("bisect %s: git bisect run in %s (good %s, bad %s) -> %s\n", o->target, o->git,
-	       o->good, o->bad, o->dir);
-	{
-		struct hb_spawn sp = { .argv = argv };
-
-		rc = hb_run(&sp, NULL, NULL);
-	}
-	free(what);
-	/* after a successful run, refs/bisect/bad is the first bad commit */
-	if (rc == 0 && !git(o->git, head, sizeof(head), "rev-parse", "--verify", "-q",
-			    "refs/bisect/bad")) {
-		char subj[200] = "";
-
-		git(o->git, subj, sizeof(subj), "log", "-1", "--format=%s", head);
-		snprintf(first, sizeof(first), "%s (%s)", head, subj);
-	}
 	{
 		char *const largv[] = { "git", "-C", (char *)o->git, "bisect", "log", NULL };
 		static char buf[1 << 16];
@@ -264,13 +360,12 @@ int hb_bisect_git(struct hb_bisect_opts *o)
 		if (hb_write_text(log, buf))
 			hb_errno("bisect: cannot write %s", log);
 	}
-	git(o->git, NULL, 0, "bisect", "reset", NULL, NULL);
-	git_summary(o, first, log);
-	if (rc != 0 || !first[0]) {
-		printf("bisect %s: git bisect run ended with exit %d and no first bad commit; see %s\n",
-		       o->target, rc, log);
-		return rc == 0 ? HB_EXIT_FAIL : HB_EXIT_INFRA;
-	}
-	printf("\nbisect %s: first bad commit %s\n%s/summary.md\n", o->target, first, o->dir);
-	return 0;
+	GITQ(o->git, "bisect", "reset");
+	if (!rc)
+		hb_bisect_git_summary(o, &a, &g, good, bad, log);
+	else
+		printf("bisect %s: stopped (exit %d); the same command resumes from %s\n", o->target,
+		       rc, o->dir);
+	hb_bisect_gstate_free(&g);
+	return rc ? rc : hb_bisect_exit_code(a.oc);
 }

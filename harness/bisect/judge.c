@@ -267,3 +267,74 @@ out:
 	free_side(b, own_b, n_step);
 	return v;
 }
+
+int hb_bisect_boot_crash(const struct hb_cmp_run *r, char *why, size_t whylen)
+{
+	const char *v = r->verdict ? r->verdict : "", *reason = r->verdict_reason ? r->verdict_reason : "";
+
+	if (!strcmp(v, "panic") || !strcmp(v, "timeout")) {
+		snprintf(why, whylen, "%s: %s", v, reason);
+		return 1;
+	}
+	/* incomplete: the guest stopped early or never spoke (a kernel that does
+	 * not boot), unless the run was interrupted (the bisect stops then) */
+	if (!strcmp(v, "incomplete") && strncmp(reason, "interrupted", 11)) {
+		snprintf(why, whylen, "incomplete: %s", reason);
+		return 1;
+	}
+	if (r->n_issues) {
+		snprintf(why, whylen, "kernel %s on the console (line %ld%s%s)%s",
+			 r->issues[0].kind ? r->issues[0].kind : "issue", r->issues[0].line,
+			 r->issues[0].excerpt && r->issues[0].excerpt[0] ? ": " : "",
+			 r->issues[0].excerpt ? r->issues[0].excerpt : "",
+			 r->n_issues > 1 ? " and more" : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* The first boot of the groups that crashed: 1 (why says which), 0 none. */
+static int any_crash(char *const *groups, size_t n, char *why, size_t whylen)
+{
+	char one[512], err[1024];
+	size_t boots = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct hb_cmp_group *g = hb_cmp_group_load(groups[i], err, sizeof(err));
+
+		for (size_t b = 0; g && b < g->n; b++) {
+			boots++;
+			if (hb_bisect_boot_crash(g->boots[b], one, sizeof(one))) {
+				snprintf(why, whylen, "boot %zu crashed: %s", boots, one);
+				hb_cmp_group_free(g);
+				return 1;
+			}
+		}
+		hb_cmp_group_free(g);
+	}
+	return 0;
+}
+
+enum hb_bisect_v hb_bisect_judge(const struct hb_bisect_spec *s, bool base, char *const *ref,
+				 size_t n_ref, char *const *groups, size_t n_groups, char *why,
+				 size_t whylen)
+{
+	bool crash_bad = s->crash == HB_BISECT_CRASH_BAD;
+	enum hb_bisect_v v;
+
+	if (base) {
+		if (crash_bad && any_crash(groups, n_groups, why, whylen))
+			return HB_BV_BAD;
+		snprintf(why, whylen, "the reference of the metric (taken as good)");
+		return HB_BV_GOOD;
+	}
+	if (s->mode == HB_BISECT_METRIC) {
+		if (crash_bad && any_crash(groups, n_groups, why, whylen))
+			return HB_BV_BAD;
+		return hb_bisect_judge_metric(s, ref, n_ref, groups, n_groups, why, whylen);
+	}
+	v = hb_bisect_judge_check(s, groups, n_groups, why, whylen);
+	if (v != HB_BV_BAD && crash_bad && any_crash(groups, n_groups, why, whylen))
+		v = HB_BV_BAD;
+	return v;
+}

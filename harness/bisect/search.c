@@ -117,3 +117,23 @@ int hb_bisect_next(const enum hb_bisect_v *v, const int *tries, int n, int max_t
 		done(out, HB_BO_AMBIGUOUS, -1, lo, hi);
 	return 0;
 }
+
+int hb_bisect_exit_code(enum hb_bisect_outcome oc)
+{
+	switch (oc) {
+	case HB_BO_FOUND: return 0;
+	case HB_BO_NONE: return 1;
+	case HB_BO_AMBIGUOUS: return HB_BISECT_EXIT_AMBIGUOUS;
+	case HB_BO_BASE_BAD: return HB_BISECT_EXIT_BASE_BAD;
+	}
+	return 3;
+}
+
+const char *hb_bisect_outcome_name(enum hb_bisect_outcome oc)
+{
+	static const char *const n[] = { [HB_BO_FOUND] = "found", [HB_BO_NONE] = "none",
+					 [HB_BO_BASE_BAD] = "base-bad",
+					 [HB_BO_AMBIGUOUS] = "ambiguous" };
+
+	return (unsigned)oc < sizeof(n) / sizeof(n[0]) ? n[oc] : "?";
+}

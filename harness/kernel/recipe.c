@@ -338,6 +338,7 @@ static int load_depth(const char *dir, struct hb_recipe *out, int depth, char *e
 static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errlen)
 {
 	char path[HB_RECIPE_PATH_MAX + HB_RECIPE_NAME_MAX + 2];
+	bool own_source = false; /* a source other than the base's */
 
 	if (r->meta[0] || r->image[0] || r->archive[0] || r->pin[0] || r->modules[0]) {
 		hb_set_err(err, errlen,
@@ -375,6 +376,7 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 		}
 		if (!r->source[0])
 			snprintf(r->source, sizeof(r->source), "%s", b.source);
+		own_source = strcmp(r->source, b.source) != 0;
 		if (b.cmdline[0]) {
 			char own[sizeof(r->cmdline)];
 			int n;
@@ -389,11 +391,7 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 				return -1;
 			}
 		}
-		/* a recipe with a source of its own (minimal-ksrc: the tree at
-		 * KSRC) is not a variant of its base: it must never put its
-		 * tree in the base's place */
-		snprintf(r->build_as, sizeof(r->build_as), "%s",
-			 strcmp(r->source, b.source) ? r->dir : b.build_as);
+		snprintf(r->build_as, sizeof(r->build_as), "%s", b.build_as);
 		/* take over the base's resolved lists: base.config is in them */
 		r->patches = b.patches;
 		r->n_patches = b.n_patches;
@@ -420,8 +418,10 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 
 		if (load_series(r->dir, r, err, errlen) || load_config(r->dir, r, err, errlen))
 			return -1;
-		/* own patches or config: this recipe's tree builds it */
-		if (!r->base[0] || r->n_patches != np || r->n_configs != nc)
+		/* own patches, config or source (minimal-ksrc: another tree with
+		 * minimal-6.1's config): this recipe's tree builds it, never the
+		 * base's, whose object dir other recipes are seeded from */
+		if (!r->base[0] || own_source || r->n_patches != np || r->n_configs != nc)
 			snprintf(r->build_as, sizeof(r->build_as), "%s", r->dir);
 	}
 	return 0;

@@ -583,6 +583,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_down),
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_series_check),
+		cmocka_unit_test(test_bisect_series_metric),
+		cmocka_unit_test(test_bisect_git_metric),
+		cmocka_unit_test(test_bisect_hang_is_bad),
 	};
 	bool pre = false;
 	int rc;

@@ -1,7 +1,11 @@
 /* test_bisect.c - the search of `hugebench bisect` (bisect/search.c) without
  * builds or boots: a simulated series whose truth (first bad prefix, prefixes
  * that skip, prefixes uncertain a number of times) answers each step the
- * search asks for; plus the --check / --metric argument grammar. */
+ * search asks for; plus the --check / --metric argument grammar, the
+ * verdicts of real result.json files (a crash, hang or kernel warning is bad
+ * by default: issue 22), the exit codes, and git mode driven through real
+ * git with a build script that compiles nothing (every commit skipped: the
+ * exact candidate range, exit 4). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,11 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bisect.h"
+#include "compare.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -347,6 +354,155 @@ static void test_judge_metric(void **state)
 	assert_non_null(strstr(why, "in neither side"));
 }
 
+/* result.json of write_result with verdict, its reason and (kind != NULL)
+ * one kernel issue set. */
+static char *write_ended(const char *name, const char *status, int check_pass,
+			 const char *verdict, const char *reason, const char *kind)
+{
+	char *path = write_result(name, status, check_pass, 1000, verdict);
+	json_t *root = json_load_file(path, 0, NULL);
+
+	assert_non_null(root);
+	json_object_set_new(root, "verdict_reason", json_string(reason));
+	if (kind)
+		json_array_append_new(json_object_get(root, "kernel_issues"),
+				      json_pack("{s:s, s:i, s:s}", "kind", kind, "line", 412,
+						"excerpt", "WARNING: CPU: 0 PID: 1 at mm/shmem.c:99"));
+	if (!strcmp(status, "none"))
+		json_array_clear(json_object_get(root, "workloads"));
+	assert_int_equal(json_dump_file(root, path, 0), 0);
+	json_decref(root);
+	return path;
+}
+
+static int crashed(const char *path, char *why, size_t len)
+{
+	char err[512];
+	struct hb_cmp_run *r = hb_cmp_load(path, err, sizeof(err));
+	int rc;
+
+	if (!r)
+		fail_msg("%s", err);
+	rc = hb_bisect_boot_crash(r, why, len);
+	hb_cmp_run_free(r);
+	return rc;
+}
+
+/* Which ends of a boot are a crash: panic, timeout (a hang or a silent
+ * guest), a guest that stopped or never spoke, a kernel issue on the
+ * console; not a pass, a fail, an interrupt or an infrastructure error. */
+static void test_boot_crash(void **state)
+{
+	char why[512];
+
+	(void)state;
+	assert_int_equal(crashed(write_ended("c-panic", "none", -1, "panic",
+					     "kernel panic at console.log line 80", "panic"),
+				 why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "panic: kernel panic at console.log line 80"));
+	assert_int_equal(crashed(write_ended("c-timeout", "none", -1, "timeout",
+					     "the run hit its time limit; QEMU was killed", NULL),
+				 why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "timeout"));
+	assert_int_equal(crashed(write_ended("c-silent", "none", -1, "timeout",
+					     "the guest sent nothing for 10 s (--stall)", NULL),
+				 why, sizeof(why)), 1);
+	assert_int_equal(crashed(write_ended("c-noboot", "none", -1, "incomplete",
+					     "the guest never reported (boot failed or no init)", NULL),
+				 why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "never reported"));
+	assert_int_equal(crashed(write_ended("c-warn", "pass", 1, "kernel-warning",
+					     "1 kernel issue(s) on the console", "WARNING"),
+				 why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "kernel WARNING on the console (line 412: WARNING: CPU"));
+	/* a failed check with a warning beside it: the warning counts */
+	assert_int_equal(crashed(write_ended("c-failwarn", "fail", 0, "fail",
+					     "1 workload(s) failed a check", "BUG"),
+				 why, sizeof(why)), 1);
+	assert_int_equal(crashed(write_ended("c-pass", "pass", 1, "pass", "1 passed", NULL), why,
+				 sizeof(why)), 0);
+	assert_int_equal(crashed(write_ended("c-fail", "fail", 0, "fail", "1 failed", NULL), why,
+				 sizeof(why)), 0);
+	assert_int_equal(crashed(write_ended("c-intr", "none", -1, "incomplete",
+					     "interrupted by a signal; QEMU was killed", NULL),
+				 why, sizeof(why)), 0);
+	assert_int_equal(crashed(write_ended("c-infra", "none", -1, "error",
+					     "qemu exited with status 1 before the guest spoke", NULL),
+				 why, sizeof(why)), 0);
+	assert_int_equal(crashed(write_ended("c-wlerr", "error", -1, "error",
+					     "1 workload(s) ended in error", NULL),
+				 why, sizeof(why)), 0);
+}
+
+/* hb_bisect_judge, the one judge of both modes: crashes are bad by
+ * default, --crash skip leaves the check or metric alone to decide; an
+ * infrastructure error is never bad. */
+static void test_judge_crash(void **state)
+{
+	char *panic = write_ended("j-panic", "none", -1, "panic", "kernel panic", "panic");
+	char *warn = write_ended("j-warn", "pass", 1, "kernel-warning", "1 issue", "WARNING");
+	char *hang = write_ended("j-hang", "none", -1, "timeout", "time limit", NULL);
+	char *infra = write_ended("j-infra", "none", -1, "error", "cannot start qemu", NULL);
+	char *fail = write_ended("j-failwarn", "fail", 0, "fail", "1 failed", "WARNING");
+	char *pass = write_result("j-pass", "pass", 1, 1000, "pass");
+	char *base[3], *g[2], why[512], err[128], name[32];
+	struct hb_bisect_spec s;
+
+	(void)state;
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_CHECK, "fault.pmd", &s, err, sizeof(err)), 0);
+	assert_int_equal(s.crash, HB_BISECT_CRASH_BAD);
+	g[0] = panic;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 1, why, sizeof(why)), HB_BV_BAD);
+	assert_non_null(strstr(why, "boot 1 crashed: panic"));
+	g[0] = pass;
+	g[1] = warn;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 2, why, sizeof(why)), HB_BV_BAD);
+	assert_non_null(strstr(why, "boot 2 crashed: kernel WARNING"));
+	g[0] = hang;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 1, why, sizeof(why)), HB_BV_BAD);
+	g[0] = infra;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 1, why, sizeof(why)), HB_BV_SKIP);
+	/* the failed check is named before the warning beside it */
+	g[0] = fail;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 1, why, sizeof(why)), HB_BV_BAD);
+	assert_non_null(strstr(why, "fault.pmd failed"));
+	g[0] = pass;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 1, why, sizeof(why)), HB_BV_GOOD);
+	/* --crash skip: the old rule */
+	s.crash = HB_BISECT_CRASH_SKIP;
+	g[0] = panic;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 1, why, sizeof(why)), HB_BV_SKIP);
+	g[0] = warn;
+	assert_int_equal(hb_bisect_judge(&s, false, NULL, 0, g, 1, why, sizeof(why)), HB_BV_GOOD);
+	/* metric: a step with a boot that hung is bad before any statistics;
+	 * the reference itself is good unless it crashed */
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "j-base%d", i);
+		base[i] = write_result(name, "pass", 1, 1000 + 5 * i, "pass");
+	}
+	assert_int_equal(hb_bisect_spec_parse(HB_BISECT_METRIC, "fault.lat", &s, err, sizeof(err)), 0);
+	g[0] = base[1];
+	g[1] = hang;
+	assert_int_equal(hb_bisect_judge(&s, false, base, 3, g, 2, why, sizeof(why)), HB_BV_BAD);
+	assert_non_null(strstr(why, "boot 2 crashed: timeout"));
+	assert_int_equal(hb_bisect_judge(&s, true, NULL, 0, base, 3, why, sizeof(why)), HB_BV_GOOD);
+	g[0] = panic;
+	assert_int_equal(hb_bisect_judge(&s, true, NULL, 0, g, 1, why, sizeof(why)), HB_BV_BAD);
+	s.crash = HB_BISECT_CRASH_SKIP;
+	assert_int_equal(hb_bisect_judge(&s, true, NULL, 0, g, 1, why, sizeof(why)), HB_BV_GOOD);
+}
+
+static void test_exit_codes(void **state)
+{
+	(void)state;
+	assert_int_equal(hb_bisect_exit_code(HB_BO_FOUND), 0);
+	assert_int_equal(hb_bisect_exit_code(HB_BO_NONE), 1);
+	assert_int_equal(hb_bisect_exit_code(HB_BO_AMBIGUOUS), 4);
+	assert_int_equal(hb_bisect_exit_code(HB_BO_BASE_BAD), 5);
+	assert_string_equal(hb_bisect_outcome_name(HB_BO_AMBIGUOUS), "ambiguous");
+	assert_string_equal(hb_bisect_outcome_name(HB_BO_BASE_BAD), "base-bad");
+}
+
 /* ---- bisect-step, the command git bisect run calls ------------------------- */
 
 /* A kernels/ build script that compiles nothing: the tree "does not compile". */
@@ -463,6 +619,107 @@ static void test_step_records_skip(void **state)
 	}
 }
 
+/* git mode end to end with real git and the build script above: every
+ * commit "does not compile", so every one is skipped and the answer is the
+ * exact candidate range (all three commits after the good one), exit 4, in
+ * the printed line, answer.json and summary.md; the repository is back on
+ * its branch afterwards. */
+static void test_git_ambiguous(void **state)
+{
+	char root[] = "/tmp/hb-test-bisect-git-XXXXXX", path[256], env_root[300], env_cache[300];
+	char tree[300], results[300], out[8192], *text;
+	const char *msgs[] = { "base", "one", "two", "three" };
+	json_t *j;
+
+	(void)state;
+	if (access("build/hugebench", X_OK))
+		skip(); /* run from the checkout (make unit does) */
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/kernels/stubksrc", root);
+	assert_int_equal(hb_mkdir_p(path), 0);
+	snprintf(tree, sizeof(tree), "%s/tree", root);
+	snprintf(results, sizeof(results), "%s/results", root);
+	assert_int_equal(hb_mkdir_p(tree), 0);
+	put_file(root, "Makefile", "", 0644);
+	put_file(root, "kernels/base.config", "CONFIG_A=y\n", 0644);
+	put_file(root, "kernels/build-source.sh", stub_build, 0755);
+	put_file(root, "kernels/stubksrc/recipe", "kind=source\nsource=ksrc\n", 0644);
+	snprintf(path, sizeof(path), "%s/configs", root);
+	assert_int_equal(hb_mkdir_p(path), 0);
+	{
+		/* the suite is checked against the real workloads' parameters */
+		char guest[PATH_MAX], link[400];
+
+		assert_non_null(realpath("build/hb-guest", guest));
+		snprintf(link, sizeof(link), "%s/build", root);
+		assert_int_equal(hb_mkdir_p(link), 0);
+		snprintf(link, sizeof(link), "%s/build/hb-guest", root);
+		assert_int_equal(symlink(guest, link), 0);
+	}
+	put_file(root, "configs/smoke.suite", "fault\n", 0644);
+	{
+		char *const init[] = { "git", "-C", tree, "init", "-q", "-b", "main", NULL };
+
+		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		char *const add[] = { "git", "-C", tree, "add", "file", NULL };
+		char *const ci[] = { "git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t",
+				     "commit", "-qm", (char *)msgs[i], NULL };
+
+		put_file(tree, "file", msgs[i], 0644);
+		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
+		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
+	}
+	snprintf(env_root, sizeof(env_root), "HUGEBENCH_ROOT=%s", root);
+	snprintf(env_cache, sizeof(env_cache), "HUGEBENCH_CACHE=%s/cache", root);
+	{
+		char *const argv[] = { "hugebench", "bisect", "stubksrc", "--git", tree, "--good",
+				       "HEAD~3", "--bad", "HEAD", "--check", "fault", "--results",
+				       results, NULL };
+		char *const env[] = { env_root, env_cache, NULL };
+		char *const head[] = { "git", "-C", tree, "symbolic-ref", "HEAD", NULL };
+		char dir[400];
+		glob_t g;
+
+		assert_int_equal(hugebench(argv, env), 4);
+		snprintf(dir, sizeof(dir), "%s/bisect-stubksrc-*/answer.json", results);
+		assert_int_equal(glob(dir, 0, NULL, &g), 0);
+		j = json_load_file(g.gl_pathv[0], 0, NULL);
+		assert_non_null(j);
+		assert_string_equal(json_string_value(json_object_get(j, "outcome")), "ambiguous");
+		assert_int_equal(json_integer_value(json_object_get(j, "exit_code")), 4);
+		assert_int_equal(json_array_size(json_object_get(j, "candidates")), 3);
+		/* oldest first; the --bad commit itself was judged too (skip) */
+		for (size_t i = 0; i < 3; i++) {
+			json_t *c = json_array_get(json_object_get(j, "candidates"), i);
+
+			assert_string_equal(json_string_value(json_object_get(c, "subject")), msgs[i + 1]);
+			assert_string_equal(json_string_value(json_object_get(c, "verdict")), "skip");
+		}
+		assert_non_null(strstr(json_string_value(json_object_get(j, "answer")),
+				       "the first bad commit is one of 3"));
+		json_decref(j);
+		snprintf(dir, sizeof(dir), "%.*s/summary.md",
+			 (int)(strlen(g.gl_pathv[0]) - strlen("/answer.json")), g.gl_pathv[0]);
+		globfree(&g);
+		text = hb_slurp(dir, NULL);
+		assert_non_null(text);
+		assert_non_null(strstr(text, "**Result: ambiguous (skipped commits): the first bad "
+					     "commit is one of 3"));
+		assert_non_null(strstr(text, "(exit 4)"));
+		assert_non_null(strstr(text, "## Candidates (oldest first)"));
+		free(text);
+		assert_int_equal(hb_spawn_capture(head, out, sizeof(out)), 0);
+		assert_string_equal(out, "refs/heads/main\n");
+	}
+	{
+		char *const rm[] = { "rm", "-rf", root, NULL };
+
+		hb_spawn_capture(rm, out, sizeof(out));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,7 +735,11 @@ int main(void)
 		cmocka_unit_test(test_spec_grammar),
 		cmocka_unit_test_setup(test_judge_check, judge_setup),
 		cmocka_unit_test(test_judge_metric),
+		cmocka_unit_test(test_boot_crash),
+		cmocka_unit_test(test_judge_crash),
+		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_step_records_skip),
+		cmocka_unit_test(test_git_ambiguous),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

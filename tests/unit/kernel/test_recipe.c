@@ -486,6 +486,15 @@ static void test_shipped_recipes(void **state)
 		assert_non_null(strstr(r.cmdline, "shmem.hb_alloc_delay_ns="));
 		hb_recipe_free(&r);
 	}
+	/* minimal-ksrc has no patch or config of its own, but another source:
+	 * it builds in its own tree, never in minimal-6.1's (issue 22: a git
+	 * bisect had turned minimal-6.1's tree, the seed of the others, into
+	 * the user's tree) */
+	if (hb_recipe_load("kernels/minimal-ksrc", &r, err, sizeof(err)))
+		fail_msg("minimal-ksrc: %s", err);
+	assert_string_equal(r.source, "ksrc");
+	assert_string_equal(tail(r.build_as, 1), "minimal-ksrc");
+	hb_recipe_free(&r);
 }
 
 int main(void)
