@@ -18,6 +18,7 @@ struct hb_mrow {
 	char connect[512];  /* "" : this machine's QEMU; else a libvirt URI */
 	int boots;
 	double timeout_s;   /* 0: run's default */
+	int bisect_budget;  /* bisect-budget=: most bisect steps of a new regression; 0 off */
 	int line;
 };
 

@@ -66,6 +66,15 @@ static void test_matrix_good(void **state)
 	assert_true(m.rows[1].timeout_s == 600);
 	assert_string_equal(m.rows[1].connect, "qemu+ssh://lab1/system");
 	assert_int_equal(m.rows[1].line, 6);
+	assert_int_equal(m.rows[0].bisect_budget, 0); /* off unless asked */
+	hb_matrix_free(&m);
+	assert_int_equal(hb_matrix_parse("defaults bisect-budget=6 suite=smoke\n"
+					 "minimal-6.1-series base=minimal-6.1\n"
+					 "minimal-6.1-regress bisect-budget=0\n",
+					 "m", &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m.rows[0].bisect_budget, 6);
+	assert_int_equal(m.rows[1].bisect_budget, 0);
 	hb_matrix_free(&m);
 }
 
@@ -92,6 +101,12 @@ static void test_matrix_bad(void **state)
 		{ "debian-6.12 suite=$(reboot)\n", "m:1: suite=$(reboot): use a name" },
 		{ "`x`\n", "m:1: target '`x`'" },
 		{ "defaults base=debian-6.1\n", "m:1: base= is per target" },
+		{ "minimal-6.1-series bisect-budget=65\n",
+		  "m:1: bisect-budget=65: use a whole number of bisect steps from 0 (off) to 64" },
+		{ "minimal-6.1-series bisect-budget=-1\n", "m:1: bisect-budget=-1" },
+		{ "minimal-6.1-series bisect-budget=4x\n", "m:1: bisect-budget=4x" },
+		{ "defaults bisect-budget=4\nminimal-6.1-series connect=qemu:///system\n",
+		  "m:2: bisect-budget= with connect=: the auto-bisect boots with this machine's QEMU" },
 		{ "# only comments\n\n", "m: no targets" },
 	};
 	char err[1024];
