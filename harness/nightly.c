@@ -70,19 +70,71 @@ static int parse(int argc, char **argv, struct nopts *o)
 	return 0;
 }
 
-/* sha256 over the newline-terminated sha256 of each patch, in order (KCIDB's
- * patchset_hash); "" for a recipe without patches. */
-static void patchset_hash(const struct hb_target *t, char out[65])
+/* The first line of `git -C tree a1 a2 a3` into out; "" when git fails. */
+static void git_line(const char *tree, const char *a1, const char *a2, const char *a3, char *out,
+		     size_t len)
 {
-	struct hb_recipe r;
+	char *argv[] = { "git", "-C", (char *)tree, (char *)a1, (char *)a2, (char *)a3, NULL };
+
+	out[0] = 0;
+	if (hb_spawn_capture(argv, out, len))
+		out[0] = 0;
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* KSRC's git (a source=ksrc recipe without git=/commit=/branch=): commit,
+ * branch, and the origin's URL when it is an https one (KCIDB takes no
+ * other). Nothing when KSRC is not a git tree. */
+static void ksrc_origin(struct hb_ntarget *t)
+{
+	const char *k = getenv("KSRC");
+	char hash[128], br[256], url[512];
+
+	if (!k || !*k)
+		return;
+	git_line(k, "rev-parse", "--verify", "HEAD", hash, sizeof(hash));
+	if (strlen(hash) != 40 || strspn(hash, "0123456789abcdef") != 40)
+		return;
+	snprintf(t->commit, sizeof(t->commit), "%s", hash);
+	git_line(k, "symbolic-ref", "--short", "HEAD", br, sizeof(br));
+	snprintf(t->branch, sizeof(t->branch), "%s", br);
+	git_line(k, "remote", "get-url", "origin", url, sizeof(url));
+	if (!strncmp(url, "https://", 8) && !strchr(url, '@') && !strchr(url, ' '))
+		snprintf(t->git_url, sizeof(t->git_url), "%s", url);
+}
+
+/* A recipe target's facts for the reports: KCIDB's patchset_hash (sha256
+ * over the newline-terminated sha256 of each patch, in order; "" without
+ * patches), its own series' length, and the source's origin (git=,
+ * commit=, branch= of the recipe, else KSRC's git for source=ksrc). */
+static void recipe_facts(const struct hb_target *tg, struct hb_ntarget *t)
+{
+	struct hb_recipe r, b;
 	char err[512], hex[65], *all = NULL;
 	size_t len = 0;
 	unsigned char md[32];
 	unsigned int mdlen = 0;
 
-	out[0] = 0;
-	if (t->kind != HB_TARGET_RECIPE || hb_recipe_load(t->path, &r, err, sizeof(err)))
+	t->patchset_hash[0] = 0;
+	if (tg->kind != HB_TARGET_RECIPE || hb_recipe_load(tg->path, &r, err, sizeof(err)))
 		return;
+	if (r.kind == HB_RECIPE_SOURCE) {
+		snprintf(t->git_url, sizeof(t->git_url), "%s", r.git_url);
+		snprintf(t->commit, sizeof(t->commit), "%s", r.commit);
+		snprintf(t->branch, sizeof(t->branch), "%s", r.branch);
+		if (!r.git_url[0] && !r.commit[0] && !r.branch[0] && !strcmp(r.source, "ksrc"))
+			ksrc_origin(t);
+		t->n_patches = (int)r.n_patches;
+		if (r.base[0]) {
+			char bdir[2 * HB_RECIPE_PATH_MAX];
+
+			snprintf(bdir, sizeof(bdir), "%s/%s", r.kernels_dir, r.base);
+			if (!hb_recipe_load(bdir, &b, err, sizeof(err))) {
+				t->n_patches -= (int)b.n_patches;
+				hb_recipe_free(&b);
+			}
+		}
+	}
 	if (r.n_patches && (all = calloc(r.n_patches, 65) ) != NULL) {
 		for (size_t i = 0; i < r.n_patches; i++) {
 			if (hb_sha256_file(r.patches[i], hex))
@@ -92,7 +144,7 @@ static void patchset_hash(const struct hb_target *t, char out[65])
 			len += 65;
 		}
 		if (EVP_Digest(all, len, md, &mdlen, EVP_sha256(), NULL) && mdlen == 32)
-			hb_hex(md, mdlen, out);
+			hb_hex(md, mdlen, t->patchset_hash);
 	}
 out:
 	free(all);
@@ -320,7 +372,15 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 		snprintf(t->dir, sizeof(t->dir), "%s/%s", n->dir, tg.name);
 		t->boots = r->boots;
 		t->compare_exit = -1;
-		patchset_hash(&tg, t->patchset_hash);
+		recipe_facts(&tg, t);
+		if (r->bisect_budget && t->n_patches < 1) {
+			hb_err("%s:%d: bisect-budget= needs a source recipe with patches/series of its "
+			       "own; %s has none (set bisect-budget=0 on this line)",
+			       o->matrix, r->line, tg.name);
+			return HB_EXIT_USAGE;
+		}
+		/* the test machine: this one unless a libvirt host boots it */
+		t->host_cores = r->connect[0] ? 0 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 		if (!hb_baseline_current(o->results, tg.name, t->against, sizeof(t->against))) {
 			snprintf(t->against_kind, sizeof(t->against_kind), "baseline");
 		} else if (r->base[0]) {
@@ -522,6 +582,10 @@ int hb_cmd_nightly(int argc, char **argv)
 	hb_signals_install();
 	printf("hugebench %s: nightly %s, %zu targets -> %s\n", HB_VERSION, o.matrix, n.n, n.dir);
 	run_jobs(jobs, n.n, o.results, n.dir);
+	/* after every target: a bisect boots with this machine's QEMU, and the
+	 * night's own boots should not wait behind it */
+	for (size_t i = 0; i < n.n && !hb_interrupted; i++)
+		hb_night_autobisect(&n.t[i], &m.rows[i]);
 	n.time_s = hb_mono_s() - t0;
 	rc = hb_night_exit(&n);
 	if (hb_interrupted && rc == 0)
