@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,11 +60,12 @@ static json_t *culprit_json(const struct hb_nculprit *cu);
 /* {name, url} of KCIDB's resource lists; NULL when the file is not there. */
 static json_t *resource(const char *name, const char *path)
 {
-	char url[3 * PATH_MAX + 16];
+	char url[3 * PATH_MAX + 16], abs[PATH_MAX];
 
-	if (!path || !hb_is_file(path))
+	/* absolute: the night's folder may have been given relative */
+	if (!path || !hb_is_file(path) || !realpath(path, abs))
 		return NULL;
-	hb_night_file_url(path, url, sizeof(url));
+	hb_night_file_url(abs, url, sizeof(url));
 	return json_pack("{s:s, s:s}", "name", name, "url", url);
 }
 

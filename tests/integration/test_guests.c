@@ -574,6 +574,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_nightly_two_connections),
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_series_check),
+		/* after the bisect tests: their prefixes of the series are built */
+		cmocka_unit_test(test_nightly_series_autobisect),
 	};
 	bool pre = false;
 	int rc;

@@ -156,6 +156,15 @@ static void test_nightly_bad_matrix_cli(void **state)
 	if (!strstr(msg, "bad.matrix:1: ") || strchr(msg, '\n') != msg + strlen(msg) - 1)
 		fail_msg("hugebench said: %s", msg);
 	free(msg);
+	/* bisect-budget= on a kernel without a series of its own: nothing to bisect */
+	hbt_write(mx, "minimal-6.1-series bisect-budget=3\ndebian-6.12 base=debian-6.1 bisect-budget=2\n");
+	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
+	msg = hb_slurp(out, NULL);
+	if (!strstr(msg, "bad.matrix:2: bisect-budget= needs a source recipe with patches/series of "
+			 "its own; debian-6.12 has none (set bisect-budget=0 on this line)") ||
+	    strchr(msg, '\n') != msg + strlen(msg) - 1)
+		fail_msg("hugebench said: %s", msg);
+	free(msg);
 	assert_int_equal(hbt_run_to_end(argv_unknown, out, true), 2);
 	assert_int_equal(access(res, F_OK), -1); /* no night folder */
 }
