@@ -6,12 +6,14 @@
 #define _GNU_SOURCE
 #include "compare.h"
 #include "nightly.h"
+#include "recipe.h"
 #include "sysinfo.h"
 #include "util.h"
 
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,90 @@ static void wl_label(json_t *w, char *buf, size_t len)
 		snprintf(buf, len, "%s#%lld", jstr(w, "name"), (long long)inst);
 	else
 		snprintf(buf, len, "%s", jstr(w, "name"));
+}
+
+/* The first line of `git -C tree a1 a2 a3` into out; "" when git fails. */
+static void git_line(const char *tree, const char *a1, const char *a2, const char *a3, char *out,
+		     size_t len)
+{
+	char *argv[] = { "git", "-C", (char *)tree, (char *)a1, (char *)a2, (char *)a3, NULL };
+
+	out[0] = 0;
+	if (hb_spawn_capture(argv, out, len))
+		out[0] = 0;
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* KSRC's git (a source=ksrc recipe without git=/commit=/branch=): commit,
+ * branch, and the origin's URL when it is an https one (KCIDB takes no
+ * other). Nothing when KSRC is not a git tree. */
+static void ksrc_origin(struct hb_ntarget *t)
+{
+	const char *k = getenv("KSRC");
+	char hash[128], br[256], url[512];
+
+	if (!k || !*k)
+		return;
+	snprintf(url, sizeof(url), "%s/.git", k);
+	if (access(url, F_OK))
+		return; /* not a git tree: nothing to ask git */
+	git_line(k, "rev-parse", "--verify", "HEAD", hash, sizeof(hash));
+	if (strlen(hash) != 40 || strspn(hash, "0123456789abcdef") != 40)
+		return;
+	snprintf(t->commit, sizeof(t->commit), "%s", hash);
+	git_line(k, "symbolic-ref", "--short", "HEAD", br, sizeof(br));
+	snprintf(t->branch, sizeof(t->branch), "%s", br);
+	git_line(k, "remote", "get-url", "origin", url, sizeof(url));
+	if (!strncmp(url, "https://", 8) && !strchr(url, '@') && !strchr(url, ' '))
+		snprintf(t->git_url, sizeof(t->git_url), "%s", url);
+}
+
+/* A recipe target's facts for the reports: KCIDB's patchset_hash (sha256
+ * over the newline-terminated sha256 of each patch, in order; "" without
+ * patches), its own series' length, and the source's origin (git=,
+ * commit=, branch= of the recipe, else KSRC's git for source=ksrc). */
+void hb_night_origin(struct hb_ntarget *t, const char *recipe_dir)
+{
+	struct hb_recipe r, b;
+	char err[512], hex[65], *all = NULL;
+	size_t len = 0;
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+
+	t->patchset_hash[0] = 0;
+	if (hb_recipe_load(recipe_dir, &r, err, sizeof(err)))
+		return;
+	if (r.kind == HB_RECIPE_SOURCE) {
+		snprintf(t->git_url, sizeof(t->git_url), "%s", r.git_url);
+		snprintf(t->commit, sizeof(t->commit), "%s", r.commit);
+		snprintf(t->branch, sizeof(t->branch), "%s", r.branch);
+		if (!r.git_url[0] && !r.commit[0] && !r.branch[0] && !strcmp(r.source, "ksrc"))
+			ksrc_origin(t);
+		t->n_patches = (int)r.n_patches;
+		if (r.base[0]) {
+			char bdir[2 * HB_RECIPE_PATH_MAX];
+
+			snprintf(bdir, sizeof(bdir), "%s/%s", r.kernels_dir, r.base);
+			if (!hb_recipe_load(bdir, &b, err, sizeof(err))) {
+				t->n_patches -= (int)b.n_patches;
+				hb_recipe_free(&b);
+			}
+		}
+	}
+	if (r.n_patches && (all = calloc(r.n_patches, 65) ) != NULL) {
+		for (size_t i = 0; i < r.n_patches; i++) {
+			if (hb_sha256_file(r.patches[i], hex))
+				goto out;
+			memcpy(all + len, hex, 64);
+			all[len + 64] = '\n';
+			len += 65;
+		}
+		if (EVP_Digest(all, len, md, &mdlen, EVP_sha256(), NULL) && mdlen == 32)
+			hb_hex(md, mdlen, t->patchset_hash);
+	}
+out:
+	free(all);
+	hb_recipe_free(&r);
 }
 
 void hb_night_file_url(const char *path, char *out, size_t len)

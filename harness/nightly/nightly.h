@@ -139,6 +139,10 @@ const char *hb_nstatus_name(enum hb_nstatus s);
 /* 0 clean, 1 a finding, 3 only infrastructure problems. */
 int hb_night_exit(const struct hb_night *n);
 
+/* A recipe target's facts for the reports (t->patchset_hash, n_patches,
+ * git_url, commit, branch): from the recipe's git=/commit=/branch=, else for
+ * a source=ksrc recipe from KSRC's git (when KSRC is a git tree). */
+void hb_night_origin(struct hb_ntarget *t, const char *recipe_dir);
 /* "file:///abs/path" with bytes outside [A-Za-z0-9/._~-] %-encoded: the log
  * URLs of kcidb.json and summary.md. */
 void hb_night_file_url(const char *path, char *out, size_t len);

@@ -678,6 +678,86 @@ static void test_collect(void **state)
 	free_target(&t);
 }
 
+/* Where a recipe's kernel came from: git=/commit=/branch= of the recipe
+ * (inherited from its base), else KSRC's git for source=ksrc; the own
+ * series counted apart from the base's; a Debian source package: no hash. */
+static void test_origin(void **state)
+{
+	char k[PATH_MAX + 16], p[PATH_MAX + 64], src[PATH_MAX + 16], out[PATH_MAX + 16];
+	char *init[] = { "git", "-C", src, "init", "-q", "-b", "mm-next", NULL };
+	char *remote[] = { "git", "-C", src, "remote", "add", "origin", "https://git.example.org/linux.git", NULL };
+	char *commit[] = { "git", "-C", src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+			   "--allow-empty", "-m", "x", NULL };
+	struct hb_ntarget t;
+	const char *old = getenv("KSRC");
+
+	(void)state;
+	snprintf(k, sizeof(k), "%s/kernels", g_tmp);
+	snprintf(p, sizeof(p), "%s/kbase/patches", k);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/base.config", k);
+	hbt_write(p, "CONFIG_A=y\n");
+	snprintf(p, sizeof(p), "%s/kbase/recipe", k);
+	hbt_write(p, "kind=source\nsource=debian:linux-source-6.1\ngit=https://git.example.org/stable.git\n"
+		     "commit=0123456789abcdef0123456789abcdef01234567\nbranch=linux-6.1.y\n");
+	snprintf(p, sizeof(p), "%s/kbase/patches/series", k);
+	hbt_write(p, "0001-a.patch\n");
+	snprintf(p, sizeof(p), "%s/kbase/patches/0001-a.patch", k);
+	hbt_write(p, "a\n");
+	snprintf(p, sizeof(p), "%s/kser/patches", k);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/kser/recipe", k);
+	hbt_write(p, "kind=source\nbase=kbase\n");
+	snprintf(p, sizeof(p), "%s/kser/patches/series", k);
+	hbt_write(p, "0002-b.patch\n0003-c.patch\n");
+	snprintf(p, sizeof(p), "%s/kser/patches/0002-b.patch", k);
+	hbt_write(p, "b\n");
+	snprintf(p, sizeof(p), "%s/kser/patches/0003-c.patch", k);
+	hbt_write(p, "c\n");
+	memset(&t, 0, sizeof(t));
+	snprintf(p, sizeof(p), "%s/kser", k);
+	hb_night_origin(&t, p);
+	assert_string_equal(t.commit, "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(t.branch, "linux-6.1.y");
+	assert_string_equal(t.git_url, "https://git.example.org/stable.git");
+	assert_int_equal(t.n_patches, 2); /* its own, not the base's */
+	assert_int_equal(strlen(t.patchset_hash), 64);
+
+	/* source=ksrc: KSRC's git; a non-https origin is left out */
+	snprintf(p, sizeof(p), "%s/kk", k);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/kk/recipe", k);
+	hbt_write(p, "kind=source\nsource=ksrc\n");
+	snprintf(src, sizeof(src), "%s/linux", g_tmp);
+	assert_int_equal(hb_mkdir_p(src), 0);
+	snprintf(out, sizeof(out), "%s/git.out", g_tmp);
+	if (!have("git"))
+		skip();
+	assert_int_equal(hbt_run_to_end(init, out, true), 0);
+	assert_int_equal(hbt_run_to_end(remote, out, true), 0);
+	assert_int_equal(hbt_run_to_end(commit, out, true), 0);
+	setenv("KSRC", src, 1);
+	memset(&t, 0, sizeof(t));
+	snprintf(p, sizeof(p), "%s/kk", k);
+	hb_night_origin(&t, p);
+	assert_int_equal(strlen(t.commit), 40);
+	assert_int_equal(strspn(t.commit, "0123456789abcdef"), 40);
+	assert_string_equal(t.branch, "mm-next");
+	assert_string_equal(t.git_url, "https://git.example.org/linux.git");
+	assert_int_equal(t.n_patches, 0);
+	assert_string_equal(t.patchset_hash, "");
+	/* KSRC not a git tree: nothing made up */
+	setenv("KSRC", g_tmp, 1);
+	memset(&t, 0, sizeof(t));
+	hb_night_origin(&t, p);
+	assert_string_equal(t.commit, "");
+	assert_string_equal(t.git_url, "");
+	if (old)
+		setenv("KSRC", old, 1);
+	else
+		unsetenv("KSRC");
+}
+
 /* The auto-bisect's helpers: a patch's subject, a log's file:// URL. */
 static void test_patch_subject_url(void **state)
 {
@@ -833,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_patch_subject_url),
+		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_baseline_promote),
 		cmocka_unit_test(test_baseline_garbage),
 	};
