@@ -24,8 +24,11 @@
  * auto-bisect names patch 3/5 and verifies it by building the series
  * without it; summary.md (subject and LKP-shaped report), junit.xml and
  * kcidb.json name the culprit, verified; both files validate; every log
- * URL of kcidb.json is a file inside the night's folder. 2 + 2 + 1 boots;
- * the prefixes are cached by the bisect tests before it.
+ * URL of kcidb.json is a file inside the night's folder. Then the same
+ * night with bisect-budget=1: one step (k = 2, good), the answer is the
+ * range 3..5, reported as not found (skipped), nothing named as culprit.
+ * 2 + 2 + 1, then 2 + 1 boots; the prefixes are cached by the bisect tests
+ * before it.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -229,6 +232,34 @@ void test_nightly_series_autobisect(void **state)
 	json_decref(doc);
 	assert_true(urls > 10);
 	printf("night with auto-bisect (%d log URLs checked): %.0f s\n", urls, hb_itest_now() - t0);
+
+	/* the budget: one step leaves the range 3..5, and nothing is named */
+	t0 = hb_itest_now();
+	hb_itest_write(mx, "minimal-6.1-series base=minimal-6.1 suite=smoke boots=1 bisect-budget=1\n");
+	hb_itest_hugebench(n1, &o);
+	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
+	if (o.exit_code != 1 ||
+	    !strstr(o.out, "bisect of fault.subject_huge_write_faults_PmdMapped: budget spent: the "
+			   "first bad patch is one of 3..5 of 5 (1 steps, 1 builds, 1 boots"))
+		fail_msg("night with budget 1: exit %d, want 1 and the range 3..5:\n%s\n%s",
+			 o.exit_code, o.out, o.err);
+	hb_itest_out_free(&o);
+	snprintf(p, sizeof(p), "%s/summary.md", night);
+	text = hb_itest_slurp(p);
+	if (strstr(text, "due to") || strstr(text, "culprit:") ||
+	    !strstr(text, "\nbisect:          budget spent: the first bad patch is one of 3..5 of 5\n"))
+		fail_msg("summary.md of the budget night:\n%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/junit.xml", night);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	if (!strstr(text, "<skipped type=\"bisect\" message=\"not found: budget spent: the first bad "
+			  "patch is one of 3..5 of 5\"") || strstr(text, "culprit_patch"))
+		fail_msg("junit.xml of the budget night:\n%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/kcidb.json", night);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+	printf("night with the budget spent: %.0f s\n", hb_itest_now() - t0);
 }
 
 void test_nightly_planted_regression(void **state)
