@@ -207,6 +207,26 @@ void hb_night_file_url(const char *path, char *out, size_t len)
 		out[o] = 0;
 }
 
+/* A source build's source, from its cache folder's inputs (package=version);
+ * "" for anything else. */
+static void source_of(json_t *tg, char *out, size_t len)
+{
+	char path[PATH_MAX], *text, *line;
+	const char *img = jstr(tg, "image");
+
+	out[0] = 0;
+	if (strcmp(jstr(tg, "kind"), "source") || !strrchr(img, '/'))
+		return;
+	snprintf(path, sizeof(path), "%.*s/inputs", (int)(strrchr(img, '/') - img), img);
+	text = hb_is_file(path) ? hb_slurp(path, NULL) : NULL;
+	if (text && (line = strstr(text, "\nsource ")) != NULL) {
+		line += 8;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(out, len, "%s", line);
+	}
+	free(text);
+}
+
 /* The first boot's description of the kernel and the machine, and every
  * boot's folder (the log URLs). */
 static void boot_facts(struct hb_ntarget *t, json_t *res, const char *result_path)
@@ -237,20 +257,7 @@ static void boot_facts(struct hb_ntarget *t, json_t *res, const char *result_pat
 	snprintf(t->clock, sizeof(t->clock), "%s", jstr(env, "clock"));
 	t->vcpus = (int)json_integer_value(json_object_get(env, "vcpus"));
 	t->memory_mb = (int)json_integer_value(json_object_get(env, "memory_mb"));
-	/* a source build: its cache folder's inputs name the source (package=version) */
-	if (!strcmp(jstr(tg, "kind"), "source") && strrchr(jstr(tg, "image"), '/')) {
-		char path[PATH_MAX], *text, *line;
-		const char *img = jstr(tg, "image");
-
-		snprintf(path, sizeof(path), "%.*s/inputs", (int)(strrchr(img, '/') - img), img);
-		text = hb_is_file(path) ? hb_slurp(path, NULL) : NULL;
-		if (text && (line = strstr(text, "\nsource ")) != NULL) {
-			line += 8;
-			line[strcspn(line, "\n")] = 0;
-			snprintf(t->source_id, sizeof(t->source_id), "%s", line);
-		}
-		free(text);
-	}
+	source_of(tg, t->source_id, sizeof(t->source_id));
 }
 
 /* One boot's verdict, kernel issues and checks. */
@@ -415,9 +422,22 @@ static void collect_compare(struct hb_ntarget *t, json_t *rep)
 		c->base_sd_pct = sd_pct(json_object_get(m, "base_centers"));
 		c->new_sd_pct = sd_pct(json_object_get(m, "new_centers"));
 	}
-	if (!t->base_release[0])
+	if (!t->base_release[0]) {
+		/* the base side's first boot: what it was (package or source) */
+		const char *bp = jstr(json_object_get(pair, "base"), "path");
+		char lerr[PATH_MAX + 256];
+		struct hb_cmp_run *b = bp[0] ? hb_cmp_load(bp, lerr, sizeof(lerr)) : NULL;
+
 		snprintf(t->base_release, sizeof(t->base_release), "%s",
 			 jstr(json_object_get(pair, "base"), "kernel_release"));
+		if (b) {
+			snprintf(t->base_package, sizeof(t->base_package), "%s",
+				 b->package ? b->package : "");
+			source_of(json_object_get(b->root, "target"), t->base_source_id,
+				  sizeof(t->base_source_id));
+			hb_cmp_run_free(b);
+		}
+	}
 	json_array_foreach(json_object_get(pair, "checks"), i, m) {
 		snprintf(key, sizeof(key), "%s.%s", jstr(m, "workload"), jstr(m, "name"));
 		if (!(c = find_case(t, HB_NK_CHECK, key)))

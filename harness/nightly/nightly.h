@@ -107,6 +107,7 @@ struct hb_ntarget {
 	char package[256];	 /* "linux-image-...=VERSION" or "build key ..." */
 	char source_id[300];	 /* a source build's "debian:linux-source-6.1=6.1.192-3" */
 	char base_release[128];	 /* the compared side's kernel release */
+	char base_package[256], base_source_id[300]; /* the compared side's, as above */
 	char host_cpu[128], accel[32], qemu_version[32], clock[16];
 	int vcpus, memory_mb, host_cores; /* host_cores 0: unknown (a libvirt host) */
 	char **boot_dir;	 /* each boot's run folder, absolute */

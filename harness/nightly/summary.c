@@ -153,6 +153,10 @@ static void report(FILE *f, const struct hb_night *n, const struct hb_ntarget *t
 		t->kernel_release[0] ? t->kernel_release : "unknown");
 	if (t->base_release[0])
 		fprintf(f, "base kernel:     %s\n", t->base_release);
+	if (t->base_source_id[0])
+		fprintf(f, "base source:     %s\n", t->base_source_id);
+	else if (t->base_package[0])
+		fprintf(f, "base package:    %s\n", t->base_package);
 	fprintf(f, "\nin testcase: hugebench %s suite\non test machine: %s, ",
 		t->suite, t->host_cpu[0] ? t->host_cpu : "unknown CPU");
 	if (t->host_cores > 0)

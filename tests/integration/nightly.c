@@ -181,6 +181,7 @@ void test_nightly_series_autobisect(void **state)
 			 "fault.subject_huge_write_faults_PmdMapped is good again", culprit, subj);
 		if (!strstr(text, want) ||
 		    !strstr(text, "-hb-minimal-6.1-series (uname -r in the guest)\nbase kernel:     ") ||
+		    !strstr(text, "-hb-minimal-6.1\nbase source:     debian:linux-source-6.1=") ||
 		    !strstr(text, "\nsource:          debian:linux-source-6.1=") ||
 		    !strstr(text, "\non test machine: ") ||
 		    !strstr(text, "\tsuite: smoke\n\tboots: 1 per side\n\tclock: virtual\n") ||

@@ -586,7 +586,8 @@ static void make_group(const char *dir, const char *verdict2)
 			 "{\"schema\":\"hugebench-result/1\",\"suite\":\"quick\","
 			 "\"environment\":{\"accelerator\":\"tcg\"},"
 			 "\"verdict\":\"%s\",\"verdict_reason\":\"r%d\",\"target\":{\"name\":\"minimal-6.1\","
-			 "\"kernel_release\":\"6.1.0-hb\"},\"timing\":{\"total_s\":10},"
+			 "\"kernel_release\":\"6.1.0-hb\",\"package\":\"linux-image-6.1.0-hb=6.1.0-1\"},"
+			 "\"timing\":{\"total_s\":10},"
 			 "\"kernel_issues\":%s,"
 			 "\"workloads\":[{\"name\":\"fault\",\"status\":\"%s\",\"checks\":[{\"name\":\"pmd\",\"expected\":\"== 1\","
 			 "\"observed\":\"%d\",\"pass\":%s,\"rep\":0}],\"metrics\":[{\"name\":\"t\",\"unit\":\"ns\","
@@ -644,13 +645,19 @@ static void test_collect(void **state)
 	/* with a comparison: the metric judged, the check named a regression */
 	memset(&t, 0, sizeof(t));
 	snprintf(cj, sizeof(cj), "%s/compare.json", g_tmp);
-	hbt_write(cj, "{\"comparisons\":[{\"metrics\":[{\"workload\":\"fault\",\"name\":\"t\",\"unit\":\"ns\","
+	{
+		char *j = NULL;
+
+		assert_true(asprintf(&j, "{\"comparisons\":[{\"metrics\":[{\"workload\":\"fault\",\"name\":\"t\",\"unit\":\"ns\","
 		       "\"verdict\":\"regression\",\"change_pct\":50,\"interval\":[1.2,1.8],\"test\":\"welch\","
 		       "\"why\":\"\",\"new\":{\"center\":15},\"base\":{\"center\":10},\"base_centers\":[10],"
 		       "\"new_centers\":[10,20]}],\"findings\":[{\"kind\":\"check\",\"regression\":true,"
 		       "\"workload\":\"fault\",\"what\":\"pmd\",\"text\":\"pmd failed\"}],"
-		       "\"base\":{\"kernel_release\":\"6.1.0-base\"},\"checks\":[{\"workload\":\"fault\","
-		       "\"name\":\"pmd\",\"base_failed\":0,\"base_ran\":2,\"new_failed\":1,\"new_ran\":2}]}]}");
+		       "\"base\":{\"kernel_release\":\"6.1.0-base\",\"path\":\"%s/boot-1/result.json\"},\"checks\":[{\"workload\":\"fault\","
+		       "\"name\":\"pmd\",\"base_failed\":0,\"base_ran\":2,\"new_failed\":1,\"new_ran\":2}]}]}", g) > 0);
+		hbt_write(cj, j);
+		free(j);
+	}
 	hb_night_collect(&t, g, cj);
 	assert_int_equal(t.n, 5); /* 2 boots, check, metric, compare (fault.late was not compared) */
 	/* the %stddev table's numbers: base center, sd of the boot centers in % */
@@ -660,6 +667,9 @@ static void test_collect(void **state)
 	assert_true(t.cases[1].has_counts && t.cases[1].new_failed == 1 && t.cases[1].new_ran == 2 &&
 		    t.cases[1].base_failed == 0 && t.cases[1].base_ran == 2);
 	assert_string_equal(t.base_release, "6.1.0-base");
+	/* the base side's package, from its first boot (here the same group) */
+	assert_string_equal(t.base_package, "linux-image-6.1.0-hb=6.1.0-1");
+	assert_string_equal(t.package, "linux-image-6.1.0-hb=6.1.0-1");
 	assert_true(t.cases[3].judged && t.cases[3].changed);
 	assert_int_equal(t.cases[3].status, HB_NS_FAIL);
 	assert_non_null(strstr(t.cases[1].message, "(regression: passed on the base side)"));
