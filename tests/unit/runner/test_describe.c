@@ -99,10 +99,10 @@ static void test_guest_tables(void **state)
 }
 
 /* Every configs/NAME.suite passes the same check the host runs before a
- * boot; external and full are the ones that need the tools layer. */
+ * boot; external, full and nightly are the ones that need the tools layer. */
 static void test_shipped_suites(void **state)
 {
-	static const char *const with_tools[] = { "external.suite", "full.suite" };
+	static const char *const with_tools[] = { "external.suite", "full.suite", "nightly.suite" };
 	static struct hb_suite_entry e[64];
 	char dir[PATH_MAX + 16], path[PATH_MAX * 2], err[512];
 	struct hb_describe d;
