@@ -520,6 +520,7 @@ static int run_series(struct hb_bisect_opts *o, struct series *s, struct hb_bise
 	if (!rc) {
 		summary(o, s, steps, &nx, a->budget_spent);
 		rc = nx.outcome == HB_BO_FOUND ? 0 : HB_EXIT_FAIL;
+		a->answered = true;
 		a->outcome = nx.outcome;
 		a->n = s->n;
 		a->first_bad = nx.outcome == HB_BO_FOUND ? nx.first_bad : -1;
@@ -577,7 +578,8 @@ int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a)
 		return HB_EXIT_USAGE;
 	}
 	rc = bisect_target(o, a);
-	return rc == HB_EXIT_FAIL ? 0 : rc; /* "nothing found" is an answer here */
+	/* any answer ("nothing found" too) is 0 here; else the command's code */
+	return a->answered ? 0 : rc ? rc : HB_EXIT_INFRA;
 }
 
 int hb_cmd_bisect(int argc, char **argv)

@@ -111,6 +111,7 @@ struct hb_bisect_opts {
 
 /* What a series-mode bisect ended with (hb_bisect_series). */
 struct hb_bisect_answer {
+	bool answered;		/* the search ended: the fields below hold its answer */
 	enum hb_bisect_outcome outcome;
 	bool budget_spent;	/* stopped at max_steps: the first bad is in [lo + 1, hi] */
 	int n, first_bad, lo, hi; /* n: patches of the recipe's own series */
