@@ -328,7 +328,7 @@ static json_t *last_of(json_t *steps, int k)
 }
 
 static void summary(const struct hb_bisect_opts *o, const struct series *s, json_t *steps,
-		    const struct hb_bisect_next *nx)
+		    const struct hb_bisect_next *nx, bool budget_spent)
 {
 	char path[PATH_MAX + 16], res[512];
 	double build = 0, wall = 0;
@@ -355,8 +355,9 @@ static void summary(const struct hb_bisect_opts *o, const struct series *s, json
 		snprintf(res, sizeof(res), "the base (k=0, no patch) is already bad");
 		break;
 	default:
-		snprintf(res, sizeof(res), "ambiguous (skipped steps): the first bad patch is one of "
-			 "%d..%d (%s .. %s)", nx->lo + 1, nx->hi, patch_name(s, nx->lo + 1),
+		snprintf(res, sizeof(res), "%s: the first bad patch is one of "
+			 "%d..%d (%s .. %s)", budget_spent ? "budget of steps spent" :
+			 "ambiguous (skipped steps)", nx->lo + 1, nx->hi, patch_name(s, nx->lo + 1),
 			 patch_name(s, nx->hi));
 	}
 	{
@@ -471,7 +472,26 @@ static int load_series(struct hb_bisect_opts *o, struct series *s)
 	return 0;
 }
 
-static int run_series(struct hb_bisect_opts *o, struct series *s)
+/* Stopped by max_steps: what the verdicts so far leave (last good below
+ * the first bad). */
+static void budget_range(const struct series *s, struct hb_bisect_next *nx)
+{
+	nx->action = HB_BA_DONE;
+	nx->outcome = HB_BO_AMBIGUOUS;
+	nx->first_bad = -1;
+	nx->hi = s->n;
+	for (int k = 1; k <= s->n; k++)
+		if (s->v[k] == HB_BV_BAD) {
+			nx->hi = k;
+			break;
+		}
+	nx->lo = 0;
+	for (int k = 0; k < nx->hi; k++)
+		if (s->v[k] == HB_BV_GOOD)
+			nx->lo = k;
+}
+
+static int run_series(struct hb_bisect_opts *o, struct series *s, struct hb_bisect_answer *a)
 {
 	json_t *steps = hb_bisect_steps_load(o), *st;
 	struct hb_bisect_next nx;
@@ -510,20 +530,83 @@ static int run_series(struct hb_bisect_opts *o, struct series *s)
 		}
 		if (nx.action == HB_BA_DONE)
 			break;
+		if (o->max_steps > 0 && (int)json_array_size(steps) >= o->max_steps) {
+			a->budget_spent = true;
+			budget_range(s, &nx);
+			break;
+		}
 		rc = step(o, s, steps, nx.k, false);
 	}
 	if (!rc) {
-		summary(o, s, steps, &nx);
+		summary(o, s, steps, &nx, a->budget_spent);
 		rc = hb_bisect_exit_code(nx.outcome);
+		a->answered = true;
+		a->outcome = nx.outcome;
+		a->n = s->n;
+		a->first_bad = nx.outcome == HB_BO_FOUND ? nx.first_bad : -1;
+		a->lo = nx.lo;
+		a->hi = nx.hi;
+		if (nx.outcome == HB_BO_FOUND)
+			snprintf(a->patch, sizeof(a->patch), "%s", patch_name(s, nx.first_bad));
+		json_array_foreach(steps, i, st) {
+			a->steps++;
+			a->boots += (int)json_integer_value(json_object_get(st, "boots"));
+			a->builds += json_integer_value(json_object_get(st, "try")) == 1;
+		}
 	}
 	json_decref(steps);
 	return rc;
 }
 
-int hb_cmd_bisect(int argc, char **argv)
+/* A parsed bisect of o->target: series mode, or git mode (--git). */
+static int bisect_target(struct hb_bisect_opts *o, struct hb_bisect_answer *a)
 {
 	static struct series s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	memset(a, 0, sizeof(*a));
+	rc = load_series(o, &s);
+	if (rc)
+		return rc;
+	rc = make_dir(o, o->git ? NULL : &s.r);
+	if (!rc)
+		rc = pick_suite(o);
+	if (!rc)
+		rc = o->git ? hb_bisect_git(o) : run_series(o, &s, a);
+	/* bad input leaves no folder behind */
+	if ((rc == HB_EXIT_USAGE || rc == HB_EXIT_INFRA) && o->dir[0]) {
+		char p[PATH_MAX + 32];
+
+		snprintf(p, sizeof(p), "%s/steps.json", o->dir);
+		if (!hb_is_file(p)) {
+			snprintf(p, sizeof(p), "%s/bisect.suite", o->dir);
+			unlink(p);
+			rmdir(o->dir);
+		}
+	}
+	hb_recipe_free(&s.r);
+	return rc;
+}
+
+int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a)
+{
+	int rc;
+
+	if (o->git || !o->target || !o->results || o->boots < 1 || o->max_tries < 1) {
+		hb_err("bisect: hb_bisect_series needs a target, results, boots and max_tries, "
+		       "and no git");
+		return HB_EXIT_USAGE;
+	}
+	rc = bisect_target(o, a);
+	/* any answer ("nothing found" too) is 0 here; else the command's code */
+	return a->answered ? 0 : rc ? rc : HB_EXIT_INFRA;
+}
+
+int hb_cmd_bisect(int argc, char **argv)
+{
 	struct hb_bisect_opts o;
+	struct hb_bisect_answer a;
 	int rc = parse(argc, argv, &o, NULL);
 
 	if (rc)
@@ -538,28 +621,7 @@ int hb_cmd_bisect(int argc, char **argv)
 		hb_err("bisect: --git PATH needs --good REF and --bad REF (and they need --git)");
 		return HB_EXIT_USAGE;
 	}
-	memset(&s, 0, sizeof(s));
-	rc = load_series(&o, &s);
-	if (rc)
-		return rc;
-	rc = make_dir(&o, o.git ? NULL : &s.r);
-	if (!rc)
-		rc = pick_suite(&o);
-	if (!rc)
-		rc = o.git ? hb_bisect_git(&o) : run_series(&o, &s);
-	/* bad input leaves no folder behind */
-	if ((rc == HB_EXIT_USAGE || rc == HB_EXIT_INFRA) && o.dir[0]) {
-		char p[PATH_MAX + 32];
-
-		snprintf(p, sizeof(p), "%s/steps.json", o.dir);
-		if (!hb_is_file(p)) {
-			snprintf(p, sizeof(p), "%s/bisect.suite", o.dir);
-			unlink(p);
-			rmdir(o.dir);
-		}
-	}
-	hb_recipe_free(&s.r);
-	return rc;
+	return bisect_target(&o, &a);
 }
 
 int hb_cmd_bisect_step(int argc, char **argv)

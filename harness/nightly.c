@@ -17,7 +17,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,35 +67,6 @@ static int parse(int argc, char **argv, struct nopts *o)
 		}
 	}
 	return 0;
-}
-
-/* sha256 over the newline-terminated sha256 of each patch, in order (KCIDB's
- * patchset_hash); "" for a recipe without patches. */
-static void patchset_hash(const struct hb_target *t, char out[65])
-{
-	struct hb_recipe r;
-	char err[512], hex[65], *all = NULL;
-	size_t len = 0;
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-
-	out[0] = 0;
-	if (t->kind != HB_TARGET_RECIPE || hb_recipe_load(t->path, &r, err, sizeof(err)))
-		return;
-	if (r.n_patches && (all = calloc(r.n_patches, 65) ) != NULL) {
-		for (size_t i = 0; i < r.n_patches; i++) {
-			if (hb_sha256_file(r.patches[i], hex))
-				goto out;
-			memcpy(all + len, hex, 64);
-			all[len + 64] = '\n';
-			len += 65;
-		}
-		if (EVP_Digest(all, len, md, &mdlen, EVP_sha256(), NULL) && mdlen == 32)
-			hb_hex(md, mdlen, out);
-	}
-out:
-	free(all);
-	hb_recipe_free(&r);
 }
 
 /* The one folder a child made under dir (a target's results/<name>/). */
@@ -320,7 +290,16 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 		snprintf(t->dir, sizeof(t->dir), "%s/%s", n->dir, tg.name);
 		t->boots = r->boots;
 		t->compare_exit = -1;
-		patchset_hash(&tg, t->patchset_hash);
+		if (tg.kind == HB_TARGET_RECIPE)
+			hb_night_origin(t, tg.path);
+		if (r->bisect_budget && t->n_patches < 1) {
+			hb_err("%s:%d: bisect-budget= needs a source recipe with patches/series of its "
+			       "own; %s has none (set bisect-budget=0 on this line)",
+			       o->matrix, r->line, tg.name);
+			return HB_EXIT_USAGE;
+		}
+		/* the test machine: this one unless a libvirt host boots it */
+		t->host_cores = r->connect[0] ? 0 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 		if (!hb_baseline_current(o->results, tg.name, t->against, sizeof(t->against))) {
 			snprintf(t->against_kind, sizeof(t->against_kind), "baseline");
 		} else if (r->base[0]) {
@@ -522,6 +501,10 @@ int hb_cmd_nightly(int argc, char **argv)
 	hb_signals_install();
 	printf("hugebench %s: nightly %s, %zu targets -> %s\n", HB_VERSION, o.matrix, n.n, n.dir);
 	run_jobs(jobs, n.n, o.results, n.dir);
+	/* after every target: a bisect boots with this machine's QEMU, and the
+	 * night's own boots should not wait behind it */
+	for (size_t i = 0; i < n.n && !hb_interrupted; i++)
+		hb_night_autobisect(&n.t[i], &m.rows[i]);
 	n.time_s = hb_mono_s() - t0;
 	rc = hb_night_exit(&n);
 	if (hb_interrupted && rc == 0)

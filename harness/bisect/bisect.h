@@ -141,11 +141,28 @@ struct hb_bisect_opts {
 	const char *git, *good, *bad;	 /* git mode */
 	struct hb_bisect_spec spec;
 	int boots, max_tries;
+	int max_steps;			 /* series mode: stop after this many steps (0: no
+					  * limit); the answer is then the range left */
 	char dir[4096];			 /* results/bisect-<target>-<key12> */
 	char suite_arg[4096];		 /* --suite given to hugebench run */
 };
 
+/* What a series-mode bisect ended with (hb_bisect_series). */
+struct hb_bisect_answer {
+	bool answered;		/* the search ended: the fields below hold its answer */
+	enum hb_bisect_outcome outcome;
+	bool budget_spent;	/* stopped at max_steps: the first bad is in [lo + 1, hi] */
+	int n, first_bad, lo, hi; /* n: patches of the recipe's own series */
+	char patch[256];	/* FOUND: first_bad's file name */
+	int steps, builds, boots;
+};
+
 int hb_cmd_bisect(int argc, char **argv);
+/* Series mode as a typed call (the nightly's auto-bisect): o as `bisect`'s
+ * options would fill it (target, spec, boots, max_tries, results, optional
+ * suite, vcpus, timeout, max_steps; no git). 0 with *a filled, whatever the
+ * outcome; or an exit code >= 2 (one line said). o->dir is the folder. */
+int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a);
 /* Hidden: the step `git bisect run` calls; exit 0 good, 1 bad, 125 skip,
  * HB_BISECT_STEP_ABORT (git bisect aborts) when the step could not run at
  * all. Its options are parsed in bisect.c, its work is hb_bisect_git_step. */

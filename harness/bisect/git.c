@@ -211,7 +211,7 @@ static const char *verdict_word(enum hb_bisect_v v)
 
 /* The bisect itself, between `git bisect start` and `git bisect reset`. */
 static int drive(const struct hb_bisect_opts *o, const char *good, const char *bad,
-		 struct hb_bisect_gstate *g, struct hb_bisect_answer *a)
+		 struct hb_bisect_gstate *g, struct hb_bisect_git_ans *a)
 {
 	json_t *steps = hb_bisect_steps_load(o);
 	enum hb_bisect_v v;
@@ -304,7 +304,7 @@ out:
 int hb_bisect_git(struct hb_bisect_opts *o)
 {
 	char log[PATH_MAX + 32], err[1024], head[128] = "", good[64] = "", bad[64] = "";
-	struct hb_bisect_answer a = { .oc = HB_BO_NONE };
+	struct hb_bisect_git_ans a = { .oc = HB_BO_NONE };
 	static struct hb_bisect_gstate g;
 	struct hb_recipe r;
 	int rc;

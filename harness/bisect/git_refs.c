@@ -141,7 +141,7 @@ void hb_bisect_git_describe(const char *path, const char *sha, char *out, size_t
 	snprintf(out, len, "%.12s (%s)", sha, subj);
 }
 
-void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisect_answer *a,
+void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisect_git_ans *a,
 			   const struct hb_bisect_gstate *g, const char *good, const char *bad,
 			   const char *log)
 {
@@ -234,7 +234,7 @@ void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisec
 /* The answer from git's refs once nothing is left to test; bad_skipped:
  * refs/bisect/bad could not be judged itself. */
 void hb_bisect_git_answer(const char *path, const struct hb_bisect_gstate *g, bool bad_skipped,
-		      struct hb_bisect_answer *a)
+		      struct hb_bisect_git_ans *a)
 {
 	char d[400];
 

@@ -156,6 +156,35 @@ static bool cmdline_ok(const char *s)
 	return true;
 }
 
+/* git=, commit=, branch= (the source's origin, for KCIDB): an https URL
+ * (KCIDB takes only those), a full commit hash, a git branch name. 0, or -1
+ * with one line in err. */
+static int origin_bad(const char *key, const char *val, char *err, size_t errlen,
+		      const char *path, int lineno)
+{
+	size_t n = strlen(val);
+
+	if (!strcmp(key, "git") &&
+	    (strncmp(val, "https://", 8) || n == 8 || !cmdline_ok(val) || strchr(val, ' '))) {
+		hb_set_err(err, errlen, "%s:%d: git '%s': give the repository's https:// URL "
+			   "(no blanks), e.g. https://git.kernel.org/pub/scm/linux/kernel/git/"
+			   "torvalds/linux.git", path, lineno, val);
+		return -1;
+	}
+	if (!strcmp(key, "commit") && (n != 40 || strspn(val, "0123456789abcdef") != 40)) {
+		hb_set_err(err, errlen, "%s:%d: commit '%s': give the full 40-digit lowercase hash "
+			   "(git rev-parse HEAD)", path, lineno, val);
+		return -1;
+	}
+	if (!strcmp(key, "branch") && (!word_ok(val, "._/-") || val[0] == '-' || val[0] == '/' ||
+				       val[n - 1] == '/' || strstr(val, "..") || strstr(val, "//"))) {
+		hb_set_err(err, errlen, "%s:%d: branch '%s': a git branch name (letters, digits, "
+			   "'.', '_', '-', '/'), e.g. master", path, lineno, val);
+		return -1;
+	}
+	return 0;
+}
+
 /* The key=value lines of dir/recipe into r. */
 static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, size_t errlen)
 {
@@ -173,6 +202,9 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 		{ "archive", offsetof(struct hb_recipe, archive), sizeof(r->archive) },
 		{ "pin", offsetof(struct hb_recipe, pin), sizeof(r->pin) },
 		{ "modules", offsetof(struct hb_recipe, modules), sizeof(r->modules) },
+		{ "git", offsetof(struct hb_recipe, git_url), sizeof(r->git_url) },
+		{ "commit", offsetof(struct hb_recipe, commit), sizeof(r->commit) },
+		{ "branch", offsetof(struct hb_recipe, branch), sizeof(r->branch) },
 	};
 	bool seen[sizeof(keys) / sizeof(keys[0])] = { false };
 	char line[RECIPE_LINE_MAX + 2];
@@ -213,7 +245,7 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 		if (i == sizeof(keys) / sizeof(keys[0])) {
 			hb_set_err(err, errlen,
 				"%s:%d: unknown key '%s' (known: kind, source, meta, image, archive, "
-				"pin, modules, base, description, cmdline)",
+				"pin, modules, base, description, cmdline, git, commit, branch)",
 				path, lineno, key);
 			goto out;
 		}
@@ -250,6 +282,8 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 				path, lineno, val);
 			goto out;
 		}
+		if (origin_bad(key, val, err, errlen, path, lineno))
+			goto out;
 		strcpy((char *)r + keys[i].off, val);
 	}
 	if (ferror(f)) {
@@ -377,6 +411,12 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 		if (!r->source[0])
 			snprintf(r->source, sizeof(r->source), "%s", b.source);
 		own_source = strcmp(r->source, b.source) != 0;
+		if (!own_source && !r->git_url[0] && !r->commit[0] && !r->branch[0]) {
+			/* the origin of the base's source is this one's too */
+			snprintf(r->git_url, sizeof(r->git_url), "%s", b.git_url);
+			snprintf(r->commit, sizeof(r->commit), "%s", b.commit);
+			snprintf(r->branch, sizeof(r->branch), "%s", b.branch);
+		}
 		if (b.cmdline[0]) {
 			char own[sizeof(r->cmdline)];
 			int n;
@@ -464,6 +504,11 @@ static int load_depth(const char *dir, struct hb_recipe *out, int depth, char *e
 		}
 		if (out->source[0] || out->base[0]) {
 			hb_set_err(err, errlen, "%s: source= and base= are for kind=source recipes", path);
+			goto fail;
+		}
+		if (out->git_url[0] || out->commit[0] || out->branch[0]) {
+			hb_set_err(err, errlen, "%s: git=, commit= and branch= are for kind=source "
+				   "recipes (a Debian package is reported by its package version)", path);
 			goto fail;
 		}
 		if (out->meta[0] && !word_ok(out->meta, ".+-")) {

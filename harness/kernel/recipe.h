@@ -15,6 +15,9 @@
  *   description=<free text>                           (optional, any kind)
  *   cmdline=<kernel parameters>                       (optional: added to the
  *                 guest's command line; a base's come first)
+ *   git=<https:// URL> commit=<40 hex> branch=<name>  (optional, kind=source:
+ *                 where the source came from, for reports (KCIDB checkouts);
+ *                 never used to fetch; inherited from a base as a set)
  * A source recipe that adds only cmdline= to its base (no patches, no config)
  * boots its base's kernel: one build serves every such variant (build_as).
  * Source recipes may also have patches/series (quilt style: one patch file
@@ -62,6 +65,11 @@ struct hb_recipe {
 	char base[HB_RECIPE_NAME_MAX];
 	char description[HB_RECIPE_STR_MAX];
 	char cmdline[HB_RECIPE_STR_MAX];	/* base chain's first, then own */
+	/* kind=source, optional: the source's origin for reports (own, else the
+	 * nearest base's), "" when not given */
+	char git_url[HB_RECIPE_STR_MAX];
+	char commit[48];
+	char branch[HB_RECIPE_NAME_MAX * 2];
 	/* kind=source: the recipe whose tree builds this kernel: this one, or
 	 * the nearest base when this one adds no patch and no config */
 	char build_as[HB_RECIPE_PATH_MAX];

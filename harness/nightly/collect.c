@@ -6,12 +6,16 @@
 #define _GNU_SOURCE
 #include "compare.h"
 #include "nightly.h"
+#include "recipe.h"
+#include "sysinfo.h"
 #include "util.h"
 
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,8 +107,162 @@ static void wl_label(json_t *w, char *buf, size_t len)
 		snprintf(buf, len, "%s", jstr(w, "name"));
 }
 
+/* The first line of `git -C tree a1 a2 a3` into out; "" when git fails. */
+static void git_line(const char *tree, const char *a1, const char *a2, const char *a3, char *out,
+		     size_t len)
+{
+	char *argv[] = { "git", "-C", (char *)tree, (char *)a1, (char *)a2, (char *)a3, NULL };
+
+	out[0] = 0;
+	if (hb_spawn_capture(argv, out, len))
+		out[0] = 0;
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* KSRC's git (a source=ksrc recipe without git=/commit=/branch=): commit,
+ * branch, and the origin's URL when it is an https one (KCIDB takes no
+ * other). Nothing when KSRC is not a git tree. */
+static void ksrc_origin(struct hb_ntarget *t)
+{
+	const char *k = getenv("KSRC");
+	char hash[128], br[256], url[512];
+
+	if (!k || !*k)
+		return;
+	snprintf(url, sizeof(url), "%s/.git", k);
+	if (access(url, F_OK))
+		return; /* not a git tree: nothing to ask git */
+	git_line(k, "rev-parse", "--verify", "HEAD", hash, sizeof(hash));
+	if (strlen(hash) != 40 || strspn(hash, "0123456789abcdef") != 40)
+		return;
+	snprintf(t->commit, sizeof(t->commit), "%s", hash);
+	git_line(k, "symbolic-ref", "--short", "HEAD", br, sizeof(br));
+	snprintf(t->branch, sizeof(t->branch), "%s", br);
+	git_line(k, "remote", "get-url", "origin", url, sizeof(url));
+	if (!strncmp(url, "https://", 8) && !strchr(url, '@') && !strchr(url, ' '))
+		snprintf(t->git_url, sizeof(t->git_url), "%s", url);
+}
+
+/* A recipe target's facts for the reports: KCIDB's patchset_hash (sha256
+ * over the newline-terminated sha256 of each patch, in order; "" without
+ * patches), its own series' length, and the source's origin (git=,
+ * commit=, branch= of the recipe, else KSRC's git for source=ksrc). */
+void hb_night_origin(struct hb_ntarget *t, const char *recipe_dir)
+{
+	struct hb_recipe r, b;
+	char err[512], hex[65], *all = NULL;
+	size_t len = 0;
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+
+	t->patchset_hash[0] = 0;
+	if (hb_recipe_load(recipe_dir, &r, err, sizeof(err)))
+		return;
+	if (r.kind == HB_RECIPE_SOURCE) {
+		snprintf(t->git_url, sizeof(t->git_url), "%s", r.git_url);
+		snprintf(t->commit, sizeof(t->commit), "%s", r.commit);
+		snprintf(t->branch, sizeof(t->branch), "%s", r.branch);
+		if (!r.git_url[0] && !r.commit[0] && !r.branch[0] && !strcmp(r.source, "ksrc"))
+			ksrc_origin(t);
+		t->n_patches = (int)r.n_patches;
+		if (r.base[0]) {
+			char bdir[2 * HB_RECIPE_PATH_MAX];
+
+			snprintf(bdir, sizeof(bdir), "%s/%s", r.kernels_dir, r.base);
+			if (!hb_recipe_load(bdir, &b, err, sizeof(err))) {
+				t->n_patches -= (int)b.n_patches;
+				hb_recipe_free(&b);
+			}
+		}
+	}
+	if (r.n_patches && (all = calloc(r.n_patches, 65) ) != NULL) {
+		for (size_t i = 0; i < r.n_patches; i++) {
+			if (hb_sha256_file(r.patches[i], hex))
+				goto out;
+			memcpy(all + len, hex, 64);
+			all[len + 64] = '\n';
+			len += 65;
+		}
+		if (EVP_Digest(all, len, md, &mdlen, EVP_sha256(), NULL) && mdlen == 32)
+			hb_hex(md, mdlen, t->patchset_hash);
+	}
+out:
+	free(all);
+	hb_recipe_free(&r);
+}
+
+void hb_night_file_url(const char *path, char *out, size_t len)
+{
+	size_t o;
+
+	o = (size_t)snprintf(out, len, "file://");
+	for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < len; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/._~-", *p))
+			out[o++] = (char)*p;
+		else
+			o += (size_t)snprintf(out + o, len - o, "%%%02X", *p);
+	}
+	if (o < len)
+		out[o] = 0;
+}
+
+/* A source build's source, from its cache folder's inputs (package=version);
+ * "" for anything else. */
+static void source_of(json_t *tg, char *out, size_t len)
+{
+	char path[PATH_MAX], *text, *line;
+	const char *img = jstr(tg, "image");
+
+	out[0] = 0;
+	if (strcmp(jstr(tg, "kind"), "source") || !strrchr(img, '/'))
+		return;
+	snprintf(path, sizeof(path), "%.*s/inputs", (int)(strrchr(img, '/') - img), img);
+	text = hb_is_file(path) ? hb_slurp(path, NULL) : NULL;
+	if (text && (line = strstr(text, "\nsource ")) != NULL) {
+		line += 8;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(out, len, "%s", line);
+	}
+	free(text);
+}
+
+/* The first boot's description of the kernel and the machine, and every
+ * boot's folder (the log URLs). */
+static void boot_facts(struct hb_ntarget *t, json_t *res, const char *result_path)
+{
+	json_t *tg = json_object_get(res, "target"), *env = json_object_get(res, "environment");
+	char **nd;
+
+	if (result_path && (nd = realloc(t->boot_dir, (t->n_boot_dir + 1) * sizeof(*nd)))) {
+		const char *slash = strrchr(result_path, '/');
+		char abs[PATH_MAX];
+
+		t->boot_dir = nd;
+		nd[t->n_boot_dir] = slash ? strndup(result_path, (size_t)(slash - result_path))
+					  : strdup(".");
+		if (nd[t->n_boot_dir] && realpath(nd[t->n_boot_dir], abs)) {
+			free(nd[t->n_boot_dir]);
+			nd[t->n_boot_dir] = strdup(abs);
+		}
+		if (nd[t->n_boot_dir])
+			t->n_boot_dir++;
+	}
+	if (t->package[0] || !json_is_object(tg))
+		return;
+	snprintf(t->package, sizeof(t->package), "%s", jstr(tg, "package"));
+	snprintf(t->host_cpu, sizeof(t->host_cpu), "%s", jstr(env, "host_cpu"));
+	snprintf(t->accel, sizeof(t->accel), "%s", jstr(env, "accelerator"));
+	snprintf(t->qemu_version, sizeof(t->qemu_version), "%s", jstr(env, "qemu_version"));
+	snprintf(t->clock, sizeof(t->clock), "%s", jstr(env, "clock"));
+	t->vcpus = (int)json_integer_value(json_object_get(env, "vcpus"));
+	t->memory_mb = (int)json_integer_value(json_object_get(env, "memory_mb"));
+	source_of(tg, t->source_id, sizeof(t->source_id));
+}
+
 /* One boot's verdict, kernel issues and checks. */
-static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics)
+static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics,
+			 const char *result_path)
 {
 	const char *v = jstr(res, "verdict");
 	json_t *issues = json_object_get(res, "kernel_issues"), *w, *x;
@@ -116,6 +274,7 @@ static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics)
 	if (!t->kernel_release[0])
 		snprintf(t->kernel_release, sizeof(t->kernel_release), "%s",
 			 jstr(json_object_get(res, "target"), "kernel_release"));
+	boot_facts(t, res, result_path);
 	snprintf(name, sizeof(name), "boot-%d", k);
 	if (!strcmp(v, "panic") || !strcmp(v, "timeout") || !strcmp(v, "kernel-warning"))
 		st = HB_NS_FAIL;
@@ -125,6 +284,7 @@ static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics)
 			      jstr(res, "verdict_reason")[0] ? ": " : "", jstr(res, "verdict_reason"));
 	if (!c)
 		return;
+	c->boot = k;
 	c->has_value = json_is_number(json_object_get(json_object_get(res, "timing"), "total_s"));
 	c->value = json_number_value(json_object_get(json_object_get(res, "timing"), "total_s"));
 	snprintf(c->unit, sizeof(c->unit), "s");
@@ -156,8 +316,10 @@ static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics)
 			snprintf(line, sizeof(line), "%s failed on boot %d (rep %lld): expected %s, observed %s",
 				 key, k, (long long)json_integer_value(json_object_get(x, "rep")),
 				 jstr(x, "expected"), jstr(x, "observed"));
-			if (c->status != HB_NS_FAIL)
+			if (c->status != HB_NS_FAIL) {
 				snprintf(c->message, sizeof(c->message), "%s", line);
+				c->boot = k;
+			}
 			c->status = HB_NS_FAIL;
 			append_output(c, line);
 		}
@@ -191,6 +353,27 @@ static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics)
 static double pct_of(json_t *ratio)
 {
 	return json_is_number(ratio) ? (json_number_value(ratio) - 1) * 100 : NAN;
+}
+
+/* The boot-to-boot sd of a side's centers in % of their mean; NAN < 2. */
+static double sd_pct(json_t *centers)
+{
+	double sum = 0, ss = 0, mean;
+	size_t i, n = 0;
+	json_t *x;
+
+	json_array_foreach(centers, i, x)
+		if (json_is_number(x)) {
+			sum += json_number_value(x);
+			n++;
+		}
+	if (n < 2 || sum == 0)
+		return NAN;
+	mean = sum / (double)n;
+	json_array_foreach(centers, i, x)
+		if (json_is_number(x))
+			ss += (json_number_value(x) - mean) * (json_number_value(x) - mean);
+	return sqrt(ss / (double)(n - 1)) / fabs(mean) * 100;
 }
 
 /* The compare-report JSON: each metric's verdict, and every regression. */
@@ -233,6 +416,37 @@ static void collect_compare(struct hb_ntarget *t, json_t *rep)
 		c->has_value = json_is_number(center);
 		c->value = json_number_value(center);
 		snprintf(c->unit, sizeof(c->unit), "%s", jstr(m, "unit"));
+		center = json_object_get(json_object_get(m, "base"), "center");
+		c->has_base = json_is_number(center);
+		c->base_value = json_number_value(center);
+		c->base_sd_pct = sd_pct(json_object_get(m, "base_centers"));
+		c->new_sd_pct = sd_pct(json_object_get(m, "new_centers"));
+	}
+	if (!t->base_release[0]) {
+		/* the base side's first boot: what it was (package or source) */
+		const char *bp = jstr(json_object_get(pair, "base"), "path");
+		char lerr[PATH_MAX + 256];
+		struct hb_cmp_run *b = bp[0] ? hb_cmp_load(bp, lerr, sizeof(lerr)) : NULL;
+
+		snprintf(t->base_release, sizeof(t->base_release), "%s",
+			 jstr(json_object_get(pair, "base"), "kernel_release"));
+		if (b) {
+			snprintf(t->base_package, sizeof(t->base_package), "%s",
+				 b->package ? b->package : "");
+			source_of(json_object_get(b->root, "target"), t->base_source_id,
+				  sizeof(t->base_source_id));
+			hb_cmp_run_free(b);
+		}
+	}
+	json_array_foreach(json_object_get(pair, "checks"), i, m) {
+		snprintf(key, sizeof(key), "%s.%s", jstr(m, "workload"), jstr(m, "name"));
+		if (!(c = find_case(t, HB_NK_CHECK, key)))
+			continue;
+		c->has_counts = true;
+		c->base_failed = (int)json_integer_value(json_object_get(m, "base_failed"));
+		c->base_ran = (int)json_integer_value(json_object_get(m, "base_ran"));
+		c->new_failed = (int)json_integer_value(json_object_get(m, "new_failed"));
+		c->new_ran = (int)json_integer_value(json_object_get(m, "new_ran"));
 	}
 	json_array_foreach(json_object_get(pair, "findings"), i, f) {
 		char line[512];
@@ -282,13 +496,13 @@ void hb_night_collect(struct hb_ntarget *t, const char *group_dir, const char *c
 	g = hb_cmp_group_load(path, err, sizeof(err));
 	if (g) {
 		for (size_t i = 0; i < g->n; i++)
-			collect_boot(t, g->boots[i]->root, (int)i + 1, !rep);
+			collect_boot(t, g->boots[i]->root, (int)i + 1, !rep, g->boots[i]->path);
 		hb_cmp_group_free(g);
 	} else {
 		json_t *res = json_pack("{s:s, s:o}", "verdict", "error", "verdict_reason",
 					hb_json_text(err));
 
-		collect_boot(t, res, 1, !rep);
+		collect_boot(t, res, 1, !rep, NULL);
 		json_decref(res);
 	}
 	if (rep)
@@ -313,6 +527,9 @@ void hb_night_free(struct hb_night *n)
 		for (size_t j = 0; j < n->t[i].n; j++)
 			free(n->t[i].cases[j].output);
 		free(n->t[i].cases);
+		for (size_t j = 0; j < n->t[i].n_boot_dir; j++)
+			free(n->t[i].boot_dir[j]);
+		free(n->t[i].boot_dir);
 	}
 	free(n->t);
 	n->t = NULL;

@@ -115,7 +115,7 @@ static int write_case(xmlTextWriterPtr w, const struct hb_ntarget *t, const stru
 	rc |= xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0;
 	rc |= attr(w, "classname", cls);
 	rc |= attr(w, "name", name);
-	if (c->kind == HB_NK_BOOT && c->has_value)
+	if ((c->kind == HB_NK_BOOT || c->kind == HB_NK_BISECT) && c->has_value)
 		rc |= attrf(w, "time", "%.3f", c->value);
 	if (el) {
 		xmlChar *b = xml_text(body);
@@ -124,6 +124,7 @@ static int write_case(xmlTextWriterPtr w, const struct hb_ntarget *t, const stru
 		rc |= attr(w, "type", c->kind == HB_NK_CHECK	? "check"
 				      : c->kind == HB_NK_METRIC ? "regression"
 				      : c->kind == HB_NK_COMPARE ? "compare"
+				      : c->kind == HB_NK_BISECT ? "bisect"
 								 : "boot");
 		rc |= attr(w, "message", c->message);
 		rc |= !b || xmlTextWriterWriteString(w, b) < 0;
@@ -153,6 +154,33 @@ static int write_suite(xmlTextWriterPtr w, const struct hb_night *n, const struc
 	if (n->host[0])
 		rc |= attr(w, "hostname", n->host);
 	rc |= xmlTextWriterStartElement(w, BAD_CAST "properties") < 0;
+	{
+		const struct hb_nculprit *cu = &t->culprit;
+		char idx[32];
+		const char *more[][2] = {
+			{ "git_repository_url", t->git_url },
+			{ "git_commit_hash", t->commit },
+			{ "git_repository_branch", t->branch },
+			{ "package", t->package },
+			{ "source", t->source_id },
+			{ "culprit", cu->found ? idx : "" },
+			{ "culprit_patch", cu->patch },
+			{ "culprit_subject", cu->subject },
+			{ "culprit_verified", !cu->found ? "" : cu->verified ? "yes" : "no" },
+			{ "culprit_verification", cu->found ? cu->verify : "" },
+			{ "bisect", cu->tried ? cu->result : "" },
+		};
+
+		snprintf(idx, sizeof(idx), "%d/%d", cu->index, cu->n);
+		for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+			if (!more[i][1][0])
+				continue;
+			rc |= xmlTextWriterStartElement(w, BAD_CAST "property") < 0;
+			rc |= attr(w, "name", more[i][0]);
+			rc |= attr(w, "value", more[i][1]);
+			rc |= xmlTextWriterEndElement(w) < 0;
+		}
+	}
 	{
 		const char *props[][2] = {
 			{ "suite", t->suite },

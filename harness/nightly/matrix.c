@@ -9,7 +9,10 @@
  *
  * keys: suite, boots (1-200), base (a target booted alternately with this
  * one when it has no promoted baseline), connect (a libvirt URI, passed to
- * the run as --backend libvirt --connect URI), timeout (seconds per boot).
+ * the run as --backend libvirt --connect URI), timeout (seconds per boot),
+ * bisect-budget (0-64: when a source recipe's series shows a new regression
+ * against its base, bisect it in at most that many steps; 0, the default,
+ * off; autobisect.c).
  * Every error is one line "FILE:LINE: problem; what to do".
  */
 #define _GNU_SOURCE
@@ -27,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KEYS "suite, boots, base, connect, timeout"
+#define KEYS "suite, boots, base, connect, timeout, bisect-budget"
 
 static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -92,6 +95,18 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 			return fail(err, errlen, name, line, "boots=%s: use a whole number from 1 to 200",
 				    val);
 		r->boots = (int)v;
+		return 0;
+	}
+	if (!strcmp(key, "bisect-budget")) {
+		long v;
+
+		errno = 0;
+		v = strtol(val, &end, 10);
+		if (errno || *end || end == val || v < 0 || v > 64)
+			return fail(err, errlen, name, line,
+				    "bisect-budget=%s: use a whole number of bisect steps from 0 (off) "
+				    "to 64", val);
+		r->bisect_budget = (int)v;
 		return 0;
 	}
 	if (!strcmp(key, "timeout")) {
@@ -178,6 +193,12 @@ int hb_matrix_parse(const char *text, const char *name, struct hb_matrix *m, cha
 				  "base=%s is the target itself; promote a baseline instead "
 				  "(hugebench baseline promote)",
 				  r.base);
+			goto next;
+		}
+		if (r.bisect_budget && r.connect[0]) {
+			rc = fail(err, errlen, name, line + 1,
+				  "bisect-budget= with connect=: the auto-bisect boots with this "
+				  "machine's QEMU; set bisect-budget=0 on this line or drop connect=");
 			goto next;
 		}
 		for (size_t i = 0; i < m->n; i++)

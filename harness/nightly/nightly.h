@@ -18,6 +18,7 @@ struct hb_mrow {
 	char connect[512];  /* "" : this machine's QEMU; else a libvirt URI */
 	int boots;
 	double timeout_s;   /* 0: run's default */
+	int bisect_budget;  /* bisect-budget=: most bisect steps of a new regression; 0 off */
 	int line;
 };
 
@@ -39,7 +40,7 @@ void hb_matrix_free(struct hb_matrix *m);
  * <error>, SKIP to <skipped>, PASS and DONE to a plain testcase. */
 enum hb_nstatus { HB_NS_PASS, HB_NS_FAIL, HB_NS_ERROR, HB_NS_MISS, HB_NS_SKIP, HB_NS_DONE };
 
-enum hb_nkind { HB_NK_BOOT, HB_NK_CHECK, HB_NK_METRIC, HB_NK_COMPARE };
+enum hb_nkind { HB_NK_BOOT, HB_NK_CHECK, HB_NK_METRIC, HB_NK_COMPARE, HB_NK_BISECT };
 
 struct hb_ncase {
 	enum hb_nkind kind;
@@ -54,6 +55,31 @@ struct hb_ncase {
 	char unit[32];
 	bool changed;	    /* judged metric: a regression or an improvement */
 	double change_pct, ci_lo_pct, ci_hi_pct; /* new vs base, % (interval of the ratio) */
+	/* from compare-report: the base side's center and each side's boot-to-boot
+	 * sd in % of its center (NAN below 2 boots), for the %stddev table */
+	bool has_base;
+	double base_value, base_sd_pct, new_sd_pct;
+	/* a check in compare-report: boots that failed it of the boots that ran it */
+	bool has_counts;
+	int base_failed, base_ran, new_failed, new_ran;
+	int boot;	    /* the boot (1..) whose logs tell most: the boot, a check's
+			     * first failing boot; 0 the whole group */
+};
+
+/* The auto-bisect of a target's series (autobisect.c). */
+struct hb_nculprit {
+	bool tried;		 /* a bisect ran (or was attempted) */
+	bool found, verified;
+	int index, n;		 /* patch index/n of the recipe's own series */
+	bool metric;		 /* bisected a metric (else a check) */
+	char what[200];		 /* the check or metric bisected, "fault.x" */
+	char reproduce[512];	 /* the same bisect by hand */
+	char patch[256], subject[256];
+	char result[512];	 /* one line: the answer, or why there is none */
+	char verify[512];	 /* one line: what the revert build showed */
+	char dir[4096];		 /* the bisect folder */
+	int steps, builds, boots, budget;
+	double time_s;
 };
 
 /* What became of one matrix row. */
@@ -73,6 +99,20 @@ struct hb_ntarget {
 	char started[32];	 /* ISO-8601 UTC */
 	char reproduce[1024];	 /* shell words to run the same by hand */
 	char patchset_hash[65];	 /* of the recipe's patches; "" none */
+	/* where the kernel came from (nightly.c): a recipe's git=/commit=/branch=
+	 * or KSRC's git; "" when unknown (a Debian package has a version only) */
+	char git_url[256], commit[48], branch[128];
+	int n_patches;		 /* a source recipe's own series (0: none) */
+	/* from the first boot's result.json (collect.c) */
+	char package[256];	 /* "linux-image-...=VERSION" or "build key ..." */
+	char source_id[300];	 /* a source build's "debian:linux-source-6.1=6.1.192-3" */
+	char base_release[128];	 /* the compared side's kernel release */
+	char base_package[256], base_source_id[300]; /* the compared side's, as above */
+	char host_cpu[128], accel[32], qemu_version[32], clock[16];
+	int vcpus, memory_mb, host_cores; /* host_cores 0: unknown (a libvirt host) */
+	char **boot_dir;	 /* each boot's run folder, absolute */
+	size_t n_boot_dir;
+	struct hb_nculprit culprit;
 	char dir[4096];		 /* <night>/<target>/: run.log, runs/, compare.* */
 	int boots, run_exit, compare_exit; /* compare_exit -1: no comparison */
 	double time_s;
@@ -99,6 +139,22 @@ void hb_night_free(struct hb_night *n);
 const char *hb_nstatus_name(enum hb_nstatus s);
 /* 0 clean, 1 a finding, 3 only infrastructure problems. */
 int hb_night_exit(const struct hb_night *n);
+
+/* A recipe target's facts for the reports (t->patchset_hash, n_patches,
+ * git_url, commit, branch): from the recipe's git=/commit=/branch=, else for
+ * a source=ksrc recipe from KSRC's git (when KSRC is a git tree). */
+void hb_night_origin(struct hb_ntarget *t, const char *recipe_dir);
+/* "file:///abs/path" with bytes outside [A-Za-z0-9/._~-] %-encoded: the log
+ * URLs of kcidb.json and summary.md. */
+void hb_night_file_url(const char *path, char *out, size_t len);
+/* A new regression of a target whose kernel is a source recipe's series:
+ * bisect it (at most row->bisect_budget steps), verify the culprit by
+ * building the series without it, fill t->culprit and add a "bisect" case.
+ * Output goes to <t->dir>/bisect.log. Nothing when the row or target does
+ * not qualify. */
+void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row);
+/* The patch file's "Subject:" without its [PATCH ...] tag; "" when none. */
+void hb_patch_subject(const char *patch_path, char *out, size_t len);
 
 /* ---- writers ------------------------------------------------------------------ */
 int hb_junit_write(const struct hb_night *n, const char *path, char *err, size_t errlen);

@@ -17,6 +17,18 @@
  * - night 3: minimal-6.1 with another suite than its baseline's: not
  *   comparable, nothing else wrong: exit 3, the reason in compare.log.
  * 6 boots in all.
+ *
+ * test_nightly_series_autobisect (issue 22): a night of minimal-6.1-series
+ * (5 patches, the 3rd breaks PMD mapping) against minimal-6.1 with
+ * bisect-budget=4, smoke suite, 1 boot a side and a step: exit 1; the
+ * auto-bisect names patch 3/5 and verifies it by building the series
+ * without it; summary.md (subject and LKP-shaped report), junit.xml and
+ * kcidb.json name the culprit, verified; both files validate; every log
+ * URL of kcidb.json is a file inside the night's folder. Then the same
+ * night with bisect-budget=1: one step (k = 2, good), the answer is the
+ * range 3..5, reported as not found (skipped), nothing named as culprit.
+ * 2 + 2 + 1, then 2 + 1 boots; the prefixes are cached by the bisect tests
+ * before it.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -72,6 +84,183 @@ static int validate(const char *what, char *const argv[], const char *log)
 		free(t);
 	}
 	return rc;
+}
+
+/* "file:///a%20b" -> "/a b" */
+static void url_path(const char *url, char *out, size_t len)
+{
+	size_t o = 0;
+
+	assert_int_equal(strncmp(url, "file:///", 8), 0);
+	for (const char *p = url + 7; *p && o + 1 < len; p++) {
+		unsigned int ch;
+
+		if (*p == '%' && sscanf(p + 1, "%2x", &ch) == 1) {
+			out[o++] = (char)ch;
+			p += 2;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = 0;
+}
+
+/* Every log_url and output_files URL of one KCIDB object: a file in night. */
+static int urls_in(json_t *o, const char *night)
+{
+	char path[PATH_MAX];
+	json_t *f;
+	size_t i;
+	int n = 0;
+
+	if (json_object_get(o, "log_url")) {
+		url_path(hb_itest_str(o, "log_url"), path, sizeof(path));
+		if (strncmp(path, night, strlen(night)) || access(path, R_OK))
+			fail_msg("log_url %s is not a file in %s", hb_itest_str(o, "log_url"), night);
+		n++;
+	}
+	json_array_foreach(json_object_get(o, "output_files"), i, f) {
+		url_path(hb_itest_str(f, "url"), path, sizeof(path));
+		if (strncmp(path, night, strlen(night)) || access(path, R_OK))
+			fail_msg("output file %s is not a file in %s", hb_itest_str(f, "url"), night);
+		n++;
+	}
+	return n;
+}
+
+void test_nightly_series_autobisect(void **state)
+{
+	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], realnight[PATH_MAX],
+		p[PATH_MAX + 64], log[PATH_MAX + 16], cwd[PATH_MAX];
+	char *n1[] = { "nightly", "--matrix", mx, "--results", res, NULL };
+	char *xmllint[] = { "xmllint", "--noout", "--schema", "tests/schemas/junit-10.xsd", p, NULL };
+	char *kcidb[] = { "python3", "tests/schemas/kcidb_validate.py", p, NULL };
+	const char *culprit = "patch 3/5 0003-mm-do-not-map-file-THP-by-PMD-past-EOF.patch",
+		   *subj = "mm: do not map file THP by PMD past EOF";
+	struct hb_itest_out o;
+	double t0 = hb_itest_now();
+	json_t *doc, *x, *cu = NULL;
+	size_t i;
+	int urls = 0;
+	char *text;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	if (hb_itest_results_dir()[0] == '/')
+		cwd[0] = 0;
+	snprintf(res, sizeof(res), "%s/%s", cwd, hb_itest_results_dir());
+	mkdir(res, 0755);
+	snprintf(res, sizeof(res), "%s/%s/nightly-bisect-%d", cwd, hb_itest_results_dir(),
+		 (int)getpid());
+	assert_int_equal(mkdir(res, 0755), 0);
+	snprintf(mx, sizeof(mx), "%s/test.matrix", res);
+	snprintf(log, sizeof(log), "%s/validate.log", res);
+	hb_itest_write(mx, "minimal-6.1-series base=minimal-6.1 suite=smoke boots=1 bisect-budget=4\n");
+	hb_itest_hugebench(n1, &o);
+	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
+	if (o.exit_code != 1 || !strstr(o.out, "nightly: minimal-6.1-series: bisect of ") ||
+	    !strstr(o.out, culprit) || !strstr(o.out, "; verified: with patch 3 reverted"))
+		fail_msg("night exit %d, want 1 and the culprit verified:\n%s\n%s", o.exit_code, o.out,
+			 o.err);
+	hb_itest_out_free(&o);
+	assert_non_null(realpath(night, realnight));
+
+	/* summary.md: the subject names the check and the patch; LKP's report */
+	snprintf(p, sizeof(p), "%s/summary.md", night);
+	text = hb_itest_slurp(p);
+	{
+		char want[512];
+
+		snprintf(want, sizeof(want), "fault.subject_huge_write_faults_PmdMapped failed on "
+			 "minimal-6.1-series (regression), due to patch 3/5 \"%s\" (verified)\n", subj);
+		if (strncmp(text, "Subject: [hugebench nightly ", 28) || !strstr(text, want) ||
+		    strstr(text, want) > strchr(text, '\n') + 1)
+			fail_msg("summary.md's subject is not \"%s\":\n%s", want, text);
+		snprintf(want, sizeof(want), "\nculprit:         %s (\"%s\")\n"
+			 "                 verified: with patch 3 reverted on top of the series, "
+			 "fault.subject_huge_write_faults_PmdMapped is good again", culprit, subj);
+		if (!strstr(text, want) ||
+		    !strstr(text, "-hb-minimal-6.1-series (uname -r in the guest)\nbase kernel:     ") ||
+		    !strstr(text, "-hb-minimal-6.1\nbase source:     debian:linux-source-6.1=") ||
+		    !strstr(text, "\nsource:          debian:linux-source-6.1=") ||
+		    !strstr(text, "\non test machine: ") ||
+		    !strstr(text, "\tsuite: smoke\n\tboots: 1 per side\n\tclock: virtual\n") ||
+		    !strstr(text, "         %stddev     %change         %stddev\n") ||
+		    !strstr(text, "          0:1          100%          1:1     fault.subject_huge_write_faults_PmdMapped\n"))
+			fail_msg("summary.md lacks the culprit or LKP's report:\n%s", text);
+	}
+	free(text);
+
+	/* junit.xml: a failed "bisect" case naming the patch, the culprit verified */
+	snprintf(p, sizeof(p), "%s/junit.xml", night);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	if (!strstr(text, "<failure type=\"bisect\" message=\"first bad patch 3/5 "
+			  "0003-mm-do-not-map-file-THP-by-PMD-past-EOF.patch (&quot;mm: do not map") ||
+	    !strstr(text, "<property name=\"culprit_patch\" value=\"0003-mm-do-not-map-file-THP-by-PMD-past-EOF.patch\"/>") ||
+	    !strstr(text, "<property name=\"culprit_verified\" value=\"yes\"/>"))
+		fail_msg("junit.xml does not name the culprit, verified:\n%s", text);
+	free(text);
+
+	/* kcidb.json: valid (log URLs are URIs), the culprit in the bisect test
+	 * and the checkout, no made-up commit for a Debian source package, every
+	 * log URL a file of this night */
+	snprintf(p, sizeof(p), "%s/kcidb.json", night);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+	text = hb_itest_slurp(p);
+	doc = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(doc);
+	x = json_array_get(json_object_get(doc, "checkouts"), 0);
+	assert_null(json_object_get(x, "git_commit_hash"));
+	assert_non_null(strstr(hb_itest_str(x, "comment"), "debian:linux-source-6.1="));
+	assert_int_equal(strlen(hb_itest_str(x, "patchset_hash")), 64);
+	x = json_array_get(json_object_get(doc, "builds"), 0);
+	urls += urls_in(x, realnight);
+	assert_non_null(strstr(hb_itest_str(x, "log_url"), "/build.log"));
+	json_array_foreach(json_object_get(doc, "tests"), i, x) {
+		urls += urls_in(x, realnight);
+		if (!strcmp(hb_itest_str(x, "path"), "hugebench.smoke.bisect")) {
+			assert_string_equal(hb_itest_str(x, "status"), "FAIL");
+			cu = json_object_get(json_object_get(x, "misc"), "culprit");
+		}
+	}
+	assert_non_null(cu);
+	assert_string_equal(hb_itest_str(cu, "patch"), "0003-mm-do-not-map-file-THP-by-PMD-past-EOF.patch");
+	assert_string_equal(hb_itest_str(cu, "subject"), subj);
+	assert_true(json_is_true(json_object_get(cu, "verified")));
+	assert_true(json_integer_value(json_object_get(cu, "steps")) <= 4);
+	json_decref(doc);
+	assert_true(urls > 10);
+	printf("night with auto-bisect (%d log URLs checked): %.0f s\n", urls, hb_itest_now() - t0);
+
+	/* the budget: one step leaves the range 3..5, and nothing is named */
+	t0 = hb_itest_now();
+	hb_itest_write(mx, "minimal-6.1-series base=minimal-6.1 suite=smoke boots=1 bisect-budget=1\n");
+	hb_itest_hugebench(n1, &o);
+	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
+	if (o.exit_code != 1 ||
+	    !strstr(o.out, "bisect of fault.subject_huge_write_faults_PmdMapped: budget spent: the "
+			   "first bad patch is one of 3..5 of 5 (1 steps, 1 builds, 1 boots"))
+		fail_msg("night with budget 1: exit %d, want 1 and the range 3..5:\n%s\n%s",
+			 o.exit_code, o.out, o.err);
+	hb_itest_out_free(&o);
+	snprintf(p, sizeof(p), "%s/summary.md", night);
+	text = hb_itest_slurp(p);
+	if (strstr(text, "due to") || strstr(text, "culprit:") ||
+	    !strstr(text, "\nbisect:          budget spent: the first bad patch is one of 3..5 of 5\n"))
+		fail_msg("summary.md of the budget night:\n%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/junit.xml", night);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	if (!strstr(text, "<skipped type=\"bisect\" message=\"not found: budget spent: the first bad "
+			  "patch is one of 3..5 of 5\"") || strstr(text, "culprit_patch"))
+		fail_msg("junit.xml of the budget night:\n%s", text);
+	free(text);
+	snprintf(p, sizeof(p), "%s/kcidb.json", night);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+	printf("night with the budget spent: %.0f s\n", hb_itest_now() - t0);
 }
 
 void test_nightly_planted_regression(void **state)

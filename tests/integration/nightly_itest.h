@@ -4,5 +4,6 @@
 #define HB_NIGHTLY_ITEST_H
 
 void test_nightly_planted_regression(void **state);
+void test_nightly_series_autobisect(void **state);
 
 #endif

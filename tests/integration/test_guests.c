@@ -586,6 +586,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bisect_series_metric),
 		cmocka_unit_test(test_bisect_git_metric),
 		cmocka_unit_test(test_bisect_hang_is_bad),
+		/* after the bisect tests: their prefixes of the series are built */
+		cmocka_unit_test(test_nightly_series_autobisect),
 	};
 	bool pre = false;
 	int rc;

@@ -259,6 +259,50 @@ static void test_errors(void **state)
 	load_fails("e24", "must be debian:<package>[@<suite>] or ksrc");
 }
 
+/* git=, commit=, branch=: the source's origin for reports, inherited from a
+ * base as a set, each validated with one line naming file and line. */
+static void test_origin_keys(void **state)
+{
+	struct hb_recipe r;
+
+	(void)state;
+	put("og/recipe", "kind=source\nsource=ksrc\ngit=https://git.example.org/linux.git\n"
+			 "commit=0123456789abcdef0123456789abcdef01234567\nbranch=mm/next-1.2\n");
+	put("ogc/recipe", "kind=source\nbase=og\n");
+	put("ogo/recipe", "kind=source\nbase=og\nbranch=other\n");
+	load_ok("og", &r);
+	assert_string_equal(r.git_url, "https://git.example.org/linux.git");
+	assert_string_equal(r.commit, "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(r.branch, "mm/next-1.2");
+	hb_recipe_free(&r);
+	load_ok("ogc", &r); /* inherited */
+	assert_string_equal(r.git_url, "https://git.example.org/linux.git");
+	assert_string_equal(r.branch, "mm/next-1.2");
+	hb_recipe_free(&r);
+	load_ok("ogo", &r); /* a set of its own: nothing of the base's */
+	assert_string_equal(r.git_url, "");
+	assert_string_equal(r.commit, "");
+	assert_string_equal(r.branch, "other");
+	hb_recipe_free(&r);
+	load_ok("src1", &r);
+	assert_string_equal(r.git_url, "");
+	hb_recipe_free(&r);
+	put("o1/recipe", "kind=source\nsource=ksrc\ngit=git://example.org/linux.git\n");
+	load_fails("o1", "o1/recipe:3: git 'git://example.org/linux.git': give the repository's https:// URL");
+	put("o2/recipe", "kind=source\nsource=ksrc\ngit=https://a b\n");
+	load_fails("o2", "o2/recipe:3: git 'https://a b'");
+	put("o3/recipe", "kind=source\nsource=ksrc\ncommit=0123456789ABCDEF0123456789abcdef01234567\n");
+	load_fails("o3", "o3/recipe:3: commit '0123456789ABCDEF0123456789abcdef01234567': give the full 40-digit");
+	put("o4/recipe", "kind=source\nsource=ksrc\ncommit=v6.1\n");
+	load_fails("o4", "o4/recipe:3: commit 'v6.1'");
+	put("o5/recipe", "kind=source\nsource=ksrc\nbranch=a..b\n");
+	load_fails("o5", "o5/recipe:3: branch 'a..b': a git branch name");
+	put("o6/recipe", "kind=source\nsource=ksrc\nbranch=-rf\n");
+	load_fails("o6", "o6/recipe:3: branch '-rf'");
+	put("o7/recipe", "kind=debian\nmeta=linux-image-amd64\ncommit=0123456789abcdef0123456789abcdef01234567\n");
+	load_fails("o7", "git=, commit= and branch= are for kind=source recipes");
+}
+
 static void key_of(const char *rel, const char *source_id, const char *gcc, char out[65])
 {
 	struct hb_recipe r;
@@ -505,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline_variant),
 		cmocka_unit_test(test_debian_recipe),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_origin_keys),
 		cmocka_unit_test(test_key_known_answer),
 		cmocka_unit_test(test_key_changes),
 		cmocka_unit_test(test_key_rejects),

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,15 @@ static void test_matrix_good(void **state)
 	assert_true(m.rows[1].timeout_s == 600);
 	assert_string_equal(m.rows[1].connect, "qemu+ssh://lab1/system");
 	assert_int_equal(m.rows[1].line, 6);
+	assert_int_equal(m.rows[0].bisect_budget, 0); /* off unless asked */
+	hb_matrix_free(&m);
+	assert_int_equal(hb_matrix_parse("defaults bisect-budget=6 suite=smoke\n"
+					 "minimal-6.1-series base=minimal-6.1\n"
+					 "minimal-6.1-regress bisect-budget=0\n",
+					 "m", &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m.rows[0].bisect_budget, 6);
+	assert_int_equal(m.rows[1].bisect_budget, 0);
 	hb_matrix_free(&m);
 }
 
@@ -92,6 +102,12 @@ static void test_matrix_bad(void **state)
 		{ "debian-6.12 suite=$(reboot)\n", "m:1: suite=$(reboot): use a name" },
 		{ "`x`\n", "m:1: target '`x`'" },
 		{ "defaults base=debian-6.1\n", "m:1: base= is per target" },
+		{ "minimal-6.1-series bisect-budget=65\n",
+		  "m:1: bisect-budget=65: use a whole number of bisect steps from 0 (off) to 64" },
+		{ "minimal-6.1-series bisect-budget=-1\n", "m:1: bisect-budget=-1" },
+		{ "minimal-6.1-series bisect-budget=4x\n", "m:1: bisect-budget=4x" },
+		{ "defaults bisect-budget=4\nminimal-6.1-series connect=qemu:///system\n",
+		  "m:2: bisect-budget= with connect=: the auto-bisect boots with this machine's QEMU" },
 		{ "# only comments\n\n", "m: no targets" },
 	};
 	char err[1024];
@@ -138,6 +154,15 @@ static void test_nightly_bad_matrix_cli(void **state)
 	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
 	msg = hb_slurp(out, NULL);
 	if (!strstr(msg, "bad.matrix:1: ") || strchr(msg, '\n') != msg + strlen(msg) - 1)
+		fail_msg("hugebench said: %s", msg);
+	free(msg);
+	/* bisect-budget= on a kernel without a series of its own: nothing to bisect */
+	hbt_write(mx, "minimal-6.1-series bisect-budget=3\ndebian-6.12 base=debian-6.1 bisect-budget=2\n");
+	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
+	msg = hb_slurp(out, NULL);
+	if (!strstr(msg, "bad.matrix:2: bisect-budget= needs a source recipe with patches/series of "
+			 "its own; debian-6.12 has none (set bisect-budget=0 on this line)") ||
+	    strchr(msg, '\n') != msg + strlen(msg) - 1)
 		fail_msg("hugebench said: %s", msg);
 	free(msg);
 	assert_int_equal(hbt_run_to_end(argv_unknown, out, true), 2);
@@ -223,7 +248,61 @@ static void make_night(struct hb_night *n)
 	t->boots = 1;
 	t->time_s = 61.5;
 	t->state = HB_TS_FINDING;
+	/* where it came from, what ran it, where its logs are */
+	snprintf(t->commit, sizeof(t->commit), "0123456789abcdef0123456789abcdef01234567");
+	snprintf(t->branch, sizeof(t->branch), "master");
+	snprintf(t->git_url, sizeof(t->git_url), "https://git.example.org/linux.git");
+	snprintf(t->source_id, sizeof(t->source_id), "debian:linux-source-6.1=6.1.192-3");
+	snprintf(t->package, sizeof(t->package), "build key bcad393dc7d2");
+	snprintf(t->kernel_release, sizeof(t->kernel_release), "6.1.192-hb-minimal-6.1-regress");
+	snprintf(t->base_release, sizeof(t->base_release), "6.1.192-hb-minimal-6.1");
+	snprintf(t->host_cpu, sizeof(t->host_cpu), "AMD EPYC");
+	snprintf(t->accel, sizeof(t->accel), "tcg");
+	snprintf(t->qemu_version, sizeof(t->qemu_version), "7.2.22");
+	snprintf(t->clock, sizeof(t->clock), "virtual");
+	snprintf(t->dir, sizeof(t->dir), "%s/night/minimal-6.1-regress", g_tmp);
+	t->host_cores = 2;
+	t->vcpus = 1;
+	t->memory_mb = 2048;
+	t->n_patches = 5;
+	t->boot_dir = calloc(1, sizeof(char *));
+	assert_non_null(t->boot_dir);
+	assert_non_null(asprintf(&t->boot_dir[0], "%s/night/boot 1", g_tmp) > 0 ? t->boot_dir[0] : NULL);
+	t->n_boot_dir = 1;
+	{
+		char p[PATH_MAX + 64];
+
+		assert_int_equal(hb_mkdir_p(t->boot_dir[0]), 0);
+		assert_int_equal(hb_mkdir_p(t->dir), 0);
+		snprintf(p, sizeof(p), "%s/console.log", t->boot_dir[0]);
+		hbt_write(p, "console\n");
+		snprintf(p, sizeof(p), "%s/result.json", t->boot_dir[0]);
+		hbt_write(p, "{}\n");
+		snprintf(p, sizeof(p), "%s/build.log", t->boot_dir[0]);
+		hbt_write(p, "build\n");
+		snprintf(p, sizeof(p), "%s/bisect.log", t->dir);
+		hbt_write(p, "bisect\n");
+	}
+	t->culprit.tried = t->culprit.found = t->culprit.verified = true;
+	t->culprit.index = 3;
+	t->culprit.n = 5;
+	t->culprit.steps = 2;
+	t->culprit.builds = 3;
+	t->culprit.boots = 3;
+	t->culprit.budget = 4;
+	t->culprit.time_s = 200;
+	snprintf(t->culprit.what, sizeof(t->culprit.what), "fault.huge_ShmemPmdMapped_delta_kb");
+	snprintf(t->culprit.patch, sizeof(t->culprit.patch), "0003-mm-x.patch");
+	snprintf(t->culprit.subject, sizeof(t->culprit.subject), "mm: x");
+	snprintf(t->culprit.result, sizeof(t->culprit.result),
+		 "first bad patch 3/5 0003-mm-x.patch (\"mm: x\")");
+	snprintf(t->culprit.verify, sizeof(t->culprit.verify),
+		 "verified: with patch 3 reverted on top of the series, "
+		 "fault.huge_ShmemPmdMapped_delta_kb is good again");
+	snprintf(t->culprit.reproduce, sizeof(t->culprit.reproduce),
+		 "hugebench bisect minimal-6.1-regress --check fault.huge_ShmemPmdMapped_delta_kb");
 	c = hb_night_add_case(t, HB_NK_BOOT, "boot-1", HB_NS_PASS, "boot-1: fail: a check failed");
+	c->boot = 1;
 	c->has_value = true;
 	c->value = 12.25;
 	snprintf(c->unit, sizeof(c->unit), "s");
@@ -231,12 +310,19 @@ static void make_night(struct hb_night *n)
 			      "fault.huge_ShmemPmdMapped_delta_kb failed on boot 1 (rep 0): "
 			      "expected == 16384, observed 0 <&\"\x01>");
 	c->output = strdup("line one\nline \x02two\n");
+	c->boot = 1;
+	c->has_counts = true;
+	c->base_ran = c->new_ran = c->new_failed = 1;
 	hb_night_add_case(t, HB_NK_CHECK, "fault.huge_ShmemHugePages_delta_kb", HB_NS_PASS, NULL);
 	c = hb_night_add_case(t, HB_NK_METRIC, "fault.write_fault_huge", HB_NS_FAIL,
 			      "fault.write_fault_huge: regression +12.3%% (welch)");
 	c->judged = c->changed = c->has_value = true;
 	c->value = 1234.5;
 	c->change_pct = 12.3;
+	c->has_base = true;
+	c->base_value = 1099.3;
+	c->base_sd_pct = 1.2;
+	c->new_sd_pct = NAN;
 	snprintf(c->unit, sizeof(c->unit), "ns");
 	c = hb_night_add_case(t, HB_NK_METRIC, "fragment#2.ratio", HB_NS_DONE,
 			      "fragment#2.ratio: not judged (advisory)");
@@ -244,9 +330,14 @@ static void make_night(struct hb_night *n)
 	c->value = 0.5;
 	hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_FAIL,
 			  "2 regressions: fault.huge_ShmemPmdMapped_delta_kb, fault.write_fault_huge");
+	c = hb_night_add_case(t, HB_NK_BISECT, "bisect", HB_NS_FAIL, "%s; %s", t->culprit.result,
+			      t->culprit.verify);
+	c->has_value = true;
+	c->value = 200;
 	t = &n->t[1];
 	snprintf(t->name, sizeof(t->name), "debian-6.12");
 	snprintf(t->suite, sizeof(t->suite), "quick");
+	snprintf(t->package, sizeof(t->package), "linux-image-6.12.118+deb12-cloud-amd64=6.12.118-1~deb12u1");
 	t->boots = 3;
 	t->state = HB_TS_INFRA;
 	snprintf(t->state_reason, sizeof(t->state_reason), "did not run");
@@ -269,8 +360,16 @@ static void test_junit_valid(void **state)
 	x = hb_slurp(path, NULL);
 	assert_non_null(x);
 	/* one suite per target, the failures named, classname suite.target */
-	assert_non_null(strstr(x, "<testsuites name=\"hugebench nightly 20261203T020000Z\" tests=\"6\" failures=\"3\" errors=\"1\""));
-	assert_non_null(strstr(x, "<testsuite name=\"minimal-6.1-regress\" tests=\"5\" failures=\"3\" errors=\"0\" skipped=\"0\""));
+	assert_non_null(strstr(x, "<testsuites name=\"hugebench nightly 20261203T020000Z\" tests=\"7\" failures=\"4\" errors=\"1\""));
+	assert_non_null(strstr(x, "<testsuite name=\"minimal-6.1-regress\" tests=\"6\" failures=\"4\" errors=\"0\" skipped=\"0\""));
+	/* the culprit: a failed "bisect" case and the suite's properties */
+	assert_non_null(strstr(x, "classname=\"smoke.minimal-6.1-regress\" name=\"bisect\" time=\"200.000\">\n"
+				  "   <failure type=\"bisect\" message=\"first bad patch 3/5 0003-mm-x.patch (&quot;mm: x&quot;); verified: with patch 3 reverted"));
+	assert_non_null(strstr(x, "<property name=\"culprit_patch\" value=\"0003-mm-x.patch\"/>"));
+	assert_non_null(strstr(x, "<property name=\"culprit_subject\" value=\"mm: x\"/>"));
+	assert_non_null(strstr(x, "<property name=\"culprit_verified\" value=\"yes\"/>"));
+	assert_non_null(strstr(x, "<property name=\"git_commit_hash\" value=\"0123456789abcdef0123456789abcdef01234567\"/>"));
+	assert_non_null(strstr(x, "<property name=\"package\" value=\"linux-image-6.12.118+deb12-cloud-amd64=6.12.118-1~deb12u1\"/>"));
 	assert_non_null(strstr(x, "classname=\"smoke.minimal-6.1-regress\" name=\"metric fault.write_fault_huge\""));
 	assert_non_null(strstr(x, "<failure type=\"regression\" message=\"fault.write_fault_huge: regression +12.3% (welch)\">"));
 	assert_non_null(strstr(x, "message=\"fault.huge_ShmemPmdMapped_delta_kb failed on boot 1 (rep 0): expected == 16384, observed 0 &lt;&amp;&quot;?&gt;\""));
@@ -310,8 +409,42 @@ static void test_kcidb_valid(void **state)
 	assert_int_equal(json_array_size(json_object_get(doc, "checkouts")), 2);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "checkouts"), 0), "id")),
 			    "hugebench:20261203T020000Z:minimal-6.1-regress");
+	/* the origin: git of the recipe; a Debian package by its version, no hash */
+	t = json_array_get(json_object_get(doc, "checkouts"), 0);
+	assert_string_equal(json_string_value(json_object_get(t, "git_commit_hash")),
+			    "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(json_string_value(json_object_get(t, "git_repository_branch")), "master");
+	assert_string_equal(json_string_value(json_object_get(t, "git_repository_url")),
+			    "https://git.example.org/linux.git");
+	assert_string_equal(json_string_value(json_object_get(t, "comment")),
+			    "debian:linux-source-6.1=6.1.192-3 with the recipe's patches");
+	assert_true(json_is_true(json_object_get(json_object_get(json_object_get(t, "misc"), "culprit"), "verified")));
+	t = json_array_get(json_object_get(doc, "checkouts"), 1);
+	assert_null(json_object_get(t, "git_commit_hash"));
+	assert_string_equal(json_string_value(json_object_get(t, "comment")),
+			    "Debian package linux-image-6.12.118+deb12-cloud-amd64=6.12.118-1~deb12u1");
+	/* log URLs: files inside the night's folder, as file:// URLs */
+	t = json_array_get(json_object_get(doc, "builds"), 0);
+	assert_non_null(strstr(json_string_value(json_object_get(t, "log_url")), "/night/boot%201/build.log"));
+	assert_int_equal(strncmp(json_string_value(json_object_get(t, "log_url")), "file:///", 8), 0);
+	assert_null(json_object_get(json_array_get(json_object_get(doc, "builds"), 1), "log_url"));
 	tests = json_object_get(doc, "tests");
-	assert_int_equal(json_array_size(tests), 7);
+	assert_int_equal(json_array_size(tests), 8);
+	t = json_array_get(tests, 0); /* boot-1 */
+	assert_non_null(strstr(json_string_value(json_object_get(t, "log_url")), "/night/boot%201/console.log"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(t, "output_files"), 0), "name")),
+			    "result.json");
+	t = json_array_get(tests, 5); /* compare: no report written, no URL made up */
+	assert_null(json_object_get(t, "log_url"));
+	t = json_array_get(tests, 6); /* the bisect */
+	assert_string_equal(json_string_value(json_object_get(t, "path")), "hugebench.smoke.bisect");
+	assert_string_equal(json_string_value(json_object_get(t, "status")), "FAIL");
+	assert_non_null(strstr(json_string_value(json_object_get(t, "log_url")), "/minimal-6.1-regress/bisect.log"));
+	t = json_object_get(json_object_get(t, "misc"), "culprit");
+	assert_string_equal(json_string_value(json_object_get(t, "patch")), "0003-mm-x.patch");
+	assert_string_equal(json_string_value(json_object_get(t, "subject")), "mm: x");
+	assert_int_equal(json_integer_value(json_object_get(t, "index")), 3);
+	assert_true(json_is_true(json_object_get(t, "verified")));
 	json_array_foreach(tests, i, t) {
 		const char *st = json_string_value(json_object_get(t, "status"));
 
@@ -319,7 +452,7 @@ static void test_kcidb_valid(void **state)
 		fails += !strcmp(st, "FAIL");
 		done += !strcmp(st, "DONE");
 	}
-	assert_int_equal(fails, 3);
+	assert_int_equal(fails, 4);
 	assert_int_equal(done, 1);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(tests, 4), "path")),
 			    "hugebench.smoke.fragment_2.ratio");
@@ -331,6 +464,10 @@ static void test_kcidb_valid(void **state)
 		fail_msg("kcidb.json does not validate: %s", hb_slurp(out, NULL));
 	/* and the validator does catch a bad document */
 	hbt_write(path, "{\"version\":{\"major\":5},\"tests\":[{\"id\":\"x\",\"origin\":\"hugebench\",\"build_id\":\"hugebench:b\"}]}");
+	assert_int_equal(hbt_run_to_end(argv, out, true), 1);
+	/* a log URL that is a bare path is not a URI */
+	hbt_write(path, "{\"version\":{\"major\":5,\"minor\":3},\"builds\":[{\"id\":\"hugebench:b\",\"origin\":"
+		  "\"hugebench\",\"checkout_id\":\"hugebench:c\",\"log_url\":\"night/x/build.log\"}]}");
 	assert_int_equal(hbt_run_to_end(argv, out, true), 1);
 }
 
@@ -346,11 +483,32 @@ static void test_summary(void **state)
 	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
 	x = hb_slurp(path, NULL);
 	assert_non_null(x);
-	if (strncmp(x, "Subject: [hugebench nightly 20261203T020000Z] 12.3% regression of "
-		       "fault.write_fault_huge on minimal-6.1-regress (1 targets with findings, 1 not run)\n",
-		    strlen("Subject: [hugebench nightly 20261203T020000Z] 12.3% regression of "
-			   "fault.write_fault_huge on minimal-6.1-regress (1 targets with findings, 1 not run)\n")))
-		fail_msg("summary.md:\n%s", x);
+	{
+		const char *subj = "Subject: [hugebench nightly 20261203T020000Z] +12.3% regression of "
+				   "fault.write_fault_huge on minimal-6.1-regress, due to patch 3/5 \"mm: x\" "
+				   "(verified) (1 targets with findings, 1 not run)\n";
+
+		if (strncmp(x, subj, strlen(subj)))
+			fail_msg("summary.md:\n%s", x);
+	}
+	/* LKP's shape: the change, its culprit, commit, kernel, machine, parameters */
+	assert_non_null(strstr(x, "## minimal-6.1-regress\n\nhugebench nightly noticed a +12.3% regression of "
+				  "fault.write_fault_huge due to:\n"));
+	assert_non_null(strstr(x, "\nculprit:         patch 3/5 0003-mm-x.patch (\"mm: x\")\n"
+				  "                 verified: with patch 3 reverted"));
+	assert_non_null(strstr(x, "\ncommit:          0123456789abcdef0123456789abcdef01234567 master\n"));
+	assert_non_null(strstr(x, "\nkernel:          6.1.192-hb-minimal-6.1-regress (uname -r in the guest)\n"
+				  "base kernel:     6.1.192-hb-minimal-6.1\n"));
+	assert_non_null(strstr(x, "\non test machine: AMD EPYC, 2 cores, accelerator tcg (QEMU 7.2.22); "
+				  "guest 1 vCPU, 2048 MiB\n"));
+	assert_non_null(strstr(x, "\tsuite: smoke\n\tboots: 1 per side\n\tclock: virtual\n"));
+	assert_non_null(strstr(x, "         %stddev     %change         %stddev\n"));
+	if (!strstr(x, "      1099 \u00b1  1%      +12.3%        1234        fault.write_fault_huge  [regression]\n"))
+		fail_msg("no %%stddev row in summary.md");
+	assert_non_null(strstr(x, "          0:1          100%          1:1     fault.huge_ShmemPmdMapped_delta_kb\n"));
+	assert_null(strstr(x, "## debian-6.12\n")); /* not run: no report of a change */
+	assert_non_null(strstr(x, "| minimal-6.1-regress | check fault.huge_ShmemPmdMapped_delta_kb | first bad patch 3/5"));
+	assert_non_null(strstr(x, "hugebench bisect minimal-6.1-regress --check fault.huge_ShmemPmdMapped_delta_kb\n"));
 	assert_non_null(strstr(x, "| minimal-6.1-regress | fault.write_fault_huge | +12.3% |"));
 	assert_non_null(strstr(x, "## Failed checks\n\n- minimal-6.1-regress: fault.huge_ShmemPmdMapped_delta_kb failed"));
 	assert_non_null(strstr(x, "hugebench ab -- minimal-6.1 minimal-6.1-regress\n"));
@@ -360,7 +518,8 @@ static void test_summary(void **state)
 	n.t[0].cases[3].status = HB_NS_PASS;
 	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
 	x = hb_slurp(path, NULL);
-	assert_non_null(strstr(x, "] fault.huge_ShmemPmdMapped_delta_kb failed on minimal-6.1-regress ("));
+	assert_non_null(strstr(x, "] fault.huge_ShmemPmdMapped_delta_kb failed on minimal-6.1-regress, due to patch 3/5 \"mm: x\" (verified) ("));
+	assert_non_null(strstr(x, "hugebench nightly noticed fault.huge_ShmemPmdMapped_delta_kb failing due to:\n"));
 	free(x);
 	hb_night_free(&n);
 }
@@ -427,7 +586,8 @@ static void make_group(const char *dir, const char *verdict2)
 			 "{\"schema\":\"hugebench-result/1\",\"suite\":\"quick\","
 			 "\"environment\":{\"accelerator\":\"tcg\"},"
 			 "\"verdict\":\"%s\",\"verdict_reason\":\"r%d\",\"target\":{\"name\":\"minimal-6.1\","
-			 "\"kernel_release\":\"6.1.0-hb\"},\"timing\":{\"total_s\":10},"
+			 "\"kernel_release\":\"6.1.0-hb\",\"package\":\"linux-image-6.1.0-hb=6.1.0-1\"},"
+			 "\"timing\":{\"total_s\":10},"
 			 "\"kernel_issues\":%s,"
 			 "\"workloads\":[{\"name\":\"fault\",\"status\":\"%s\",\"checks\":[{\"name\":\"pmd\",\"expected\":\"== 1\","
 			 "\"observed\":\"%d\",\"pass\":%s,\"rep\":0}],\"metrics\":[{\"name\":\"t\",\"unit\":\"ns\","
@@ -440,6 +600,16 @@ static void make_group(const char *dir, const char *verdict2)
 				  "\"samples\":[7],\"summary\":{\"mean\":7}}" : "");
 		hbt_write(p, res);
 	}
+}
+
+static void free_target(struct hb_ntarget *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->cases[i].output);
+	free(t->cases);
+	for (size_t i = 0; i < t->n_boot_dir; i++)
+		free(t->boot_dir[i]);
+	free(t->boot_dir);
 }
 
 static void test_collect(void **state)
@@ -465,26 +635,46 @@ static void test_collect(void **state)
 	/* boot 2 alone has fault.late: its mean is boot 2's, not halved */
 	assert_string_equal(t.cases[4].name, "fault.late");
 	assert_true(t.cases[4].value == 7);
-	for (size_t i = 0; i < t.n; i++)
-		free(t.cases[i].output);
-	free(t.cases);
+	/* each boot's folder (the log URLs), the failing boot of a check, the machine */
+	assert_int_equal(t.n_boot_dir, 2);
+	assert_non_null(strstr(t.boot_dir[1], "/grp-fail/boot-2"));
+	assert_int_equal(t.cases[1].boot, 2);
+	assert_string_equal(t.accel, "tcg");
+	free_target(&t);
 
 	/* with a comparison: the metric judged, the check named a regression */
 	memset(&t, 0, sizeof(t));
 	snprintf(cj, sizeof(cj), "%s/compare.json", g_tmp);
-	hbt_write(cj, "{\"comparisons\":[{\"metrics\":[{\"workload\":\"fault\",\"name\":\"t\",\"unit\":\"ns\","
+	{
+		char *j = NULL;
+
+		assert_true(asprintf(&j, "{\"comparisons\":[{\"metrics\":[{\"workload\":\"fault\",\"name\":\"t\",\"unit\":\"ns\","
 		       "\"verdict\":\"regression\",\"change_pct\":50,\"interval\":[1.2,1.8],\"test\":\"welch\","
-		       "\"why\":\"\",\"new\":{\"center\":15}}],\"findings\":[{\"kind\":\"check\",\"regression\":true,"
-		       "\"workload\":\"fault\",\"what\":\"pmd\",\"text\":\"pmd failed\"}]}]}");
+		       "\"why\":\"\",\"new\":{\"center\":15},\"base\":{\"center\":10},\"base_centers\":[10],"
+		       "\"new_centers\":[10,20]}],\"findings\":[{\"kind\":\"check\",\"regression\":true,"
+		       "\"workload\":\"fault\",\"what\":\"pmd\",\"text\":\"pmd failed\"}],"
+		       "\"base\":{\"kernel_release\":\"6.1.0-base\",\"path\":\"%s/boot-1/result.json\"},\"checks\":[{\"workload\":\"fault\","
+		       "\"name\":\"pmd\",\"base_failed\":0,\"base_ran\":2,\"new_failed\":1,\"new_ran\":2}]}]}", g) > 0);
+		hbt_write(cj, j);
+		free(j);
+	}
 	hb_night_collect(&t, g, cj);
 	assert_int_equal(t.n, 5); /* 2 boots, check, metric, compare (fault.late was not compared) */
+	/* the %stddev table's numbers: base center, sd of the boot centers in % */
+	assert_true(t.cases[3].has_base && t.cases[3].base_value == 10);
+	assert_true(fabs(t.cases[3].new_sd_pct - 100 * sqrt(50) / 15) < 1e-9);
+	assert_true(isnan(t.cases[3].base_sd_pct)); /* one boot */
+	assert_true(t.cases[1].has_counts && t.cases[1].new_failed == 1 && t.cases[1].new_ran == 2 &&
+		    t.cases[1].base_failed == 0 && t.cases[1].base_ran == 2);
+	assert_string_equal(t.base_release, "6.1.0-base");
+	/* the base side's package, from its first boot (here the same group) */
+	assert_string_equal(t.base_package, "linux-image-6.1.0-hb=6.1.0-1");
+	assert_string_equal(t.package, "linux-image-6.1.0-hb=6.1.0-1");
 	assert_true(t.cases[3].judged && t.cases[3].changed);
 	assert_int_equal(t.cases[3].status, HB_NS_FAIL);
 	assert_non_null(strstr(t.cases[1].message, "(regression: passed on the base side)"));
 	assert_string_equal(t.cases[4].message, "1 regression: fault.pmd");
-	for (size_t i = 0; i < t.n; i++)
-		free(t.cases[i].output);
-	free(t.cases);
+	free_target(&t);
 
 	/* a kernel warning: the boot case fails with the console excerpt */
 	memset(&t, 0, sizeof(t));
@@ -495,9 +685,108 @@ static void test_collect(void **state)
 	assert_string_equal(t.cases[3].name, "boot-2");
 	assert_int_equal(t.cases[3].status, HB_NS_FAIL);
 	assert_non_null(strstr(t.cases[3].output, "WARNING at console line 7"));
-	for (size_t i = 0; i < t.n; i++)
-		free(t.cases[i].output);
-	free(t.cases);
+	free_target(&t);
+}
+
+/* Where a recipe's kernel came from: git=/commit=/branch= of the recipe
+ * (inherited from its base), else KSRC's git for source=ksrc; the own
+ * series counted apart from the base's; a Debian source package: no hash. */
+static void test_origin(void **state)
+{
+	char k[PATH_MAX + 16], p[PATH_MAX + 64], src[PATH_MAX + 16], out[PATH_MAX + 16];
+	char *init[] = { "git", "-C", src, "init", "-q", "-b", "mm-next", NULL };
+	char *remote[] = { "git", "-C", src, "remote", "add", "origin", "https://git.example.org/linux.git", NULL };
+	char *commit[] = { "git", "-C", src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+			   "--allow-empty", "-m", "x", NULL };
+	struct hb_ntarget t;
+	const char *old = getenv("KSRC");
+
+	(void)state;
+	snprintf(k, sizeof(k), "%s/kernels", g_tmp);
+	snprintf(p, sizeof(p), "%s/kbase/patches", k);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/base.config", k);
+	hbt_write(p, "CONFIG_A=y\n");
+	snprintf(p, sizeof(p), "%s/kbase/recipe", k);
+	hbt_write(p, "kind=source\nsource=debian:linux-source-6.1\ngit=https://git.example.org/stable.git\n"
+		     "commit=0123456789abcdef0123456789abcdef01234567\nbranch=linux-6.1.y\n");
+	snprintf(p, sizeof(p), "%s/kbase/patches/series", k);
+	hbt_write(p, "0001-a.patch\n");
+	snprintf(p, sizeof(p), "%s/kbase/patches/0001-a.patch", k);
+	hbt_write(p, "a\n");
+	snprintf(p, sizeof(p), "%s/kser/patches", k);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/kser/recipe", k);
+	hbt_write(p, "kind=source\nbase=kbase\n");
+	snprintf(p, sizeof(p), "%s/kser/patches/series", k);
+	hbt_write(p, "0002-b.patch\n0003-c.patch\n");
+	snprintf(p, sizeof(p), "%s/kser/patches/0002-b.patch", k);
+	hbt_write(p, "b\n");
+	snprintf(p, sizeof(p), "%s/kser/patches/0003-c.patch", k);
+	hbt_write(p, "c\n");
+	memset(&t, 0, sizeof(t));
+	snprintf(p, sizeof(p), "%s/kser", k);
+	hb_night_origin(&t, p);
+	assert_string_equal(t.commit, "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(t.branch, "linux-6.1.y");
+	assert_string_equal(t.git_url, "https://git.example.org/stable.git");
+	assert_int_equal(t.n_patches, 2); /* its own, not the base's */
+	assert_int_equal(strlen(t.patchset_hash), 64);
+
+	/* source=ksrc: KSRC's git; a non-https origin is left out */
+	snprintf(p, sizeof(p), "%s/kk", k);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/kk/recipe", k);
+	hbt_write(p, "kind=source\nsource=ksrc\n");
+	snprintf(src, sizeof(src), "%s/linux", g_tmp);
+	assert_int_equal(hb_mkdir_p(src), 0);
+	snprintf(out, sizeof(out), "%s/git.out", g_tmp);
+	if (!have("git"))
+		skip();
+	assert_int_equal(hbt_run_to_end(init, out, true), 0);
+	assert_int_equal(hbt_run_to_end(remote, out, true), 0);
+	assert_int_equal(hbt_run_to_end(commit, out, true), 0);
+	setenv("KSRC", src, 1);
+	memset(&t, 0, sizeof(t));
+	snprintf(p, sizeof(p), "%s/kk", k);
+	hb_night_origin(&t, p);
+	assert_int_equal(strlen(t.commit), 40);
+	assert_int_equal(strspn(t.commit, "0123456789abcdef"), 40);
+	assert_string_equal(t.branch, "mm-next");
+	assert_string_equal(t.git_url, "https://git.example.org/linux.git");
+	assert_int_equal(t.n_patches, 0);
+	assert_string_equal(t.patchset_hash, "");
+	/* KSRC not a git tree: nothing made up */
+	setenv("KSRC", g_tmp, 1);
+	memset(&t, 0, sizeof(t));
+	hb_night_origin(&t, p);
+	assert_string_equal(t.commit, "");
+	assert_string_equal(t.git_url, "");
+	if (old)
+		setenv("KSRC", old, 1);
+	else
+		unsetenv("KSRC");
+}
+
+/* The auto-bisect's helpers: a patch's subject, a log's file:// URL. */
+static void test_patch_subject_url(void **state)
+{
+	char p[PATH_MAX + 16], out[256], url[256];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/0001-x.patch", g_tmp);
+	hbt_write(p, "From: a <a@b>\nSubject: [PATCH v2 3/5] mm: do not map\n file THP by PMD\n\nbody\n"
+		     "Subject: not this one\n");
+	hb_patch_subject(p, out, sizeof(out));
+	assert_string_equal(out, "mm: do not map file THP by PMD");
+	hbt_write(p, "Subject: plain\n");
+	hb_patch_subject(p, out, sizeof(out));
+	assert_string_equal(out, "plain");
+	hbt_write(p, "diff --git a/x b/x\n");
+	hb_patch_subject(p, out, sizeof(out));
+	assert_string_equal(out, "");
+	hb_night_file_url("/r/night 1/a#b%/console.log", url, sizeof(url));
+	assert_string_equal(url, "file:///r/night%201/a%23b%25/console.log");
 }
 
 static void test_baseline_promote(void **state)
@@ -633,6 +922,8 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_patch_subject_url),
+		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_baseline_promote),
 		cmocka_unit_test(test_baseline_garbage),
 	};

@@ -1,0 +1,301 @@
+/* autobisect.c - the nightly's auto-bisect (issue 22): when a target whose
+ * kernel is a source recipe with a series of its own shows a new regression
+ * against its base or baseline (compare-report exit 1), and its matrix line
+ * has bisect-budget=N, the series is bisected with the series-mode bisect
+ * (hb_bisect_series: a typed call, no command line rebuilt) in at most N
+ * steps, under <night>/<target>/bisect/, its output in
+ * <night>/<target>/bisect.log. What is bisected: the first check that
+ * regressed (failed here, passed on the base side), else the largest metric
+ * regression (with at least 3 boots a step). A culprit is then verified as
+ * LKP does, by reverting it on top of the bad side: the series without that
+ * patch is built and booted, and judged as a step; good again = verified.
+ * The answer becomes the target's culprit and one "bisect" case, which
+ * summary.md, junit.xml and kcidb.json report. */
+#define _GNU_SOURCE
+#include "bisect.h"
+#include "compare.h"
+#include "nightly.h"
+#include "recipe.h"
+#include "sysinfo.h"
+#include "target.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void hb_patch_subject(const char *path, char *out, size_t len)
+{
+	char *text = hb_slurp(path, NULL), *p, *e;
+	size_t o = 0;
+
+	out[0] = 0;
+	if (!text)
+		return;
+	p = !strncmp(text, "Subject:", 8) ? text : strstr(text, "\nSubject:");
+	if (p) {
+		p += *p == '\n' ? 9 : 8;
+		p += strspn(p, " \t");
+		if (*p == '[' && (e = strchr(p, ']')) && !memchr(p, '\n', (size_t)(e - p)))
+			p = e + 1 + strspn(e + 1, " \t");
+		/* the header may go on over continuation lines (RFC 5322 folding) */
+		for (; *p && o + 1 < len; p++) {
+			if (*p == '\n') {
+				if (p[1] != ' ' && p[1] != '\t')
+					break;
+				out[o++] = ' ';
+				p += strspn(p + 1, " \t");
+				continue;
+			}
+			out[o++] = (unsigned char)*p < ' ' ? ' ' : *p;
+		}
+		out[o] = 0;
+	}
+	free(text);
+}
+
+/* What to bisect: the first check that regressed, else the largest metric
+ * regression. 0, or -1 when the regression is neither. */
+static int pick(const struct hb_ntarget *t, struct hb_bisect_spec *spec, int *boots)
+{
+	const struct hb_ncase *worst = NULL;
+	char name[192], err[256], *hash;
+
+	for (size_t j = 0; j < t->n; j++) {
+		const struct hb_ncase *c = &t->cases[j];
+
+		if (c->kind != HB_NK_CHECK || c->status != HB_NS_FAIL ||
+		    !(strstr(c->message, "(regression: passed on the base side)") ||
+		      (c->has_counts && c->base_ran && !c->base_failed && c->new_failed)))
+			continue;
+		/* "fault#2.x": the judge looks at every instance of the workload */
+		snprintf(name, sizeof(name), "%s", c->name);
+		if ((hash = strchr(name, '#')) && strchr(hash, '.'))
+			memmove(hash, strchr(hash, '.'), strlen(strchr(hash, '.')) + 1);
+		if (!hb_bisect_spec_parse(HB_BISECT_CHECK, name, spec, err, sizeof(err))) {
+			*boots = t->boots;
+			return 0;
+		}
+	}
+	for (size_t j = 0; j < t->n; j++) {
+		const struct hb_ncase *c = &t->cases[j];
+
+		if (c->kind == HB_NK_METRIC && c->status == HB_NS_FAIL && c->judged &&
+		    (!worst || fabs(c->change_pct) > fabs(worst->change_pct)))
+			worst = c;
+	}
+	if (!worst)
+		return -1;
+	snprintf(name, sizeof(name), "%s", worst->name);
+	if ((hash = strchr(name, '#')) && strchr(hash, '.'))
+		memmove(hash, strchr(hash, '.'), strlen(strchr(hash, '.')) + 1);
+	if (hb_bisect_spec_parse(HB_BISECT_METRIC, name, spec, err, sizeof(err)))
+		return -1;
+	*boots = t->boots < 3 ? 3 : t->boots;
+	return 0;
+}
+
+/* The recorded groups of prefix k in the bisect folder (absolute). */
+static size_t groups_of(const struct hb_bisect_opts *o, int k, char **out, size_t max)
+{
+	json_t *steps = hb_bisect_steps_load(o), *st;
+	size_t i, n = 0;
+
+	json_array_foreach(steps, i, st) {
+		const char *g = json_string_value(json_object_get(st, "group"));
+
+		if (json_integer_value(json_object_get(st, "k")) == k && g && n < max &&
+		    asprintf(&out[n], "%s/%s", o->dir, g) >= 0)
+			n++;
+	}
+	json_decref(steps);
+	return n;
+}
+
+/* Revert the culprit on top of the bad side: build the whole series but
+ * that patch, boot it, judge it as a step. Good again: verified. */
+static void verify(const struct hb_bisect_opts *o, const struct hb_bisect_answer *a,
+		   struct hb_nculprit *cu)
+{
+	char kdir[PATH_MAX], err[1024], group[PATH_MAX] = "", why[1024] = "", *gp, *base[64];
+	struct hb_target tg;
+	struct hb_recipe r;
+	enum hb_bisect_v v;
+	size_t first, idx, nb;
+	double build_s = 0;
+	char *drop;
+	int rc;
+
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	if (hb_target_parse(o->target, kdir, &tg, err, sizeof(err)) ||
+	    hb_recipe_load(tg.path, &r, err, sizeof(err))) {
+		snprintf(cu->verify, sizeof(cu->verify), "not verified: %s", err);
+		return;
+	}
+	first = r.n_patches - (size_t)a->n;
+	idx = first + (size_t)a->first_bad - 1;
+	hb_patch_subject(r.patches[idx], cu->subject, sizeof(cu->subject));
+	printf("\n== nightly auto-bisect %s: verify: the series without patch %d/%d (%s)\n",
+	       o->target, a->first_bad, a->n, a->patch);
+	drop = r.patches[idx];
+	memmove(&r.patches[idx], &r.patches[idx + 1], (r.n_patches - idx - 1) * sizeof(char *));
+	r.n_patches--;
+	rc = hb_bisect_build_run(o, &r, NULL, group, sizeof(group), &build_s, why, sizeof(why));
+	memmove(&r.patches[idx + 1], &r.patches[idx], (r.n_patches - idx) * sizeof(char *));
+	r.patches[idx] = drop;
+	r.n_patches++;
+	hb_recipe_free(&r);
+	cu->builds++;
+	if (rc) {
+		snprintf(cu->verify, sizeof(cu->verify), "not verified: the series without patch %d %s: %s",
+			 a->first_bad, rc == 1 ? "does not build" : "did not boot", why);
+		return;
+	}
+	cu->boots += o->boots;
+	if (asprintf(&gp, "%s/%s", o->dir, group) < 0)
+		return;
+	if (o->spec.mode == HB_BISECT_CHECK) {
+		v = hb_bisect_judge_check(&o->spec, &gp, 1, why, sizeof(why));
+	} else {
+		nb = groups_of(o, 0, base, 64);
+		v = hb_bisect_judge_metric(&o->spec, base, nb, &gp, 1, why, sizeof(why));
+		for (size_t i = 0; i < nb; i++)
+			free(base[i]);
+	}
+	cu->verified = v == HB_BV_GOOD;
+	snprintf(cu->verify, sizeof(cu->verify), "%s: with patch %d reverted on top of the series, %s "
+		 "is %s (%s; %s)", cu->verified ? "verified" : "not verified", a->first_bad, cu->what,
+		 v == HB_BV_GOOD ? "good again" : v == HB_BV_BAD ? "still bad" : hb_bisect_v_name(v),
+		 why, group);
+	printf("== nightly auto-bisect %s: %s\n", o->target, cu->verify);
+	free(gp);
+}
+
+/* Runs fn's output into log (stdout and stderr, children too). */
+static int redirect(const char *log, int saved[2])
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	fflush(stdout);
+	fflush(stderr);
+	saved[0] = saved[1] = -1;
+	if (fd < 0)
+		return -1;
+	saved[0] = dup(1);
+	saved[1] = dup(2);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	return 0;
+}
+
+static void restore(int saved[2])
+{
+	fflush(stdout);
+	fflush(stderr);
+	for (int i = 0; i < 2; i++)
+		if (saved[i] >= 0) {
+			dup2(saved[i], i + 1);
+			close(saved[i]);
+		}
+}
+
+void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
+{
+	struct hb_nculprit *cu = &t->culprit;
+	struct hb_bisect_opts o;
+	struct hb_bisect_answer a;
+	char results[PATH_MAX], log[PATH_MAX], tmo[32];
+	struct hb_ncase *c;
+	int saved[2], boots = 1, rc;
+	double t0 = hb_mono_s();
+
+	if (!row->bisect_budget || t->n_patches < 1 || t->compare_exit != HB_CMP_REGRESSION ||
+	    hb_interrupted)
+		return;
+	memset(&o, 0, sizeof(o));
+	memset(&a, 0, sizeof(a));
+	cu->tried = true;
+	cu->budget = row->bisect_budget;
+	if (pick(t, &o.spec, &boots)) {
+		snprintf(cu->result, sizeof(cu->result), "not bisected: the regression is neither a "
+			 "check nor a metric (a kernel issue or a verdict); see compare.md");
+		hb_night_add_case(t, HB_NK_BISECT, "bisect", HB_NS_SKIP, "%s", cu->result);
+		return;
+	}
+	cu->metric = o.spec.mode == HB_BISECT_METRIC;
+	snprintf(cu->what, sizeof(cu->what), "%s%s%s", o.spec.workload, o.spec.name[0] ? "." : "",
+		 o.spec.name);
+	snprintf(results, sizeof(results), "%s/bisect", t->dir);
+	snprintf(log, sizeof(log), "%s/bisect.log", t->dir);
+	o.target = t->name;
+	o.suite = row->suite;
+	o.results = results;
+	o.boots = boots;
+	o.max_tries = 3;
+	o.max_steps = row->bisect_budget;
+	if (row->timeout_s > 0) {
+		snprintf(tmo, sizeof(tmo), "%g", row->timeout_s);
+		o.timeout = tmo;
+		o.timeout_s = row->timeout_s;
+	}
+	snprintf(cu->reproduce, sizeof(cu->reproduce), "hugebench bisect %s --%s %s --suite %s "
+		 "--boots %d%s%s", t->name, cu->metric ? "metric" : "check", cu->what, row->suite,
+		 boots, o.timeout ? " --timeout " : "", o.timeout ? tmo : "");
+	printf("nightly: %s: new regression of %s: bisecting its series of %d patches (at most %d "
+	       "steps; log %s)\n", t->name, cu->what, t->n_patches, row->bisect_budget, log);
+	if (hb_mkdir_p(results) || redirect(log, saved)) {
+		snprintf(cu->result, sizeof(cu->result), "not bisected: cannot create %s or %s",
+			 results, log);
+		hb_night_add_case(t, HB_NK_BISECT, "bisect", HB_NS_ERROR, "%s", cu->result);
+		return;
+	}
+	rc = hb_bisect_series(&o, &a);
+	snprintf(cu->dir, sizeof(cu->dir), "%s", o.dir);
+	cu->steps = a.steps;
+	cu->builds = a.builds;
+	cu->boots = a.boots;
+	cu->n = a.n;
+	if (!rc && a.outcome == HB_BO_FOUND) {
+		cu->found = true;
+		cu->index = a.first_bad;
+		snprintf(cu->patch, sizeof(cu->patch), "%s", a.patch);
+		verify(&o, &a, cu);
+	}
+	restore(saved);
+	cu->time_s = hb_mono_s() - t0;
+	if (rc)
+		snprintf(cu->result, sizeof(cu->result), "the bisect could not run (exit %d); see %s/bisect.log",
+			 rc, t->name);
+	else if (cu->found)
+		snprintf(cu->result, sizeof(cu->result), "first bad patch %d/%d %s%s%s%s", cu->index, cu->n,
+			 cu->patch, cu->subject[0] ? " (\"" : "", cu->subject, cu->subject[0] ? "\")" : "");
+	else if (a.outcome == HB_BO_NONE)
+		snprintf(cu->result, sizeof(cu->result), "no bad patch: the whole series tested good "
+			 "(a flaky regression?)");
+	else if (a.outcome == HB_BO_BASE_BAD)
+		snprintf(cu->result, sizeof(cu->result), "the base, without any patch of the series, is "
+			 "already bad");
+	else
+		snprintf(cu->result, sizeof(cu->result), "%s: the first bad patch is one of %d..%d of %d",
+			 a.budget_spent ? "budget spent" : "ambiguous (skipped steps)", a.lo + 1, a.hi, a.n);
+	if (cu->found)
+		c = hb_night_add_case(t, HB_NK_BISECT, "bisect", HB_NS_FAIL, "%s; %s", cu->result,
+				      cu->verify);
+	else
+		c = hb_night_add_case(t, HB_NK_BISECT, "bisect", rc ? HB_NS_ERROR : HB_NS_SKIP,
+				      "not found: %s", cu->result);
+	if (c) {
+		c->has_value = true;
+		c->value = cu->time_s;
+		snprintf(c->unit, sizeof(c->unit), "s");
+	}
+	printf("nightly: %s: bisect of %s: %s%s%s (%d steps, %d builds, %d boots, %.0f s)\n", t->name,
+	       cu->what, cu->result, cu->found ? "; " : "", cu->found ? cu->verify : "", cu->steps,
+	       cu->builds, cu->boots, cu->time_s);
+	fflush(stdout);
+}
