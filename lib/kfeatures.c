@@ -71,6 +71,10 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 	[HB_KF_KVM_STATS_FD] = {
 		"kvm_stats_fd", "KVM_GET_STATS_FD (binary VM and vCPU stats)", 5014, "CONFIG_KVM", NULL,
 		"'KVM: stats: Support binary stats retrieval for a VM', Linux 5.14; kvm/api.rst" },
+	[HB_KF_KPAGEFLAGS] = {
+		"kpageflags", "/proc/kpageflags (folio heads and tails by PFN)", 2006,
+		"CONFIG_PROC_PAGE_MONITOR", "/proc/kpageflags",
+		"'maps4: add /proc/kpageflags interface', Linux 2.6.25; admin-guide/mm/pagemap.rst" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

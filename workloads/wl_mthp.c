@@ -1,0 +1,757 @@
+/* wl_mthp.c - multi-size shmem THP (issue 21): which folio order backs each
+ * page of shmem, for every size the kernel offers, checked page by page
+ * through /proc/self/pagemap + /proc/kpageflags (mthp_folio.c) against the
+ * expectation of mthp_table.c, plus the per-size statistics and the data.
+ *
+ * Parts (each a parameter, all on by default):
+ *  - policy: per offered size <N>kB and value of hugepages-<N>kB/shmem_enabled
+ *    (always, within_size, advise, inherit under top-level always and
+ *    advise), all other sizes never, x MADV_HUGEPAGE x object (MAP_SHARED|
+ *    MAP_ANONYMOUS, memfd); two-size mixes; then the objects the per-size
+ *    knobs must not reach: a tmpfs file on each huge= mount and SysV shm
+ *    under each top-level value, with a non-PMD size set to always. Every page
+ *    of an object of 2 MiB + 40 KiB is write-faulted in ascending order (the
+ *    tail tells the orders apart); tmpfs and memfd objects sit in a 4 MiB
+ *    mapping (a PMD block crosses i_size), anonymous and SysV in one of their
+ *    own size.
+ *  - write: a file of 2 MiB + 40 KiB written with write(2) in chunks of
+ *    4 KiB .. 2 MiB on huge=within_size, always and never mounts; its folios
+ *    (seen through a read-only mapping afterwards) against the write path's
+ *    expectation; the contents read back through read(2) and the mapping.
+ *  - integrity: a build-like mix of files (1000 B .. 3 MiB, written in odd
+ *    chunk sizes, a region overwritten, truncated into a folio and extended)
+ *    on within_size and always mounts, every byte verified.
+ * Checks per case: <case>_orders (the histogram of folio orders, exactly),
+ * <case>_stats (hugepages-<N>kB/stats/shmem_alloc grew by the folios of each
+ * order seen, shmem_fallback and shmem_fallback_charge did not), write cases
+ * also <case>_data. Subject: subject_mthp_folios (a folio of an order between
+ * 1 and 8 and a PMD folio were seen). Metrics: order histograms per part,
+ * cases matching, write(2) time per page per chunk size.
+ *
+ * Which kernels: the per-size knobs and statistics from 6.11 (kfeatures row
+ * shmem_per_size), /proc/kpageflags (row kpageflags); before that a skip
+ * citing the row.
+ */
+#define _GNU_SOURCE
+#include "hb.h"
+#include "mthp_folio.h"
+#include "mthp_table.h"
+#include "wl_mthp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+#define MT_DIR "/mnt/hb-mthp"
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+#define MT_TOP THP_DIR "/shmem_enabled"
+#define MT_OBJ (HB_HPAGE + 40 * 1024)	/* 2 MiB + 40 KiB: 522 pages */
+#define MT_OBJ_PAGES ((long)(MT_OBJ / HB_PAGE))
+#define MT_SPAN (2 * HB_HPAGE)		/* the mapping of a tmpfs/memfd object */
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+enum mt_part { P_POLICY, P_WRITE, P_N };
+static const char *const part_name[P_N] = { "policy", "write" };
+
+struct mt_state {
+	int kver;
+	bool offered[MT_N_ORDERS]; /* hugepages-<N>kB/shmem_enabled exists */
+	bool sysv_ok;
+	enum kt_mode cur_top, cur_size[MT_N_ORDERS];
+	long hist[P_N][MT_N_ORDERS]; /* observed folios per part */
+	int cases, matching;
+	int mounts_ok;
+};
+
+static void size_knob(int order, char *buf, size_t len)
+{
+	snprintf(buf, len, THP_DIR "/hugepages-%lukB/shmem_enabled", (HB_PAGE << order) / 1024);
+}
+
+static int set_mode(const char *path, enum kt_mode m, enum kt_mode *cur)
+{
+	int r;
+
+	if (*cur == m)
+		return 0;
+	r = hb_write_file(path, kt_mode_name[m]);
+	*cur = r ? KT_UNSET : m;
+	return r;
+}
+
+/* Writes the policy's knobs; false after a failed check naming the write. */
+static bool apply_policy(struct hb_ctx *ctx, struct mt_state *st, const char *name,
+			 const struct mt_policy *p)
+{
+	char path[128], e[96];
+	int r;
+
+	for (int o = 1; o < MT_N_ORDERS; o++) {
+		if (!st->offered[o])
+			continue;
+		size_knob(o, path, sizeof(path));
+		r = set_mode(path, p->size[o], &st->cur_size[o]);
+		if (r) {
+			hb_kf_errno_text(-r, e, sizeof(e));
+			hb_check(ctx, name, false, "per-size knob write accepted",
+				 "write %s to %s: %s", kt_mode_name[p->size[o]], path, e);
+			return false;
+		}
+	}
+	r = set_mode(MT_TOP, p->top, &st->cur_top);
+	if (r) {
+		hb_kf_errno_text(-r, e, sizeof(e));
+		hb_check(ctx, name, false, "shmem_enabled write accepted",
+			 "write %s to " MT_TOP ": %s", kt_mode_name[p->top], e);
+		return false;
+	}
+	return true;
+}
+
+static char *reserve_aligned(void **raw)
+{
+	char *p = mmap(NULL, MT_SPAN + HB_HPAGE, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	*raw = p;
+	return (char *)(((uintptr_t)p + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+}
+
+/* The object of p mapped at `at`; its mapping's length in *vma. 0 or -errno. */
+static int map_object(const struct mt_policy *p, char *at, int *fd, size_t *vma)
+{
+	char path[96];
+	void *m;
+	int id;
+
+	*fd = -1;
+	*vma = MT_SPAN;
+	switch (p->obj) {
+	case MT_TMPFS:
+		snprintf(path, sizeof(path), MT_DIR "/%s/obj", kt_mode_name[p->mount]);
+		*fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		break;
+	case MT_MEMFD:
+		*fd = memfd_create("hb-mthp", MFD_CLOEXEC);
+		break;
+	case MT_ANON:
+		*vma = MT_OBJ;
+		m = mmap(at, MT_OBJ, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		return m == MAP_FAILED ? -errno : 0;
+	case MT_SYSV:
+		*vma = MT_OBJ;
+		id = shmget(IPC_PRIVATE, MT_OBJ, IPC_CREAT | 0600);
+		if (id < 0)
+			return -errno;
+		munmap(at, MT_SPAN);
+		m = shmat(id, at, 0);
+		shmctl(id, IPC_RMID, NULL); /* freed at detach */
+		return m == (void *)-1 ? -errno : 0;
+	default:
+		return -EINVAL;
+	}
+	if (*fd < 0)
+		return -errno;
+	if (ftruncate(*fd, (off_t)MT_OBJ))
+		return -errno;
+	m = mmap(at, MT_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, *fd, 0);
+	return m == MAP_FAILED ? -errno : 0;
+}
+
+/* <name>_stats: the per-size counters agree with the folios seen. */
+static void check_stats(struct hb_ctx *ctx, const char *name, const struct mt_stats *a,
+			const struct mt_stats *b, const long seen[MT_N_ORDERS])
+{
+	char cn[160], obs[512], exp[512];
+	size_t oo = 0, eo = 0;
+	bool ok = true;
+
+	for (int o = MT_PMD_ORDER; o >= 1; o--) {
+		long long d[MT_N_STATS];
+
+		if (a->v[o][MT_SHMEM_ALLOC] < 0)
+			continue;
+		for (int k = 0; k < MT_N_STATS; k++)
+			d[k] = b->v[o][k] - a->v[o][k];
+		if (d[MT_SHMEM_ALLOC] != seen[o] || d[MT_SHMEM_FALLBACK] || d[MT_SHMEM_FALLBACK_CHARGE])
+			ok = false;
+		if (d[MT_SHMEM_ALLOC] || d[MT_SHMEM_FALLBACK] || d[MT_SHMEM_FALLBACK_CHARGE] ||
+		    seen[o]) {
+			if (oo < sizeof(obs))
+				oo += (size_t)snprintf(obs + oo, sizeof(obs) - oo,
+						       "%s%d: alloc +%lld fallback +%lld charge +%lld",
+						       oo ? "; " : "", o, d[MT_SHMEM_ALLOC],
+						       d[MT_SHMEM_FALLBACK],
+						       d[MT_SHMEM_FALLBACK_CHARGE]);
+			if (eo < sizeof(exp))
+				eo += (size_t)snprintf(exp + eo, sizeof(exp) - eo,
+						       "%s%d: alloc +%ld", eo ? "; " : "", o,
+						       seen[o]);
+		}
+	}
+	snprintf(cn, sizeof(cn), "%s_stats", name);
+	hb_check(ctx, cn, ok, eo ? exp : "no shmem_alloc, shmem_fallback(_charge) +0",
+		 "%s", oo ? obs : "no per-size counter moved");
+}
+
+/* <name>_orders: the folios seen against the table; true when they match. */
+static bool check_orders(struct hb_ctx *ctx, struct mt_state *st, const char *name,
+			 const struct mt_policy *p, const struct mt_walk *w,
+			 const struct mt_observed *ob, enum mt_part part)
+{
+	long want[MT_N_ORDERS];
+	char cn[160], eh[128], oh[128], basis_buf[256];
+	const char *basis = mt_expect_basis(p, w, basis_buf, sizeof(basis_buf));
+	bool ok;
+
+	if (mt_expect(p, w, want)) {
+		errno = 0;
+		hb_error(ctx, "%s: walk outside the table's range", name);
+		return false;
+	}
+	mt_hist_text(want, eh, sizeof(eh));
+	mt_hist_text(ob->hist, oh, sizeof(oh));
+	ok = !memcmp(want, ob->hist, sizeof(want)) && !ob->absent && !ob->anomalies;
+	for (int o = 0; o < MT_N_ORDERS; o++)
+		st->hist[part][o] += ob->hist[o];
+	snprintf(cn, sizeof(cn), "%s_orders", name);
+	st->cases++;
+	if (hb_check_basis(ctx, cn, ok, basis, eh, "%s%s%s%s", oh,
+			   ob->absent ? " (pages not present)" : "",
+			   ob->anomalies ? "; " : "", ob->anomalies ? ob->anomaly : ""))
+		st->matching++;
+	return ok;
+}
+
+/* One policy case: map the object, MADV_HUGEPAGE, write-fault every page of
+ * its i_size in ascending order, read the folios and the counters. */
+static void run_fault_case(struct hb_ctx *ctx, struct mt_state *st, const char *name,
+			   const struct mt_policy *p)
+{
+	struct mt_walk w = { .pages = MT_OBJ_PAGES, .isize_pages = MT_OBJ_PAGES };
+	struct mt_stats a, b;
+	struct mt_observed ob;
+	void *raw = NULL;
+	size_t vma = 0;
+	char *at;
+	int fd = -1, r;
+
+	if (!apply_policy(ctx, st, name, p))
+		return;
+	at = reserve_aligned(&raw);
+	if (!at) {
+		hb_error(ctx, "%s: mmap reserve", name);
+		return;
+	}
+	r = map_object(p, at, &fd, &vma);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: create/map the %s object", name, mt_obj_name[p->obj]);
+		goto out;
+	}
+	w.vma_pages = (long)(vma / HB_PAGE);
+	if (p->madv && madvise(at, vma, MADV_HUGEPAGE)) {
+		hb_error(ctx, "%s: madvise(MADV_HUGEPAGE)", name);
+		goto out;
+	}
+	mt_stats_read(&a);
+	for (long i = 0; i < MT_OBJ_PAGES; i++)
+		at[i * HB_PAGE] = (char)(i | 1);
+	mt_stats_read(&b);
+	r = mt_folio_orders(at, MT_OBJ, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	check_orders(ctx, st, name, p, &w, &ob, P_POLICY);
+	check_stats(ctx, name, &a, &b, ob.hist);
+out:
+	if (p->obj == MT_SYSV)
+		shmdt(at);
+	munmap(raw, MT_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+	if (p->obj == MT_TMPFS) {
+		char path[96];
+
+		snprintf(path, sizeof(path), MT_DIR "/%s/obj", kt_mode_name[p->mount]);
+		unlink(path);
+	}
+}
+
+static struct mt_policy base_policy(const struct mt_state *st, enum mt_obj obj)
+{
+	struct mt_policy p = { .kver = st->kver, .top = KT_NEVER, .mount = KT_UNSET, .obj = obj };
+
+	for (int o = 0; o < MT_N_ORDERS; o++)
+		p.size[o] = st->offered[o] ? KT_NEVER : KT_UNSET;
+	return p;
+}
+
+static void size_name(int order, char *buf, size_t len)
+{
+	snprintf(buf, len, "%lukB", (HB_PAGE << order) / 1024);
+}
+
+static void policy_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	/* per-size value, and the top level it runs under */
+	static const struct {
+		enum kt_mode v, top;
+	} rows[] = {
+		{ KT_ALWAYS, KT_NEVER },  { KT_WITHIN_SIZE, KT_NEVER }, { KT_ADVISE, KT_NEVER },
+		{ KT_INHERIT, KT_ALWAYS }, { KT_INHERIT, KT_ADVISE },
+	};
+	static const enum mt_obj anon_objs[] = { MT_ANON, MT_MEMFD };
+	static const int mixes[][2] = { { 2, 4 }, { 4, MT_PMD_ORDER }, { 1, 3 } };
+	static const enum kt_mode mounts[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE };
+	static const enum kt_mode sysv_tops[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE,
+						  KT_ADVISE, KT_DENY };
+	char name[128], sz[16], sz2[16];
+
+	for (int o = 1; o < MT_N_ORDERS; o++) {
+		if (!st->offered[o])
+			continue;
+		size_name(o, sz, sizeof(sz));
+		for (size_t r = 0; r < N_OF(rows); r++)
+			for (size_t k = 0; k < N_OF(anon_objs); k++)
+				for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+					struct mt_policy p = base_policy(st, anon_objs[k]);
+
+					p.size[o] = rows[r].v;
+					p.top = rows[r].top;
+					p.madv = madv;
+					snprintf(name, sizeof(name), "ps_%s-%s%s%s_%s_%s", sz,
+						 kt_mode_name[rows[r].v],
+						 rows[r].v == KT_INHERIT ? "-" : "",
+						 rows[r].v == KT_INHERIT ? kt_mode_name[rows[r].top] : "",
+						 mt_obj_name[anon_objs[k]], madv ? "madv" : "nomadv");
+					run_fault_case(ctx, st, name, &p);
+				}
+	}
+	/* two sizes at once: the larger one that fits wins, the smaller fills in */
+	for (size_t m = 0; m < N_OF(mixes); m++) {
+		int a = mixes[m][0], b = mixes[m][1];
+		struct mt_policy p = base_policy(st, MT_ANON);
+
+		if (!st->offered[a] || !st->offered[b] || hb_failed(ctx))
+			continue;
+		p.size[a] = p.size[b] = KT_ALWAYS;
+		size_name(a, sz, sizeof(sz));
+		size_name(b, sz2, sizeof(sz2));
+		snprintf(name, sizeof(name), "mix_%s+%s-always_anon", sz, sz2);
+		run_fault_case(ctx, st, name, &p);
+	}
+	/* top-level deny wins over a per-size always */
+	if (st->offered[4] && !hb_failed(ctx)) {
+		struct mt_policy p = base_policy(st, MT_ANON);
+
+		p.size[4] = KT_ALWAYS;
+		p.top = KT_DENY;
+		run_fault_case(ctx, st, "ps_64kB-always-deny_anon_nomadv", &p);
+	}
+	/* tmpfs files: huge= decides, a per-size always on 64 kB changes nothing */
+	for (size_t m = 0; m < N_OF(mounts); m++)
+		for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+			struct mt_policy p = base_policy(st, MT_TMPFS);
+
+			p.mount = mounts[m];
+			p.madv = madv;
+			if (st->offered[4])
+				p.size[4] = KT_ALWAYS;
+			snprintf(name, sizeof(name), "tmpfs_%s_%s", kt_mode_name[mounts[m]],
+				 madv ? "madv" : "nomadv");
+			run_fault_case(ctx, st, name, &p);
+		}
+	/* SysV: the top level decides, the per-size knobs do not reach it */
+	for (size_t t = 0; st->sysv_ok && t < N_OF(sysv_tops); t++)
+		for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+			struct mt_policy p = base_policy(st, MT_SYSV);
+
+			p.top = sysv_tops[t];
+			p.madv = madv;
+			if (st->offered[4])
+				p.size[4] = KT_ALWAYS;
+			snprintf(name, sizeof(name), "sysv_%s_%s", kt_mode_name[sysv_tops[t]],
+				 madv ? "madv" : "nomadv");
+			run_fault_case(ctx, st, name, &p);
+		}
+}
+
+/* ---- write(2) ------------------------------------------------------------ */
+
+/* A byte of the data of file `seed` at offset off (any alignment). */
+static unsigned char data_byte(uint64_t seed, size_t off)
+{
+	uint64_t x = (seed + 1) * 0x9E3779B97F4A7C15ULL ^ (off / 8) * 0xBF58476D1CE4E5B9ULL;
+
+	x ^= x >> 31;
+	x *= 0x94D049BB133111EBULL;
+	x ^= x >> 29;
+	return (unsigned char)(x >> ((off % 8) * 8));
+}
+
+static void data_fill(unsigned char *buf, size_t len, uint64_t seed, size_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = data_byte(seed, off + i);
+}
+
+/* The first offset in [0, len) that differs, or len. */
+static size_t data_verify(const unsigned char *buf, size_t len, uint64_t seed, size_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] != data_byte(seed, off + i))
+			return i;
+	return len;
+}
+
+static int write_all(int fd, const unsigned char *buf, size_t len, size_t chunk)
+{
+	for (size_t off = 0; off < len;) {
+		size_t n = len - off < chunk ? len - off : chunk;
+		ssize_t w = write(fd, buf + off, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, unsigned char *buf, size_t len, off_t at)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t n = pread(fd, buf + off, len - off, at + (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+static void run_write_case(struct hb_ctx *ctx, struct mt_state *st, enum kt_mode mount,
+			   size_t chunk, unsigned char *src, unsigned char *back)
+{
+	struct mt_policy p = base_policy(st, MT_TMPFS);
+	struct mt_walk w = { .pages = MT_OBJ_PAGES, .chunk_pages = (long)(chunk / HB_PAGE) };
+	char name[96], path[96], cn[128], metric[96];
+	struct mt_stats a, b;
+	struct mt_observed ob;
+	uint64_t t0, t1;
+	void *raw = NULL;
+	char *at;
+	size_t bad;
+	int fd, r;
+
+	p.mount = mount;
+	snprintf(name, sizeof(name), "write_%s_%zuk", kt_mode_name[mount], chunk / 1024);
+	if (!apply_policy(ctx, st, name, &p))
+		return;
+	snprintf(path, sizeof(path), MT_DIR "/%s/w", kt_mode_name[mount]);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		hb_error(ctx, "%s: open %s", name, path);
+		return;
+	}
+	mt_stats_read(&a);
+	t0 = hb_now_ns();
+	r = write_all(fd, src, MT_OBJ, chunk);
+	t1 = hb_now_ns();
+	mt_stats_read(&b);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: write %s", name, path);
+		goto out;
+	}
+	snprintf(metric, sizeof(metric), "%s_ns_per_page", name);
+	hb_metric1(ctx, metric, "ns", HB_LOWER, (double)(t1 - t0) / (double)MT_OBJ_PAGES);
+	/* the folios, through a read-only mapping of the file */
+	at = reserve_aligned(&raw);
+	if (!at || mmap(at, MT_OBJ, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		hb_error(ctx, "%s: map %s", name, path);
+		goto out;
+	}
+	for (long i = 0; i < MT_OBJ_PAGES; i++)
+		(void)*(volatile char *)(at + i * HB_PAGE);
+	r = mt_folio_orders(at, MT_OBJ, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	check_orders(ctx, st, name, &p, &w, &ob, P_WRITE);
+	check_stats(ctx, name, &a, &b, ob.hist);
+	/* the data, through read(2) and through the mapping */
+	snprintf(cn, sizeof(cn), "%s_data", name);
+	r = read_all(fd, back, MT_OBJ, 0);
+	bad = r ? 0 : data_verify(back, MT_OBJ, 1, 0);
+	if (bad == MT_OBJ)
+		bad = data_verify((const unsigned char *)at, MT_OBJ, 1, 0);
+	if (r)
+		snprintf(metric, sizeof(metric), "read(2) failed");
+	else if (bad == MT_OBJ)
+		snprintf(metric, sizeof(metric), "all %zu bytes", (size_t)MT_OBJ);
+	else
+		snprintf(metric, sizeof(metric), "first bad byte at %zu", bad);
+	hb_check(ctx, cn, !r && bad == MT_OBJ, "every byte as written (read(2) and mmap)", "%s",
+		 metric);
+out:
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
+	close(fd);
+	unlink(path);
+}
+
+static void write_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS, KT_NEVER };
+	static const size_t chunks[] = { 4096, 16384, 65536, 512 * 1024, HB_HPAGE };
+	unsigned char *src = malloc(MT_OBJ), *back = malloc(MT_OBJ);
+
+	if (!src || !back) {
+		hb_error(ctx, "malloc");
+		goto out;
+	}
+	data_fill(src, MT_OBJ, 1, 0);
+	for (size_t m = 0; m < N_OF(mounts); m++)
+		for (size_t c = 0; c < N_OF(chunks) && !hb_failed(ctx); c++)
+			run_write_case(ctx, st, mounts[m], chunks[c], src, back);
+out:
+	free(src);
+	free(back);
+}
+
+/* ---- integrity: a build-like mix ------------------------------------------ */
+
+static const size_t mix_sizes[] = { 1000,	    4096,	 12345,	    65636,
+				    300000,	    1048576,	 HB_HPAGE + 4103, 3 * HB_MB + 12345,
+				    777,	    HB_HPAGE,	 131072 + 5, 40960 };
+static const size_t mix_chunks[] = { 1000, 4096, 8193, 65536, HB_MB, HB_HPAGE, 333 };
+
+/* Writes file i, overwrites a third of it with data of seed i + 100,
+ * truncates it into the middle and extends it back; then verifies every
+ * byte. Returns the first bad offset, or size; -1 on an I/O error. */
+static long mix_file(const char *path, size_t i, unsigned char *buf)
+{
+	size_t size = mix_sizes[i], chunk = mix_chunks[i % N_OF(mix_chunks)];
+	size_t ow = size / 3, owlen = size / 5, cut = size / 2 + 1;
+	long bad = (long)size;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	data_fill(buf, size, i, 0);
+	if (write_all(fd, buf, size, chunk))
+		goto io;
+	data_fill(buf, owlen, i + 100, ow);
+	if (owlen && pwrite(fd, buf, owlen, (off_t)ow) != (ssize_t)owlen)
+		goto io;
+	if (ftruncate(fd, (off_t)cut) || ftruncate(fd, (off_t)size))
+		goto io;
+	if (read_all(fd, buf, size, 0))
+		goto io;
+	for (size_t off = 0; off < size && bad == (long)size; off++) {
+		unsigned char want = off >= cut		? 0
+				     : off >= ow && off < ow + owlen ? data_byte(i + 100, off)
+								       : data_byte(i, off);
+
+		if (buf[off] != want)
+			bad = (long)off;
+	}
+	close(fd);
+	return bad;
+io:
+	close(fd);
+	return -1;
+}
+
+static void integrity_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
+	unsigned char *buf = malloc(3 * HB_MB + 12345);
+	double bytes = 0;
+
+	(void)st;
+	if (!buf) {
+		hb_error(ctx, "malloc");
+		return;
+	}
+	for (size_t m = 0; m < N_OF(mounts) && !hb_failed(ctx); m++) {
+		char path[96], cn[64], first[160] = "";
+		int bad_files = 0;
+
+		for (size_t i = 0; i < N_OF(mix_sizes); i++) {
+			long bad;
+
+			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mounts[m]], i);
+			bad = mix_file(path, i, buf);
+			if (bad != (long)mix_sizes[i]) {
+				if (!bad_files++)
+					snprintf(first, sizeof(first),
+						 "file %zu (%zu bytes): %s %ld", i, mix_sizes[i],
+						 bad < 0 ? "I/O error" : "first bad byte at",
+						 bad < 0 ? 0 : bad);
+			}
+			bytes += (double)mix_sizes[i];
+		}
+		for (size_t i = 0; i < N_OF(mix_sizes); i++) {
+			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mounts[m]], i);
+			unlink(path);
+		}
+		snprintf(cn, sizeof(cn), "integrity_%s", kt_mode_name[mounts[m]]);
+		hb_check(ctx, cn, bad_files == 0,
+			 "every byte of every file as written, overwritten, truncated and extended",
+			 bad_files ? "%d of %zu files differ; %s" : "%d of %zu files differ%s",
+			 bad_files, N_OF(mix_sizes), first);
+	}
+	hb_metric1(ctx, "integrity_bytes", "bytes", HB_INFO, bytes);
+	free(buf);
+}
+
+/* ---- the workload ---------------------------------------------------------- */
+
+bool mt_subject(struct hb_ctx *ctx, const long hist[MT_N_ORDERS])
+{
+	long mthp = 0;
+
+	for (int o = 1; o < MT_PMD_ORDER; o++)
+		mthp += hist[o];
+	return hb_check(ctx, "subject_mthp_folios", mthp >= 1 && hist[MT_PMD_ORDER] >= 1,
+			">= 1 folio of an order in 1..8 and >= 1 PMD folio seen in pagemap",
+			"%ld folios of orders 1..8, %ld PMD folios", mthp, hist[MT_PMD_ORDER]);
+}
+
+static void emit_hist(struct hb_ctx *ctx, const char *part, const long hist[MT_N_ORDERS])
+{
+	for (int o = 0; o < MT_N_ORDERS; o++) {
+		char m[64];
+
+		snprintf(m, sizeof(m), "%s_folios_order%d", part, o);
+		hb_metric1(ctx, m, "count", HB_INFO, (double)hist[o]);
+	}
+}
+
+static void mthp_run(struct hb_ctx *ctx)
+{
+	struct mt_state st = { .kver = hb_kver(), .cur_top = KT_UNSET };
+	bool do_policy = hb_param_bool(ctx, "policy"), do_write = hb_param_bool(ctx, "write");
+	bool do_integrity = hb_param_bool(ctx, "integrity");
+	static const enum kt_mode mounts[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE };
+	char top0[32], dir[64], opts[64], why[384];
+	uint64_t t0 = hb_now_ns();
+	int n_offered = 0;
+
+	if (hb_failed(ctx))
+		return;
+	for (int o = 1; o < MT_N_ORDERS; o++) {
+		char path[128];
+
+		size_knob(o, path, sizeof(path));
+		st.offered[o] = access(path, W_OK) == 0;
+		st.cur_size[o] = KT_UNSET;
+		n_offered += st.offered[o];
+	}
+	/* the kernel has the per-size knobs (the probe said so): every file
+	 * order must be offered, PMD included */
+	if (!hb_check(ctx, "sizes_offered", n_offered == MT_N_ORDERS - 1,
+		      "hugepages-<N>kB/shmem_enabled for 8 kB .. 2048 kB (orders 1..9)",
+		      "%d of %d sizes", n_offered, MT_N_ORDERS - 1))
+		hb_note(ctx, "only the sizes offered are run");
+	st.sysv_ok = hb_kf_has(HB_KF_SYSV_SHM, why, sizeof(why));
+	if (!st.sysv_ok)
+		hb_note(ctx, "sysv cases not run: %s", why);
+	hb_knob_active(MT_TOP, top0, sizeof(top0));
+	for (size_t m = 0; m < N_OF(mounts); m++) {
+		snprintf(dir, sizeof(dir), MT_DIR "/%s", kt_mode_name[mounts[m]]);
+		snprintf(opts, sizeof(opts), "huge=%s,size=64m", kt_mode_name[mounts[m]]);
+		if (hb_mount_tmpfs(ctx, dir, opts))
+			goto out;
+		st.mounts_ok++;
+	}
+	if (do_policy)
+		policy_part(ctx, &st);
+	if (do_write && !hb_failed(ctx))
+		write_part(ctx, &st);
+	if (do_integrity && !hb_failed(ctx))
+		integrity_part(ctx, &st);
+	if (hb_failed(ctx))
+		goto out;
+	if (do_policy)
+		mt_subject(ctx, st.hist[P_POLICY]);
+	for (int p = 0; p < P_N; p++)
+		if (p == P_POLICY ? do_policy : do_write)
+			emit_hist(ctx, part_name[p], st.hist[p]);
+	hb_metric1(ctx, "mthp_cases", "count", HB_INFO, st.cases);
+	hb_metric1(ctx, "mthp_cases_matching", "count", HB_HIGHER, st.matching);
+	hb_metric1(ctx, "mthp_elapsed", "ms", HB_INFO, (double)(hb_now_ns() - t0) / 1e6);
+out:
+	/* the runner restores every knob too; put these back at once anyway */
+	if (top0[0])
+		hb_write_file(MT_TOP, top0);
+	for (size_t m = 0; m < (size_t)st.mounts_ok; m++) {
+		snprintf(dir, sizeof(dir), MT_DIR "/%s", kt_mode_name[mounts[m]]);
+		hb_umount(dir);
+		rmdir(dir);
+	}
+	rmdir(MT_DIR);
+}
+
+const char *mt_unsupported(int kver, enum hb_kf_cfg per_size, enum hb_kf_cfg kpf, char *why,
+			   size_t len)
+{
+	if (!hb_kf_decide(HB_KF_SHMEM_PER_SIZE, kver, per_size, why, len))
+		return why;
+	if (!hb_kf_decide(HB_KF_KPAGEFLAGS, kver, kpf, why, len))
+		return why;
+	return NULL;
+}
+
+static const char *mthp_unsupported(struct hb_ctx *ctx)
+{
+	static char why[384];
+	const char *r = hb_huge_tmpfs_probe(ctx);
+
+	if (r)
+		return r;
+	r = mt_unsupported(hb_kver(), hb_kf_config_now(HB_KF_SHMEM_PER_SIZE),
+			   hb_kf_config_now(HB_KF_KPAGEFLAGS), why, sizeof(why));
+	if (r)
+		return r;
+	if (access(MT_TOP, W_OK))
+		return "no write access to " MT_TOP " (not root)";
+	return NULL;
+}
+
+static const struct hb_param mthp_params[] = {
+	{ .name = "policy", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "per-size shmem_enabled x object x MADV_HUGEPAGE, and the objects it must not reach" },
+	{ .name = "write", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "tmpfs write(2) in chunks of 4 kB .. 2 MB on within_size/always/never mounts" },
+	{ .name = "integrity", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "a build-like mix of files written, overwritten, truncated, verified" },
+	HB_PARAM_END,
+};
+
+const struct hb_workload hb_wl_mthp = {
+	.name = "mthp",
+	.help = "multi-size shmem THP: folio orders per size knob, object and write path; stats; data",
+	.unsupported = mthp_unsupported,
+	.run = mthp_run,
+	.params = mthp_params,
+};
