@@ -51,7 +51,8 @@ static void anomaly(struct mt_observed *o, const char *fmt, long a, long b)
 		snprintf(o->anomaly, sizeof(o->anomaly), fmt, a, b);
 }
 
-int mt_folio_orders(const void *addr, size_t len, struct mt_observed *o)
+/* One pass; *pm0 (npages entries) gets the pagemap it read. */
+static int folio_pass(const void *addr, size_t len, struct mt_observed *o, uint64_t *pm_out)
 {
 	size_t npages = len / HB_PAGE;
 	uint64_t *pm = calloc(npages ? npages : 1, 8), kf[SCAN_MAX + 1];
@@ -60,6 +61,7 @@ int mt_folio_orders(const void *addr, size_t len, struct mt_observed *o)
 	int r = 0;
 
 	memset(o, 0, sizeof(*o));
+	o->first_small = -1;
 	if (!pm || pfd < 0 || kfd < 0) {
 		r = pm ? -errno : -ENOMEM;
 		goto out;
@@ -72,6 +74,7 @@ int mt_folio_orders(const void *addr, size_t len, struct mt_observed *o)
 		goto out;
 	}
 	r = 0;
+	memcpy(pm_out, pm, npages * 8);
 	for (size_t i = 0; i < npages;) {
 		uint64_t pfn = pm[i] & PM_PFN_MASK;
 		long n, k;
@@ -91,6 +94,10 @@ int mt_folio_orders(const void *addr, size_t len, struct mt_observed *o)
 			goto out;
 		}
 		if (!(kf[0] & ((1ULL << KPF_COMPOUND_HEAD) | (1ULL << KPF_COMPOUND_TAIL)))) {
+			if (o->first_small < 0) {
+				o->first_small = (long)i;
+				o->first_small_flags = kf[0];
+			}
 			o->hist[0]++;
 			i++;
 			continue;
@@ -133,6 +140,47 @@ out:
 		close(pfd);
 	if (kfd >= 0)
 		close(kfd);
+	return r;
+}
+
+/* Compaction and kcompactd migrate pages under a reader: a PFN read from
+ * pagemap may be free (KPF_BUDDY) by the time its kpageflags are read, and a
+ * page being migrated reads as not present (a migration entry). A reading
+ * counts only when pagemap is the same before and after it; up to 50 tries,
+ * 20 ms apart. o->retries says how many it took. */
+int mt_folio_orders(const void *addr, size_t len, struct mt_observed *o)
+{
+	size_t npages = len / HB_PAGE;
+	uint64_t *a = calloc(npages ? npages : 1, 8), *b = calloc(npages ? npages : 1, 8);
+	int r = -ENOMEM, tries;
+
+	if (!a || !b)
+		goto out;
+	for (tries = 0; tries < 50; tries++) {
+		int pfd;
+
+		if (tries)
+			usleep(20000);
+		r = folio_pass(addr, len, o, a);
+		if (r)
+			break;
+		pfd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+		if (pfd < 0) {
+			r = -errno;
+			break;
+		}
+		r = pread_all(pfd, b, npages * 8, (off_t)((uintptr_t)addr / HB_PAGE * 8));
+		close(pfd);
+		if (r < 0)
+			break;
+		r = 0;
+		if (!memcmp(a, b, npages * 8) && !o->absent)
+			break;
+	}
+	o->retries = tries;
+out:
+	free(a);
+	free(b);
 	return r;
 }
 

@@ -17,11 +17,16 @@ struct mt_observed {
 	long anomalies;		/* a tail page without its head, a folio not a
 				 * power of two or not aligned in the file */
 	char anomaly[160];	/* the first one, in words */
+	long first_small;	/* the first order-0 page (-1: none) */
+	unsigned long long first_small_flags; /* its /proc/kpageflags word */
+	int retries;		/* readings that changed under the reader */
 };
 
 /* The folios behind [addr, addr + len) (addr page aligned, at file offset 0,
  * so a folio's first page must sit at a multiple of its size); a folio that
- * extends past len (a huge folio beyond i_size) counts whole. 0 or -errno. */
+ * extends past len (a huge folio beyond i_size) counts whole. A reading
+ * counts when pagemap did not change while it was taken (pages migrated by
+ * compaction under the reader; up to 50 tries). 0 or -errno. */
 int mt_folio_orders(const void *addr, size_t len, struct mt_observed *o);
 
 /* The per-size shmem counters of order o (1 .. MT_PMD_ORDER). */

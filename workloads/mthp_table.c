@@ -34,9 +34,11 @@
  * the text, but only the "advise" orders follow MADV_HUGEPAGE in
  * shmem_allowable_huge_orders() of 6.12 and 7.2.
  */
+#define _GNU_SOURCE
 #include "mthp_table.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const mt_obj_name[MT_N_OBJ] = {
@@ -242,6 +244,19 @@ const char *mt_expect_basis(const struct mt_policy *p, const struct mt_walk *w, 
 	return buf;
 }
 
+bool mt_khugepaged_ignores_pmd_knob(int kver, char *basis, size_t len, const char **basis_out)
+{
+	*basis_out = NULL;
+	if (kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
+		snprintf(basis, len,
+			 "extrapolated: 6.12 lets khugepaged collapse here, 7.2 does not; Linux %d.%d's "
+			 "source was not read, the 7.2 reading is used",
+			 kver / 1000, kver % 1000);
+		*basis_out = basis;
+	}
+	return kver <= KT_KVER_PMD_TABLE;
+}
+
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len)
 {
 	size_t off = 0;
@@ -259,4 +274,138 @@ void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len)
 	}
 	if (!off)
 		snprintf(buf, len, "none");
+}
+
+/* ---- boot parameters ------------------------------------------------------
+ * 7.2 mm/shmem.c: transparent_hugepage_shmem= and transparent_hugepage_tmpfs=
+ * take shmem_parse_huge() values (never, always, within_size, advise, deny,
+ * force; force only while the PMD size's "inherit" mask is exactly PMD, which
+ * before shmem_init() needs a thp_shmem= that set it); an unparsable value
+ * is ignored. thp_shmem=<size>[,<size>|<from>-<to>...]:<policy>[;...]
+ * (policies always, inherit, never, within_size, advise; sizes by memparse,
+ * a power of two among the file orders) applies its entries in order to the
+ * masks of the parameters before it; any error ignores the whole parameter.
+ * Once one thp_shmem= was taken, every size it did not name is "never"
+ * (the PMD size too); else the PMD size is "inherit" (shmem_init()).
+ * shmem_init() turns a top level of deny or force into never. */
+
+static bool mode_of(const char *s, size_t n, enum kt_mode *m)
+{
+	static const enum kt_mode all[] = { KT_NEVER,  KT_ALWAYS, KT_WITHIN_SIZE,
+					    KT_ADVISE, KT_DENY,   KT_FORCE, KT_INHERIT };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (strlen(kt_mode_name[all[i]]) == n && !strncmp(s, kt_mode_name[all[i]], n)) {
+			*m = all[i];
+			return true;
+		}
+	return false;
+}
+
+/* get_order_from_str(): -1 when not a power of two among the file orders */
+static int order_of(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+	int o;
+
+	switch (*end) {
+	case 'G': case 'g': v <<= 10; /* fall through */
+	case 'M': case 'm': v <<= 10; /* fall through */
+	case 'K': case 'k': v <<= 10; break;
+	default: break;
+	}
+	if (!v || (v & (v - 1)))
+		return -1;
+	for (o = 0; (4096ULL << o) < v; o++)
+		;
+	return (4096ULL << o) == v && o >= 1 && o <= MT_PMD_ORDER ? o : -1;
+}
+
+/* One thp_shmem= value onto size[] (a copy: all or nothing). */
+static bool thp_shmem(const char *val, enum kt_mode size[MT_N_ORDERS])
+{
+	enum kt_mode next[MT_N_ORDERS];
+	char buf[512], *save1 = NULL, *entry;
+
+	/* strsep() in the kernel: an empty entry or size is an error */
+	if (strlen(val) >= sizeof(buf) || !val[0] || val[0] == ';' || val[0] == ',' ||
+	    strstr(val, ";;") || strstr(val, ",,") || strstr(val, ",:") || strstr(val, ";,") ||
+	    strstr(val, ",;") || val[strlen(val) - 1] == ';')
+		return false;
+	memcpy(next, size, sizeof(next));
+	snprintf(buf, sizeof(buf), "%s", val);
+	for (entry = strtok_r(buf, ";", &save1); entry; entry = strtok_r(NULL, ";", &save1)) {
+		char *colon = strchr(entry, ':'), *save2 = NULL, *sub;
+		enum kt_mode m;
+
+		if (!colon || !mode_of(colon + 1, strlen(colon + 1), &m) || m == KT_DENY ||
+		    m == KT_FORCE)
+			return false;
+		*colon = 0;
+		for (sub = strtok_r(entry, ",", &save2); sub; sub = strtok_r(NULL, ",", &save2)) {
+			char *dash = strchr(sub, '-');
+			int a, b;
+
+			if (dash)
+				*dash = 0;
+			a = order_of(sub);
+			b = dash ? order_of(dash + 1) : a;
+			if (a < 0 || b < 0 || a > b)
+				return false;
+			for (int o = a; o <= b; o++)
+				next[o] = m;
+		}
+	}
+	memcpy(size, next, sizeof(next));
+	return true;
+}
+
+void mt_boot_expect(const char *cmdline, struct mt_boot *b)
+{
+	char buf[4096], *save = NULL, *w;
+	enum kt_mode size[MT_N_ORDERS];
+
+	memset(b, 0, sizeof(*b));
+	b->top = b->tmpfs = KT_UNSET;
+	for (int o = 0; o < MT_N_ORDERS; o++)
+		size[o] = KT_NEVER; /* the masks before shmem_init(): empty */
+	snprintf(buf, sizeof(buf), "%s", cmdline ? cmdline : "");
+	for (w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		const char *v = strchr(w, '=');
+		bool top = !strncmp(w, "transparent_hugepage_shmem=", 27);
+		bool tmpfs = !strncmp(w, "transparent_hugepage_tmpfs=", 27);
+		enum kt_mode m;
+
+		if (!v)
+			continue;
+		v++;
+		if (top || tmpfs) {
+			/* shmem_parse_huge(): force only over a PMD-only inherit mask */
+			bool pmd_only = size[MT_PMD_ORDER] == KT_INHERIT;
+
+			for (int o = 1; o < MT_PMD_ORDER; o++)
+				pmd_only &= size[o] != KT_INHERIT;
+			if (!mode_of(v, strlen(v), &m) || m == KT_INHERIT ||
+			    (m == KT_FORCE && !pmd_only)) {
+				b->ignored++;
+				continue;
+			}
+			if (top)
+				b->top = m;
+			else
+				b->tmpfs = m;
+		} else if (!strncmp(w, "thp_shmem=", 10)) {
+			if (thp_shmem(v, size))
+				b->sizes_given = true;
+			else
+				b->ignored++;
+		}
+	}
+	if (!b->sizes_given)
+		size[MT_PMD_ORDER] = KT_INHERIT;
+	size[0] = KT_UNSET;
+	memcpy(b->size, size, sizeof(size));
+	if (b->top == KT_DENY || b->top == KT_FORCE)
+		b->top = KT_NEVER; /* shmem_init(): shmem_huge > SHMEM_HUGE_DENY or never */
 }

@@ -81,6 +81,28 @@ int mt_expect_in(const struct mt_policy *p, const struct mt_walk *w, enum mt_era
 const char *mt_expect_basis(const struct mt_policy *p, const struct mt_walk *w, char *buf,
 			    size_t len);
 
+/* What the shmem THP boot parameters of a command line leave in sysfs and
+ * as the default of a new tmpfs mount (7.2 transhuge.rst "Boot parameters"
+ * and mm/shmem.c setup_thp_shmem(), setup_transparent_hugepage_shmem(),
+ * setup_transparent_hugepage_tmpfs(), shmem_init()): */
+struct mt_boot {
+	bool sizes_given;	       /* a thp_shmem= the kernel took */
+	enum kt_mode size[MT_N_ORDERS]; /* per-size values after boot */
+	enum kt_mode top;	       /* shmem_enabled; KT_UNSET: not given */
+	enum kt_mode tmpfs;	       /* huge= of a mount without huge=; KT_UNSET: not given */
+	int ignored;		       /* parameters the kernel rejects and ignores */
+};
+void mt_boot_expect(const char *cmdline, struct mt_boot *b);
+
+/* Whether khugepaged collapses anonymous shmem to PMD size while the PMD
+ * size is "never" and a smaller size is enabled: 6.12's
+ * __thp_vma_allowable_orders() returns shmem_allowable_huge_orders() without
+ * intersecting it with the orders asked for (PMD), so any enabled order
+ * lets khugepaged in; 7.2's returns `orders & shmem_allowable_huge_orders()`.
+ * basis (for hb_check_basis) gets the extrapolation on 6.13 .. 7.1 and after
+ * 7.2, else NULL. */
+bool mt_khugepaged_ignores_pmd_knob(int kver, char *basis, size_t len, const char **basis_out);
+
 /* "9:1 3:1 1:1 0:10": the non-zero entries, highest order first. */
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len);
 

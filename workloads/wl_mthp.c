@@ -51,6 +51,7 @@
 #define MT_DIR "/mnt/hb-mthp"
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define MT_TOP THP_DIR "/shmem_enabled"
+#define KH_DIR THP_DIR "/khugepaged"
 #define MT_OBJ (HB_HPAGE + 40 * 1024)	/* 2 MiB + 40 KiB: 522 pages */
 #define MT_OBJ_PAGES ((long)(MT_OBJ / HB_PAGE))
 #define MT_SPAN (2 * HB_HPAGE)		/* the mapping of a tmpfs/memfd object */
@@ -67,6 +68,7 @@ struct mt_state {
 	long hist[P_N][MT_N_ORDERS]; /* observed folios per part */
 	int cases, matching;
 	int mounts_ok;
+	long retries; /* folio readings taken again: pages moved under the reader */
 };
 
 static void size_knob(int order, char *buf, size_t len)
@@ -125,8 +127,10 @@ static char *reserve_aligned(void **raw)
 	return (char *)(((uintptr_t)p + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
 }
 
-/* The object of p mapped at `at`; its mapping's length in *vma. 0 or -errno. */
-static int map_object(const struct mt_policy *p, char *at, int *fd, size_t *vma)
+/* The object of p mapped at `at` (a tmpfs object in dir); its mapping's
+ * length in *vma. 0 or -errno. */
+static int map_object(const struct mt_policy *p, const char *dir, char *at, int *fd,
+		      size_t *vma)
 {
 	char path[96];
 	void *m;
@@ -136,7 +140,7 @@ static int map_object(const struct mt_policy *p, char *at, int *fd, size_t *vma)
 	*vma = MT_SPAN;
 	switch (p->obj) {
 	case MT_TMPFS:
-		snprintf(path, sizeof(path), MT_DIR "/%s/obj", kt_mode_name[p->mount]);
+		snprintf(path, sizeof(path), "%s/obj", dir);
 		*fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		break;
 	case MT_MEMFD:
@@ -182,24 +186,29 @@ static void check_stats(struct hb_ctx *ctx, const char *name, const struct mt_st
 			continue;
 		for (int k = 0; k < MT_N_STATS; k++)
 			d[k] = b->v[o][k] - a->v[o][k];
-		if (d[MT_SHMEM_ALLOC] != seen[o] || d[MT_SHMEM_FALLBACK] || d[MT_SHMEM_FALLBACK_CHARGE])
+		/* split: the folios of this case stay whole while it runs */
+		if (d[MT_SHMEM_ALLOC] != seen[o] || d[MT_SHMEM_FALLBACK] ||
+		    d[MT_SHMEM_FALLBACK_CHARGE] || (b->v[o][MT_SPLIT] >= 0 && d[MT_SPLIT]))
 			ok = false;
 		if (d[MT_SHMEM_ALLOC] || d[MT_SHMEM_FALLBACK] || d[MT_SHMEM_FALLBACK_CHARGE] ||
-		    seen[o]) {
+		    d[MT_SPLIT] || seen[o]) {
 			if (oo < sizeof(obs))
 				oo += (size_t)snprintf(obs + oo, sizeof(obs) - oo,
-						       "%s%d: alloc +%lld fallback +%lld charge +%lld",
+						       "%s%d: alloc +%lld fallback +%lld charge +%lld"
+						       " split +%lld",
 						       oo ? "; " : "", o, d[MT_SHMEM_ALLOC],
 						       d[MT_SHMEM_FALLBACK],
-						       d[MT_SHMEM_FALLBACK_CHARGE]);
+						       d[MT_SHMEM_FALLBACK_CHARGE], d[MT_SPLIT]);
 			if (eo < sizeof(exp))
 				eo += (size_t)snprintf(exp + eo, sizeof(exp) - eo,
-						       "%s%d: alloc +%ld", eo ? "; " : "", o,
-						       seen[o]);
+						       "%s%d: alloc +%ld (the folios seen), "
+						       "fallback, charge, split +0",
+						       eo ? "; " : "", o, seen[o]);
 		}
 	}
 	snprintf(cn, sizeof(cn), "%s_stats", name);
-	hb_check(ctx, cn, ok, eo ? exp : "no shmem_alloc, shmem_fallback(_charge) +0",
+	hb_check(ctx, cn, ok,
+		 eo ? exp : "no shmem_alloc; shmem_fallback(_charge) and split +0 throughout",
 		 "%s", oo ? obs : "no per-size counter moved");
 }
 
@@ -225,19 +234,26 @@ static bool check_orders(struct hb_ctx *ctx, struct mt_state *st, const char *na
 		st->hist[part][o] += ob->hist[o];
 	snprintf(cn, sizeof(cn), "%s_orders", name);
 	st->cases++;
-	if (hb_check_basis(ctx, cn, ok, basis, eh, "%s%s%s%s", oh,
+	st->retries += ob->retries;
+	if (hb_check_basis(ctx, cn, ok, basis, eh, "%s%s%s%s%s", oh,
 			   ob->absent ? " (pages not present)" : "",
-			   ob->anomalies ? "; " : "", ob->anomalies ? ob->anomaly : ""))
+			   ob->anomalies ? "; " : "", ob->anomalies ? ob->anomaly : "",
+			   ob->retries >= 50	 ? " (pagemap still changing after 50 readings)"
+			   : ob->retries ? " (read again: pages moved while read)"
+					 : ""))
 		st->matching++;
 	return ok;
 }
 
 /* One policy case: map the object, MADV_HUGEPAGE, write-fault every page of
- * its i_size in ascending order, read the folios and the counters. */
-static void run_fault_case(struct hb_ctx *ctx, struct mt_state *st, const char *name,
-			   const struct mt_policy *p)
+ * its i_size in ascending order, read the folios and the counters. A tmpfs
+ * object is a file in dir (NULL: the huge=<mount> mount). */
+static void run_fault_case_in(struct hb_ctx *ctx, struct mt_state *st, const char *name,
+			      const struct mt_policy *p, const char *dir)
 {
+	char dbuf[64];
 	struct mt_walk w = { .pages = MT_OBJ_PAGES, .isize_pages = MT_OBJ_PAGES };
+	static struct hb_snap s0, s1;
 	struct mt_stats a, b;
 	struct mt_observed ob;
 	void *raw = NULL;
@@ -252,7 +268,11 @@ static void run_fault_case(struct hb_ctx *ctx, struct mt_state *st, const char *
 		hb_error(ctx, "%s: mmap reserve", name);
 		return;
 	}
-	r = map_object(p, at, &fd, &vma);
+	if (!dir) {
+		snprintf(dbuf, sizeof(dbuf), MT_DIR "/%s", kt_mode_name[p->mount]);
+		dir = dbuf;
+	}
+	r = map_object(p, dir, at, &fd, &vma);
 	if (r) {
 		errno = -r;
 		hb_error(ctx, "%s: create/map the %s object", name, mt_obj_name[p->obj]);
@@ -263,6 +283,7 @@ static void run_fault_case(struct hb_ctx *ctx, struct mt_state *st, const char *
 		hb_error(ctx, "%s: madvise(MADV_HUGEPAGE)", name);
 		goto out;
 	}
+	hb_snap_take(&s0);
 	mt_stats_read(&a);
 	for (long i = 0; i < MT_OBJ_PAGES; i++)
 		at[i * HB_PAGE] = (char)(i | 1);
@@ -273,7 +294,20 @@ static void run_fault_case(struct hb_ctx *ctx, struct mt_state *st, const char *
 		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
 		goto out;
 	}
-	check_orders(ctx, st, name, p, &w, &ob, P_POLICY);
+	if (!check_orders(ctx, st, name, p, &w, &ob, P_POLICY)) {
+		/* what the first small page was, and whether a second read agrees */
+		struct mt_observed again;
+		char h[128];
+
+		if (!mt_folio_orders(at, MT_OBJ, &again)) {
+			mt_hist_text(again.hist, h, sizeof(h));
+			hb_note(ctx, "%s: first small page %ld, kpageflags %#llx; read again: %s",
+				name, ob.first_small, ob.first_small_flags, h);
+		}
+		/* what else happened meanwhile (collapse, migration, reclaim) */
+		hb_snap_take(&s1);
+		hb_emit_snapshot(ctx, name, &s0, &s1);
+	}
 	check_stats(ctx, name, &a, &b, ob.hist);
 out:
 	if (p->obj == MT_SYSV)
@@ -281,12 +315,18 @@ out:
 	munmap(raw, MT_SPAN + HB_HPAGE);
 	if (fd >= 0)
 		close(fd);
-	if (p->obj == MT_TMPFS) {
+	if (p->obj == MT_TMPFS && dir) {
 		char path[96];
 
-		snprintf(path, sizeof(path), MT_DIR "/%s/obj", kt_mode_name[p->mount]);
+		snprintf(path, sizeof(path), "%s/obj", dir);
 		unlink(path);
 	}
+}
+
+static void run_fault_case(struct hb_ctx *ctx, struct mt_state *st, const char *name,
+			   const struct mt_policy *p)
+{
+	run_fault_case_in(ctx, st, name, p, NULL);
 }
 
 static struct mt_policy base_policy(const struct mt_state *st, enum mt_obj obj)
@@ -386,6 +426,234 @@ static void policy_part(struct hb_ctx *ctx, struct mt_state *st)
 				 madv ? "madv" : "nomadv");
 			run_fault_case(ctx, st, name, &p);
 		}
+}
+
+/* ---- khugepaged ------------------------------------------------------------ */
+
+static long long kh_counter(const char *name);
+
+/* The readings must not race khugepaged: on 6.12 it collapses anonymous
+ * shmem to PMD size whatever hugepages-2048kB/shmem_enabled says (see
+ * mthp_table.h), and a collapse zaps the page tables of the range under the
+ * reader. khugepaged sleeps scan_sleep_millisecs between passes only while
+ * some mm is registered; the first registration wakes it at once. So: one
+ * long sleep (the write wakes it), this mm registered through an empty
+ * MADV_HUGEPAGE anonymous mapping (anon THP "madvise" if it was "never"),
+ * then wait for the pass that follows to end (full_scans moves; 3 s at
+ * most). The runner restores every knob written here. */
+static void khugepaged_pause(void)
+{
+	static void *reg;
+	long long f0 = kh_counter("full_scans");
+	char en[32];
+	uint64_t t0;
+
+	hb_write_file(KH_DIR "/scan_sleep_millisecs", "86400000");
+	hb_write_file(KH_DIR "/alloc_sleep_millisecs", "86400000");
+	if (!reg) {
+		hb_knob_active(THP_DIR "/enabled", en, sizeof(en));
+		if (!strcmp(en, "never"))
+			hb_write_file(THP_DIR "/enabled", "madvise");
+		reg = mmap(NULL, 2 * HB_HPAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (reg == MAP_FAILED)
+			reg = NULL;
+		else
+			madvise(reg, 2 * HB_HPAGE, MADV_HUGEPAGE);
+	}
+	t0 = hb_now_ns();
+	while (f0 >= 0 && kh_counter("full_scans") == f0 && hb_now_ns() - t0 < 3000000000ULL)
+		usleep(20000);
+}
+
+static long long kh_counter(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), KH_DIR "/%s", name);
+	return hb_read_file(path, buf, sizeof(buf)) ? -1 : strtoll(buf, NULL, 10);
+}
+
+/* 16 kB "always", PMD "never", a memfd with MADV_HUGEPAGE written whole;
+ * then khugepaged scans every 100 ms for up to 10 s (two full scans, where
+ * it has our mm at all). A kernel whose khugepaged honours the PMD knob
+ * leaves the 16 kB folios; 6.12's collapses to PMD (the table says which). */
+static void khugepaged_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	struct mt_policy p = base_policy(st, MT_MEMFD);
+	struct mt_walk w = { .pages = MT_OBJ_PAGES, .isize_pages = MT_OBJ_PAGES,
+			     .vma_pages = MT_SPAN / HB_PAGE };
+	long want[MT_N_ORDERS];
+	char basis_buf[256], eh[128], oh[128], exp[256];
+	const char *basis;
+	struct mt_observed ob;
+	long long f0, f1 = -1, coll0, coll1;
+	bool collapses, ok;
+	void *raw = NULL;
+	size_t vma = 0;
+	uint64_t t0;
+	char *at;
+	int fd = -1, r;
+
+	if (!st->offered[2])
+		return;
+	p.size[2] = KT_ALWAYS;
+	p.madv = true;
+	collapses = mt_khugepaged_ignores_pmd_knob(st->kver, basis_buf, sizeof(basis_buf), &basis);
+	if (!apply_policy(ctx, st, "khugepaged_ps_16kB_pmd_never", &p))
+		return;
+	at = reserve_aligned(&raw);
+	if (!at) {
+		hb_error(ctx, "khugepaged: mmap reserve");
+		return;
+	}
+	r = map_object(&p, NULL, at, &fd, &vma);
+	if (r || madvise(at, vma, MADV_HUGEPAGE)) {
+		errno = r ? -r : errno;
+		hb_error(ctx, "khugepaged: map the memfd");
+		goto out;
+	}
+	for (long i = 0; i < MT_OBJ_PAGES; i++)
+		at[i * HB_PAGE] = (char)(i | 1);
+	f0 = kh_counter("full_scans");
+	coll0 = kh_counter("pages_collapsed");
+	hb_write_file(KH_DIR "/alloc_sleep_millisecs", "100");
+	hb_write_file(KH_DIR "/scan_sleep_millisecs", "100");
+	t0 = hb_now_ns();
+	while (hb_now_ns() - t0 < 10000000000ULL) {
+		usleep(100000);
+		f1 = kh_counter("full_scans");
+		if (f0 >= 0 && f1 >= f0 + 2)
+			break;
+	}
+	khugepaged_pause();
+	coll1 = kh_counter("pages_collapsed");
+	/* fault back what a collapse took out of the page tables */
+	for (long i = 0; i < MT_OBJ_PAGES; i++)
+		(void)*(volatile char *)(at + i * HB_PAGE);
+	r = mt_folio_orders(at, MT_OBJ, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "khugepaged: read /proc/self/pagemap and /proc/kpageflags");
+		goto out;
+	}
+	mt_expect(&p, &w, want);
+	mt_hist_text(want, eh, sizeof(eh));
+	mt_hist_text(ob.hist, oh, sizeof(oh));
+	if (collapses) {
+		ok = ob.hist[MT_PMD_ORDER] >= 1;
+		snprintf(exp, sizeof(exp),
+			 ">= 1 PMD folio: 6.12's khugepaged collapses although 2048kB is never "
+			 "(__thp_vma_allowable_orders() does not intersect the shmem orders)");
+	} else {
+		ok = !memcmp(want, ob.hist, sizeof(want)) && !ob.absent;
+		snprintf(exp, sizeof(exp), "%s (no collapse: hugepages-2048kB/shmem_enabled=never)",
+			 eh);
+	}
+	hb_check_basis(ctx, "khugepaged_ps_16kB_pmd_never_orders", ok, basis, exp,
+		       "%s after %lld full scans; pages_collapsed +%lld", oh,
+		       f0 >= 0 && f1 >= 0 ? f1 - f0 : -1, coll1 - coll0);
+out:
+	munmap(raw, MT_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- boot parameters -------------------------------------------------------- */
+
+/* The huge= of the tmpfs mounted at dir, from /proc/mounts ("never" when
+ * the option is not shown: shmem_show_options() prints it when not never). */
+static void mount_huge(const char *dir, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char line[512];
+
+	snprintf(out, len, "(not mounted)");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char dev[128], mnt[128], type[32], opts[256];
+		const char *h;
+
+		if (sscanf(line, "%127s %127s %31s %255s", dev, mnt, type, opts) != 4 ||
+		    strcmp(mnt, dir))
+			continue;
+		h = strstr(opts, "huge=");
+		if (!h) {
+			snprintf(out, len, "never");
+			continue;
+		}
+		snprintf(out, len, "%.*s", (int)strcspn(h + 5, ","), h + 5);
+	}
+	fclose(f);
+}
+
+/* What the boot parameters on /proc/cmdline left: the per-size values, the
+ * top level, the huge= of a new mount and the folios it gives. Runs first,
+ * before any knob is written. */
+static void boot_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	char cmd[4096], why[384], exp[512] = "", obs[512] = "", sz[16], dir[64], got[32];
+	size_t eo = 0, oo = 0;
+	struct mt_boot b;
+	bool ok = true;
+
+	if (!hb_kf_has(HB_KF_SHMEM_BOOT_PARAMS, why, sizeof(why))) {
+		hb_note(ctx, "boot parameters not checked: %s", why);
+		return;
+	}
+	if (hb_read_file("/proc/cmdline", cmd, sizeof(cmd))) {
+		hb_error(ctx, "read /proc/cmdline");
+		return;
+	}
+	mt_boot_expect(cmd, &b);
+	if (b.ignored)
+		hb_note(ctx, "%d shmem THP boot parameter(s) on the command line are ones the "
+			     "kernel rejects and ignores (mm/shmem.c); expected as ignored", b.ignored);
+	for (int o = 1; o < MT_N_ORDERS; o++) {
+		char path[128], v[32];
+
+		if (!st->offered[o])
+			continue;
+		size_knob(o, path, sizeof(path));
+		hb_knob_active(path, v, sizeof(v));
+		size_name(o, sz, sizeof(sz));
+		ok &= !strcmp(v, kt_mode_name[b.size[o]]);
+		if (eo < sizeof(exp))
+			eo += (size_t)snprintf(exp + eo, sizeof(exp) - eo, "%s%s=%s", eo ? " " : "",
+					       sz, kt_mode_name[b.size[o]]);
+		if (oo < sizeof(obs))
+			oo += (size_t)snprintf(obs + oo, sizeof(obs) - oo, "%s%s=%s", oo ? " " : "",
+					       sz, v);
+	}
+	hb_check(ctx, "boot_persize", ok, exp, "%s (thp_shmem= %s)", obs,
+		 b.sizes_given ? "taken" : "not given: PMD inherit, others never");
+	if (b.top != KT_UNSET) {
+		hb_knob_active(MT_TOP, got, sizeof(got));
+		hb_check(ctx, "boot_shmem_enabled", !strcmp(got, kt_mode_name[b.top]),
+			 kt_mode_name[b.top], "%s", got);
+	}
+	if (b.tmpfs == KT_UNSET)
+		return;
+	/* a mount without huge=: the default, shown and obeyed */
+	snprintf(dir, sizeof(dir), MT_DIR "/default");
+	if (hb_mount_tmpfs(ctx, dir, "size=64m"))
+		return;
+	mount_huge(dir, got, sizeof(got));
+	hb_check(ctx, "boot_tmpfs_default", !strcmp(got, kt_mode_name[b.tmpfs]),
+		 kt_mode_name[b.tmpfs], "huge=%s in /proc/mounts of a mount without huge=", got);
+	if (b.tmpfs <= KT_ADVISE) {
+		struct mt_policy p = base_policy(st, MT_TMPFS);
+		char name[64];
+
+		/* the sizes as booted: a tmpfs file ignores them anyway */
+		p.mount = b.tmpfs;
+		p.top = b.top != KT_UNSET ? b.top : KT_NEVER;
+		snprintf(name, sizeof(name), "boot_tmpfs_default_%s", kt_mode_name[b.tmpfs]);
+		run_fault_case_in(ctx, st, name, &p, dir);
+	}
+	hb_umount(dir);
+	rmdir(dir);
 }
 
 /* ---- write(2) ------------------------------------------------------------ */
@@ -684,8 +952,13 @@ static void mthp_run(struct hb_ctx *ctx)
 			goto out;
 		st.mounts_ok++;
 	}
-	if (do_policy)
+	khugepaged_pause();
+	if (hb_param_bool(ctx, "boot"))
+		boot_part(ctx, &st);
+	if (do_policy && !hb_failed(ctx))
 		policy_part(ctx, &st);
+	if (hb_param_bool(ctx, "khugepaged") && !hb_failed(ctx))
+		khugepaged_part(ctx, &st);
 	if (do_write && !hb_failed(ctx))
 		write_part(ctx, &st);
 	if (do_integrity && !hb_failed(ctx))
@@ -699,6 +972,7 @@ static void mthp_run(struct hb_ctx *ctx)
 			emit_hist(ctx, part_name[p], st.hist[p]);
 	hb_metric1(ctx, "mthp_cases", "count", HB_INFO, st.cases);
 	hb_metric1(ctx, "mthp_cases_matching", "count", HB_HIGHER, st.matching);
+	hb_metric1(ctx, "mthp_pagemap_rereads", "count", HB_INFO, (double)st.retries);
 	hb_metric1(ctx, "mthp_elapsed", "ms", HB_INFO, (double)(hb_now_ns() - t0) / 1e6);
 out:
 	/* the runner restores every knob too; put these back at once anyway */
@@ -739,8 +1013,12 @@ static const char *mthp_unsupported(struct hb_ctx *ctx)
 }
 
 static const struct hb_param mthp_params[] = {
+	{ .name = "boot", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "what thp_shmem=, transparent_hugepage_shmem=/_tmpfs= on the command line left (6.14+)" },
 	{ .name = "policy", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "per-size shmem_enabled x object x MADV_HUGEPAGE, and the objects it must not reach" },
+	{ .name = "khugepaged", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "khugepaged with a 16 kB size on and PMD never: no collapse (6.12: collapse)" },
 	{ .name = "write", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "tmpfs write(2) in chunks of 4 kB .. 2 MB on within_size/always/never mounts" },
 	{ .name = "integrity", .type = HB_PARAM_BOOL, .def = "1",

@@ -222,6 +222,58 @@ static void test_basis(void **state)
 	}
 }
 
+/* boot parameters, as 7.2's mm/shmem.c parses them */
+static void test_boot(void **state)
+{
+	struct mt_boot b;
+
+	(void)state;
+	/* none given: PMD inherit, the others never, nothing else known */
+	mt_boot_expect("BOOT_IMAGE=/vmlinuz console=ttyS0 quiet", &b);
+	assert_false(b.sizes_given);
+	assert_int_equal(b.size[9], KT_INHERIT);
+	assert_int_equal(b.size[4], KT_NEVER);
+	assert_int_equal(b.top, KT_UNSET);
+	assert_int_equal(b.tmpfs, KT_UNSET);
+	assert_int_equal(b.ignored, 0);
+	/* thp_shmem=: ranges, lists, entries in order; unnamed sizes never, PMD too */
+	mt_boot_expect("thp_shmem=16K-64K:always;8K,128K:within_size;32K:advise "
+		       "transparent_hugepage_shmem=within_size transparent_hugepage_tmpfs=always",
+		       &b);
+	assert_true(b.sizes_given);
+	assert_int_equal(b.size[1], KT_WITHIN_SIZE);
+	assert_int_equal(b.size[2], KT_ALWAYS);
+	assert_int_equal(b.size[3], KT_ADVISE);
+	assert_int_equal(b.size[4], KT_ALWAYS);
+	assert_int_equal(b.size[5], KT_WITHIN_SIZE);
+	assert_int_equal(b.size[6], KT_NEVER);
+	assert_int_equal(b.size[9], KT_NEVER);
+	assert_int_equal(b.top, KT_WITHIN_SIZE);
+	assert_int_equal(b.tmpfs, KT_ALWAYS);
+	/* a bad size, policy or empty entry drops the whole parameter */
+	mt_boot_expect("thp_shmem=16K:always;48K:always", &b);
+	assert_false(b.sizes_given);
+	assert_int_equal(b.size[2], KT_NEVER);
+	assert_int_equal(b.size[9], KT_INHERIT);
+	assert_int_equal(b.ignored, 1);
+	mt_boot_expect("thp_shmem=16K:sometimes thp_shmem=2M:always; thp_shmem=4M:always", &b);
+	assert_int_equal(b.ignored, 3);
+	/* a later thp_shmem= adds to the first */
+	mt_boot_expect("thp_shmem=2M:inherit thp_shmem=64K:always", &b);
+	assert_int_equal(b.size[9], KT_INHERIT);
+	assert_int_equal(b.size[4], KT_ALWAYS);
+	/* force: only over a PMD-only inherit mask; deny and force end as never */
+	mt_boot_expect("transparent_hugepage_shmem=force", &b);
+	assert_int_equal(b.top, KT_UNSET);
+	assert_int_equal(b.ignored, 1);
+	mt_boot_expect("thp_shmem=2M:inherit transparent_hugepage_shmem=force", &b);
+	assert_int_equal(b.top, KT_NEVER);
+	mt_boot_expect("transparent_hugepage_shmem=deny transparent_hugepage_tmpfs=bogus", &b);
+	assert_int_equal(b.top, KT_NEVER);
+	assert_int_equal(b.tmpfs, KT_UNSET);
+	assert_int_equal(b.ignored, 1);
+}
+
 /* which kernels run it: the feature table, never an errno */
 static void test_unsupported(void **state)
 {
@@ -263,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_mixes),	    cmocka_unit_test(test_sysv),
 		cmocka_unit_test(test_write_path),  cmocka_unit_test(test_basis),
 		cmocka_unit_test(test_unsupported), cmocka_unit_test(test_subject),
+		cmocka_unit_test(test_boot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
