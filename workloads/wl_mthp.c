@@ -3,7 +3,10 @@
  * through /proc/self/pagemap + /proc/kpageflags (mthp_folio.c) against the
  * expectation of mthp_table.c, plus the per-size statistics and the data.
  *
- * Parts (each a parameter, all on by default):
+ * Parts (each a parameter, all on by default), in this order:
+ *  - boot (6.14+): what thp_shmem=, transparent_hugepage_shmem= and
+ *    transparent_hugepage_tmpfs= on /proc/cmdline left in sysfs and as the
+ *    huge= of a new mount (mt_boot_expect()), read before any knob is written;
  *  - policy: per offered size <N>kB and value of hugepages-<N>kB/shmem_enabled
  *    (always, within_size, advise, inherit under top-level always and
  *    advise), all other sizes never, x MADV_HUGEPAGE x object (MAP_SHARED|
@@ -14,6 +17,9 @@
  *    tail tells the orders apart); tmpfs and memfd objects sit in a 4 MiB
  *    mapping (a PMD block crosses i_size), anonymous and SysV in one of their
  *    own size.
+ *  - khugepaged: 16 kB always, 2048 kB never, MADV_HUGEPAGE memfd; two full
+ *    khugepaged scans: no collapse, or one where the table says the kernel
+ *    collapses anyway (6.12). khugepaged is asleep while the other parts read;
  *  - write: a file of 2 MiB + 40 KiB written with write(2) in chunks of
  *    4 KiB .. 2 MiB on huge=within_size, always and never mounts; its folios
  *    (seen through a read-only mapping afterwards) against the write path's
