@@ -25,6 +25,11 @@ const char *const mt_stat_name[MT_N_STATS] = {
 	[MT_SHMEM_FALLBACK] = "shmem_fallback",
 	[MT_SHMEM_FALLBACK_CHARGE] = "shmem_fallback_charge",
 	[MT_SPLIT] = "split",
+	[MT_SWPOUT] = "swpout",
+	[MT_SWPOUT_FALLBACK] = "swpout_fallback",
+	[MT_ZSWPOUT] = "zswpout",
+	[MT_SWPIN] = "swpin",
+	[MT_SWPIN_FALLBACK] = "swpin_fallback",
 };
 
 static int pread_all(int fd, void *buf, size_t len, off_t off)

@@ -40,7 +40,9 @@
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "host_state.h"
 #include "mthp_folio.h"
+#include "pressure.h"
 #include "mthp_table.h"
 #include "wl_mthp.h"
 
@@ -52,6 +54,7 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/swap.h>
 #include <unistd.h>
 
 #define MT_DIR "/mnt/hb-mthp"
@@ -75,6 +78,8 @@ struct mt_state {
 	int cases, matching;
 	int mounts_ok;
 	long retries; /* folio readings taken again: pages moved under the reader */
+	long swapin_hist[MT_N_ORDERS];
+	bool swap_ran;
 };
 
 static void size_knob(int order, char *buf, size_t len)
@@ -662,6 +667,145 @@ static void boot_part(struct hb_ctx *ctx, struct mt_state *st)
 	rmdir(dir);
 }
 
+/* ---- large-folio swap ------------------------------------------------------ */
+
+static long long stat_delta(const struct mt_stats *a, const struct mt_stats *b, int o,
+			    enum mt_stat k)
+{
+	return a->v[o][k] < 0 || b->v[o][k] < 0 ? 0 : b->v[o][k] - a->v[o][k];
+}
+
+/* A 2 MiB memfd of 64 kB folios, written, swapped out with MADV_PAGEOUT:
+ * every folio whole (swpout or zswpout +32 at 64 kB, swpout_fallback +0).
+ * Then either a hole punch over [32 kB, 96 kB) -- half of each of the first
+ * two large swap entries -- and everything read back (swap-in); or swapoff
+ * with the large entries out, and everything read back. */
+static void swap_case(struct hb_ctx *ctx, struct mt_state *st, struct pr *env, bool off)
+{
+	const char *name = off ? "swapoff_64kB_memfd" : "swap_64kB_memfd";
+	const size_t hole = 32 * 1024, hole_len = 64 * 1024;
+	struct mt_policy p = base_policy(st, MT_MEMFD);
+	struct mt_walk w = { .pages = 512, .isize_pages = 512, .vma_pages = 512 };
+	struct mt_stats a, b, c;
+	struct mt_observed ob;
+	char cn[96], e[96], h[128];
+	long long out, zout, fb;
+	void *raw = NULL;
+	size_t bad = HB_HPAGE;
+	char *at;
+	int fd, r;
+
+	p.size[4] = KT_ALWAYS;
+	if (!apply_policy(ctx, st, name, &p))
+		return;
+	fd = memfd_create("hb-mthp-swap", MFD_CLOEXEC);
+	at = reserve_aligned(&raw);
+	if (fd < 0 || !at || ftruncate(fd, (off_t)HB_HPAGE) ||
+	    mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		hb_error(ctx, "%s: memfd", name);
+		goto out;
+	}
+	hb_pattern_fill(at, HB_HPAGE, 0x5a5a + off, 0);
+	r = mt_folio_orders(at, HB_HPAGE, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	snprintf(cn, sizeof(cn), "%s_before", name);
+	if (!check_orders(ctx, st, cn, &p, &w, &ob, P_POLICY))
+		goto out;
+	mt_stats_read(&a);
+	r = madvise(at, HB_HPAGE, MADV_PAGEOUT) ? errno : 0;
+	mt_stats_read(&b);
+	snprintf(cn, sizeof(cn), "%s_pageout_call", name);
+	hb_kf_errno_text(r, e, sizeof(e));
+	if (!hb_check(ctx, cn, r == 0, "madvise(MADV_PAGEOUT) returns 0", "%s", r ? e : "0"))
+		goto out;
+	out = stat_delta(&a, &b, 4, MT_SWPOUT);
+	zout = stat_delta(&a, &b, 4, MT_ZSWPOUT);
+	fb = stat_delta(&a, &b, 4, MT_SWPOUT_FALLBACK);
+	snprintf(cn, sizeof(cn), "%s_swpout", name);
+	hb_check(ctx, cn, out + zout == 32 && fb == 0,
+		 "64kB: swpout + zswpout +32 (every folio whole), swpout_fallback +0",
+		 "64kB: swpout +%lld zswpout +%lld swpout_fallback +%lld; split +%lld", out, zout,
+		 fb, stat_delta(&a, &b, 4, MT_SPLIT));
+	if (!off) {
+		snprintf(cn, sizeof(cn), "%s_punch_call", name);
+		r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)hole,
+			      (off_t)hole_len) ? errno : 0;
+		hb_kf_errno_text(r, e, sizeof(e));
+		hb_check(ctx, cn, r == 0, "punch [32 kB, 96 kB) over two swapped 64 kB entries",
+			 "%s", r ? e : "0");
+	} else {
+		snprintf(cn, sizeof(cn), "%s_call", name);
+		r = swapoff(env->swapdev) ? errno : 0;
+		if (!r) {
+			env->swap_on = false;
+			hb_host_state_note(false, "swap", env->swapdev);
+		}
+		hb_kf_errno_text(r, e, sizeof(e));
+		hb_check(ctx, cn, r == 0, "swapoff returns 0 with large entries out", "%s",
+			 r ? e : "0");
+	}
+	/* everything back: swap-in by reading (or already in after swapoff) */
+	for (size_t off2 = 0; off2 < HB_HPAGE && bad == HB_HPAGE; off2 += HB_PAGE) {
+		bool zero = !off && off2 >= hole && off2 < hole + hole_len;
+		size_t k;
+
+		if (zero) {
+			for (k = 0; k < HB_PAGE && !at[off2 + k]; k++)
+				;
+		} else {
+			k = hb_pattern_verify(at + off2, HB_PAGE, 0x5a5a + off, off2);
+		}
+		if (k != HB_PAGE)
+			bad = off2 + k;
+	}
+	mt_stats_read(&c);
+	snprintf(cn, sizeof(cn), "%s_data", name);
+	hb_check(ctx, cn, bad == HB_HPAGE,
+		 off ? "every byte as written after swapoff"
+		     : "every byte as written after swap-in, the punched 64 kB zero",
+		 bad == HB_HPAGE ? "all %zu bytes" : "first bad byte at %zu",
+		 bad == HB_HPAGE ? (size_t)HB_HPAGE : bad);
+	if (!mt_folio_orders(at, HB_HPAGE, &ob)) {
+		mt_hist_text(ob.hist, h, sizeof(h));
+		hb_note(ctx, "%s: folios after %s: %s; 64kB swpin +%lld swpin_fallback +%lld", name,
+			off ? "swapoff" : "swap-in", h, stat_delta(&b, &c, 4, MT_SWPIN),
+			stat_delta(&b, &c, 4, MT_SWPIN_FALLBACK));
+		for (int o = 0; o < MT_N_ORDERS; o++)
+			st->swapin_hist[o] += ob.hist[o];
+	}
+out:
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void swap_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	struct pr env = { .ctx = ctx };
+	char why[256];
+
+	if (!st->offered[4])
+		return;
+	if (access(PR_ZRAM, F_OK))
+		hb_load_module("zram", "num_devices=1");
+	if (!hb_kf_has(HB_KF_ZRAM, why, sizeof(why)) || access(PR_ZRAM, F_OK)) {
+		hb_note(ctx, "swap part not run: %s", access(PR_ZRAM, F_OK) ? "no zram0 (module?)" : why);
+		return;
+	}
+	if (!pr_swap_setup(&env, 64)) {
+		st->swap_ran = true;
+		swap_case(ctx, st, &env, false);
+		if (!hb_failed(ctx))
+			swap_case(ctx, st, &env, true);
+	}
+	pr_swap_teardown(&env);
+}
+
 /* ---- write(2) ------------------------------------------------------------ */
 
 /* A byte of the data of file `seed` at offset off (any alignment). */
@@ -965,6 +1109,8 @@ static void mthp_run(struct hb_ctx *ctx)
 		policy_part(ctx, &st);
 	if (hb_param_bool(ctx, "khugepaged") && !hb_failed(ctx))
 		khugepaged_part(ctx, &st);
+	if (hb_param_bool(ctx, "swap") && !hb_failed(ctx))
+		swap_part(ctx, &st);
 	if (do_write && !hb_failed(ctx))
 		write_part(ctx, &st);
 	if (do_integrity && !hb_failed(ctx))
@@ -976,6 +1122,8 @@ static void mthp_run(struct hb_ctx *ctx)
 	for (int p = 0; p < P_N; p++)
 		if (p == P_POLICY ? do_policy : do_write)
 			emit_hist(ctx, part_name[p], st.hist[p]);
+	if (st.swap_ran)
+		emit_hist(ctx, "swapin", st.swapin_hist);
 	hb_metric1(ctx, "mthp_cases", "count", HB_INFO, st.cases);
 	hb_metric1(ctx, "mthp_cases_matching", "count", HB_HIGHER, st.matching);
 	hb_metric1(ctx, "mthp_pagemap_rereads", "count", HB_INFO, (double)st.retries);
@@ -1025,6 +1173,8 @@ static const struct hb_param mthp_params[] = {
 	  .help = "per-size shmem_enabled x object x MADV_HUGEPAGE, and the objects it must not reach" },
 	{ .name = "khugepaged", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "khugepaged with a 16 kB size on and PMD never: no collapse (6.12: collapse)" },
+	{ .name = "swap", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "64 kB folios swapped out whole to zram, a hole punched across entries, swap-in, swapoff" },
 	{ .name = "write", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "tmpfs write(2) in chunks of 4 kB .. 2 MB on within_size/always/never mounts" },
 	{ .name = "integrity", .type = HB_PARAM_BOOL, .def = "1",

@@ -6,7 +6,10 @@
  * huge=within_size, the per-size counters agreeing with the folios seen,
  * the data intact. debian-6.12 is the other reading of the table (tmpfs and
  * SysV PMD or nothing, write(2) small on within_size): the same cases, other
- * orders, still all green. On debian-7.2 booted with thp_shmem=,
+ * orders, still all green, and its khugepaged collapses what 7.2's leaves
+ * alone. Where zram exists (7.2, 6.12), 64 kB folios are swapped out whole,
+ * punched across, swapped in and swapped off with the data intact. On
+ * debian-7.2 booted with thp_shmem=,
  * transparent_hugepage_shmem= and transparent_hugepage_tmpfs=, the sysfs
  * values and a new mount's default follow the command line. */
 #define _GNU_SOURCE
@@ -110,6 +113,25 @@ static void assert_per_size_cases(json_t *w)
 	assert_seen(w, "integrity_always", "0 of 12 files differ");
 	assert_seen(w, "write_never_64k_orders", "0:522");
 	assert_seen(w, "write_within_size_64k_data", "all 2138112 bytes");
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "");
+}
+
+/* zram swap (a module: not on 6.19): 64 kB folios out whole, a hole punched
+ * across two large entries, swap-in and swapoff with every byte back */
+static void assert_swap_cases(json_t *w)
+{
+	static const char *const names[] = { "swap_64kB_memfd_swpout", "swapoff_64kB_memfd_swpout" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *obs = hb_itest_str(check_of(w, names[i]), "observed");
+
+		assert_seen(w, names[i], "64kB: swpout +");
+		assert_non_null(strstr(obs, "swpout_fallback +0; split +0"));
+	}
+	assert_seen(w, "swap_64kB_memfd_punch_call", "0");
+	assert_seen(w, "swap_64kB_memfd_data", "all 2097152 bytes");
+	assert_seen(w, "swapoff_64kB_memfd_call", "0");
+	assert_seen(w, "swapoff_64kB_memfd_data", "all 2097152 bytes");
 }
 
 /* 7.2's reading: tmpfs and SysV take every order, write(2) on within_size
@@ -139,6 +161,8 @@ void test_mthp_debian_7_2(void **state)
 	w = assert_mthp_green(&r, "7.2.");
 	assert_per_size_cases(w);
 	assert_orders_era(w);
+	assert_swap_cases(w);
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
 	/* 7.2's own sources were read: nothing is an extrapolation */
 	assert_null(json_object_get(r.result, "unverified_expectations"));
 	hb_itest_run_free(&r);
@@ -162,6 +186,9 @@ void test_mthp_debian_6_19(void **state)
 	assert_int_equal(json_integer_value(json_object_get(u, "disagree")), 0);
 	assert_non_null(strstr(hb_itest_str(check_of(w, "write_within_size_64k_orders"), "basis"),
 			       "extrapolated"));
+	/* no zram module on 6.19: the swap part is not run, and says why */
+	assert_null(hb_itest_check(w, "swap_64kB_memfd_swpout"));
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
 	hb_itest_run_free(&r);
 }
 
@@ -182,6 +209,9 @@ void test_mthp_debian_6_12(void **state)
 	assert_seen(w, "write_within_size_64k_orders", "0:522");
 	assert_seen(w, "write_within_size_2048k_orders", "9:1 0:10");
 	assert_seen(w, "write_always_4k_orders", "9:2");
+	assert_swap_cases(w);
+	/* 6.12's khugepaged collapses anon shmem to PMD with 2048 kB never */
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "9:");
 	assert_null(json_object_get(r.result, "unverified_expectations"));
 	hb_itest_run_free(&r);
 }
