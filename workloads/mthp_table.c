@@ -257,6 +257,27 @@ bool mt_khugepaged_ignores_pmd_knob(int kver, char *basis, size_t len, const cha
 	return kver <= KT_KVER_PMD_TABLE;
 }
 
+void mt_expect_split(int kver, int new_order, long hist[MT_N_ORDERS], char *basis, size_t len,
+		     const char **basis_out)
+{
+	bool any_order = kver > KT_KVER_PMD_TABLE;
+
+	memset(hist, 0, sizeof(long) * MT_N_ORDERS);
+	*basis_out = NULL;
+	if (new_order && kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
+		snprintf(basis, len,
+			 "extrapolated: 6.12 refuses a non-zero order for shmem, 7.2 splits to it; "
+			 "Linux %d.%d's source was not read, the 7.2 reading is used",
+			 kver / 1000, kver % 1000);
+		*basis_out = basis;
+	}
+	if (new_order < 0 || new_order >= MT_PMD_ORDER || (new_order && !any_order)) {
+		hist[MT_PMD_ORDER] = 1;
+		return;
+	}
+	hist[new_order] = 1L << (MT_PMD_ORDER - new_order);
+}
+
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len)
 {
 	size_t off = 0;

@@ -103,6 +103,14 @@ void mt_boot_expect(const char *cmdline, struct mt_boot *b);
  * 7.2, else NULL. */
 bool mt_khugepaged_ignores_pmd_knob(int kver, char *basis, size_t len, const char **basis_out);
 
+/* The folios a uniform split of one shmem PMD folio to new_order leaves
+ * (/sys/kernel/debug/split_huge_pages, pid and file forms): 7.2 splits
+ * shmem to any order (folio_check_splittable() refuses order 1 for anon
+ * only); 6.12 refuses a non-zero order for shmem (-EINVAL, the folio stays
+ * whole). basis as mt_khugepaged_ignores_pmd_knob(). */
+void mt_expect_split(int kver, int new_order, long hist[MT_N_ORDERS], char *basis, size_t len,
+		     const char **basis_out);
+
 /* "9:1 3:1 1:1 0:10": the non-zero entries, highest order first. */
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len);
 

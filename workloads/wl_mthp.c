@@ -53,6 +53,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/shm.h>
 #include <sys/swap.h>
 #include <unistd.h>
@@ -806,6 +807,120 @@ static void swap_part(struct hb_ctx *ctx, struct mt_state *st)
 	pr_swap_teardown(&env);
 }
 
+/* ---- split to order ---------------------------------------------------------- */
+
+#define DEBUGFS "/sys/kernel/debug"
+#define SPLIT_KNOB DEBUGFS "/split_huge_pages"
+
+/* A 2 MiB file on the huge=always mount, written (one PMD folio), split
+ * to new_order through split_huge_pages in its pid form (our mapping's
+ * range) or its file form (path, page offsets); then its folios, the
+ * 2048 kB split counter and its data. */
+static void split_case(struct hb_ctx *ctx, struct mt_state *st, bool file_form, int new_order)
+{
+	struct mt_policy p = base_policy(st, MT_TMPFS);
+	char name[64], path[96], cmd[192], cn[96], eh[128], oh[128], basis_buf[256], e[96];
+	char exp[160];
+	long long split_want, split_seen;
+	const char *basis;
+	long want[MT_N_ORDERS];
+	struct mt_stats a, b;
+	struct mt_observed ob;
+	void *raw = NULL;
+	char *at = NULL;
+	size_t bad;
+	int fd, r;
+
+	p.mount = KT_ALWAYS;
+	snprintf(name, sizeof(name), "split_%s_order%d", file_form ? "file" : "pid", new_order);
+	if (!apply_policy(ctx, st, name, &p))
+		return;
+	snprintf(path, sizeof(path), MT_DIR "/always/split");
+	fd = hb_create_file(ctx, path, HB_HPAGE);
+	if (fd < 0)
+		return;
+	at = reserve_aligned(&raw);
+	if (!at || mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+			   MAP_FAILED) {
+		hb_error(ctx, "%s: map %s", name, path);
+		goto out;
+	}
+	hb_pattern_fill(at, HB_HPAGE, 0x5911 + (uint64_t)new_order, 0);
+	if (mt_folio_orders(at, HB_HPAGE, &ob) || ob.hist[MT_PMD_ORDER] != 1) {
+		mt_hist_text(ob.hist, oh, sizeof(oh));
+		snprintf(cn, sizeof(cn), "%s_setup", name);
+		hb_check(ctx, cn, false, "one PMD folio before the split", "%s", oh);
+		goto out;
+	}
+	if (file_form)
+		snprintf(cmd, sizeof(cmd), "%s,0x0,0x%lx,%d", path, HB_HPAGE / HB_PAGE, new_order);
+	else
+		snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx,%d", (int)getpid(), (unsigned long)at,
+			 (unsigned long)at + HB_HPAGE, new_order);
+	mt_stats_read(&a);
+	r = hb_write_file(SPLIT_KNOB, cmd);
+	mt_stats_read(&b);
+	snprintf(cn, sizeof(cn), "%s_write", name);
+	hb_kf_errno_text(-r, e, sizeof(e));
+	if (!hb_check(ctx, cn, r == 0, "the split request accepted", "write '%s': %s", cmd,
+		      r ? e : "0"))
+		goto out;
+	for (long i = 0; i < (long)(HB_HPAGE / HB_PAGE); i++)
+		(void)*(volatile char *)(at + i * HB_PAGE);
+	r = mt_folio_orders(at, HB_HPAGE, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	mt_expect_split(st->kver, new_order, want, basis_buf, sizeof(basis_buf), &basis);
+	mt_hist_text(want, eh, sizeof(eh));
+	mt_hist_text(ob.hist, oh, sizeof(oh));
+	snprintf(cn, sizeof(cn), "%s_orders", name);
+	st->cases++;
+	/* hugepages-2048kB/stats/split counts the split that happened, only it */
+	split_want = want[MT_PMD_ORDER] ? 0 : 1;
+	split_seen = stat_delta(&a, &b, MT_PMD_ORDER, MT_SPLIT);
+	snprintf(exp, sizeof(exp), "%s; 2048kB split +%lld", eh, split_want);
+	if (hb_check_basis(ctx, cn,
+			   !memcmp(want, ob.hist, sizeof(want)) && !ob.absent &&
+				   split_seen == split_want,
+			   basis, exp, "%s; 2048kB split +%lld", oh, split_seen))
+		st->matching++;
+	bad = hb_pattern_verify(at, HB_HPAGE, 0x5911 + (uint64_t)new_order, 0);
+	snprintf(cn, sizeof(cn), "%s_data", name);
+	hb_check(ctx, cn, bad == HB_HPAGE, "every byte as written", "%s %zu",
+		 bad == HB_HPAGE ? "all bytes:" : "first bad byte at", bad);
+out:
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
+	close(fd);
+	unlink(path);
+}
+
+static void split_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	static const int orders[] = { 0, 2, 4, 8 };
+	bool mounted = false;
+
+	if (access(SPLIT_KNOB, W_OK)) {
+		if (mount("none", DEBUGFS, "debugfs", 0, NULL) == 0)
+			mounted = true;
+		if (access(SPLIT_KNOB, W_OK)) {
+			hb_note(ctx, "split part not run: no writable " SPLIT_KNOB
+				     " (CONFIG_DEBUG_FS off, or debugfs not mountable: %s)",
+				strerror(errno));
+			goto out;
+		}
+	}
+	for (int form = 0; form < 2; form++)
+		for (size_t i = 0; i < N_OF(orders) && !hb_failed(ctx); i++)
+			split_case(ctx, st, form, orders[i]);
+out:
+	if (mounted)
+		umount(DEBUGFS);
+}
+
 /* ---- write(2) ------------------------------------------------------------ */
 
 /* A byte of the data of file `seed` at offset off (any alignment). */
@@ -1111,6 +1226,8 @@ static void mthp_run(struct hb_ctx *ctx)
 		khugepaged_part(ctx, &st);
 	if (hb_param_bool(ctx, "swap") && !hb_failed(ctx))
 		swap_part(ctx, &st);
+	if (hb_param_bool(ctx, "split") && !hb_failed(ctx))
+		split_part(ctx, &st);
 	if (do_write && !hb_failed(ctx))
 		write_part(ctx, &st);
 	if (do_integrity && !hb_failed(ctx))
@@ -1175,6 +1292,8 @@ static const struct hb_param mthp_params[] = {
 	  .help = "khugepaged with a 16 kB size on and PMD never: no collapse (6.12: collapse)" },
 	{ .name = "swap", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "64 kB folios swapped out whole to zram, a hole punched across entries, swap-in, swapoff" },
+	{ .name = "split", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "a PMD folio split to orders 0, 2, 4, 8 through debugfs split_huge_pages (pid and file forms)" },
 	{ .name = "write", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "tmpfs write(2) in chunks of 4 kB .. 2 MB on within_size/always/never mounts" },
 	{ .name = "integrity", .type = HB_PARAM_BOOL, .def = "1",

@@ -149,6 +149,10 @@ static void assert_orders_era(json_t *w)
 	assert_seen(w, "write_within_size_2048k_orders", "9:1 3:1 1:1");
 	assert_seen(w, "write_always_4k_orders", "9:2");
 	assert_true(metric_value(w, "write_folios_order4") >= 32);
+	/* debugfs split_huge_pages: a shmem PMD folio to any order */
+	assert_seen(w, "split_pid_order4_orders", "4:32; 2048kB split +1");
+	assert_seen(w, "split_file_order8_orders", "8:2; 2048kB split +1");
+	assert_seen(w, "split_file_order2_data", "all bytes: 2097152");
 }
 
 void test_mthp_debian_7_2(void **state)
@@ -209,6 +213,10 @@ void test_mthp_debian_6_12(void **state)
 	assert_seen(w, "write_within_size_64k_orders", "0:522");
 	assert_seen(w, "write_within_size_2048k_orders", "9:1 0:10");
 	assert_seen(w, "write_always_4k_orders", "9:2");
+	/* 6.12 splits shmem to order 0 only */
+	assert_seen(w, "split_pid_order0_orders", "0:512; 2048kB split +1");
+	assert_seen(w, "split_pid_order4_orders", "9:1; 2048kB split +0");
+	assert_seen(w, "split_file_order2_orders", "9:1; 2048kB split +0");
 	assert_swap_cases(w);
 	/* 6.12's khugepaged collapses anon shmem to PMD with 2048 kB never */
 	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "9:");

@@ -285,6 +285,35 @@ static void test_boot(void **state)
 	assert_int_equal(b.ignored, 1);
 }
 
+/* split to order: 7.2 splits shmem to any order, 6.12 only to 0 */
+static void test_split(void **state)
+{
+	long h[MT_N_ORDERS];
+	char buf[256], t[64];
+	const char *basis;
+
+	(void)state;
+	mt_expect_split(7002, 4, h, buf, sizeof(buf), &basis);
+	mt_hist_text(h, t, sizeof(t));
+	assert_string_equal(t, "4:32");
+	assert_null(basis);
+	mt_expect_split(7002, 8, h, buf, sizeof(buf), &basis);
+	mt_hist_text(h, t, sizeof(t));
+	assert_string_equal(t, "8:2");
+	mt_expect_split(6012, 4, h, buf, sizeof(buf), &basis);
+	mt_hist_text(h, t, sizeof(t));
+	assert_string_equal(t, "9:1");
+	mt_expect_split(6012, 0, h, buf, sizeof(buf), &basis);
+	mt_hist_text(h, t, sizeof(t));
+	assert_string_equal(t, "0:512");
+	mt_expect_split(6019, 2, h, buf, sizeof(buf), &basis);
+	mt_hist_text(h, t, sizeof(t));
+	assert_string_equal(t, "2:128");
+	assert_non_null(basis);
+	mt_expect_split(6019, 0, h, buf, sizeof(buf), &basis);
+	assert_null(basis);
+}
+
 /* which kernels run it: the feature table, never an errno */
 static void test_unsupported(void **state)
 {
@@ -327,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_write_path),  cmocka_unit_test(test_basis),
 		cmocka_unit_test(test_unsupported), cmocka_unit_test(test_subject),
 		cmocka_unit_test(test_boot),
+		cmocka_unit_test(test_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
