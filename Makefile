@@ -87,7 +87,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UNIT_H := $(wildcard tests/unit/*.h)
 UNIT_HELPERS := $(call obj,$(wildcard tests/unit/helpers*.c))
 
-.PHONY: ab all deps bench bisect-perf test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
+.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration compare kernel clean doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -102,6 +102,15 @@ TEST_PKGS := chromium clang libclang-rt-14-dev libxml2-utils python3-jsonschema 
 
 deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
+
+# A production libvirt host (docs/libvirt.md, "Production setup"): the
+# packaged service (systemd units and sockets, the libvirt-qemu user, the
+# libvirt group, /var/lib/libvirt, AppArmor profiles) and QEMU. Not part of
+# `make deps`: the tests start their own daemons (tests/integration/libvirt-up.sh).
+LIBVIRT_HOST_PKGS := libvirt-daemon-system libvirt-clients qemu-system-x86
+
+libvirt-deps:
+	@$(MAKE) --no-print-directory install-pkgs PKGS="$(LIBVIRT_HOST_PKGS)"
 
 test-deps:
 	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS) $(TEST_PKGS)"

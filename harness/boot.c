@@ -410,6 +410,8 @@ static void describe(const struct run_ctx *c, json_t *res)
 	}
 	if (c->k.archive[0])
 		json_object_set_new(tgt, "archive", json_string(c->k.archive));
+	if (c->k.built_by[0])
+		json_object_set_new(tgt, "built_by", hb_json_text(c->k.built_by));
 	json_object_set_new(env, "accelerator", json_string(c->accel));
 	json_object_set_new(env, "accelerator_reason", hb_json_text(c->accel_reason));
 	json_object_set_new(env, "qemu_version", json_string(c->be.qver));
@@ -466,7 +468,17 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 									      : HB_QEMU_ICOUNT };
 		struct hb_l1ram ram = { 0 };
 
-		if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0) {
+		if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0 && c->be.libvirt) {
+			/* what VM hosts do: libvirt's <memoryBacking> memfd, shared; a
+			 * memfd is shmem, huge where the libvirt host's shmem_enabled
+			 * allows (docs/libvirt.md) */
+			vm.ram_memfd = true;
+			json_object_set_new(env, "guest_ram",
+					    json_string("libvirt memoryBacking: memfd (shmem), "
+							"access shared"));
+			if (!quiet)
+				printf("[boot] guest RAM on a shared memfd (libvirt memoryBacking)\n");
+		} else if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0) {
 			if (hb_l1ram_setup(&ram, c->o.memory_mb, err, sizeof(err))) {
 				hb_err("%s", err);
 				hb_boot_finish(b->dir, b->res, HB_END_INFRA, err);
@@ -481,7 +493,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 		}
 		rc = hb_backend_run(&c->be, &vm, &vo);
 		hb_l1ram_teardown(&ram);
-		if (vm.qmp_path)
+		if (vm.qmp_path || vm.ram_memfd)
 			json_object_set_new(b->res, "host_kvm_stats",
 					    vo.host_kvm_stats
 						    ? vo.host_kvm_stats

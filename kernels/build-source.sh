@@ -10,6 +10,8 @@
 #
 #   build-source.sh --fetch RECIPE_DIR CACHE_DIR
 #       env: HB_SOURCE=debian:<package>|ksrc   (KSRC=/path/to/linux for ksrc)
+#            HB_SRC_OWNER=<uid>:<gid>: a newly unpacked Debian tree is given
+#            to the account the build runs as (docs/privileges.md)
 #       Checks prerequisites, obtains and unpacks the source once, prints
 #           source=<source id>
 #           gcc=<first line of gcc --version>
@@ -187,6 +189,9 @@ fetch_debian() {
 		rmdir "$tmp/x"
 		printf '%s\n' "$ver" >"$tmp/version"
 		touch "$tmp/.complete"
+		# fetched as root; the build runs as HB_SRC_OWNER and hardlinks
+		# this tree, which fs.protected_hardlinks allows only to its owner
+		if [ -n "${HB_SRC_OWNER:-}" ]; then chown -R -h "$HB_SRC_OWNER" "$tmp"; fi
 		rm -rf "$dir"
 		mv "$tmp" "$dir"
 	fi
@@ -231,6 +236,8 @@ fetch_ksrc() {
 
 mkdir -p "$cache/src"
 if [ $fetch_only = 1 ]; then
+	[[ ${HB_SRC_OWNER:-0:0} =~ ^[0-9]+:[0-9]+$ ]] || die 2 "HB_SRC_OWNER must be <uid>:<gid>"
+
 	check_prereqs
 	case $source_spec in
 	debian:*) id=$(fetch_debian) ;;
@@ -262,6 +269,7 @@ print_result() {
 	ln -sfn "${out##*/}" "$cache/builds/$name-latest"
 	# the output contract: key=value lines (paths may hold spaces)
 	printf 'release=%s\nimage=%s\nmodules=%s\n' "$rel" "$out/bzImage" "${mods#-}"
+	printf 'built_by=%s\n' "$(cat "$out/built_by" 2>/dev/null || echo unknown)"
 }
 
 exec 9>"$tdir/.lock"
@@ -634,6 +642,8 @@ cp "$obj/.config" "$tmp/.config"
 cp "$obj/System.map" "$tmp/System.map"
 cp "$blog" "$tmp/build.log"
 printf '%s\n' "$release" >"$tmp/release"
+# who ran the compile: the recipe's patches and Makefiles ran as this account
+id -un >"$tmp/built_by"
 {
 	printf 'key %s\n' "$key"
 	printf '%s\n' "$want_state"

@@ -15,24 +15,44 @@
 
 extern const struct hb_workload hb_wl_fio, hb_wl_stress_ng, hb_wl_kselftest;
 
-/* fio: on huge=always, <pre>.subject_huge (huge pages present while fio ran
- * or after it: peak or after_huge_kb >= 2 MiB) and, for an mmap job,
- * <pre>.subject_pmd_mapped (peak ShmemPmdMapped >= 2 MiB). Other modes: no
- * subject, returns true. why gets the reason of a failure. */
+/* fio: whether huge= mode asks for huge pages over a job's whole file
+ * (always, within_size: fio sizes the file before writing it). */
+bool fio_huge_mode(const char *mode);
+/* fio's subject checks on those modes: <pre>.subject_huge (the file_kb
+ * file in huge pages: ShmemHugePages rose by its whole 2 MiB extents, while
+ * fio ran -- peak -- or after it -- after_huge_kb) and, for an mmap job,
+ * <pre>.subject_pmd_mapped: at one sample w saw one of fio's mappings of the
+ * file with every whole 2 MiB extent PMD-mapped (w->full_kb >= the file's
+ * extents; tolerance none). Other modes: no subject, returns
+ * true. why gets the reason of a failure. */
 bool fio_subject(struct hb_ctx *ctx, const char *pre, const char *mode, const char *job,
-		 const struct hb_ext_peak *peak, long long after_huge_kb, char *why, size_t len);
+		 long long file_kb, const struct hb_ext_peak *peak, long long after_huge_kb,
+		 const struct hb_ext_watch *w, char *why, size_t len);
 
 /* stress-ng: which huge pages a stressor must show where the suite asks for
- * them (huge= of its tmpfs, shmem_enabled for the internal shm mount):
- * "ShmemHugePages", or NULL (no subject: the stressor's memory is not meant
- * to be huge there, or -- vm -- never gets huge by the way stress-ng touches
- * it; thp_enabled is kept for a stressor that does). */
+ * them (huge= of its tmpfs, shmem_enabled for the internal shm mount, THP
+ * enabled for vm): "ShmemHugePages", "AnonHugePages" (vm, with the huge
+ * zero page turned off) or NULL (no subject: the stressor's memory is not
+ * meant to be huge there). */
 const char *sng_subject_counter(const char *stressor, const char *huge, const char *shmem_enabled,
 				const char *thp_enabled);
+/* Whether <stressor>.subject_pmd_mapped applies: stress-ng maps the memory
+ * itself, whole, the same way every run (tmpfs on huge=always; vm where
+ * THP is on). */
+bool sng_subject_mapped(const char *stressor, const char *huge, const char *thp_enabled);
+/* The mappings of a stressor that hb_ext_run() samples: shmem files (the
+ * tmpfs, SysV, memfd) or, for vm, private anonymous mappings of its
+ * buffer's size. */
+void sng_watch_sel(const char *stressor, struct hb_smaps_sel *sel);
 /* <stressor>.subject_huge: the counter above rose by >= 2 MiB while the
- * stressor ran (peak); true when there is no subject. */
+ * stressor ran (peak); <stressor>.subject_pmd_mapped: at one sample, the
+ * stressor's own mappings w chose had at least half of their whole 2 MiB
+ * extents PMD-mapped (ShmemPmdMapped; vm: AnonHugePages), at least one
+ * (stress-ng splits its mappings itself: docs/external-tools.md).
+ * true when both pass or do not apply. */
 bool sng_subject(struct hb_ctx *ctx, const char *stressor, const char *huge,
-		 const char *shmem_enabled, const char *thp_enabled, const struct hb_ext_peak *peak);
+		 const char *shmem_enabled, const char *thp_enabled, const struct hb_ext_peak *peak,
+		 const struct hb_ext_watch *w);
 
 /* What one kselftest program changed, from before it to after it. */
 struct kst_outcome {

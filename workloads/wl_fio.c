@@ -5,11 +5,11 @@
  * with the mount, size and runtime in HB_FIO_DIR/HB_FIO_SIZE/HB_FIO_RUNTIME.
  * Metrics per job and mode: bandwidth, IOPS, clat p50/p99/p99.9. Checks:
  * fio's exit status, its per-job error (a crc32c verify failure is EILSEQ),
- * that the verify pass read everything back, and on huge=always that huge
- * pages were really allocated and, for the mmap engine, PMD-mapped while fio
- * ran (subject-present, issue 15: fio's own output cannot tell) -- on
- * outcomes, huge pages present and mapped while it ran (issue 25; see
- * fio_subject()). A job file that says "; hb-direct=1" uses O_DIRECT, which
+ * that the verify pass read everything back, and on huge=always and
+ * within_size that the whole file was in huge pages and, for the mmap
+ * engine, that every 2 MiB extent of it was PMD-mapped in fio's own mapping
+ * (subject-present, issue 15: fio's own output cannot tell) -- on outcomes,
+ * sampled per mapping while fio ran (issues 22, 25; see fio_subject()). A job file that says "; hb-direct=1" uses O_DIRECT, which
  * tmpfs takes from 6.6 (kfeatures row tmpfs_direct_io): on a kernel the
  * table says lacks it the job is recorded as unavailable, never run; on one
  * that has it, fio's errors are failed checks like any other. */
@@ -60,6 +60,8 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 	struct hb_snap a, b;
 	bool timed_out, is_write;
 	struct hb_ext_peak peak;
+	char file[320];
+	struct hb_ext_watch watch = { .sel = { .kind = HB_SMAPS_PATH, .path = file } };
 	char *text;
 	size_t len;
 	int rc;
@@ -85,9 +87,11 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 	snprintf(env_dir, sizeof(env_dir), "HB_FIO_DIR=%s", dir);
 	snprintf(env_size, sizeof(env_size), "HB_FIO_SIZE=%ldm", size_mb);
 	snprintf(env_rt, sizeof(env_rt), "HB_FIO_RUNTIME=%ld", runtime_s);
+	/* every job file names its file <job>.dat in HB_FIO_DIR */
+	snprintf(file, sizeof(file), "%s/%s.dat", dir, job);
 	hb_snap(ctx, &a);
 	rc = hb_ext_run(argv, envs, dir, log, (int)(runtime_s * 4 + 120 + size_mb), -1, &timed_out,
-			&peak);
+			&peak, &watch);
 	hb_snap(ctx, &b);
 	if (rc == -2) {
 		hb_error(ctx, "cannot run %s", argv[0]);
@@ -132,8 +136,9 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 			hb_check_ge(ctx, cn, j->write.io_bytes, j->read.io_bytes);
 		}
 		/* fio cannot tell whether its file was huge or how it was mapped */
-		if (!fio_subject(ctx, pre, mode, job, &peak,
-				 hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"), why, sizeof(why)))
+		if (!fio_subject(ctx, pre, mode, job, size_mb * 1024, &peak,
+				 hb_meminfo_delta_kb(&a, &b, "ShmemHugePages"), &watch, why,
+				 sizeof(why)))
 			hb_note(ctx, "%s: %s", pre, why);
 		metric_if(ctx, pre, "bw", "MiB/s", HB_HIGHER, d->bw_kib_s / 1024.0);
 		metric_if(ctx, pre, "iops", "IOPS", HB_HIGHER, d->iops);
@@ -144,34 +149,56 @@ static void fio_job(struct hb_ctx *ctx, const char *job, const char *mode, const
 	unlink(json);
 }
 
+bool fio_huge_mode(const char *mode)
+{
+	/* fio sizes each file (ftruncate) before it writes it, so within_size
+	 * asks for huge pages over the whole file as always does (measured:
+	 * every job's file PMD-mappable on both) */
+	return !strcmp(mode, "always") || !strcmp(mode, "within_size");
+}
+
 bool fio_subject(struct hb_ctx *ctx, const char *pre, const char *mode, const char *job,
-		 const struct hb_ext_peak *peak, long long after_huge_kb, char *why, size_t len)
+		 long long file_kb, const struct hb_ext_peak *peak, long long after_huge_kb,
+		 const struct hb_ext_watch *w, char *why, size_t len)
 {
 	long long huge = peak->huge_kb > after_huge_kb ? peak->huge_kb : after_huge_kb;
+	/* the file's whole 2 MiB extents: what hb_check_pmd_subject asks of a
+	 * native workload's file */
+	long long ext_kb = file_kb / 2048 * 2048;
 	bool ok = true;
-	char cn[128];
+	char cn[128], exp[192];
 
-	if (strcmp(mode, "always"))
+	if (!fio_huge_mode(mode))
 		return true;
 	why[0] = 0;
-	/* on huge=always the mmap engine's file must have been PMD-mapped
-	 * while fio ran */
+	/* an mmap job: one of fio's own mappings of the file with every
+	 * extent PMD-mapped, at one sample while fio ran (fio may map the
+	 * file more than once: the write pass, then the verify pass) */
 	if (strstr(job, "mmap")) {
 		snprintf(cn, sizeof(cn), "%s.subject_pmd_mapped", pre);
-		if (!hb_check(ctx, cn, peak->pmd_kb >= 2048,
-			      ">= +2048 kB ShmemPmdMapped while fio ran",
-			      "peak %+lld kB (ShmemHugePages peak %+lld kB)", peak->pmd_kb,
-			      peak->huge_kb)) {
+		snprintf(exp, sizeof(exp), "every 2 MiB extent of the %lld kB file PMD-mapped in one "
+			 "of fio's mappings of it at one sample: ShmemPmdMapped >= %lld kB", file_kb,
+			 ext_kb);
+		if (!hb_check(ctx, cn, w->seen > 0 && w->full_kb >= ext_kb && ext_kb > 0, exp,
+			      "largest wholly PMD-mapped mapping %lld kB; best sample %lld of %lld kB "
+			      "PMD-mappable in %d mapping(s) of %lld kB; seen in %d of %d samples; "
+			      "system-wide ShmemPmdMapped peak %+lld kB", w->full_kb, w->best.pmd_kb,
+			      w->best.ext_kb, w->best.n_vma, w->best.size_kb, w->seen, w->samples,
+			      peak->pmd_kb)) {
 			ok = false;
-			snprintf(why, len, "%s: no huge page PMD-mapped while fio ran", cn);
+			snprintf(why, len, "%s: %s", cn, w->seen ? "the file was not PMD-mapped "
+				 "whole while fio ran" : "fio's mapping of the file was never seen");
 		}
 	}
-	/* every job's file must have been huge pages: present, not allocated */
+	/* every job's file in huge pages: present, not allocated, and all of
+	 * it (the mount is fresh: nothing else of it is huge) */
 	snprintf(cn, sizeof(cn), "%s.subject_huge", pre);
-	if (!hb_check(ctx, cn, huge >= 2048, ">= +2048 kB ShmemHugePages while fio ran or after",
-		      "peak %+lld kB, after %+lld kB", peak->huge_kb, after_huge_kb)) {
+	snprintf(exp, sizeof(exp), "the %lld kB file in huge pages: ShmemHugePages >= +%lld kB "
+		 "while fio ran or after", file_kb, ext_kb);
+	if (!hb_check(ctx, cn, huge >= ext_kb && ext_kb > 0, exp, "peak %+lld kB, after %+lld kB",
+		      peak->huge_kb, after_huge_kb)) {
 		ok = false;
-		snprintf(why, len, "%s: no huge page present while fio ran or after", cn);
+		snprintf(why, len, "%s: the file was not in huge pages while fio ran or after", cn);
 	}
 	return ok;
 }

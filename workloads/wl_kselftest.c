@@ -122,7 +122,7 @@ static char *run_prog(struct kst *k, char **argv, const char *test, int limit, i
 
 	snprintf(log, sizeof(log), "/run/hb-ext/%s.log", test);
 	hb_snap_take(&a);
-	*rc = hb_ext_run(argv, NULL, "/tmp", log, limit, -1, timed_out, o ? &o->peak : NULL);
+	*rc = hb_ext_run(argv, NULL, "/tmp", log, limit, -1, timed_out, o ? &o->peak : NULL, NULL);
 	if (*rc == -2) {
 		hb_error(k->ctx, "cannot run %s", argv[0]);
 		return NULL;

@@ -29,14 +29,22 @@ static void selftest_run(struct hb_ctx *ctx)
 			hb_skip(ctx, "mode=panic runs only inside a hugebench guest");
 		else if (hb_write_file("/proc/sysrq-trigger", "c"))
 			hb_error(ctx, "cannot write /proc/sysrq-trigger");
+	} else if (strcmp(mode, "reboot") == 0) {
+		/* sysrq 'b' resets the machine at once, no shutdown, no panic: a
+		 * guest that restarts under the backend (tests that the host notices
+		 * the domain ending and says so). Only inside a hugebench guest. */
+		if (access("/etc/hb/suite-name", F_OK))
+			hb_skip(ctx, "mode=reboot runs only inside a hugebench guest");
+		else if (hb_write_file("/proc/sysrq-trigger", "b"))
+			hb_error(ctx, "cannot write /proc/sysrq-trigger");
 	} else if (strcmp(mode, "skip") == 0) {
 		hb_skip(ctx, "mode=skip asks for a skip");
 	}
 }
 
 static const struct hb_param selftest_params[] = {
-	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|skip",
-	  .help = "what the workload does: pass, fail a check, crash, hang, panic the guest, skip" },
+	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip",
+	  .help = "what the workload does: pass, fail a check, crash, hang, panic or reset the guest, skip" },
 	HB_PARAM_END,
 };
 

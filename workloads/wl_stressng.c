@@ -1,7 +1,7 @@
 /* wl_stressng.c - stress-ng (issue 12): the stressors that hit shmem and huge
  * pages, one short fixed-duration run each,
  *   stress-ng --<s> 1 --timeout <d>s --metrics --verify --yaml <f> --temp-path /tmp
- * on a tmpfs of its own mounted huge=<huge> on /tmp and bound on /dev/shm
+ * on a fresh tmpfs per stressor mounted huge=<huge> on /tmp and bound on /dev/shm
  * (in the workload's private mount namespace), so POSIX shm (shm), the
  * temp-path files (mmap --mmap-file) and the tmpfs stressor all land on it.
  * The tmpfs stressor takes the first writable tmpfs of /proc/mounts, and "/"
@@ -12,9 +12,13 @@
  * configs/thresholds.conf gives stress-ng.* a larger minimum effect); a
  * non-zero exit status, a "fail:" line (--verify) or a stressor that did no
  * bogo op is a failed check. Bogo ops count what stress-ng tried; the
- * subject check <stressor>.subject_huge asks the kernel what it got: huge
- * pages present while the stressor ran, where the suite asks for them
- * (sng_subject_counter(); issue 25). */
+ * subject checks ask the kernel what it got, where the suite asks for huge
+ * pages: <stressor>.subject_huge, huge pages present while the stressor ran
+ * (sng_subject_counter(); issue 25), and <stressor>.subject_pmd_mapped, one
+ * of stress-ng's own mappings (the tmpfs stressor's file; vm: its buffer)
+ * with at least half of its 2 MiB extents PMD-mapped at one sample
+ * (sng_subject_mapped(), sampled per mapping from stress-ng's processes'
+ * smaps; issue 22). */
 #define _GNU_SOURCE
 #include "ext_parse.h"
 #include "ext_run.h"
@@ -30,6 +34,7 @@
 #include <unistd.h>
 
 #define SNG_STRESSORS "shm|shm-sysv|memfd|tmpfs|mmap|vm"
+#define HB_THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define SNG_UID 65534
 
 /* The stressor's own options (sizes kept to what a 2 GiB guest holds). */
@@ -50,10 +55,27 @@ static int stressor_args(const char *s, char **argv, int a)
 		argv[a++] = "64m";
 		argv[a++] = "--vm-madvise";
 		argv[a++] = "hugepage";
+		/* one buffer for the whole run: with the huge zero page off
+		 * (below) a fresh 64 MiB buffer per bogo op made 0 ops in 2 s
+		 * on debian-6.12 (2 s of system time) */
+		argv[a++] = "--vm-keep";
+		/* one simple method: "all" cycles through ~30, and on
+		 * debian-6.12 at 4 s the first one ended no bogo op in one
+		 * run of three */
+		argv[a++] = "--vm-method";
+		argv[a++] = "write64";
 	} else if (!strcmp(s, "tmpfs")) {
 		argv[a++] = "--tmpfs-mmap-file";
 	}
 	return a;
+}
+
+/* stress-ng's vm buffer (--vm-bytes above) */
+#define SNG_VM_KB (64 * 1024)
+
+static bool thp_on(const char *thp_enabled)
+{
+	return !strcmp(thp_enabled, "always") || !strcmp(thp_enabled, "madvise");
 }
 
 const char *sng_subject_counter(const char *stressor, const char *huge, const char *shmem_enabled,
@@ -68,30 +90,83 @@ const char *sng_subject_counter(const char *stressor, const char *huge, const ch
 		return !strcmp(shmem_enabled, "always") || !strcmp(shmem_enabled, "force")
 			       ? "ShmemHugePages"
 			       : NULL;
-	/* vm: no subject. Its buffer is madvised huge, but stress-ng first
-	 * reads it in (MADV_POPULATE_READ), which maps the huge zero page,
-	 * and a write fault on that falls back to small pages (since 5.8):
-	 * AnonHugePages +0 on debian-6.12 with THP enabled=always. */
-	(void)thp_enabled;
+	/* vm: its buffer is madvised huge; stress-ng reads it in first
+	 * (mincore, then a read per page), which maps the huge zero page, and a
+	 * write fault on that falls back to small pages (since 5.8). The
+	 * wrapper turns use_zero_page off for vm (sng_prepare()), so the read
+	 * fault itself allocates the huge page. */
+	if (!strcmp(stressor, "vm"))
+		return thp_on(thp_enabled) ? "AnonHugePages" : NULL;
 	return NULL;
 }
 
+bool sng_subject_mapped(const char *stressor, const char *huge, const char *thp_enabled)
+{
+	/* stress-ng maps these itself, wholly: the tmpfs stressor its file
+	 * (MAP_POPULATE), vm its buffer. Not judged per mapping: mmap adds one
+	 * random flag per mapping (MAP_STACK means VM_NOHUGEPAGE since 6.7,
+	 * MAP_PRIVATE copies, ...), and under TCG a run is about one mapping,
+	 * so its file was PMD-mapped whole in one debian-6.12 run and never in
+	 * two; shm (0.15.06) maps its POSIX shm object
+	 * MAP_PRIVATE|MAP_ANONYMOUS, which ignores the file: anonymous memory;
+	 * memfd's are 128 KiB each; shm-sysv was not measured
+	 * (docs/external-tools.md) */
+	if (!strcmp(stressor, "tmpfs"))
+		return !strcmp(huge, "always");
+	if (!strcmp(stressor, "vm"))
+		return thp_on(thp_enabled);
+	return false;
+}
+
+void sng_watch_sel(const char *stressor, struct hb_smaps_sel *sel)
+{
+	/* the huge tmpfs (bound on /dev/shm too) and the kernel's internal
+	 * mount (SysV segments, memfds); never "/dev/zero (deleted)", the
+	 * shared anonymous memory of stress-ng's own bookkeeping */
+	static const char *const shmem[] = { "/tmp/", "/dev/shm/", "/SYSV", "/memfd:", NULL };
+
+	if (!strcmp(stressor, "vm"))
+		*sel = (struct hb_smaps_sel){ .kind = HB_SMAPS_ANON, .min_kb = SNG_VM_KB };
+	else
+		*sel = (struct hb_smaps_sel){ .kind = HB_SMAPS_PREFIX, .prefixes = shmem };
+}
+
 bool sng_subject(struct hb_ctx *ctx, const char *stressor, const char *huge,
-		 const char *shmem_enabled, const char *thp_enabled, const struct hb_ext_peak *peak)
+		 const char *shmem_enabled, const char *thp_enabled, const struct hb_ext_peak *peak,
+		 const struct hb_ext_watch *w)
 {
 	const char *counter = sng_subject_counter(stressor, huge, shmem_enabled, thp_enabled);
+	const char *field = !strcmp(stressor, "vm") ? "AnonHugePages" : "ShmemPmdMapped";
+	bool ok = true;
 	long long v;
-	char cn[128], exp[96];
+	char cn[128], exp[192];
 
-	if (!counter)
-		return true;
-	v = peak->huge_kb;
-	snprintf(cn, sizeof(cn), "%s.subject_huge", stressor);
-	snprintf(exp, sizeof(exp), ">= +2048 kB %s while it ran", counter);
-	return hb_check(ctx, cn, v >= 2048, exp,
-			"peak %s %+lld kB (ShmemPmdMapped %+lld kB; huge=%s, shmem_enabled=%s, "
-			"THP enabled=%s)", counter, v, peak->pmd_kb, huge, shmem_enabled,
-			thp_enabled);
+	if (counter) {
+		v = !strcmp(counter, "AnonHugePages") ? peak->anon_kb : peak->huge_kb;
+		snprintf(cn, sizeof(cn), "%s.subject_huge", stressor);
+		snprintf(exp, sizeof(exp), ">= +2048 kB %s while it ran", counter);
+		ok = hb_check(ctx, cn, v >= 2048, exp,
+			      "peak %s %+lld kB (ShmemPmdMapped %+lld kB; huge=%s, shmem_enabled=%s, "
+			      "THP enabled=%s)", counter, v, peak->pmd_kb, huge, shmem_enabled,
+			      thp_enabled);
+	}
+	if (!sng_subject_mapped(stressor, huge, thp_enabled))
+		return ok;
+	/* the native workloads' rule, on stress-ng's own mappings at one
+	 * sample, with a tolerance: stress-ng splits them itself (the tmpfs
+	 * stressor munmaps its mapping 4 KiB at a time in random order right
+	 * after populating it), so half of the PMD-mappable extents, at least
+	 * one; a kernel that maps shmem by PTE only shows none */
+	snprintf(cn, sizeof(cn), "%s.subject_pmd_mapped", stressor);
+	snprintf(exp, sizeof(exp), ">= 1/2 of the 2 MiB extents of its own %s mappings PMD-mapped "
+		 "(%s) at one sample, >= 2048 kB", !strcmp(stressor, "vm") ? "buffer" : "tmpfs file",
+		 field);
+	return hb_check(ctx, cn, w->seen > 0 && w->best.pmd_kb >= 2048 &&
+			2 * w->best.pmd_kb >= w->best.ext_kb, exp,
+			"best sample %lld of %lld kB PMD-mappable in %d mapping(s); largest wholly "
+			"PMD-mapped mapping %lld kB; mappings seen in %d of %d samples",
+			w->best.pmd_kb, w->best.ext_kb, w->best.n_vma, w->full_kb, w->seen,
+			w->samples) && ok;
 }
 
 static void one_stressor(struct hb_ctx *ctx, const char *s, long dur)
@@ -100,7 +175,8 @@ static void one_stressor(struct hb_ctx *ctx, const char *s, long dur)
 	char *argv[24];
 	struct hb_sng_result r;
 	struct hb_ext_peak peak;
-	char shmem[32], thp[32];
+	struct hb_ext_watch watch;
+	char shmem[32], thp[32], zero[8];
 	bool timed_out;
 	char *text;
 	int a = 0, rc, fails;
@@ -122,16 +198,30 @@ static void one_stressor(struct hb_ctx *ctx, const char *s, long dur)
 	argv[a++] = "/tmp/hb-sng";
 	a = stressor_args(s, argv, a);
 	argv[a] = NULL;
+	sng_watch_sel(s, &watch.sel);
+	/* vm: no huge zero page, so that reading the buffer in makes it huge
+	 * (the runner puts the knob back after the workload) */
+	zero[0] = 0;
+	if (!strcmp(s, "vm") && !hb_read_file(HB_THP_DIR "/use_zero_page", zero, sizeof(zero)) &&
+	    hb_write_file(HB_THP_DIR "/use_zero_page", "0"))
+		hb_note(ctx, "vm: cannot turn " HB_THP_DIR "/use_zero_page off");
 	rc = hb_ext_run(argv, NULL, "/tmp/hb-sng", log, (int)dur * 3 + 60, SNG_UID, &timed_out,
-			&peak);
+			&peak, &watch);
+	if (zero[0])
+		hb_write_file(HB_THP_DIR "/use_zero_page", zero);
 	if (rc == -2) {
 		hb_error(ctx, "cannot run %s", argv[0]);
 		return;
 	}
-	hb_knob_active("/sys/kernel/mm/transparent_hugepage/shmem_enabled", shmem, sizeof(shmem));
-	hb_knob_active("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
+	hb_knob_active(HB_THP_DIR "/shmem_enabled", shmem, sizeof(shmem));
+	hb_knob_active(HB_THP_DIR "/enabled", thp, sizeof(thp));
+	hb_note(ctx, "%s: its mappings (%s): seen in %d of %d samples; best sample %lld of %lld kB "
+		"PMD-mappable PMD-mapped in %d mapping(s) of %lld kB; largest wholly PMD-mapped "
+		"%lld kB", s, watch.sel.kind == HB_SMAPS_ANON ? "anonymous, >= 64 MiB" : "shmem files",
+		watch.seen, watch.samples, watch.best.pmd_kb, watch.best.ext_kb, watch.best.n_vma,
+		watch.best.size_kb, watch.full_kb);
 	if (rc != 4) /* a stressor not implemented here ran nothing */
-		sng_subject(ctx, s, hb_param_str(ctx, "huge"), shmem, thp, &peak);
+		sng_subject(ctx, s, hb_param_str(ctx, "huge"), shmem, thp, &peak, &watch);
 	text = hb_ext_slurp(log, 1 << 20, NULL);
 	fails = text ? hb_sng_count_fail(text, first, sizeof(first)) : 0;
 	if (text)
@@ -180,32 +270,53 @@ static void one_stressor(struct hb_ctx *ctx, const char *s, long dur)
 	}
 }
 
-static void stressng_run(struct hb_ctx *ctx)
+/* A fresh huge tmpfs on /tmp, bound on /dev/shm, for one stressor: what one
+ * stressor leaves behind (a POSIX shm object of a shm run stopped at its
+ * timeout) must not shrink the next one's room, and the tmpfs stressor's
+ * file fills what is free. 0, or -1 after hb_error(). */
+static int sng_mount(struct hb_ctx *ctx)
 {
-	uint64_t t0 = hb_now_ns();
-	char ver[128], opts[96], list[128], *save = NULL;
-	long dur = hb_param_long(ctx, "duration_s");
+	char opts[96];
 
-	if (hb_ext_need(ctx, "stress_ng", ver, sizeof(ver)))
-		return;
 	snprintf(opts, sizeof(opts), "huge=%s,size=%ldm,mode=1777", hb_param_str(ctx, "huge"),
 		 hb_param_long(ctx, "size_mb"));
 	/* /tmp is the runner's huge=never tmpfs: replaced in this namespace */
 	if (hb_mount_tmpfs(ctx, "/tmp", opts))
-		return;
+		return -1;
 	mkdir("/dev/shm", 01777);
 	if (mount("/tmp", "/dev/shm", NULL, MS_BIND, NULL)) {
 		hb_error(ctx, "bind /tmp on /dev/shm");
-		return;
+		return -1;
 	}
 	if (mkdir("/tmp/hb-sng", 01777) || chmod("/tmp/hb-sng", 01777)) {
 		hb_error(ctx, "mkdir /tmp/hb-sng");
-		return;
+		return -1;
 	}
-	snprintf(list, sizeof(list), "%s", hb_param_str(ctx, "stressors"));
-	for (char *s = strtok_r(list, ",", &save); s && !hb_failed(ctx); s = strtok_r(NULL, ",", &save))
-		one_stressor(ctx, s, dur);
+	return 0;
+}
+
+static void sng_umount(void)
+{
 	umount2("/dev/shm", MNT_DETACH);
+	umount2("/tmp", MNT_DETACH);
+}
+
+static void stressng_run(struct hb_ctx *ctx)
+{
+	uint64_t t0 = hb_now_ns();
+	char ver[128], list[128], *save = NULL;
+	long dur = hb_param_long(ctx, "duration_s");
+
+	if (hb_ext_need(ctx, "stress_ng", ver, sizeof(ver)))
+		return;
+	snprintf(list, sizeof(list), "%s", hb_param_str(ctx, "stressors"));
+	for (char *s = strtok_r(list, ",", &save); s && !hb_failed(ctx);
+	     s = strtok_r(NULL, ",", &save)) {
+		if (sng_mount(ctx))
+			break;
+		one_stressor(ctx, s, dur);
+		sng_umount();
+	}
 	/* what the tool costs a suite (README: time per tool) */
 	hb_metric1(ctx, "elapsed_s", "s", HB_INFO, (double)(hb_now_ns() - t0) / 1e9);
 }

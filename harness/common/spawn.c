@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,51 @@ int hb_invoking_user(uid_t *uid, gid_t *gid)
 	return 0;
 }
 
+int hb_build_user(uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err, size_t errlen)
+{
+	struct passwd *pw;
+
+	if (geteuid() != 0) {
+		pw = getpwuid(geteuid());
+		snprintf(name, namelen, "%s", pw ? pw->pw_name : "?");
+		return 1;
+	}
+	if (hb_invoking_user(uid, gid) == 0) {
+		pw = getpwuid(*uid);
+		if (pw)
+			snprintf(name, namelen, "%s", pw->pw_name);
+		else
+			snprintf(name, namelen, "%u", (unsigned)*uid);
+		return 0;
+	}
+	pw = getpwnam(HB_BUILD_ACCOUNT);
+	if (!pw) {
+		char *const argv[] = { "useradd", "--system", "--user-group", "--no-create-home",
+				       "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+				       "--comment", "hugebench kernel builds", HB_BUILD_ACCOUNT, NULL };
+		char out[512];
+
+		/* two builds at once: one of the two useradd calls may fail
+		 * with "already exists"; the lookup below decides */
+		(void)hb_spawn_capture(argv, out, sizeof(out));
+		pw = getpwnam(HB_BUILD_ACCOUNT);
+		if (!pw) {
+			snprintf(err, errlen,
+				 "cannot create the build account %s (useradd failed); create it with: "
+				 "useradd --system --user-group --no-create-home " HB_BUILD_ACCOUNT,
+				 HB_BUILD_ACCOUNT);
+			return -1;
+		}
+		printf("hugebench: created the system account %s: kernel builds run as it, not as "
+		       "root (docs/privileges.md)\n", HB_BUILD_ACCOUNT);
+		fflush(stdout);
+	}
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	snprintf(name, namelen, "%s", HB_BUILD_ACCOUNT);
+	return 0;
+}
+
 /* In the guard's child: stdio, credentials, exec. Never returns. */
 static void __attribute__((noreturn)) exec_command(const struct hb_spawn *s, int out_fd, int errfd)
 {
@@ -97,15 +143,9 @@ static void __attribute__((noreturn)) exec_command(const struct hb_spawn *s, int
 		if (out_fd > 2)
 			close(out_fd);
 	}
-	if (s->as_user) {
-		uid_t uid;
-		gid_t gid;
-
-		if (hb_invoking_user(&uid, &gid) == 0 &&
-		    (setgroups(0, NULL) || setgid(gid) || setuid(uid))) {
-			err = errno;
-			goto fail;
-		}
+	if (s->as_user && (setgroups(0, NULL) || setgid(s->gid) || setuid(s->uid))) {
+		err = errno;
+		goto fail;
 	}
 	if (s->envp)
 		execvpe(s->argv[0], s->argv, s->envp);

@@ -29,7 +29,9 @@ struct hb_spawn {
 	char *const *envp;	/* NULL: inherit ours */
 	const char *log_path;	/* stdout+stderr appended here (not with capture) */
 	bool capture;		/* stdout captured by hb_run(); stderr inherited */
-	bool as_user;		/* as root under sudo: run as SUDO_UID/SUDO_GID */
+	bool as_user;		/* run as uid/gid below (hb_build_user()) */
+	uid_t uid;
+	gid_t gid;
 };
 /* Runs to completion: the exit status, 128+signal, or -1 (errno) when it
  * could not start. With capture, *out is malloc'd and NUL-terminated (the
@@ -59,6 +61,16 @@ void hb_env_free(struct hb_env *e);
 pid_t hb_spawn_bg(char *const argv[], const char *log_path);
 /* The user who ran sudo (SUDO_UID/SUDO_GID), when we are root; -1 if none. */
 int hb_invoking_user(uid_t *uid, gid_t *gid);
+
+/* The unprivileged account kernel builds run as when hugebench is root
+ * without sudo (a patch series' Makefiles are code someone sent you). */
+#define HB_BUILD_ACCOUNT "hb-build"
+
+/* Who untrusted build steps run as. As root: the user who ran sudo, else
+ * HB_BUILD_ACCOUNT (created with useradd --system the first time): 0 with
+ * *uid, *gid and name filled. Not root: 1 (run as ourselves; name is ours).
+ * -1 with err filled when the account cannot be made. */
+int hb_build_user(uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err, size_t errlen);
 
 /* Set by the handlers hb_signals_install() puts on SIGINT, SIGTERM and
  * SIGHUP (which also ignores SIGPIPE). */

@@ -97,6 +97,7 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 		snprintf(k->image, sizeof(k->image), "%s", b.bzimage);
 		snprintf(k->moddir, sizeof(k->moddir), "%s", b.modules);
 		snprintf(k->package, sizeof(k->package), "build key %.12s", b.key);
+		snprintf(k->built_by, sizeof(k->built_by), "%s", b.built_by);
 		slash = strrchr(k->image, '/');
 		if (slash)
 			snprintf(k->build_log, sizeof(k->build_log), "%.*s/build.log",

@@ -18,6 +18,7 @@ struct hb_kernel {
 	char archive[64];	 /* Debian suite when not the host's apt sources (sid) */
 	char build_log[PATH_MAX];
 	char cmdline[256];	 /* the recipe's kernel parameters (cmdline=), or "" */
+	char built_by[64];	 /* source builds: the account that compiled it */
 };
 
 /* Returns 0, or an exit code with one line in err. */

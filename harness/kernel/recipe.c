@@ -389,7 +389,11 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 				return -1;
 			}
 		}
-		snprintf(r->build_as, sizeof(r->build_as), "%s", b.build_as);
+		/* a recipe with a source of its own (minimal-ksrc: the tree at
+		 * KSRC) is not a variant of its base: it must never put its
+		 * tree in the base's place */
+		snprintf(r->build_as, sizeof(r->build_as), "%s",
+			 strcmp(r->source, b.source) ? r->dir : b.build_as);
 		/* take over the base's resolved lists: base.config is in them */
 		r->patches = b.patches;
 		r->n_patches = b.n_patches;

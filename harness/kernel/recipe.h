@@ -81,6 +81,7 @@ struct hb_kernel_build {
 	char bzimage[HB_RECIPE_PATH_MAX];
 	char modules[HB_RECIPE_PATH_MAX];	/* "" when the kernel has no modules */
 	char key[65];
+	char built_by[64];	/* the account that ran the compile (build-source.sh) */
 };
 
 /* Parses dir/recipe (and, for kind=source, its base chain, patches/series

@@ -17,13 +17,22 @@
 #include <unistd.h>
 
 
+/* Who the build steps run as (hb_build_user()). */
+struct builder {
+	bool drop;		/* run as uid/gid instead of ourselves */
+	uid_t uid;
+	gid_t gid;
+	char name[64];
+};
+
 /* Runs argv with env, stdout captured into *outbuf (malloc'd), stderr
- * inherited; as the user who ran sudo, where there is one (a kernel build
- * and a user's KSRC tree need no root). Returns the exit status, or
+ * inherited; as the builder when b->drop. Returns the exit status, or
  * 128+signal, or -1 (spawn failed). */
-static int run_capture(char *const argv[], char *const env[], char **outbuf)
+static int run_capture(char *const argv[], char *const env[], const struct builder *b,
+		       char **outbuf)
 {
-	struct hb_spawn sp = { .argv = argv, .envp = env, .capture = true, .as_user = true };
+	struct hb_spawn sp = { .argv = argv, .envp = env, .capture = true, .as_user = b->drop,
+			       .uid = b->uid, .gid = b->gid };
 
 	return hb_run(&sp, outbuf, NULL);
 }
@@ -76,15 +85,16 @@ static int parse_result(const char *buf, struct hb_kernel_build *out)
 	return 0;
 }
 
-/* Under sudo the build runs as the invoking user: the folders it writes
- * must be theirs (a one-time chown of what an earlier root build made). */
-static int give_cache_to_user(const char *cache_dir, char *err, size_t errlen)
+/* The folders the build writes must be the builder's (a one-time chown of
+ * what an earlier root build made). src too: build-source.sh hardlinks
+ * the pristine trees, which fs.protected_hardlinks allows only to their
+ * owner. */
+static int give_cache_to_builder(const char *cache_dir, const struct builder *b, char *err,
+				 size_t errlen)
 {
 	static const char *const sub[] = { "src", "trees", "builds", "ccache" };
-	uid_t uid;
-	gid_t gid;
 
-	if (hb_invoking_user(&uid, &gid))
+	if (!b->drop)
 		return 0;
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		char path[HB_RECIPE_PATH_MAX + 16], owner[32];
@@ -95,17 +105,68 @@ static int give_cache_to_user(const char *cache_dir, char *err, size_t errlen)
 			hb_set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
 			return -1;
 		}
-		if (st.st_uid == uid)
-			continue;
-		snprintf(owner, sizeof(owner), "%u:%u", (unsigned)uid, (unsigned)gid);
+		snprintf(owner, sizeof(owner), "%u", (unsigned)b->uid);
+		if (st.st_uid == b->uid) {
+			/* anything inside made by a build as root (before this
+			 * account existed, or an older hugebench)? */
+			char *const argv[] = { "find", path, "!", "-user", owner, "-print", "-quit",
+					       NULL };
+			char found[HB_RECIPE_PATH_MAX + 16];
+
+			if (hb_spawn_capture(argv, found, sizeof(found)) == 0 && !found[0])
+				continue;
+		}
+		snprintf(owner, sizeof(owner), "%u:%u", (unsigned)b->uid, (unsigned)b->gid);
 		{
 			char *const argv[] = { "chown", "-R", "-h", owner, "--", path, NULL };
 
 			if (hb_spawn_capture(argv, NULL, 0) != 0) {
-				hb_set_err(err, errlen, "cannot give %s to uid %u (chown failed)", path,
-					(unsigned)uid);
+				hb_set_err(err, errlen, "cannot give %s to %s (chown failed)", path,
+					   b->name);
 				return -1;
 			}
+		}
+	}
+	return 0;
+}
+
+/* As root: the build runs as hb_build_user(), if that account can reach
+ * what the build reads and writes (a clone under /root, mode 0700, is
+ * closed to it); else as root, with one line saying why. The check runs
+ * test(1) as the account: the kernel's own answer, ACLs included. */
+static int choose_builder(const struct hb_recipe *r, const char *cache_dir, const char *ksrc,
+			  struct builder *b, char *err, size_t errlen)
+{
+	char conf[HB_RECIPE_PATH_MAX + 16], script[HB_RECIPE_PATH_MAX + 32];
+	char recipe[HB_RECIPE_PATH_MAX + 16], mk[HB_RECIPE_PATH_MAX + 16];
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	rc = hb_build_user(&b->uid, &b->gid, b->name, sizeof(b->name), err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		return 0; /* not root: we are the builder */
+	b->drop = true;
+	snprintf(conf, sizeof(conf), "%s/base.config", r->kernels_dir);
+	snprintf(script, sizeof(script), "%s/build-source.sh", r->kernels_dir);
+	snprintf(recipe, sizeof(recipe), "%s/recipe", r->dir);
+	snprintf(mk, sizeof(mk), "%s/Makefile", ksrc && ksrc[0] ? ksrc : r->kernels_dir);
+	{
+		char *const argv[] = { "test", "-x", (char *)cache_dir, "-a", "-r", recipe, "-a",
+				       "-r", conf, "-a", "-r", script, "-a", "(", "!", "-e", mk,
+				       "-o", "-r", mk, ")", NULL };
+		struct hb_spawn sp = { .argv = argv, .as_user = true, .uid = b->uid, .gid = b->gid };
+
+		if (hb_run(&sp, NULL, NULL) != 0) {
+			fprintf(stderr,
+				"hugebench: warning: building %s as root: the account %s cannot reach "
+				"%s%s%s (a folder on the way is closed to other users); a clone and "
+				"HUGEBENCH_CACHE outside /root build unprivileged (docs/privileges.md)\n",
+				r->name, b->name, cache_dir, ksrc && ksrc[0] ? " or KSRC " : "",
+				ksrc && ksrc[0] ? ksrc : "");
+			memset(b, 0, sizeof(*b));
+			snprintf(b->name, sizeof(b->name), "root");
 		}
 	}
 	return 0;
@@ -114,7 +175,8 @@ static int give_cache_to_user(const char *cache_dir, char *err, size_t errlen)
 /* build-source.sh with argv and the environment plus add: 0 with *buf its
  * output, else the exit code to return (err filled, *buf may hold output). */
 static int run_script(char *const argv[], const struct hb_env_add *add, size_t nadd,
-		      const char *what, char **buf, char *err, size_t errlen)
+		      const struct builder *b, const char *what, char **buf, char *err,
+		      size_t errlen)
 {
 	struct hb_env env = { NULL, 0 };
 	int rc;
@@ -123,7 +185,7 @@ static int run_script(char *const argv[], const struct hb_env_add *add, size_t n
 		hb_set_err(err, errlen, "out of memory");
 		return 3;
 	}
-	rc = run_capture(argv, env.v, buf);
+	rc = run_capture(argv, env.v, b, buf);
 	hb_env_free(&env);
 	return rc ? script_failed(rc, what, *buf, err, errlen) : 0;
 }
@@ -132,7 +194,8 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		    struct hb_kernel_build *out, char *err, size_t errlen)
 {
 	char script[HB_RECIPE_PATH_MAX + 32], gcc[HB_RECIPE_STR_MAX], key[65];
-	char *series = NULL, *configs = NULL, *buf = NULL;
+	char *series = NULL, *configs = NULL, *buf = NULL, owner[32] = "";
+	struct builder bu, root = { .name = "root" };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -148,8 +211,11 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 			cache_dir);
 		return 2;
 	}
-	if (give_cache_to_user(cache_dir, err, errlen))
+	if (choose_builder(r, cache_dir, ksrc, &bu, err, errlen) ||
+	    give_cache_to_builder(cache_dir, &bu, err, errlen))
 		return 3;
+	if (bu.drop)
+		snprintf(owner, sizeof(owner), "%u:%u", (unsigned)bu.uid, (unsigned)bu.gid);
 	snprintf(script, sizeof(script), "%s/build-source.sh", r->kernels_dir);
 	series = join_paths(r->patches, r->n_patches);
 	configs = join_paths(r->configs, r->n_configs);
@@ -164,10 +230,15 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		const struct hb_env_add add[] = {
 			{ "HB_SOURCE", r->source },
 			{ "KSRC", ksrc },
+			{ "HB_SRC_OWNER", owner[0] ? owner : NULL },
 		};
+		/* Fetching a Debian source runs apt (its _apt sandbox wants
+		 * root), dpkg-deb and tar on signed archives: no code of the
+		 * recipe's. A KSRC tree is the user's: git reads it as them. */
+		const struct builder *fb = strcmp(r->source, "ksrc") == 0 ? &bu : &root;
 
-		rc = run_script(argv, add, sizeof(add) / sizeof(add[0]), "build-source.sh --fetch",
-				&buf, err, errlen);
+		rc = run_script(argv, add, sizeof(add) / sizeof(add[0]), fb,
+				"build-source.sh --fetch", &buf, err, errlen);
 		if (rc)
 			goto out;
 		if (!hb_kv_get(buf, "source", r->source_id, sizeof(r->source_id)) ||
@@ -194,8 +265,9 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 			{ "HB_CONFIGS", configs },    { "KSRC", ksrc },
 		};
 
-		rc = run_script(argv, add, sizeof(add) / sizeof(add[0]), "build-source.sh", &buf, err,
-				errlen);
+		/* the recipe's patches and the kernel's Makefiles: as the builder */
+		rc = run_script(argv, add, sizeof(add) / sizeof(add[0]), &bu, "build-source.sh", &buf,
+				err, errlen);
 		if (rc)
 			goto out;
 		if (parse_result(buf, out)) {
@@ -205,6 +277,8 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 			goto out;
 		}
 		snprintf(out->key, sizeof(out->key), "%s", key);
+		if (!hb_kv_get(buf, "built_by", out->built_by, sizeof(out->built_by)))
+			snprintf(out->built_by, sizeof(out->built_by), "unknown");
 	}
 	rc = 0;
 out:

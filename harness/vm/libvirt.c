@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "libvirt.h"
 #include "follow.h"
+#include "lv_guard.h"
 #include "lv_store.h"
 #include "util.h"
 
@@ -47,6 +48,14 @@ int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const c
 			  const char *initrd, const char *emulator, char *out, size_t outlen)
 {
 	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "", ic[256] = "";
+	/* --guest-ram huge-tmpfs: guest RAM on a memfd QEMU maps shared, as VM
+	 * hosts back guests with shmem; huge pages where the host's
+	 * shmem_enabled allows them for memfds */
+	const char *mb = vm->ram_memfd ? "  <memoryBacking>\n"
+					 "    <source type='memfd'/>\n"
+					 "    <access mode='shared'/>\n"
+					 "  </memoryBacking>\n"
+				       : "";
 	bool kvm = strcmp(vm->accel, "kvm") == 0;
 	int len;
 
@@ -77,6 +86,7 @@ int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const c
 		       "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
 		       "  <name>%s</name>\n"
 		       "  <memory unit='MiB'>%d</memory>\n"
+		       "%s"
 		       "  <vcpu>%d</vcpu>\n"
 		       "  <os>\n"
 		       "    <type arch='x86_64' machine='q35'>hvm</type>\n"
@@ -98,7 +108,7 @@ int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const c
 		       "  </devices>\n"
 		       "%s"
 		       "</domain>\n",
-		       kvm ? "kvm" : "qemu", n, vm->memory_mb, vm->vcpus, k, i, c,
+		       kvm ? "kvm" : "qemu", n, vm->memory_mb, mb, vm->vcpus, k, i, c,
 		       kvm ? "host-passthrough" : "maximum", e, ic);
 	return len < 0 || (size_t)len >= outlen ? -1 : 0;
 }
@@ -114,7 +124,7 @@ struct chan {
 
 struct lv_run {
 	struct chan ch[2];	/* ttyS0 (console), ttyS1 (stream) */
-	bool stopped, conn_lost;
+	bool stopped, conn_lost, reset;
 	int stop_detail;
 };
 
@@ -150,15 +160,17 @@ static void chan_cb(virStreamPtr st, int events, void *opaque)
 	}
 }
 
+/* Called once the domain is gone (ended, destroyed, or the connection
+ * lost). No virStreamFinish or virStreamAbort: both wait for the daemon's
+ * reply, and a daemon that already closed its end of a console stream (the
+ * pty went away with QEMU) may drop the request instead of answering, which
+ * kept a run in poll() for good. The daemon frees its end with the pty and
+ * with our connection, which is closed right after. */
 static void chan_close(struct chan *c)
 {
 	if (c->st) {
 		if (c->watching)
 			virStreamEventRemoveCallback(c->st);
-		if (c->eof && !c->failed)
-			virStreamFinish(c->st);
-		else
-			virStreamAbort(c->st);
 		virStreamFree(c->st);
 	}
 	if (c->fd >= 0)
@@ -177,6 +189,18 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 		r->stopped = true;
 		r->stop_detail = detail;
 	}
+	return 0;
+}
+
+/* The guest reset itself and QEMU reset the machine. libvirt 9 has QEMU
+ * turn a reset into a shutdown (on_reboot=destroy, QMP set-action), so
+ * there only STOPPED comes; a libvirt that lets the reset happen and then
+ * destroys the domain sends this first. */
+static int on_reboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
+{
+	(void)conn;
+	(void)dom;
+	((struct lv_run *)opaque)->reset = true;
 	return 0;
 }
 
@@ -258,7 +282,9 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	virDomainPtr dom = NULL;
 	struct hb_follower *f = calloc(1, sizeof(*f));
 	struct lv_run r = { .ch = { { .fd = -1 }, { .fd = -1 } } };
-	int ev_id = -1, timer = -1, rc = -1;
+	struct hb_lv_guard guard = { 0 };
+	char cut[128] = "";
+	int ev_id = -1, rb_id = -1, timer = -1, rc = -1;
 	bool killed = false, close_cb = false;
 	double deadline, grace_end = 0, drain_end = 0, next_check = 0, up_t0;
 
@@ -271,8 +297,15 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	}
 	f->fd = -1;
 	if (vm->ram_path || vm->qmp_path) {
+		/* a host file and a QMP socket: the QEMU backend's way */
 		snprintf(out->error, sizeof(out->error),
-			 "--guest-ram huge-tmpfs needs the QEMU backend (--backend qemu)");
+			 "a guest RAM file and QMP need the QEMU backend (--backend qemu)");
+		goto done;
+	}
+	/* No libvirt call of this boot may block for long: see lv_guard.h. */
+	if (hb_lv_guard_start(&guard)) {
+		snprintf(out->error, sizeof(out->error), "cannot start a thread: %s",
+			 strerror(errno));
 		goto done;
 	}
 	if (!event_loop_ready()) {
@@ -280,6 +313,7 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 			 hb_lv_error());
 		goto done;
 	}
+	hb_lv_guard_arm(&guard, 120, "connecting to libvirt");
 	conn = hb_lv_connect(uri, out->error, sizeof(out->error));
 	if (!conn)
 		goto done;
@@ -294,6 +328,7 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	pool = hb_lv_pool(conn, out->error, sizeof(out->error));
 	if (!pool)
 		goto done;
+	hb_lv_guard_arm(&guard, 300, "uploading kernel and initramfs");
 	hb_lv_sweep(pool, host);
 	up_t0 = hb_mono_s();
 	vol[0] = hb_lv_upload(conn, pool, vm->kernel, vname[0], 0644, vpath[0], sizeof(vpath[0]),
@@ -326,6 +361,7 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	 * word (a pty nobody reads loses what QEMU writes to it). */
 	f->quiet = vm->quiet;
 	f->t0 = hb_mono_s();
+	hb_lv_guard_arm(&guard, 120, "starting the domain");
 	dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
 	if (!dom) {
 		snprintf(out->error, sizeof(out->error), "libvirt refused the domain: %s", hb_lv_error());
@@ -334,6 +370,8 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	}
 	ev_id = virConnectDomainEventRegisterAny(conn, dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						 VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), &r, NULL);
+	rb_id = virConnectDomainEventRegisterAny(conn, dom, VIR_DOMAIN_EVENT_ID_REBOOT,
+						 VIR_DOMAIN_EVENT_CALLBACK(on_reboot), &r, NULL);
 	if (open_chan(dom, conn, "serial0", vm->console_path, &r.ch[0], out->error,
 		      sizeof(out->error)) ||
 	    open_chan(dom, conn, "serial1", vm->stream_path, &r.ch[1], out->error,
@@ -352,7 +390,10 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	for (;;) {
 		double now;
 
-		if (virEventRunDefaultImpl() < 0)
+		/* One turn of this loop takes 0.1-1 s; 60 s is a libvirt call
+		 * that will not return (keepalive ends a dead link within 30 s). */
+		hb_lv_guard_arm(&guard, 60, "waiting for libvirt during the boot");
+		if (virEventRunDefaultImpl() < 0 || hb_lv_guard_fired(&guard, NULL, 0))
 			r.conn_lost = true;
 		hb_follow(f);
 		now = hb_mono_s();
@@ -363,9 +404,16 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 			if (act == 0 || (act < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)) {
 				r.stopped = true;
 				r.stop_detail = VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN;
+			} else if (act < 0 && !virConnectIsAlive(conn)) {
+				r.conn_lost = true;
 			}
 			next_check = now + 1;
 		}
+		/* as qemu.c: the host KVM's view of guest RAM once the suite is
+		 * done, while the domain still runs */
+		if (vm->ram_memfd && !out->host_kvm_stats && f->suite_end && !r.stopped &&
+		    !r.conn_lost)
+			out->host_kvm_stats = hb_lv_kvm_stats(dom, vm->accel);
 		if (r.stopped || r.conn_lost) {
 			/* what the ptys still held comes before their end of file */
 			if (!drain_end)
@@ -387,7 +435,14 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	hb_follow(f);
 	out->total_s = hb_mono_s() - f->t0;
 	out->boot_s = f->seen_first ? f->first_t : 0;
-	if (r.conn_lost && hb_interrupted) {
+	if (hb_lv_guard_fired(&guard, cut, sizeof(cut)) && !r.stopped) {
+		snprintf(out->error, sizeof(out->error),
+			 "libvirt at %s did not answer for 60 s (%s): connection cut, partial "
+			 "results kept",
+			 uri, cut);
+		out->end = HB_END_INFRA;
+		rc = -1;
+	} else if (r.conn_lost && hb_interrupted) {
 		/* Ctrl-C in a terminal reaches the whole process group: the ssh
 		 * under a qemu+ssh:// connection dies with us. An interrupt all
 		 * the same, not an infrastructure error. */
@@ -406,22 +461,39 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 					   : 1;
 	}
 	write_log(vm->qemu_log, uri, name,
-		  killed ? "destroyed by hugebench" : r.conn_lost ? "connection lost"
-						     : stop_text(r.stop_detail),
+		  killed	 ? "destroyed by hugebench"
+		  : r.conn_lost	 ? "connection lost"
+		  : r.reset	 ? "the guest reset itself (reboot); on_reboot=destroy ended the domain"
+				 : stop_text(r.stop_detail),
 		  xml);
 done:
+	hb_lv_guard_arm(&guard, 30, "ending the domain and deleting its volumes");
+	/* Ctrl-C while the domain was being made: over qemu+ssh:// the ssh died
+	 * with us and the call failed. An interrupt, not an infrastructure
+	 * error; the volumes go over a new connection. */
+	if (conn && !r.conn_lost && virConnectIsAlive(conn) != 1)
+		r.conn_lost = true;
+	if (rc < 0 && hb_interrupted) {
+		out->end = HB_END_INTERRUPTED;
+		out->error[0] = 0;
+		rc = 0;
+	}
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
+	if (dom) {
+		/* every way out: a domain still running is ended here, before
+		 * its streams are let go (chan_close) */
+		if (!r.conn_lost && virDomainIsActive(dom) == 1)
+			virDomainDestroy(dom);
+		if (ev_id >= 0 && !r.conn_lost)
+			virConnectDomainEventDeregisterAny(conn, ev_id);
+		if (rb_id >= 0 && !r.conn_lost)
+			virConnectDomainEventDeregisterAny(conn, rb_id);
+	}
 	chan_close(&r.ch[0]);
 	chan_close(&r.ch[1]);
-	if (dom) {
-		/* every way out: a domain still running is ended here */
-		if (virDomainIsActive(dom) == 1)
-			virDomainDestroy(dom);
-		if (ev_id >= 0)
-			virConnectDomainEventDeregisterAny(conn, ev_id);
+	if (dom)
 		virDomainFree(dom);
-	}
 	hb_lv_drop(&vol[0]);
 	hb_lv_drop(&vol[1]);
 	if (pool)
@@ -431,8 +503,15 @@ done:
 			virConnectUnregisterCloseCallback(conn, on_close);
 		virConnectClose(conn);
 	}
-	if (r.conn_lost)
+	if (r.conn_lost) {
+		hb_lv_guard_arm(&guard, 30, "cleaning up over a new connection");
 		hb_lv_cleanup(uri, name, vname);
+	}
+	if (rc == 0 && hb_lv_guard_fired(&guard, cut, sizeof(cut)))
+		hb_err("libvirt at %s stopped answering (%s): connection cut; libvirt ends the "
+		       "domain (auto-destroy), the next run deletes leftover volumes",
+		       uri, cut);
+	hb_lv_guard_stop(&guard);
 	if (f && f->fd >= 0)
 		close(f->fd);
 	free(f);

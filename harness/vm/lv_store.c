@@ -318,3 +318,56 @@ void hb_lv_cleanup(const char *uri, const char *name, char vname[2][420])
 	virConnectClose(c);
 }
 
+
+json_t *hb_lv_kvm_stats(virDomainPtr dom, const char *accel)
+{
+	virDomainPtr doms[] = { dom, NULL };
+	virDomainStatsRecordPtr *recs = NULL;
+	json_t *out = json_object();
+	char why[512];
+	int n = virDomainListGetStats(doms, VIR_DOMAIN_STATS_VM, &recs, 0);
+
+	if (n < 0) {
+		snprintf(why, sizeof(why), "libvirt could not read the VM's statistics: %s",
+			 hb_lv_error());
+		json_decref(out);
+		return json_pack("{s:s}", "unavailable", why);
+	}
+	/* vm.<name>.cur (instant), .sum (cumulative), .max (peak) */
+	for (int r = 0; r < n; r++)
+		for (int i = 0; i < recs[r]->nparams; i++) {
+			virTypedParameterPtr p = &recs[r]->params[i];
+			char name[VIR_TYPED_PARAM_FIELD_LENGTH];
+			char *dot;
+
+			if (strncmp(p->field, "vm.", 3))
+				continue;
+			snprintf(name, sizeof(name), "%s", p->field + 3);
+			dot = strrchr(name, '.');
+			if (dot && (!strcmp(dot, ".cur") || !strcmp(dot, ".sum") || !strcmp(dot, ".max")))
+				*dot = 0;
+			switch (p->type) {
+			case VIR_TYPED_PARAM_ULLONG:
+				json_object_set_new(out, name, json_integer((json_int_t)p->value.ul));
+				break;
+			case VIR_TYPED_PARAM_LLONG:
+				json_object_set_new(out, name, json_integer(p->value.l));
+				break;
+			case VIR_TYPED_PARAM_BOOLEAN:
+				json_object_set_new(out, name, json_boolean(p->value.b));
+				break;
+			default:
+				break;
+			}
+		}
+	virDomainStatsRecordListFree(recs);
+	if (json_object_size(out) == 0) {
+		json_decref(out);
+		snprintf(why, sizeof(why),
+			 "libvirt reported no KVM statistics for the VM (accelerator %s): the host "
+			 "KVM's stage-2 mappings exist only under KVM",
+			 accel);
+		return json_pack("{s:s}", "unavailable", why);
+	}
+	return out;
+}

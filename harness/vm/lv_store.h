@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
@@ -35,6 +37,10 @@ void hb_lv_drop(virStorageVolPtr *vol);
  * once per libvirt host; its path into path. 0 or -1 with err. */
 int hb_lv_tcg_wrapper(virConnectPtr conn, virStoragePoolPtr pool, char *path, size_t plen,
 		      char *err, size_t errlen);
+/* The host KVM's statistics of dom's VM (VIR_DOMAIN_STATS_VM: QEMU's
+ * query-stats through libvirt), named as qemu.c names them (pages_2m, ...),
+ * or {"unavailable": why}. */
+json_t *hb_lv_kvm_stats(virDomainPtr dom, const char *accel);
 /* After a lost connection: destroys domain name and deletes the volumes
  * vname over a new connection. */
 void hb_lv_cleanup(const char *uri, const char *name, char vname[2][420]);

@@ -36,6 +36,25 @@ void hb_qemu_version(char *buf, size_t len)
 	(void)len;
 }
 
+int hb_qemu_runas_opt(const char *qver, const char *user, const char **opt, char *val,
+		      size_t vlen)
+{
+	unsigned major = 0, minor = 0;
+	int n;
+
+	if (!user || !user[0] || strchr(user, ','))
+		return -1;
+	if (qver && sscanf(qver, "%u.%u", &major, &minor) == 2 &&
+	    (major > 9 || (major == 9 && minor >= 1))) {
+		*opt = "-run-with";
+		n = snprintf(val, vlen, "user=%s", user);
+	} else {
+		*opt = "-runas";
+		n = snprintf(val, vlen, "%s", user);
+	}
+	return n < 0 || (size_t)n >= vlen ? -1 : 0;
+}
+
 /* "a,b" -> "a,,b" (QEMU's option-string escape); -1 when it does not fit. */
 static int qemu_escape(const char *in, char *out, size_t outlen)
 {
@@ -115,7 +134,7 @@ static void sleep_ms(int ms)
 int hb_vm_run(const struct hb_vm_spec *vm, struct hb_vm_outcome *out)
 {
 	char smp[16], mem[16], ser0[4200], ser1[4200], accel[32], machine[64];
-	char ramobj[8400], qmparg[8300], ram_esc[8200], qmp_esc[8200];
+	char ramobj[8400], qmparg[8300], ram_esc[8200], qmp_esc[8200], runas_val[80];
 	char *argv[48];
 	int a = 0, st = 0;
 	struct hb_follower *f = calloc(1, sizeof(*f));
@@ -205,8 +224,19 @@ int hb_vm_run(const struct hb_vm_spec *vm, struct hb_vm_outcome *out)
 	if (vm->runas && vm->runas[0]) {
 		/* QEMU opens every file and device first, then drops to this
 		 * user: the emulator of the kernel under test is not root. */
-		argv[a++] = "-runas";
-		argv[a++] = (char *)vm->runas;
+		static char qver[32];
+		const char *opt;
+
+		if (!qver[0])
+			hb_qemu_version(qver, sizeof(qver));
+		if (hb_qemu_runas_opt(qver, vm->runas, &opt, runas_val, sizeof(runas_val))) {
+			snprintf(out->error, sizeof(out->error), "cannot drop QEMU to user '%s'",
+				 vm->runas);
+			free(f);
+			return -1;
+		}
+		argv[a++] = (char *)opt;
+		argv[a++] = runas_val;
 	}
 	argv[a] = NULL;
 

@@ -15,5 +15,11 @@ int hb_vm_run(const struct hb_vm_spec *vm, struct hb_vm_outcome *out);
 const char *hb_qemu_user(char *why, size_t whylen);
 /* "7.2.22", or "" when qemu-system-x86_64 is missing. */
 void hb_qemu_version(char *buf, size_t len);
+/* The option that drops QEMU to user, for QEMU version qver: "-runas" user
+ * before 9.1, "-run-with" "user=<user>" from 9.1 (where -runas is
+ * deprecated). *opt and val filled; -1 when user does not fit or holds a
+ * comma (QEMU's option separator). */
+int hb_qemu_runas_opt(const char *qver, const char *user, const char **opt, char *val,
+		      size_t vlen);
 
 #endif

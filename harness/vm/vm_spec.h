@@ -31,6 +31,8 @@ struct hb_vm_spec {
 	double stall_s;		   /* guest silent this long after booting: dead (0: off) */
 	const char *ram_path;	   /* guest RAM backed by this file (share=on), or NULL */
 	const char *qmp_path;	   /* QMP socket: host KVM stats read at the end, or NULL */
+	bool ram_memfd;		   /* libvirt: guest RAM on a shared memfd (shmem), host
+				    * KVM stats read at the end */
 	const char *runas;	   /* QEMU drops to this user after setup (NULL: no change) */
 	const char *icount;	   /* TCG guest clock from the instruction counter: the
 				    * -icount option string (HB_QEMU_ICOUNT), or NULL */

@@ -204,6 +204,42 @@ void hb_itest_run_suite(const char *target, const char *suite, const char *const
 	load_result(r);
 }
 
+void hb_itest_run_start(const char *target, const char *suite, const char *const *extra,
+			struct hb_itest_bg *bg)
+{
+	char *argv[64];
+
+	memset(bg, 0, sizeof(*bg));
+	snprintf(bg->out, sizeof(bg->out), "/tmp/hb-itest-out-XXXXXX");
+	snprintf(bg->err, sizeof(bg->err), "/tmp/hb-itest-err-XXXXXX");
+	close(mkstemp(bg->out));
+	close(mkstemp(bg->err));
+	build_argv(argv, target, suite, extra);
+	bg->pid = start(argv, bg->out, bg->err);
+	assert_true(bg->pid > 0);
+}
+
+bool hb_itest_run_poll(struct hb_itest_bg *bg)
+{
+	int st = 0;
+
+	if (!bg->done && waitpid(bg->pid, &st, WNOHANG) == bg->pid) {
+		bg->done = true;
+		bg->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	return bg->done;
+}
+
+void hb_itest_run_collect(struct hb_itest_bg *bg, struct hb_itest_run *r)
+{
+	while (!hb_itest_run_poll(bg))
+		usleep(100000);
+	/* finish() reaps nothing more (pid 0) and prints and reads the output */
+	finish(0, bg->out, bg->err, &r->out, &r->err);
+	r->exit_code = bg->status;
+	load_result(r);
+}
+
 void hb_itest_run_suite_text(const char *target, const char *name, const char *text,
 			     const char *const *extra, struct hb_itest_run *r)
 {

@@ -47,6 +47,18 @@ void hb_itest_run_interrupted(const char *target, double at_most_s, struct hb_it
 void hb_itest_run_killed(const char *target, const char *const *extra, double after_boot_s,
 			 int sig, void (*while_up)(const char *dir), struct hb_itest_run *r);
 void hb_itest_run_free(struct hb_itest_run *r);
+/* A run in the background: started, polled, then collected like
+ * hb_itest_run_suite's (two guests at once). */
+struct hb_itest_bg {
+	pid_t pid;
+	int status;
+	bool done;
+	char out[32], err[32];
+};
+void hb_itest_run_start(const char *target, const char *suite, const char *const *extra,
+			struct hb_itest_bg *bg);
+bool hb_itest_run_poll(struct hb_itest_bg *bg); /* true once it ended */
+void hb_itest_run_collect(struct hb_itest_bg *bg, struct hb_itest_run *r);
 /* One boot for two tests: a test that made a run another test asserts on as
  * well (the same kernel, suite and options) shares it under a key; the
  * other takes a copy (result.json read again; hb_itest_run_free it) and

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -136,5 +137,125 @@ void test_source_bad_patch(void **state)
 	assert_non_null(strstr(last, "0001-wrong-context.patch"));
 	assert_non_null(strstr(last, "does not apply"));
 	assert_non_null(strstr(last, "Hunk #1 FAILED"));
+	hb_itest_out_free(&o);
+}
+
+/* Who the test expects the build to run as, found without the harness's
+ * own method (it asks test(1) as the account): our user when not root; the
+ * sudo user; else hb-build when every folder on the way to each path is
+ * open to others (x for others), else root. */
+static bool open_to_others(const char *path)
+{
+	char buf[4096], *slash;
+	struct stat st;
+
+	if (!realpath(path, buf))
+		return false;
+	for (;;) {
+		if (stat(buf, &st) || !(st.st_mode & S_IXOTH))
+			return false;
+		slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return stat("/", &st) == 0 && (st.st_mode & S_IXOTH);
+		*slash = '\0';
+	}
+}
+
+static void expected_builder(const char *const *paths, char *name, size_t len)
+{
+	const char *su = getenv("SUDO_UID");
+	struct passwd *pw;
+
+	if (geteuid() != 0) {
+		pw = getpwuid(geteuid());
+		snprintf(name, len, "%s", pw ? pw->pw_name : "?");
+		return;
+	}
+	if (su && *su && getenv("SUDO_GID") && strtoul(su, NULL, 10) != 0) {
+		pw = getpwuid((uid_t)strtoul(su, NULL, 10));
+		snprintf(name, len, "%s", pw ? pw->pw_name : su);
+		return;
+	}
+	for (; *paths; paths++)
+		if (!open_to_others(*paths)) {
+			snprintf(name, len, "root");
+			return;
+		}
+	snprintf(name, len, "hb-build");
+}
+
+/* A recipe's tree runs code during the build (here its merge_config.sh,
+ * which a patch series can change like any Makefile). Run as root without
+ * sudo, that code must not run as root (issue 23, item 8): a KSRC tree whose
+ * merge_config.sh writes `id -un` and fails shows who ran it. Nothing is
+ * compiled. */
+void test_source_build_unprivileged(void **state)
+{
+	char tmpl[] = "/tmp/hb-itest-builder-XXXXXX", dir[256], path[4400], tree[300];
+	char who[300], want[64], got[64] = "";
+	const char *cache = getenv("HUGEBENCH_CACHE") ? getenv("HUGEBENCH_CACHE") : ".cache";
+	char *argv[] = { "kernel", "--target", dir + strlen("kernels/"), NULL };
+	struct hb_itest_out o;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	assert_int_equal(chmod(tmpl, 0755), 0);
+	snprintf(path, sizeof(path), "%s/arch/x86", tmpl);
+	{
+		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
+
+		hb_itest_spawn_to(mk, "/dev/null");
+	}
+	snprintf(path, sizeof(path), "%s/scripts/kconfig", tmpl);
+	{
+		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
+
+		hb_itest_spawn_to(mk, "/dev/null");
+	}
+	snprintf(path, sizeof(path), "%s/Makefile", tmpl);
+	hb_itest_write(path, "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\nall:\n\t@id -un\n");
+	snprintf(path, sizeof(path), "%s/Kconfig", tmpl);
+	hb_itest_write(path, "mainmenu \"fake\"\n");
+	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", tmpl);
+	hb_itest_write(path, "#!/bin/sh\n# records who runs the tree's code, then fails\n"
+			     "while [ $# -gt 0 ]; do [ \"$1\" = -O ] && o=$2; shift; done\n"
+			     "id -un >\"$o/hb-who\"\nexit 1\n");
+	assert_int_equal(chmod(path, 0755), 0);
+
+	snprintf(dir, sizeof(dir), "kernels/zz-test-builder-%d", (int)getpid());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/recipe", dir);
+	hb_itest_write(path, "kind=source\nbase=minimal-6.1\nsource=ksrc\n");
+	setenv("KSRC", tmpl, 1);
+	hb_itest_hugebench(argv, &o);
+	unsetenv("KSRC");
+	snprintf(tree, sizeof(tree), "%s/trees/%s", cache, dir + strlen("kernels/"));
+	snprintf(who, sizeof(who), "%s/src/obj/hb-who", tree);
+	f = fopen(who, "r");
+	if (f) {
+		if (!fgets(got, sizeof(got), f))
+			got[0] = '\0';
+		got[strcspn(got, "\n")] = '\0';
+		fclose(f);
+	}
+	{
+		const char *paths[] = { cache, dir, tmpl, NULL };
+
+		expected_builder(paths, want, sizeof(want));
+	}
+	{
+		char *rm[] = { "/bin/rm", "-rf", dir, tree, tmpl, NULL };
+
+		hb_itest_spawn_to(rm, "/dev/null");
+	}
+	printf("# builder: expected %s, the tree's code ran as '%s' (exit %d)\n", want, got,
+	       o.exit_code);
+	/* the fake tree's config step fails: exit 2, one line saying so */
+	assert_int_equal(o.exit_code, 2);
+	assert_non_null(strstr(o.err, "merging the config failed"));
+	assert_string_equal(got, want);
+	if (geteuid() == 0 && strcmp(want, "root") == 0)
+		assert_non_null(strstr(o.err, "building zz-test-builder"));
 	hb_itest_out_free(&o);
 }

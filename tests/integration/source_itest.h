@@ -7,5 +7,6 @@
 
 void test_source_regression_caught(void **state);
 void test_source_bad_patch(void **state);
+void test_source_build_unprivileged(void **state);
 
 #endif

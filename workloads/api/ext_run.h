@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "hb.h"
+#include "smaps.h"
 
 #define HB_EXT_ROOT "/opt/hb"
 
@@ -25,15 +26,33 @@ struct hb_ext_peak {
 	long long anon_kb; /* AnonHugePages: anonymous THP present */
 };
 
+/* What the tool's own processes mapped, sampled per mapping (issue 22): at
+ * every sample (50 ms) hb_ext_run() reads /proc/<pid>/smaps of each process
+ * of the tool (its process group and every descendant: fio's job processes
+ * call setsid()) and adds up the mappings `sel` chooses
+ * (lib/smaps.h): a job's file, a stressor's tmpfs files, an anonymous
+ * buffer. The native workloads' rule (hb_check_pmd_subject: every 2 MiB
+ * extent PMD-mapped) is then asked of one mapping at one instant, not of a
+ * system-wide counter that any other mapping can move. */
+struct hb_ext_watch {
+	struct hb_smaps_sel sel; /* set by the caller; the rest by hb_ext_run */
+	int samples;		 /* samples taken while the tool ran */
+	int seen;		 /* samples that found a chosen mapping */
+	struct hb_smaps_sum best; /* the sample with the most PMD-mapped kB */
+	long long full_kb;	  /* largest mapping seen with every extent PMD-mapped */
+	long long ext_kb;	  /* largest PMD-mappable kB of one sample */
+};
+
 /* Runs argv (argv[0] an absolute path) in its own process group with env
  * (NULL-terminated "KEY=value" strings added to a minimal PATH/HOME
  * environment), in cwd, stdout and stderr to log (created, truncated). uid
  * >= 0: setgid/setuid to it first. After limit_s the group gets SIGTERM, 5 s
  * later SIGKILL. Returns the exit status (0..255), -1 when it was killed by a
  * signal or the limit (*timed_out tells which), -2 when it could not start
- * (errno kept for hb_error). peak (may be NULL): the huge page peaks above. */
+ * (errno kept for hb_error). peak (may be NULL): the huge page peaks above;
+ * watch (may be NULL): the per-mapping samples above. */
 int hb_ext_run(char *const argv[], char *const env[], const char *cwd, const char *log, int limit_s,
-	       int uid, bool *timed_out, struct hb_ext_peak *peak);
+	       int uid, bool *timed_out, struct hb_ext_peak *peak, struct hb_ext_watch *watch);
 /* The whole file, NUL-terminated, at most max bytes (the rest dropped);
  * NULL when it cannot be read. Free it. */
 char *hb_ext_slurp(const char *path, size_t max, size_t *len);

@@ -158,6 +158,7 @@ static void test_cmdline_variant(void **state)
 	put("varp/patches/series", "0004-four.patch\n");
 	put("varp/patches/0004-four.patch", "p4\n");
 	put("badq/recipe", "kind=source\nbase=src1\ncmdline=a=\"b c\"x\n");
+	put("vark/recipe", "kind=source\nbase=var\nsource=ksrc\n");
 	load_ok("var", &r);
 	assert_string_equal(r.cmdline, "shmem.x=1 quiet");
 	assert_string_equal(tail(r.build_as, 1), "child");
@@ -170,6 +171,10 @@ static void test_cmdline_variant(void **state)
 	load_ok("varp", &r); /* its own patch: its own tree */
 	assert_string_equal(r.cmdline, "shmem.x=1 quiet");
 	assert_string_equal(tail(r.build_as, 1), "varp");
+	hb_recipe_free(&r);
+	load_ok("vark", &r); /* a source of its own: its own tree, never the base's */
+	assert_string_equal(r.source, "ksrc");
+	assert_string_equal(tail(r.build_as, 1), "vark");
 	hb_recipe_free(&r);
 	load_ok("child", &r);
 	assert_string_equal(r.cmdline, "");

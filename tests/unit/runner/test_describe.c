@@ -99,10 +99,11 @@ static void test_guest_tables(void **state)
 }
 
 /* Every configs/NAME.suite passes the same check the host runs before a
- * boot; external and full are the ones that need the tools layer. */
+ * boot; external, full, nightly and nightly-newer need the tools layer. */
 static void test_shipped_suites(void **state)
 {
-	static const char *const with_tools[] = { "external.suite", "full.suite" };
+	static const char *const with_tools[] = { "external.suite", "full.suite", "nightly.suite",
+						  "nightly-newer.suite" };
 	static struct hb_suite_entry e[64];
 	char dir[PATH_MAX + 16], path[PATH_MAX * 2], err[512];
 	struct hb_describe d;
@@ -147,12 +148,12 @@ static void test_shipped_suites(void **state)
 }
 
 /* nightly-newer.suite (debian-6.19 and 7.2 in configs/nightly.matrix) is
- * quick.suite entry for entry, then mthp: it cannot drift from quick. */
-static void test_nightly_newer_is_quick_plus_mthp(void **state)
+ * nightly.suite entry for entry, then mthp: it cannot drift from nightly. */
+static void test_nightly_newer_is_nightly_plus_mthp(void **state)
 {
 	static struct hb_suite_entry q[64], n[64];
 	char err[512];
-	char *qt = hb_slurp(hbt_in_root("configs/quick.suite"), NULL);
+	char *qt = hb_slurp(hbt_in_root("configs/nightly.suite"), NULL);
 	char *nt = hb_slurp(hbt_in_root("configs/nightly-newer.suite"), NULL);
 	int nq, nn;
 
@@ -227,7 +228,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_guest_tables),
 		cmocka_unit_test(test_shipped_suites),
-		cmocka_unit_test(test_nightly_newer_is_quick_plus_mthp),
+		cmocka_unit_test(test_nightly_newer_is_nightly_plus_mthp),
 		cmocka_unit_test(test_guest_rejects_typo),
 		cmocka_unit_test(test_host_rejects_typo_before_boot),
 	};

@@ -119,7 +119,28 @@ static void test_backend_options(void **state)
 	assert_int_equal(hb_backend_check("xen", NULL, NULL), -1);
 	assert_int_equal(hb_backend_check("qemu", "qemu:///system", NULL), -1);
 	assert_int_equal(hb_backend_check("libvirt", "", NULL), -1);
-	assert_int_equal(hb_backend_check("libvirt", NULL, "huge-tmpfs"), -1);
+	/* huge-tmpfs under libvirt: <memoryBacking> memfd (issue 23) */
+	assert_int_equal(hb_backend_check("libvirt", NULL, "huge-tmpfs"), 0);
+}
+
+/* --guest-ram huge-tmpfs under libvirt: RAM on a shared memfd, and nothing
+ * of the sort without it. */
+static void test_domain_xml_memfd(void **state)
+{
+	struct hb_vm_spec vm = tcg_vm;
+	char xml[8192];
+
+	(void)state;
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_null(strstr(xml, "<memoryBacking>"));
+	vm.ram_memfd = true;
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_non_null(strstr(xml, "<memory unit='MiB'>2048</memory>\n"
+				    "  <memoryBacking>\n"
+				    "    <source type='memfd'/>\n"
+				    "    <access mode='shared'/>\n"
+				    "  </memoryBacking>\n"
+				    "  <vcpu>2</vcpu>\n"));
 }
 
 static void test_probe_unreachable(void **state)
@@ -143,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_domain_xml_icount),
 		cmocka_unit_test(test_domain_xml_kvm_and_overflow),
 		cmocka_unit_test(test_backend_options),
+		cmocka_unit_test(test_domain_xml_memfd),
 		cmocka_unit_test(test_probe_unreachable),
 	};
 

@@ -1,0 +1,40 @@
+#!/bin/sh
+# libvirt-down.sh DIR - stops what libvirt-up.sh DIR recorded in DIR/started
+# (virtlogd, libvirtd and sshd processes it started, newest first) and gives
+# /dev/kvm back the group and mode it had. A pid whose program is not the
+# one recorded (reused since) is left alone. Safe to run twice.
+set -u
+dir=${1:?usage: libvirt-down.sh DIR}
+PATH=$PATH:/usr/sbin:/sbin
+[ -f "$dir/started" ] || exit 0
+rc=0
+# newest first: host2's sshd and daemons before the system's
+tac "$dir/started" >"$dir/started.rev"
+while read -r what a b; do
+	case "$what" in
+	kvm)
+		[ -c /dev/kvm ] && chgrp "$a" /dev/kvm && chmod "$b" /dev/kvm ;;
+	virtlogd | libvirtd | sshd)
+		[ "$(cat "/proc/$a/comm" 2>/dev/null)" = "$what" ] || continue
+		kill -TERM "$a" 2>/dev/null
+		i=0
+		while [ "$(cat "/proc/$a/comm" 2>/dev/null)" = "$what" ]; do
+			i=$((i + 1))
+			if [ $i -gt 100 ]; then
+				kill -KILL "$a" 2>/dev/null
+				echo "libvirt-down.sh: $what $a did not stop on SIGTERM in 10 s: killed" >&2
+				rc=1
+				break
+			fi
+			sleep 0.1
+		done ;;
+	esac
+done <"$dir/started.rev"
+rm -f "$dir/started" "$dir/started.rev"
+# the watcher, unless this is it
+if [ -f "$dir/watcher.pid" ]; then
+	w=$(cat "$dir/watcher.pid")
+	[ "$w" = "$$" ] || [ "$w" = "$PPID" ] || kill "$w" 2>/dev/null
+	rm -f "$dir/watcher.pid"
+fi
+exit $rc
