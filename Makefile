@@ -161,6 +161,9 @@ $(BUILD)/tests/workloads/test_truncate_model: $(BUILD)/obj/workloads/wl_truncate
 $(BUILD)/tests/workloads/test_mlock_table: $(BUILD)/obj/workloads/wl_mlock.o
 $(BUILD)/tests/workloads/test_mapped_table: $(BUILD)/obj/workloads/wl_mapped.o
 $(BUILD)/tests/workloads/test_knobs_table: $(BUILD)/obj/workloads/knobs_table.o
+$(BUILD)/tests/workloads/test_mthp_table: $(call obj,workloads/mthp_table.c workloads/knobs_table.c \
+	workloads/wl_mthp.c workloads/mthp_case.c workloads/mthp_parts.c workloads/mthp_io.c \
+	workloads/mthp_folio.c workloads/pressure_env.c)
 $(BUILD)/tests/workloads/test_fragment_threshold $(BUILD)/tests/workloads/api/test_subject: \
 	$(BUILD)/obj/workloads/wl_fragment.o
 $(BUILD)/tests/lib/kvm/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o

@@ -71,6 +71,16 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 	[HB_KF_KVM_STATS_FD] = {
 		"kvm_stats_fd", "KVM_GET_STATS_FD (binary VM and vCPU stats)", 5014, "CONFIG_KVM", NULL,
 		"'KVM: stats: Support binary stats retrieval for a VM', Linux 5.14; kvm/api.rst" },
+	[HB_KF_KPAGEFLAGS] = {
+		"kpageflags", "/proc/kpageflags (folio heads and tails by PFN)", 2006,
+		"CONFIG_PROC_PAGE_MONITOR", "/proc/kpageflags",
+		"'maps4: add /proc/kpageflags interface', Linux 2.6.25; admin-guide/mm/pagemap.rst" },
+	[HB_KF_SHMEM_BOOT_PARAMS] = {
+		"shmem_boot_params",
+		"boot parameters thp_shmem=, transparent_hugepage_shmem=, transparent_hugepage_tmpfs=",
+		6014, "CONFIG_TRANSPARENT_HUGEPAGE", "/sys/kernel/mm/transparent_hugepage",
+		"'mm: add more kernel parameters to control mTHP' (Maira Canal), Linux 6.14: absent "
+		"from 6.12's mm/shmem.c, present in 7.2's and its transhuge.rst; 6.13 not read" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

@@ -39,6 +39,8 @@ enum hb_kf {
 	HB_KF_PERF_EVENTS,	   /* perf_event_open(2) */
 	HB_KF_HUGETLBFS,	   /* hugetlbfs and nr_hugepages */
 	HB_KF_KVM_STATS_FD,	   /* KVM_GET_STATS_FD: binary VM/vCPU stats */
+	HB_KF_KPAGEFLAGS,	   /* /proc/kpageflags, PFNs in /proc/PID/pagemap */
+	HB_KF_SHMEM_BOOT_PARAMS,   /* thp_shmem=, transparent_hugepage_shmem=/_tmpfs= */
 	HB_KF_N
 };
 

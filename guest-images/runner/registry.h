@@ -11,6 +11,7 @@
 	X(pressure)     \
 	X(recover)      \
 	X(knobs)        \
+	X(mthp)         \
 	X(fragment)     \
 	X(kvm_map)      \
 	X(selftest)     \

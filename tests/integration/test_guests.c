@@ -38,6 +38,7 @@
 #include "outcomes.h"
 #include "source_itest.h"
 #include "libvirt_guests.h"
+#include "mthp_itest.h"
 
 /* The smoke suite on TARGET; extra: more arguments for hugebench run. */
 static void assert_fault_run(const char *target, const char *release_prefix,
@@ -545,6 +546,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_quick_debian_6_12),
 		cmocka_unit_test(test_quick_debian_7_2),
 		cmocka_unit_test(test_quick_debian_6_19),
+		cmocka_unit_test(test_mthp_debian_7_2),
+		cmocka_unit_test(test_mthp_debian_6_19),
+		cmocka_unit_test(test_mthp_debian_6_12),
+		cmocka_unit_test(test_mthp_boot_params_debian_7_2),
 		cmocka_unit_test(test_subject_absent),
 		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),

@@ -56,7 +56,7 @@ static void test_guest_tables(void **state)
 	(void)state;
 	if (guest_describe(&d))
 		skip();
-	assert_int_equal(d.n, 15); /* + fio, stress-ng, kselftest (issue 12) */
+	assert_int_equal(d.n, 16); /* + fio, stress-ng, kselftest (issue 12), mthp (21) */
 	for (size_t i = 0; i < d.n; i++) {
 		/* the external workloads name their tool, the others none */
 		const char *tool = !strcmp(d.wl[i].name, "fio")		? "fio"
@@ -99,10 +99,11 @@ static void test_guest_tables(void **state)
 }
 
 /* Every configs/NAME.suite passes the same check the host runs before a
- * boot; external, full and nightly are the ones that need the tools layer. */
+ * boot; external, full, nightly and nightly-newer need the tools layer. */
 static void test_shipped_suites(void **state)
 {
-	static const char *const with_tools[] = { "external.suite", "full.suite", "nightly.suite" };
+	static const char *const with_tools[] = { "external.suite", "full.suite", "nightly.suite",
+						  "nightly-newer.suite" };
 	static struct hb_suite_entry e[64];
 	char dir[PATH_MAX + 16], path[PATH_MAX * 2], err[512];
 	struct hb_describe d;
@@ -144,6 +145,37 @@ static void test_shipped_suites(void **state)
 	closedir(dp);
 	assert_true(suites >= 4); /* full, quick, smoke, subject-absent */
 	hb_describe_free(&d);
+}
+
+/* nightly-newer.suite (debian-6.19 and 7.2 in configs/nightly.matrix) is
+ * nightly.suite entry for entry, then mthp: it cannot drift from nightly. */
+static void test_nightly_newer_is_nightly_plus_mthp(void **state)
+{
+	static struct hb_suite_entry q[64], n[64];
+	char err[512];
+	char *qt = hb_slurp(hbt_in_root("configs/nightly.suite"), NULL);
+	char *nt = hb_slurp(hbt_in_root("configs/nightly-newer.suite"), NULL);
+	int nq, nn;
+
+	(void)state;
+	assert_non_null(qt);
+	assert_non_null(nt);
+	nq = hb_suite_parse(qt, q, 64, err, sizeof(err));
+	nn = hb_suite_parse(nt, n, 64, err, sizeof(err));
+	assert_true(nq > 0);
+	assert_int_equal(nn, nq + 1);
+	for (int i = 0; i < nq; i++) {
+		assert_string_equal(n[i].name, q[i].name);
+		assert_int_equal(n[i].repeat, q[i].repeat);
+		assert_int_equal(n[i].n_params, q[i].n_params);
+		for (int k = 0; k < q[i].n_params; k++) {
+			assert_string_equal(n[i].params[k].key, q[i].params[k].key);
+			assert_string_equal(n[i].params[k].value, q[i].params[k].value);
+		}
+	}
+	assert_string_equal(n[nq].name, "mthp");
+	free(qt);
+	free(nt);
 }
 
 /* ---- a bad suite, end to end -------------------------------------------- */
@@ -196,6 +228,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_guest_tables),
 		cmocka_unit_test(test_shipped_suites),
+		cmocka_unit_test(test_nightly_newer_is_nightly_plus_mthp),
 		cmocka_unit_test(test_guest_rejects_typo),
 		cmocka_unit_test(test_host_rejects_typo_before_boot),
 	};

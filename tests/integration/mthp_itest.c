@@ -1,0 +1,263 @@
+/* mthp_itest.c - the mthp workload in real guests (issue 21). The suite
+ * configs/mthp.suite runs on debian-7.2 and debian-6.19: every check passes,
+ * and the folio orders that pagemap + kpageflags saw are asserted case by
+ * case -- what a per-size knob gives anonymous shmem, what the knobs do not
+ * reach (tmpfs files, SysV), the write(2) path sized by the write on
+ * huge=within_size, the per-size counters agreeing with the folios seen,
+ * the data intact. debian-6.12 is the other reading of the table (tmpfs and
+ * SysV PMD or nothing, write(2) small on within_size): the same cases, other
+ * orders, still all green, and its khugepaged collapses what 7.2's leaves
+ * alone. Where zram exists (7.2, 6.12), 64 kB folios are swapped out whole,
+ * punched across, swapped in and swapped off with the data intact. On
+ * debian-7.2 booted with thp_shmem=,
+ * transparent_hugepage_shmem= and transparent_hugepage_tmpfs=, the sysfs
+ * values and a new mount's default follow the command line. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "itest.h"
+#include "mthp_itest.h"
+
+static json_t *check_of(json_t *w, const char *name)
+{
+	json_t *c = hb_itest_check(w, name);
+
+	if (!c)
+		fail_msg("mthp has no check %s", name);
+	return c;
+}
+
+/* The check passed and its observed text starts with want. */
+static void assert_seen(json_t *w, const char *name, const char *want)
+{
+	json_t *c = check_of(w, name);
+	const char *obs = hb_itest_str(c, "observed");
+
+	if (!json_is_true(json_object_get(c, "pass")))
+		fail_msg("%s failed: expected %s, observed %s", name, hb_itest_str(c, "expected"),
+			 obs);
+	if (strncmp(obs, want, strlen(want)))
+		fail_msg("%s: observed '%s', not '%s'", name, obs, want);
+}
+
+static double metric_value(json_t *w, const char *name)
+{
+	json_t *m = hb_itest_metric(w, name), *s;
+
+	if (!m)
+		fail_msg("mthp has no metric %s", name);
+	s = json_object_get(m, "samples");
+	return json_number_value(json_array_get(s, 0));
+}
+
+/* The suite passed, every mthp check passed; returns the workload. */
+static json_t *assert_mthp_green(struct hb_itest_run *r, const char *release_prefix)
+{
+	const char *release;
+	json_t *w, *c;
+	size_t i, n = 0;
+
+	assert_non_null(r->result);
+	assert_int_equal(r->exit_code, 0);
+	assert_string_equal(hb_itest_str(r->result, "verdict"), "pass");
+	release = hb_itest_str(json_object_get(r->result, "target"), "kernel_release");
+	assert_int_equal(strncmp(release, release_prefix, strlen(release_prefix)), 0);
+	w = hb_itest_workload(r->result, "mthp");
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	json_array_foreach(json_object_get(w, "checks"), i, c) {
+		if (!json_is_true(json_object_get(c, "pass")))
+			fail_msg("mthp.%s failed: %s", hb_itest_str(c, "name"),
+				 hb_itest_str(c, "observed"));
+		n++;
+	}
+	assert_true(n >= 400); /* 9 sizes x 5 values x 2 objects x 2, and the rest */
+	assert_seen(w, "sizes_offered", "9 of 9");
+	assert_seen(w, "subject_mthp_folios", "");
+	assert_true(metric_value(w, "mthp_cases_matching") == metric_value(w, "mthp_cases"));
+	return w;
+}
+
+/* What every kernel with the per-size knobs does to anonymous shmem (the
+ * per-size rules are the same in 6.12 and 7.2). */
+static void assert_per_size_cases(json_t *w)
+{
+	/* 64 kB always: 32 folios in 2 MiB, the 40 kB tail small (anon: the
+	 * mapping ends there) or one more 64 kB folio (memfd: a 4 MiB mapping) */
+	assert_seen(w, "ps_64kB-always_anon_nomadv_orders", "4:32 0:10");
+	assert_seen(w, "ps_64kB-always_memfd_nomadv_orders", "4:33");
+	assert_seen(w, "ps_64kB-always_anon_nomadv_stats", "4: alloc +32 fallback +0 charge +0 split +0");
+	/* within_size: only blocks inside i_size; advise: only with the hint */
+	assert_seen(w, "ps_64kB-within_size_memfd_nomadv_orders", "4:32 0:10");
+	assert_seen(w, "ps_64kB-advise_anon_nomadv_orders", "0:522");
+	assert_seen(w, "ps_64kB-advise_anon_madv_orders", "4:32 0:10");
+	/* inherit follows the top level */
+	assert_seen(w, "ps_64kB-inherit-advise_memfd_nomadv_orders", "0:522");
+	assert_seen(w, "ps_64kB-inherit-always_memfd_nomadv_orders", "4:33");
+	assert_seen(w, "ps_8kB-always_anon_nomadv_orders", "1:261");
+	assert_seen(w, "ps_2048kB-always_anon_nomadv_orders", "9:1 0:10");
+	assert_seen(w, "mix_16kB+64kB-always_anon_orders", "4:32 2:2 0:2");
+	assert_seen(w, "ps_64kB-always-deny_anon_nomadv_orders", "0:522");
+	/* the per-size knobs do not reach tmpfs files and SysV */
+	assert_seen(w, "tmpfs_never_nomadv_orders", "0:522");
+	assert_seen(w, "sysv_never_nomadv_orders", "0:522");
+	assert_seen(w, "integrity_within_size", "0 of 12 files differ");
+	assert_seen(w, "integrity_always", "0 of 12 files differ");
+	assert_seen(w, "write_never_64k_orders", "0:522");
+	assert_seen(w, "write_within_size_64k_data", "all 2138112 bytes");
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "");
+}
+
+/* zram swap (a module: not on 6.19): 64 kB folios out whole, a hole punched
+ * across two large entries, swap-in and swapoff with every byte back */
+static void assert_swap_cases(json_t *w)
+{
+	static const char *const names[] = { "swap_64kB_memfd_swpout", "swapoff_64kB_memfd_swpout" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *obs = hb_itest_str(check_of(w, names[i]), "observed");
+
+		assert_seen(w, names[i], "64kB: swpout +");
+		assert_non_null(strstr(obs, "swpout_fallback +0; split +0"));
+	}
+	assert_seen(w, "swap_64kB_memfd_punch_call", "0");
+	assert_seen(w, "swap_64kB_memfd_data", "all 2097152 bytes");
+	assert_seen(w, "swapoff_64kB_memfd_call", "0");
+	assert_seen(w, "swapoff_64kB_memfd_data", "all 2097152 bytes");
+}
+
+/* 7.2's reading: tmpfs and SysV take every order, write(2) on within_size
+ * sizes the folio by the write */
+static void assert_orders_era(json_t *w)
+{
+	assert_seen(w, "tmpfs_always_nomadv_orders", "9:2");
+	assert_seen(w, "tmpfs_within_size_nomadv_orders", "9:1 3:1 1:1");
+	assert_seen(w, "tmpfs_within_size_nomadv_stats", "9: alloc +1 fallback +0 charge +0 split +0; 3: alloc +1");
+	assert_seen(w, "sysv_always_nomadv_orders", "9:1 3:1 1:1");
+	assert_seen(w, "write_within_size_4k_orders", "0:522");
+	assert_seen(w, "write_within_size_16k_orders", "2:130 1:1");
+	assert_seen(w, "write_within_size_64k_orders", "4:32 3:1 1:1");
+	assert_seen(w, "write_within_size_64k_stats", "4: alloc +32");
+	assert_seen(w, "write_within_size_2048k_orders", "9:1 3:1 1:1");
+	assert_seen(w, "write_always_4k_orders", "9:2");
+	assert_true(metric_value(w, "write_folios_order4") >= 32);
+	/* debugfs split_huge_pages: a shmem PMD folio to any order */
+	assert_seen(w, "split_pid_order4_orders", "4:32; 2048kB split +1");
+	assert_seen(w, "split_file_order8_orders", "8:2; 2048kB split +1");
+	assert_seen(w, "split_file_order2_data", "all bytes: 2097152");
+}
+
+void test_mthp_debian_7_2(void **state)
+{
+	struct hb_itest_run r;
+	json_t *w;
+
+	(void)state;
+	hb_itest_run_suite("debian-7.2", "mthp", NULL, &r);
+	w = assert_mthp_green(&r, "7.2.");
+	assert_per_size_cases(w);
+	assert_orders_era(w);
+	assert_swap_cases(w);
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
+	/* 7.2's own sources were read: nothing is an extrapolation */
+	assert_null(json_object_get(r.result, "unverified_expectations"));
+	hb_itest_run_free(&r);
+}
+
+/* 6.19: no source read; where the two readings differ the check carries a
+ * basis, and the kernel agrees with the 7.2 reading on all of them */
+void test_mthp_debian_6_19(void **state)
+{
+	struct hb_itest_run r;
+	json_t *w, *u;
+
+	(void)state;
+	hb_itest_run_suite("debian-6.19", "mthp", NULL, &r);
+	w = assert_mthp_green(&r, "6.19.");
+	assert_per_size_cases(w);
+	assert_orders_era(w);
+	u = json_object_get(r.result, "unverified_expectations");
+	assert_non_null(u);
+	assert_true(json_integer_value(json_object_get(u, "checks")) >= 10);
+	assert_int_equal(json_integer_value(json_object_get(u, "disagree")), 0);
+	assert_non_null(strstr(hb_itest_str(check_of(w, "write_within_size_64k_orders"), "basis"),
+			       "extrapolated"));
+	/* no zram module on 6.19: the swap part is not run, and says why */
+	assert_null(hb_itest_check(w, "swap_64kB_memfd_swpout"));
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
+	hb_itest_run_free(&r);
+}
+
+/* 6.12: the PMD reading; the same cases give other orders, all expected */
+void test_mthp_debian_6_12(void **state)
+{
+	struct hb_itest_run r;
+	json_t *w;
+
+	(void)state;
+	hb_itest_run_suite("debian-6.12", "mthp", NULL, &r);
+	w = assert_mthp_green(&r, "6.12.");
+	assert_per_size_cases(w);
+	assert_seen(w, "tmpfs_always_nomadv_orders", "9:2");
+	assert_seen(w, "tmpfs_within_size_nomadv_orders", "9:1 0:10");
+	assert_seen(w, "tmpfs_within_size_madv_orders", "9:2");
+	assert_seen(w, "sysv_always_nomadv_orders", "9:1 0:10");
+	assert_seen(w, "write_within_size_64k_orders", "0:522");
+	assert_seen(w, "write_within_size_2048k_orders", "9:1 0:10");
+	assert_seen(w, "write_always_4k_orders", "9:2");
+	/* 6.12 splits shmem to order 0 only */
+	assert_seen(w, "split_pid_order0_orders", "0:512; 2048kB split +1");
+	assert_seen(w, "split_pid_order4_orders", "9:1; 2048kB split +0");
+	assert_seen(w, "split_file_order2_orders", "9:1; 2048kB split +0");
+	assert_swap_cases(w);
+	/* 6.12's khugepaged collapses anon shmem to PMD with 2048 kB never */
+	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "9:");
+	assert_null(json_object_get(r.result, "unverified_expectations"));
+	hb_itest_run_free(&r);
+}
+
+/* Booted with the three shmem THP parameters (and one thp_shmem= the kernel
+ * rejects: 48K is no power of two): the per-size values, the top level and
+ * a new mount's huge= follow them, and that mount allocates as within_size. */
+void test_mthp_boot_params_debian_7_2(void **state)
+{
+	static const char *const extra[] = {
+		"--cmdline",
+		"thp_shmem=16K-64K:always;2M:advise transparent_hugepage_shmem=within_size "
+		"transparent_hugepage_tmpfs=within_size thp_shmem=48K:always",
+		NULL
+	};
+	struct hb_itest_run r;
+	json_t *w, *ev;
+	size_t i;
+	bool noted = false;
+
+	(void)state;
+	hb_itest_run_suite_text("debian-7.2", "mthp-boot", "mthp policy=0 write=0 integrity=0\n",
+				extra, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(hb_itest_str(json_object_get(r.result, "target"), "cmdline"),
+			       "thp_shmem=16K-64K:always"));
+	w = hb_itest_workload(r.result, "mthp");
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	assert_seen(w, "boot_persize",
+		    "8kB=never 16kB=always 32kB=always 64kB=always 128kB=never 256kB=never "
+		    "512kB=never 1024kB=never 2048kB=advise");
+	assert_seen(w, "boot_shmem_enabled", "within_size");
+	assert_seen(w, "boot_tmpfs_default", "huge=within_size");
+	assert_seen(w, "boot_tmpfs_default_within_size_orders", "9:1 3:1 1:1");
+	json_array_foreach(json_object_get(w, "events"), i, ev)
+		noted |= strstr(hb_itest_str(ev, "text"), "1 shmem THP boot parameter(s)") != NULL;
+	assert_true(noted);
+	hb_itest_run_free(&r);
+}

@@ -1,0 +1,13 @@
+/* mthp_itest.h - integration tests of the mthp workload (issue 21):
+ * multi-size shmem THP on debian-7.2, debian-6.19 and debian-6.12 (the two
+ * readings of the expectation table), and the shmem THP boot parameters on
+ * debian-7.2. */
+#ifndef HB_MTHP_ITEST_H
+#define HB_MTHP_ITEST_H
+
+void test_mthp_debian_7_2(void **state);
+void test_mthp_debian_6_19(void **state);
+void test_mthp_debian_6_12(void **state);
+void test_mthp_boot_params_debian_7_2(void **state);
+
+#endif

@@ -1,0 +1,502 @@
+/* mthp_io.c - the mthp workload's parts that move data (mthp.h): large
+ * folios swapped out and in, split to an order, written with write(2), and
+ * a build-like mix verified byte by byte. */
+#define _GNU_SOURCE
+#include "host_state.h"
+#include "mthp.h"
+#include "pressure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/swap.h>
+#include <unistd.h>
+
+/* ---- large-folio swap ------------------------------------------------------ */
+
+
+/* A 2 MiB memfd of 64 kB folios, written, swapped out with MADV_PAGEOUT:
+ * every folio whole (swpout or zswpout +32 at 64 kB, swpout_fallback +0).
+ * Then either a hole punch over [32 kB, 96 kB) -- half of each of the first
+ * two large swap entries -- and everything read back (swap-in); or swapoff
+ * with the large entries out, and everything read back. */
+static void swap_case(struct hb_ctx *ctx, struct mt_state *st, struct pr *env, bool off)
+{
+	const char *name = off ? "swapoff_64kB_memfd" : "swap_64kB_memfd";
+	const size_t hole = 32 * 1024, hole_len = 64 * 1024;
+	struct mt_policy p = mt_base_policy(st, MT_MEMFD);
+	struct mt_walk w = { .pages = 512, .isize_pages = 512, .vma_pages = 512 };
+	struct mt_stats a, b, c;
+	struct mt_observed ob;
+	char cn[96], e[96], h[128];
+	long long out, zout, fb;
+	void *raw = NULL;
+	size_t bad = HB_HPAGE;
+	char *at;
+	int fd, r;
+
+	p.size[4] = KT_ALWAYS;
+	if (!mt_apply_policy(ctx, st, name, &p))
+		return;
+	fd = memfd_create("hb-mthp-swap", MFD_CLOEXEC);
+	at = mt_reserve_aligned(&raw);
+	if (fd < 0 || !at || ftruncate(fd, (off_t)HB_HPAGE) ||
+	    mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		hb_error(ctx, "%s: memfd", name);
+		goto out;
+	}
+	hb_pattern_fill(at, HB_HPAGE, 0x5a5a + off, 0);
+	r = mt_folio_orders(at, HB_HPAGE, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	snprintf(cn, sizeof(cn), "%s_before", name);
+	if (!mt_check_orders(ctx, st, cn, &p, &w, &ob, P_POLICY))
+		goto out;
+	mt_stats_read(&a);
+	r = madvise(at, HB_HPAGE, MADV_PAGEOUT) ? errno : 0;
+	mt_stats_read(&b);
+	snprintf(cn, sizeof(cn), "%s_pageout_call", name);
+	hb_kf_errno_text(r, e, sizeof(e));
+	if (!hb_check(ctx, cn, r == 0, "madvise(MADV_PAGEOUT) returns 0", "%s", r ? e : "0"))
+		goto out;
+	out = mt_stat_delta(&a, &b, 4, MT_SWPOUT);
+	zout = mt_stat_delta(&a, &b, 4, MT_ZSWPOUT);
+	fb = mt_stat_delta(&a, &b, 4, MT_SWPOUT_FALLBACK);
+	snprintf(cn, sizeof(cn), "%s_swpout", name);
+	hb_check(ctx, cn, out + zout == 32 && fb == 0,
+		 "64kB: swpout + zswpout +32 (every folio whole), swpout_fallback +0",
+		 "64kB: swpout +%lld zswpout +%lld swpout_fallback +%lld; split +%lld", out, zout,
+		 fb, mt_stat_delta(&a, &b, 4, MT_SPLIT));
+	if (!off) {
+		snprintf(cn, sizeof(cn), "%s_punch_call", name);
+		r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)hole,
+			      (off_t)hole_len) ? errno : 0;
+		hb_kf_errno_text(r, e, sizeof(e));
+		hb_check(ctx, cn, r == 0, "punch [32 kB, 96 kB) over two swapped 64 kB entries",
+			 "%s", r ? e : "0");
+	} else {
+		snprintf(cn, sizeof(cn), "%s_call", name);
+		r = swapoff(env->swapdev) ? errno : 0;
+		if (!r) {
+			env->swap_on = false;
+			hb_host_state_note(false, "swap", env->swapdev);
+		}
+		hb_kf_errno_text(r, e, sizeof(e));
+		hb_check(ctx, cn, r == 0, "swapoff returns 0 with large entries out", "%s",
+			 r ? e : "0");
+	}
+	/* everything back: swap-in by reading (or already in after swapoff) */
+	for (size_t off2 = 0; off2 < HB_HPAGE && bad == HB_HPAGE; off2 += HB_PAGE) {
+		bool zero = !off && off2 >= hole && off2 < hole + hole_len;
+		size_t k;
+
+		if (zero) {
+			for (k = 0; k < HB_PAGE && !at[off2 + k]; k++)
+				;
+		} else {
+			k = hb_pattern_verify(at + off2, HB_PAGE, 0x5a5a + off, off2);
+		}
+		if (k != HB_PAGE)
+			bad = off2 + k;
+	}
+	mt_stats_read(&c);
+	snprintf(cn, sizeof(cn), "%s_data", name);
+	hb_check(ctx, cn, bad == HB_HPAGE,
+		 off ? "every byte as written after swapoff"
+		     : "every byte as written after swap-in, the punched 64 kB zero",
+		 bad == HB_HPAGE ? "all %zu bytes" : "first bad byte at %zu",
+		 bad == HB_HPAGE ? (size_t)HB_HPAGE : bad);
+	if (!mt_folio_orders(at, HB_HPAGE, &ob)) {
+		mt_hist_text(ob.hist, h, sizeof(h));
+		hb_note(ctx, "%s: folios after %s: %s; 64kB swpin +%lld swpin_fallback +%lld", name,
+			off ? "swapoff" : "swap-in", h, mt_stat_delta(&b, &c, 4, MT_SWPIN),
+			mt_stat_delta(&b, &c, 4, MT_SWPIN_FALLBACK));
+		for (int o = 0; o < MT_N_ORDERS; o++)
+			st->swapin_hist[o] += ob.hist[o];
+	}
+out:
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+}
+
+void mt_swap_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	struct pr env = { .ctx = ctx };
+	char why[256];
+
+	if (!st->offered[4])
+		return;
+	if (access(PR_ZRAM, F_OK))
+		hb_load_module("zram", "num_devices=1");
+	if (!hb_kf_has(HB_KF_ZRAM, why, sizeof(why)) || access(PR_ZRAM, F_OK)) {
+		hb_note(ctx, "swap part not run: %s", access(PR_ZRAM, F_OK) ? "no zram0 (module?)" : why);
+		return;
+	}
+	if (!pr_swap_setup(&env, 64)) {
+		st->swap_ran = true;
+		swap_case(ctx, st, &env, false);
+		if (!hb_failed(ctx))
+			swap_case(ctx, st, &env, true);
+	}
+	pr_swap_teardown(&env);
+}
+
+/* ---- split to order ---------------------------------------------------------- */
+
+#define DEBUGFS "/sys/kernel/debug"
+#define SPLIT_KNOB DEBUGFS "/split_huge_pages"
+
+/* A 2 MiB file on the huge=always mount, written (one PMD folio), split
+ * to new_order through split_huge_pages in its pid form (our mapping's
+ * range) or its file form (path, page offsets); then its folios, the
+ * 2048 kB split counter and its data. */
+static void split_case(struct hb_ctx *ctx, struct mt_state *st, bool file_form, int new_order)
+{
+	struct mt_policy p = mt_base_policy(st, MT_TMPFS);
+	char name[64], path[96], cmd[192], cn[96], eh[128], oh[128], basis_buf[256], e[96];
+	char exp[160];
+	long long split_want, split_seen;
+	const char *basis;
+	long want[MT_N_ORDERS];
+	struct mt_stats a, b;
+	struct mt_observed ob;
+	void *raw = NULL;
+	char *at = NULL;
+	size_t bad;
+	int fd, r;
+
+	p.mount = KT_ALWAYS;
+	snprintf(name, sizeof(name), "split_%s_order%d", file_form ? "file" : "pid", new_order);
+	if (!mt_apply_policy(ctx, st, name, &p))
+		return;
+	snprintf(path, sizeof(path), MT_DIR "/always/split");
+	fd = hb_create_file(ctx, path, HB_HPAGE);
+	if (fd < 0)
+		return;
+	at = mt_reserve_aligned(&raw);
+	if (!at || mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+			   MAP_FAILED) {
+		hb_error(ctx, "%s: map %s", name, path);
+		goto out;
+	}
+	hb_pattern_fill(at, HB_HPAGE, 0x5911 + (uint64_t)new_order, 0);
+	if (mt_folio_orders(at, HB_HPAGE, &ob) || ob.hist[MT_PMD_ORDER] != 1) {
+		mt_hist_text(ob.hist, oh, sizeof(oh));
+		snprintf(cn, sizeof(cn), "%s_setup", name);
+		hb_check(ctx, cn, false, "one PMD folio before the split", "%s", oh);
+		goto out;
+	}
+	if (file_form)
+		snprintf(cmd, sizeof(cmd), "%s,0x0,0x%lx,%d", path, HB_HPAGE / HB_PAGE, new_order);
+	else
+		snprintf(cmd, sizeof(cmd), "%d,0x%lx,0x%lx,%d", (int)getpid(), (unsigned long)at,
+			 (unsigned long)at + HB_HPAGE, new_order);
+	mt_stats_read(&a);
+	r = hb_write_file(SPLIT_KNOB, cmd);
+	mt_stats_read(&b);
+	snprintf(cn, sizeof(cn), "%s_write", name);
+	hb_kf_errno_text(-r, e, sizeof(e));
+	if (!hb_check(ctx, cn, r == 0, "the split request accepted", "write '%s': %s", cmd,
+		      r ? e : "0"))
+		goto out;
+	for (long i = 0; i < (long)(HB_HPAGE / HB_PAGE); i++)
+		(void)*(volatile char *)(at + i * HB_PAGE);
+	r = mt_folio_orders(at, HB_HPAGE, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	mt_expect_split(st->kver, new_order, want, basis_buf, sizeof(basis_buf), &basis);
+	mt_hist_text(want, eh, sizeof(eh));
+	mt_hist_text(ob.hist, oh, sizeof(oh));
+	snprintf(cn, sizeof(cn), "%s_orders", name);
+	st->cases++;
+	/* hugepages-2048kB/stats/split counts the split that happened, only it */
+	split_want = want[MT_PMD_ORDER] ? 0 : 1;
+	split_seen = mt_stat_delta(&a, &b, MT_PMD_ORDER, MT_SPLIT);
+	snprintf(exp, sizeof(exp), "%s; 2048kB split +%lld", eh, split_want);
+	if (hb_check_basis(ctx, cn,
+			   !memcmp(want, ob.hist, sizeof(want)) && !ob.absent &&
+				   split_seen == split_want,
+			   basis, exp, "%s; 2048kB split +%lld", oh, split_seen))
+		st->matching++;
+	bad = hb_pattern_verify(at, HB_HPAGE, 0x5911 + (uint64_t)new_order, 0);
+	snprintf(cn, sizeof(cn), "%s_data", name);
+	hb_check(ctx, cn, bad == HB_HPAGE, "every byte as written", "%s %zu",
+		 bad == HB_HPAGE ? "all bytes:" : "first bad byte at", bad);
+out:
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
+	close(fd);
+	unlink(path);
+}
+
+void mt_split_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	static const int orders[] = { 0, 2, 4, 8 };
+	bool mounted = false;
+
+	if (access(SPLIT_KNOB, W_OK)) {
+		if (mount("none", DEBUGFS, "debugfs", 0, NULL) == 0)
+			mounted = true;
+		if (access(SPLIT_KNOB, W_OK)) {
+			hb_note(ctx, "split part not run: no writable " SPLIT_KNOB
+				     " (CONFIG_DEBUG_FS off, or debugfs not mountable: %s)",
+				strerror(errno));
+			goto out;
+		}
+	}
+	for (int form = 0; form < 2; form++)
+		for (size_t i = 0; i < N_OF(orders) && !hb_failed(ctx); i++)
+			split_case(ctx, st, form, orders[i]);
+out:
+	if (mounted)
+		umount(DEBUGFS);
+}
+
+/* ---- write(2) ------------------------------------------------------------ */
+
+/* A byte of the data of file `seed` at offset off (any alignment). */
+static unsigned char data_byte(uint64_t seed, size_t off)
+{
+	uint64_t x = (seed + 1) * 0x9E3779B97F4A7C15ULL ^ (off / 8) * 0xBF58476D1CE4E5B9ULL;
+
+	x ^= x >> 31;
+	x *= 0x94D049BB133111EBULL;
+	x ^= x >> 29;
+	return (unsigned char)(x >> ((off % 8) * 8));
+}
+
+static void data_fill(unsigned char *buf, size_t len, uint64_t seed, size_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = data_byte(seed, off + i);
+}
+
+/* The first offset in [0, len) that differs, or len. */
+static size_t data_verify(const unsigned char *buf, size_t len, uint64_t seed, size_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] != data_byte(seed, off + i))
+			return i;
+	return len;
+}
+
+static int write_all(int fd, const unsigned char *buf, size_t len, size_t chunk)
+{
+	for (size_t off = 0; off < len;) {
+		size_t n = len - off < chunk ? len - off : chunk;
+		ssize_t w = write(fd, buf + off, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, unsigned char *buf, size_t len, off_t at)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t n = pread(fd, buf + off, len - off, at + (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+static void run_write_case(struct hb_ctx *ctx, struct mt_state *st, enum kt_mode mount,
+			   size_t chunk, unsigned char *src, unsigned char *back)
+{
+	struct mt_policy p = mt_base_policy(st, MT_TMPFS);
+	struct mt_walk w = { .pages = MT_OBJ_PAGES, .chunk_pages = (long)(chunk / HB_PAGE) };
+	char name[96], path[96], cn[128], metric[96];
+	struct mt_stats a, b;
+	struct mt_observed ob;
+	uint64_t t0, t1;
+	void *raw = NULL;
+	char *at;
+	size_t bad;
+	int fd, r;
+
+	p.mount = mount;
+	snprintf(name, sizeof(name), "write_%s_%zuk", kt_mode_name[mount], chunk / 1024);
+	if (!mt_apply_policy(ctx, st, name, &p))
+		return;
+	snprintf(path, sizeof(path), MT_DIR "/%s/w", kt_mode_name[mount]);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		hb_error(ctx, "%s: open %s", name, path);
+		return;
+	}
+	mt_stats_read(&a);
+	t0 = hb_now_ns();
+	r = write_all(fd, src, MT_OBJ, chunk);
+	t1 = hb_now_ns();
+	mt_stats_read(&b);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: write %s", name, path);
+		goto out;
+	}
+	snprintf(metric, sizeof(metric), "%s_ns_per_page", name);
+	hb_metric1(ctx, metric, "ns", HB_LOWER, (double)(t1 - t0) / (double)MT_OBJ_PAGES);
+	/* the folios, through a read-only mapping of the file */
+	at = mt_reserve_aligned(&raw);
+	if (!at || mmap(at, MT_OBJ, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		hb_error(ctx, "%s: map %s", name, path);
+		goto out;
+	}
+	for (long i = 0; i < MT_OBJ_PAGES; i++)
+		(void)*(volatile char *)(at + i * HB_PAGE);
+	r = mt_folio_orders(at, MT_OBJ, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	mt_check_orders(ctx, st, name, &p, &w, &ob, P_WRITE);
+	mt_check_stats(ctx, name, &a, &b, ob.hist);
+	/* the data, through read(2) and through the mapping */
+	snprintf(cn, sizeof(cn), "%s_data", name);
+	r = read_all(fd, back, MT_OBJ, 0);
+	bad = r ? 0 : data_verify(back, MT_OBJ, 1, 0);
+	if (bad == MT_OBJ)
+		bad = data_verify((const unsigned char *)at, MT_OBJ, 1, 0);
+	if (r)
+		snprintf(metric, sizeof(metric), "read(2) failed");
+	else if (bad == MT_OBJ)
+		snprintf(metric, sizeof(metric), "all %zu bytes", (size_t)MT_OBJ);
+	else
+		snprintf(metric, sizeof(metric), "first bad byte at %zu", bad);
+	hb_check(ctx, cn, !r && bad == MT_OBJ, "every byte as written (read(2) and mmap)", "%s",
+		 metric);
+out:
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
+	close(fd);
+	unlink(path);
+}
+
+void mt_write_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS, KT_NEVER };
+	static const size_t chunks[] = { 4096, 16384, 65536, 512 * 1024, HB_HPAGE };
+	unsigned char *src = malloc(MT_OBJ), *back = malloc(MT_OBJ);
+
+	if (!src || !back) {
+		hb_error(ctx, "malloc");
+		goto out;
+	}
+	data_fill(src, MT_OBJ, 1, 0);
+	for (size_t m = 0; m < N_OF(mounts); m++)
+		for (size_t c = 0; c < N_OF(chunks) && !hb_failed(ctx); c++)
+			run_write_case(ctx, st, mounts[m], chunks[c], src, back);
+out:
+	free(src);
+	free(back);
+}
+
+/* ---- integrity: a build-like mix ------------------------------------------ */
+
+static const size_t mix_sizes[] = { 1000,	    4096,	 12345,	    65636,
+				    300000,	    1048576,	 HB_HPAGE + 4103, 3 * HB_MB + 12345,
+				    777,	    HB_HPAGE,	 131072 + 5, 40960 };
+static const size_t mix_chunks[] = { 1000, 4096, 8193, 65536, HB_MB, HB_HPAGE, 333 };
+
+/* Writes file i, overwrites a third of it with data of seed i + 100,
+ * truncates it into the middle and extends it back; then verifies every
+ * byte. Returns the first bad offset, or size; -1 on an I/O error. */
+static long mix_file(const char *path, size_t i, unsigned char *buf)
+{
+	size_t size = mix_sizes[i], chunk = mix_chunks[i % N_OF(mix_chunks)];
+	size_t ow = size / 3, owlen = size / 5, cut = size / 2 + 1;
+	long bad = (long)size;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	data_fill(buf, size, i, 0);
+	if (write_all(fd, buf, size, chunk))
+		goto io;
+	data_fill(buf, owlen, i + 100, ow);
+	if (owlen && pwrite(fd, buf, owlen, (off_t)ow) != (ssize_t)owlen)
+		goto io;
+	if (ftruncate(fd, (off_t)cut) || ftruncate(fd, (off_t)size))
+		goto io;
+	if (read_all(fd, buf, size, 0))
+		goto io;
+	for (size_t off = 0; off < size && bad == (long)size; off++) {
+		unsigned char want = off >= cut		? 0
+				     : off >= ow && off < ow + owlen ? data_byte(i + 100, off)
+								       : data_byte(i, off);
+
+		if (buf[off] != want)
+			bad = (long)off;
+	}
+	close(fd);
+	return bad;
+io:
+	close(fd);
+	return -1;
+}
+
+void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
+	unsigned char *buf = malloc(3 * HB_MB + 12345);
+	double bytes = 0;
+
+	(void)st;
+	if (!buf) {
+		hb_error(ctx, "malloc");
+		return;
+	}
+	for (size_t m = 0; m < N_OF(mounts) && !hb_failed(ctx); m++) {
+		char path[96], cn[64], first[160] = "";
+		int bad_files = 0;
+
+		for (size_t i = 0; i < N_OF(mix_sizes); i++) {
+			long bad;
+
+			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mounts[m]], i);
+			bad = mix_file(path, i, buf);
+			if (bad != (long)mix_sizes[i]) {
+				if (!bad_files++)
+					snprintf(first, sizeof(first),
+						 "file %zu (%zu bytes): %s %ld", i, mix_sizes[i],
+						 bad < 0 ? "I/O error" : "first bad byte at",
+						 bad < 0 ? 0 : bad);
+			}
+			bytes += (double)mix_sizes[i];
+		}
+		for (size_t i = 0; i < N_OF(mix_sizes); i++) {
+			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mounts[m]], i);
+			unlink(path);
+		}
+		snprintf(cn, sizeof(cn), "integrity_%s", kt_mode_name[mounts[m]]);
+		hb_check(ctx, cn, bad_files == 0,
+			 "every byte of every file as written, overwritten, truncated and extended",
+			 bad_files ? "%d of %zu files differ; %s" : "%d of %zu files differ%s",
+			 bad_files, N_OF(mix_sizes), first);
+	}
+	hb_metric1(ctx, "integrity_bytes", "bytes", HB_INFO, bytes);
+	free(buf);
+}

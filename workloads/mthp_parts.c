@@ -1,0 +1,326 @@
+/* mthp_parts.c - the mthp workload's parts that judge policy (mthp.h): the
+ * per-size matrix and the objects it must not reach, khugepaged, and what
+ * the boot parameters left. */
+#define _GNU_SOURCE
+#include "mthp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+void mt_policy_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	/* per-size value, and the top level it runs under */
+	static const struct {
+		enum kt_mode v, top;
+	} rows[] = {
+		{ KT_ALWAYS, KT_NEVER },  { KT_WITHIN_SIZE, KT_NEVER }, { KT_ADVISE, KT_NEVER },
+		{ KT_INHERIT, KT_ALWAYS }, { KT_INHERIT, KT_ADVISE },
+	};
+	static const enum mt_obj anon_objs[] = { MT_ANON, MT_MEMFD };
+	static const int mixes[][2] = { { 2, 4 }, { 4, MT_PMD_ORDER }, { 1, 3 } };
+	static const enum kt_mode mounts[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE, KT_ADVISE };
+	static const enum kt_mode sysv_tops[] = { KT_NEVER, KT_ALWAYS, KT_WITHIN_SIZE,
+						  KT_ADVISE, KT_DENY };
+	char name[128], sz[16], sz2[16];
+
+	for (int o = 1; o < MT_N_ORDERS; o++) {
+		if (!st->offered[o])
+			continue;
+		mt_size_name(o, sz, sizeof(sz));
+		for (size_t r = 0; r < N_OF(rows); r++)
+			for (size_t k = 0; k < N_OF(anon_objs); k++)
+				for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+					struct mt_policy p = mt_base_policy(st, anon_objs[k]);
+
+					p.size[o] = rows[r].v;
+					p.top = rows[r].top;
+					p.madv = madv;
+					snprintf(name, sizeof(name), "ps_%s-%s%s%s_%s_%s", sz,
+						 kt_mode_name[rows[r].v],
+						 rows[r].v == KT_INHERIT ? "-" : "",
+						 rows[r].v == KT_INHERIT ? kt_mode_name[rows[r].top] : "",
+						 mt_obj_name[anon_objs[k]], madv ? "madv" : "nomadv");
+					mt_run_fault_case(ctx, st, name, &p);
+				}
+	}
+	/* two sizes at once: the larger one that fits wins, the smaller fills in */
+	for (size_t m = 0; m < N_OF(mixes); m++) {
+		int a = mixes[m][0], b = mixes[m][1];
+		struct mt_policy p = mt_base_policy(st, MT_ANON);
+
+		if (!st->offered[a] || !st->offered[b] || hb_failed(ctx))
+			continue;
+		p.size[a] = p.size[b] = KT_ALWAYS;
+		mt_size_name(a, sz, sizeof(sz));
+		mt_size_name(b, sz2, sizeof(sz2));
+		snprintf(name, sizeof(name), "mix_%s+%s-always_anon", sz, sz2);
+		mt_run_fault_case(ctx, st, name, &p);
+	}
+	/* top-level deny wins over a per-size always */
+	if (st->offered[4] && !hb_failed(ctx)) {
+		struct mt_policy p = mt_base_policy(st, MT_ANON);
+
+		p.size[4] = KT_ALWAYS;
+		p.top = KT_DENY;
+		mt_run_fault_case(ctx, st, "ps_64kB-always-deny_anon_nomadv", &p);
+	}
+	/* tmpfs files: huge= decides, a per-size always on 64 kB changes nothing */
+	for (size_t m = 0; m < N_OF(mounts); m++)
+		for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+			struct mt_policy p = mt_base_policy(st, MT_TMPFS);
+
+			p.mount = mounts[m];
+			p.madv = madv;
+			if (st->offered[4])
+				p.size[4] = KT_ALWAYS;
+			snprintf(name, sizeof(name), "tmpfs_%s_%s", kt_mode_name[mounts[m]],
+				 madv ? "madv" : "nomadv");
+			mt_run_fault_case(ctx, st, name, &p);
+		}
+	/* SysV: the top level decides, the per-size knobs do not reach it */
+	for (size_t t = 0; st->sysv_ok && t < N_OF(sysv_tops); t++)
+		for (int madv = 0; madv < 2 && !hb_failed(ctx); madv++) {
+			struct mt_policy p = mt_base_policy(st, MT_SYSV);
+
+			p.top = sysv_tops[t];
+			p.madv = madv;
+			if (st->offered[4])
+				p.size[4] = KT_ALWAYS;
+			snprintf(name, sizeof(name), "sysv_%s_%s", kt_mode_name[sysv_tops[t]],
+				 madv ? "madv" : "nomadv");
+			mt_run_fault_case(ctx, st, name, &p);
+		}
+}
+
+/* ---- khugepaged ------------------------------------------------------------ */
+
+/* The readings must not race khugepaged: on 6.12 it collapses anonymous
+ * shmem to PMD size whatever hugepages-2048kB/shmem_enabled says (see
+ * mthp_table.h), and a collapse zaps the page tables of the range under the
+ * reader. khugepaged sleeps scan_sleep_millisecs between passes only while
+ * some mm is registered; the first registration wakes it at once. So: one
+ * long sleep (the write wakes it), this mm registered through an empty
+ * MADV_HUGEPAGE anonymous mapping (anon THP "madvise" if it was "never"),
+ * then wait for the pass that follows to end (full_scans moves; 3 s at
+ * most). The runner restores every knob written here. */
+void mt_khugepaged_pause(void)
+{
+	static void *reg;
+	long long f0 = mt_kh_counter("full_scans");
+	char en[32];
+	uint64_t t0;
+
+	hb_write_file(KH_DIR "/scan_sleep_millisecs", "86400000");
+	hb_write_file(KH_DIR "/alloc_sleep_millisecs", "86400000");
+	if (!reg) {
+		hb_knob_active(THP_DIR "/enabled", en, sizeof(en));
+		if (!strcmp(en, "never"))
+			hb_write_file(THP_DIR "/enabled", "madvise");
+		reg = mmap(NULL, 2 * HB_HPAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (reg == MAP_FAILED)
+			reg = NULL;
+		else
+			madvise(reg, 2 * HB_HPAGE, MADV_HUGEPAGE);
+	}
+	t0 = hb_now_ns();
+	while (f0 >= 0 && mt_kh_counter("full_scans") == f0 && hb_now_ns() - t0 < 3000000000ULL)
+		usleep(20000);
+}
+
+long long mt_kh_counter(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), KH_DIR "/%s", name);
+	return hb_read_file(path, buf, sizeof(buf)) ? -1 : strtoll(buf, NULL, 10);
+}
+
+/* 16 kB "always", PMD "never", a memfd with MADV_HUGEPAGE written whole;
+ * then khugepaged scans every 100 ms for up to 10 s (two full scans, where
+ * it has our mm at all). A kernel whose khugepaged honours the PMD knob
+ * leaves the 16 kB folios; 6.12's collapses to PMD (the table says which). */
+void mt_khugepaged_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	struct mt_policy p = mt_base_policy(st, MT_MEMFD);
+	struct mt_walk w = { .pages = MT_OBJ_PAGES, .isize_pages = MT_OBJ_PAGES,
+			     .vma_pages = MT_SPAN / HB_PAGE };
+	long want[MT_N_ORDERS];
+	char basis_buf[256], eh[128], oh[128], exp[256];
+	const char *basis;
+	struct mt_observed ob;
+	long long f0, f1 = -1, coll0, coll1;
+	bool collapses, ok;
+	void *raw = NULL;
+	size_t vma = 0;
+	uint64_t t0;
+	char *at;
+	int fd = -1, r;
+
+	if (!st->offered[2])
+		return;
+	p.size[2] = KT_ALWAYS;
+	p.madv = true;
+	collapses = mt_khugepaged_ignores_pmd_knob(st->kver, basis_buf, sizeof(basis_buf), &basis);
+	if (!mt_apply_policy(ctx, st, "khugepaged_ps_16kB_pmd_never", &p))
+		return;
+	at = mt_reserve_aligned(&raw);
+	if (!at) {
+		hb_error(ctx, "khugepaged: mmap reserve");
+		return;
+	}
+	r = mt_map_object(&p, NULL, at, &fd, &vma);
+	if (r || madvise(at, vma, MADV_HUGEPAGE)) {
+		errno = r ? -r : errno;
+		hb_error(ctx, "khugepaged: map the memfd");
+		goto out;
+	}
+	for (long i = 0; i < MT_OBJ_PAGES; i++)
+		at[i * HB_PAGE] = (char)(i | 1);
+	f0 = mt_kh_counter("full_scans");
+	coll0 = mt_kh_counter("pages_collapsed");
+	hb_write_file(KH_DIR "/alloc_sleep_millisecs", "100");
+	hb_write_file(KH_DIR "/scan_sleep_millisecs", "100");
+	t0 = hb_now_ns();
+	while (hb_now_ns() - t0 < 10000000000ULL) {
+		usleep(100000);
+		f1 = mt_kh_counter("full_scans");
+		if (f0 >= 0 && f1 >= f0 + 2)
+			break;
+	}
+	mt_khugepaged_pause();
+	coll1 = mt_kh_counter("pages_collapsed");
+	/* fault back what a collapse took out of the page tables */
+	for (long i = 0; i < MT_OBJ_PAGES; i++)
+		(void)*(volatile char *)(at + i * HB_PAGE);
+	r = mt_folio_orders(at, MT_OBJ, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "khugepaged: read /proc/self/pagemap and /proc/kpageflags");
+		goto out;
+	}
+	mt_expect(&p, &w, want);
+	mt_hist_text(want, eh, sizeof(eh));
+	mt_hist_text(ob.hist, oh, sizeof(oh));
+	if (collapses) {
+		ok = ob.hist[MT_PMD_ORDER] >= 1;
+		snprintf(exp, sizeof(exp),
+			 ">= 1 PMD folio: 6.12's khugepaged collapses although 2048kB is never "
+			 "(__thp_vma_allowable_orders() does not intersect the shmem orders)");
+	} else {
+		ok = !memcmp(want, ob.hist, sizeof(want)) && !ob.absent;
+		snprintf(exp, sizeof(exp), "%s (no collapse: hugepages-2048kB/shmem_enabled=never)",
+			 eh);
+	}
+	hb_check_basis(ctx, "khugepaged_ps_16kB_pmd_never_orders", ok, basis, exp,
+		       "%s after %lld full scans; pages_collapsed +%lld", oh,
+		       f0 >= 0 && f1 >= 0 ? f1 - f0 : -1, coll1 - coll0);
+out:
+	munmap(raw, MT_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- boot parameters -------------------------------------------------------- */
+
+/* The huge= of the tmpfs mounted at dir, from /proc/mounts ("never" when
+ * the option is not shown: shmem_show_options() prints it when not never). */
+static void mount_huge(const char *dir, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char line[512];
+
+	snprintf(out, len, "(not mounted)");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char dev[128], mnt[128], type[32], opts[256];
+		const char *h;
+
+		if (sscanf(line, "%127s %127s %31s %255s", dev, mnt, type, opts) != 4 ||
+		    strcmp(mnt, dir))
+			continue;
+		h = strstr(opts, "huge=");
+		if (!h) {
+			snprintf(out, len, "never");
+			continue;
+		}
+		snprintf(out, len, "%.*s", (int)strcspn(h + 5, ","), h + 5);
+	}
+	fclose(f);
+}
+
+/* What the boot parameters on /proc/cmdline left: the per-size values, the
+ * top level, the huge= of a new mount and the folios it gives. Runs first,
+ * before any knob is written. */
+void mt_boot_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	char cmd[4096], why[384], exp[512] = "", obs[512] = "", sz[16], dir[64], got[32];
+	size_t eo = 0, oo = 0;
+	struct mt_boot b;
+	bool ok = true;
+
+	if (!hb_kf_has(HB_KF_SHMEM_BOOT_PARAMS, why, sizeof(why))) {
+		hb_note(ctx, "boot parameters not checked: %s", why);
+		return;
+	}
+	if (hb_read_file("/proc/cmdline", cmd, sizeof(cmd))) {
+		hb_error(ctx, "read /proc/cmdline");
+		return;
+	}
+	mt_boot_expect(cmd, &b);
+	if (b.ignored)
+		hb_note(ctx, "%d shmem THP boot parameter(s) on the command line are ones the "
+			     "kernel rejects and ignores (mm/shmem.c); expected as ignored", b.ignored);
+	for (int o = 1; o < MT_N_ORDERS; o++) {
+		char path[128], v[32];
+
+		if (!st->offered[o])
+			continue;
+		mt_size_knob(o, path, sizeof(path));
+		hb_knob_active(path, v, sizeof(v));
+		mt_size_name(o, sz, sizeof(sz));
+		ok &= !strcmp(v, kt_mode_name[b.size[o]]);
+		if (eo < sizeof(exp))
+			eo += (size_t)snprintf(exp + eo, sizeof(exp) - eo, "%s%s=%s", eo ? " " : "",
+					       sz, kt_mode_name[b.size[o]]);
+		if (oo < sizeof(obs))
+			oo += (size_t)snprintf(obs + oo, sizeof(obs) - oo, "%s%s=%s", oo ? " " : "",
+					       sz, v);
+	}
+	hb_check(ctx, "boot_persize", ok, exp, "%s (thp_shmem= %s)", obs,
+		 b.sizes_given ? "taken" : "not given: PMD inherit, others never");
+	if (b.top != KT_UNSET) {
+		hb_knob_active(MT_TOP, got, sizeof(got));
+		hb_check(ctx, "boot_shmem_enabled", !strcmp(got, kt_mode_name[b.top]),
+			 kt_mode_name[b.top], "%s", got);
+	}
+	if (b.tmpfs == KT_UNSET)
+		return;
+	/* a mount without huge=: the default, shown and obeyed */
+	snprintf(dir, sizeof(dir), MT_DIR "/default");
+	if (hb_mount_tmpfs(ctx, dir, "size=64m"))
+		return;
+	mount_huge(dir, got, sizeof(got));
+	hb_check(ctx, "boot_tmpfs_default", !strcmp(got, kt_mode_name[b.tmpfs]),
+		 kt_mode_name[b.tmpfs], "huge=%s in /proc/mounts of a mount without huge=", got);
+	if (b.tmpfs <= KT_ADVISE) {
+		struct mt_policy p = mt_base_policy(st, MT_TMPFS);
+		char name[64];
+
+		/* the sizes as booted: a tmpfs file ignores them anyway */
+		p.mount = b.tmpfs;
+		p.top = b.top != KT_UNSET ? b.top : KT_NEVER;
+		snprintf(name, sizeof(name), "boot_tmpfs_default_%s", kt_mode_name[b.tmpfs]);
+		mt_run_fault_case_in(ctx, st, name, &p, dir);
+	}
+	hb_umount(dir);
+	rmdir(dir);
+}
