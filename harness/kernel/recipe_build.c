@@ -148,6 +148,11 @@ static int choose_builder(const struct hb_recipe *r, const char *cache_dir, cons
 	if (rc > 0)
 		return 0; /* not root: we are the builder */
 	b->drop = true;
+	/* a clean clone has no cache folder yet: test(1) must find it */
+	if (hb_mkdir_p(cache_dir)) {
+		hb_set_err(err, errlen, "cannot create %s: %s", cache_dir, strerror(errno));
+		return -1;
+	}
 	snprintf(conf, sizeof(conf), "%s/base.config", r->kernels_dir);
 	snprintf(script, sizeof(script), "%s/build-source.sh", r->kernels_dir);
 	snprintf(recipe, sizeof(recipe), "%s/recipe", r->dir);

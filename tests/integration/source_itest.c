@@ -191,9 +191,9 @@ static void expected_builder(const char *const *paths, char *name, size_t len)
  * compiled. */
 void test_source_build_unprivileged(void **state)
 {
-	char tmpl[] = "/tmp/hb-itest-builder-XXXXXX", dir[256], path[4400], tree[300];
-	char who[300], want[64], got[64] = "";
-	const char *cache = getenv("HUGEBENCH_CACHE") ? getenv("HUGEBENCH_CACHE") : ".cache";
+	char tmpl[] = "/tmp/hb-itest-builder-XXXXXX", dir[256], path[4400], tree[300], ksrc[300];
+	char who[300], want[64], got[64] = "", cache[300];
+	char *saved = getenv("HUGEBENCH_CACHE") ? strdup(getenv("HUGEBENCH_CACHE")) : NULL;
 	char *argv[] = { "kernel", "--target", dir + strlen("kernels/"), NULL };
 	struct hb_itest_out o;
 	FILE *f;
@@ -201,23 +201,24 @@ void test_source_build_unprivileged(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(tmpl));
 	assert_int_equal(chmod(tmpl, 0755), 0);
-	snprintf(path, sizeof(path), "%s/arch/x86", tmpl);
+	snprintf(ksrc, sizeof(ksrc), "%s/ksrc", tmpl);
+	snprintf(path, sizeof(path), "%s/arch/x86", ksrc);
 	{
 		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
 
 		hb_itest_spawn_to(mk, "/dev/null");
 	}
-	snprintf(path, sizeof(path), "%s/scripts/kconfig", tmpl);
+	snprintf(path, sizeof(path), "%s/scripts/kconfig", ksrc);
 	{
 		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
 
 		hb_itest_spawn_to(mk, "/dev/null");
 	}
-	snprintf(path, sizeof(path), "%s/Makefile", tmpl);
+	snprintf(path, sizeof(path), "%s/Makefile", ksrc);
 	hb_itest_write(path, "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\nall:\n\t@id -un\n");
-	snprintf(path, sizeof(path), "%s/Kconfig", tmpl);
+	snprintf(path, sizeof(path), "%s/Kconfig", ksrc);
 	hb_itest_write(path, "mainmenu \"fake\"\n");
-	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", tmpl);
+	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", ksrc);
 	hb_itest_write(path, "#!/bin/sh\n# records who runs the tree's code, then fails\n"
 			     "while [ $# -gt 0 ]; do [ \"$1\" = -O ] && o=$2; shift; done\n"
 			     "id -un >\"$o/hb-who\"\nexit 1\n");
@@ -227,9 +228,18 @@ void test_source_build_unprivileged(void **state)
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(path, sizeof(path), "%s/recipe", dir);
 	hb_itest_write(path, "kind=source\nbase=minimal-6.1\nsource=ksrc\n");
-	setenv("KSRC", tmpl, 1);
+	/* a cache folder that does not exist yet, as in a clean clone (the
+	 * account must be chosen before anything creates it) */
+	snprintf(cache, sizeof(cache), "%s/cache", tmpl);
+	setenv("HUGEBENCH_CACHE", cache, 1);
+	setenv("KSRC", ksrc, 1);
 	hb_itest_hugebench(argv, &o);
 	unsetenv("KSRC");
+	if (saved)
+		setenv("HUGEBENCH_CACHE", saved, 1);
+	else
+		unsetenv("HUGEBENCH_CACHE");
+	free(saved);
 	snprintf(tree, sizeof(tree), "%s/trees/%s", cache, dir + strlen("kernels/"));
 	snprintf(who, sizeof(who), "%s/src/obj/hb-who", tree);
 	f = fopen(who, "r");
@@ -240,7 +250,7 @@ void test_source_build_unprivileged(void **state)
 		fclose(f);
 	}
 	{
-		const char *paths[] = { cache, dir, tmpl, NULL };
+		const char *paths[] = { cache, dir, ksrc, NULL };
 
 		expected_builder(paths, want, sizeof(want));
 	}
