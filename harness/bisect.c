@@ -248,29 +248,10 @@ static const char *patch_name(const struct series *s, int k)
 	return p ? p + 1 : s->r.patches[s->first + (size_t)k - 1];
 }
 
-/* Paths (absolute) of the groups recorded for k. */
-static size_t groups_of(const struct hb_bisect_opts *o, json_t *steps, int k, char **out,
-			size_t max)
+/* A step of prefix *(const int *)arg. */
+static bool step_of_k(json_t *st, const void *arg)
 {
-	size_t i, n = 0;
-	json_t *st;
-
-	json_array_foreach(steps, i, st) {
-		const char *g = json_string_value(json_object_get(st, "group"));
-
-		if (json_integer_value(json_object_get(st, "k")) != k || !g || n >= max)
-			continue;
-		if (asprintf(&out[n], "%s/%s", o->dir, g) < 0)
-			break;
-		n++;
-	}
-	return n;
-}
-
-static void free_strs(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
+	return json_integer_value(json_object_get(st, "k")) == *(const int *)arg;
 }
 
 /* Build, boot and judge prefix k once more; the step is appended to steps. */
@@ -297,11 +278,13 @@ static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps,
 	} else {
 		json_object_set_new(st, "group", json_string(group));
 		json_array_append(steps, st); /* the judge reads every group of k */
-		nb = groups_of(o, steps, k, gb, 64);
-		na = base || o->spec.mode == HB_BISECT_CHECK ? 0 : groups_of(o, steps, 0, ga, 64);
+		nb = hb_bisect_groups(o, steps, step_of_k, &k, gb, 64);
+		na = base || o->spec.mode == HB_BISECT_CHECK
+			     ? 0
+			     : hb_bisect_groups(o, steps, step_of_k, &(const int){ 0 }, ga, 64);
 		v = hb_bisect_judge(&o->spec, base, ga, na, gb, nb, why, sizeof(why));
-		free_strs(ga, na);
-		free_strs(gb, nb);
+		hb_bisect_free_strs(ga, na);
+		hb_bisect_free_strs(gb, nb);
 		json_array_remove(steps, json_array_size(steps) - 1);
 	}
 	json_object_set_new(st, "verdict", json_string(hb_bisect_v_name(v)));

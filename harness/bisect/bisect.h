@@ -175,6 +175,12 @@ int hb_bisect_git(struct hb_bisect_opts *o);
 int hb_bisect_git_step(struct hb_bisect_opts *o);
 
 /* Shared helpers (bisect/common.c). */
+/* Absolute paths (o->dir/group) of the run groups of the steps for which
+ * match(step, arg) holds, at most max; release with hb_bisect_free_strs. */
+size_t hb_bisect_groups(const struct hb_bisect_opts *o, json_t *steps,
+			bool (*match)(json_t *step, const void *arg), const void *arg, char **out,
+			size_t max);
+void hb_bisect_free_strs(char **v, size_t n);
 /* Builds (or finds) r's kernel and boots it o->boots times with the suite:
  * the group folder in group (relative to o->dir), seconds spent building in
  * *build_s. Returns 0 (judge the group), 1 build failed (skip; why says),

@@ -162,3 +162,28 @@ int hb_bisect_answer_write(const struct hb_bisect_opts *o, enum hb_bisect_outcom
 	json_decref(root);
 	return rc;
 }
+
+size_t hb_bisect_groups(const struct hb_bisect_opts *o, json_t *steps,
+			bool (*match)(json_t *step, const void *arg), const void *arg, char **out,
+			size_t max)
+{
+	size_t i, n = 0;
+	json_t *st;
+
+	json_array_foreach(steps, i, st) {
+		const char *g = json_string_value(json_object_get(st, "group"));
+
+		if (!g || n >= max || !match(st, arg))
+			continue;
+		if (asprintf(&out[n], "%s/%s", o->dir, g) < 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+void hb_bisect_free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}

@@ -76,32 +76,13 @@ int hb_bisect_git_tries(json_t *steps, const char *commit, enum hb_bisect_v *las
 	return n;
 }
 
-/* Absolute paths of the run groups recorded for commit (or, base: of the
- * reference, the steps marked "base"). */
-static size_t groups_of(const struct hb_bisect_opts *o, json_t *steps, const char *commit,
-			bool base, char **out, size_t max)
+/* A step of commit arg, or (arg NULL) of the metric's reference: the steps
+ * marked "base". */
+static bool step_of_commit(json_t *st, const void *arg)
 {
-	size_t i, n = 0;
-	json_t *st;
+	const char *c = json_string_value(json_object_get(st, "commit"));
 
-	json_array_foreach(steps, i, st) {
-		const char *c = json_string_value(json_object_get(st, "commit"));
-		const char *g = json_string_value(json_object_get(st, "group"));
-
-		if (!g || n >= max || (base ? !json_is_true(json_object_get(st, "base"))
-					    : (!c || strcmp(c, commit))))
-			continue;
-		if (asprintf(&out[n], "%s/%s", o->dir, g) < 0)
-			break;
-		n++;
-	}
-	return n;
-}
-
-static void free_strs(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
+	return arg ? c && !strcmp(c, arg) : json_is_true(json_object_get(st, "base"));
 }
 
 /* Judges the commit checked out in o->git (base: the reference of the
@@ -152,9 +133,9 @@ static int commit_step(const struct hb_bisect_opts *o, json_t *steps, const char
 		} else {
 			json_object_set_new(st, "group", json_string(group));
 			json_array_append(steps, st); /* the judge reads every group of it */
-			nb = groups_of(o, steps, commit, false, gb, 64);
+			nb = hb_bisect_groups(o, steps, step_of_commit, commit, gb, 64);
 			if (!base && o->spec.mode == HB_BISECT_METRIC)
-				na = groups_of(o, steps, NULL, true, ga, 64);
+				na = hb_bisect_groups(o, steps, step_of_commit, NULL, ga, 64);
 			if (!base && o->spec.mode == HB_BISECT_METRIC && !na) {
 				*v = HB_BV_SKIP;
 				snprintf(why, sizeof(why), "no reference boots of the good commit "
@@ -162,8 +143,8 @@ static int commit_step(const struct hb_bisect_opts *o, json_t *steps, const char
 			} else {
 				*v = hb_bisect_judge(&o->spec, base, ga, na, gb, nb, why, sizeof(why));
 			}
-			free_strs(ga, na);
-			free_strs(gb, nb);
+			hb_bisect_free_strs(ga, na);
+			hb_bisect_free_strs(gb, nb);
 			json_array_remove(steps, json_array_size(steps) - 1);
 		}
 		json_object_set_new(st, "verdict", json_string(hb_bisect_v_name(*v)));

@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void free_strs(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-}
-
 int hb_bisect_gitv(const char *path, char *out, size_t outlen, bool one_line,
 		   const char *const *args)
 {
@@ -38,7 +32,7 @@ int hb_bisect_gitv(const char *path, char *out, size_t outlen, bool one_line,
 
 void hb_bisect_gstate_free(struct hb_bisect_gstate *g)
 {
-	free_strs(g->cands, g->n_cands);
+	hb_bisect_free_strs(g->cands, g->n_cands);
 	g->n_cands = 0;
 }
 
