@@ -133,8 +133,8 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 	json_object_set_new(root, "created", json_string(c->created));
 	json_object_set_new(root, "sd_log",
 			    json_string("per metric: sample sd of log(boot center) over the boots; "
-					"boot center = median of the boot's samples (>= 5 per "
-					"repetition) or their mean"));
+					"boot center = the mean of the boot's samples; the "
+					"median for >= 5 per repetition on the wall clock"));
 	json_object_set_new(root, "metrics", ms);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8)))

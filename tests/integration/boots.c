@@ -35,7 +35,7 @@
 
 #define BOOTS_SUITE "configs/boots.suite"
 /* One huge folio allocated per sample: the delay moves each by its share of
- * the fault (minimal-6.1, virtual clock: 17 342 600 ns per fault). */
+ * the fault (minimal-6.1, virtual clock: about 17.37 ms per fault). */
 static const char *const delay_alloc_flagged[] = { "fault.write_fault_huge",
 						   "fragment.clean_fault_latency",
 						   "fragment.fragmented_fault_latency" };
