@@ -408,34 +408,76 @@ built_id=$(
 	for c in "${configs[@]}"; do printf 'config %s\n' "$(sha256sum <"$c" | cut -d' ' -f1)"; done
 )
 # A recipe's first build (no obj/ yet) starts from a copy of the obj/ of
-# another recipe built from the same source, gcc and config (trees/*/built):
-# minimal-6.1-regress starts from minimal-6.1's. Then make compiles only the
-# files either series touched (the touched lists: patched files, past and
-# present) and what depends on them, and links: all of those files get a
-# new mtime here, newer than every copied object (ours too: patched before
-# the seed was built, they would look older than its objects). kbuild's
-# .cmd files in obj/ hold relative paths only (srctree=..), so they are
-# right in the new tree. Picked: the candidate with the fewest such files;
-# one whose build is under way (its lock held) is skipped. Without a seed,
+# another recipe built with the same gcc and config (trees/*/built).
+# - Same source (minimal-6.1-regress from minimal-6.1): make compiles only
+#   the files either series touched (the touched lists: patched files, past
+#   and present) and what depends on them, and links.
+# - Another source (a KSRC tree or git checkout, e.g. the bisect test's
+#   repository of linux-source-6.1): the files whose content differs from
+#   the seed's tree, or that it lacks (differing_files); more than
+#   HB_SEED_MAX_DIFF (2000) such files is another kernel: no seed.
+# The files named get a new mtime here, newer than every copied object (ours
+# too: patched before the seed was built, they would look older than its
+# objects). kbuild's .cmd files in obj/ hold relative paths only
+# (srctree=..), so they are right in the new tree. Picked: a same-source
+# candidate with the fewest touched files, else the first other one; one
+# whose build is under way (its lock held) is skipped. Without a seed,
 # ccache still serves the compiles. HB_SEED=0: no seeding.
 touched_of() { cat "$1/touched" 2>/dev/null || true; }
+# Files of tree $2 whose content is not that of the same path in tree $1, or
+# that $1 lacks; obj/ aside. One inode is one content (trees hard-linked from
+# one pristine tree share most of theirs); other pairs are compared by cmp.
+differing_files() {
+	join -t $'\t' -a 2 -e - -o 0,1.2,2.2 \
+		<(cd "$1" && find . -path ./obj -prune -o -type f -printf '%P\t%i\n' | sort -t $'\t' -k1,1) \
+		<(cd "$2" && find . -path ./obj -prune -o -type f -printf '%P\t%i\n' | sort -t $'\t' -k1,1) |
+		awk -F '\t' '$2 != $3' |
+		while IFS=$'\t' read -r f i1 _; do
+			[ "$i1" != - ] && cmp -s "$1/$f" "$2/$f" && continue
+			printf '%s\n' "$f"
+		done
+}
 seed_obj() {
-	local t best="" best_n=0 n
+	local t best="" best_n=0 n same=0 cfg_id other="" diff_list now
+	cfg_id=$(sed 1d <<<"$built_id")
 	for t in "$cache"/trees/*; do
 		[ "$t" != "$tdir" ] && [ -f "$t/built" ] && [ -d "$t/src/obj" ] || continue
-		[ "$(cat "$t/built" 2>/dev/null || true)" = "$built_id" ] || continue
+		if [ "$(cat "$t/built" 2>/dev/null || true)" != "$built_id" ]; then
+			[ -z "$other" ] && [ "$(sed 1d "$t/built" 2>/dev/null || true)" = "$cfg_id" ] && other=$t
+			continue
+		fi
 		n=$({ touched_of "$t"; touched_of "$tdir"; } | sort -u | wc -l)
 		if [ -z "$best" ] || [ "$n" -lt "$best_n" ]; then
 			best=$t
 			best_n=$n
+			same=1
 		fi
 	done
+	[ -n "$best" ] || best=$other
 	[ -n "$best" ] || return 0
 	exec 7>"$best/.lock"
-	if ! flock -n 7 || [ "$(cat "$best/built" 2>/dev/null || true)" != "$built_id" ]; then
+	if ! flock -n 7 || ! now=$(cat "$best/built" 2>/dev/null) ||
+		{ [ "$same" = 1 ] && [ "$now" != "$built_id" ]; } ||
+		[ "$(sed 1d <<<"$now")" != "$cfg_id" ]; then
 		exec 7>&-
 		log "not seeding from ${best##*/}: a build of it is under way"
 		return 0
+	fi
+	diff_list=$tdir/seed-diff
+	if [ "$same" = 1 ]; then
+		{ touched_of "$best"; touched_of "$tdir"; } | sort -u >"$diff_list"
+	else
+		differing_files "$best/src" "$tdir/src" >"$diff_list" || {
+			exec 7>&-
+			log "not seeding from ${best##*/}: cannot compare the trees"
+			return 0
+		}
+		best_n=$(wc -l <"$diff_list")
+		if [ "$best_n" -gt "${HB_SEED_MAX_DIFF:-2000}" ]; then
+			exec 7>&-
+			log "not seeding from ${best##*/}: $best_n files differ from its tree"
+			return 0
+		fi
 	fi
 	rm -rf "$obj.seed"
 	cp -a "$best/src/obj" "$obj.seed" || {
@@ -450,9 +492,13 @@ seed_obj() {
 	{ grep -rlF --include='*.cmd' --include='*.d' "$best/src/" "$obj.seed" || true; } |
 		HB_FROM=$best/src/ HB_TO=$tdir/src/ xargs -r -d '\n' perl -pi -e 's/\Q$ENV{HB_FROM}\E/$ENV{HB_TO}/g' ||
 		die 2 "cannot rewrite the paths in the seeded object dir $obj.seed"
-	{ touched_of "$best"; touched_of "$tdir"; } | sort -u | refresh_files "$tdir/src"
+	refresh_files "$tdir/src" <"$diff_list"
 	mv "$obj.seed" "$obj"
-	log "object dir seeded from ${best##*/} ($best_n files patched in one or the other get recompiled)"
+	if [ "$same" = 1 ]; then
+		log "object dir seeded from ${best##*/} ($best_n files patched in one or the other get recompiled)"
+	else
+		log "object dir seeded from ${best##*/}, another source of the same config ($best_n files differ from its tree and get recompiled)"
+	fi
 }
 t_tree=$((SECONDS - t_begin))
 rm -rf "$obj.seed"

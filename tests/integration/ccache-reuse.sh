@@ -17,6 +17,11 @@
 #     release is <version>-hb-<recipe>,
 #   - no .cmd or .d file of its object dir names another recipe's tree,
 #   - with ccache installed, build.log ends with the ccache line.
+# Then a throwaway source=ksrc recipe on a KSRC tree made here (minimal-6.1's
+# source, hard-linked, with the same mm/shmem.c change written over it), the
+# way `hugebench bisect --git` builds a checkout: another source identity, so
+# it is seeded by content (build-source.sh, differing_files): again at most
+# 20 files compiled, mm/shmem.o among them, the variable in System.map.
 # --ccache also builds a second throwaway recipe, same patch, unseeded
 # (HB_SEED=0: 6-13 min with the load) and checks that ccache served >= 95% of >= 500
 # compiles and that kernel/fork.o and mm/memory.o equal minimal-6.1's
@@ -128,6 +133,33 @@ ncc=$(grep -cE '^  CC ' "$blog" || true)
 grep -qE '^  CC +mm/shmem\.o$' "$blog" || bad "$n: mm/shmem.o was not recompiled"
 ! grep -qE '^  (LD|CC) .*objtool' "$blog" || bad "$n: objtool was rebuilt"
 common_checks "$n" "$out"
+
+nk=zz-ksrc-$$
+names+=("$nk")
+mkdir -p "kernels/$nk" "$work/ksrc"
+printf 'kind=source\nbase=minimal-6.1\nsource=ksrc\ndescription=ccache-reuse.sh throwaway\n' >"kernels/$nk/recipe"
+chmod 755 "$work" # the build account reads KSRC
+for e in "$base"/* "$base"/.[!.]*; do
+	[ -e "$e" ] && [ "${e##*/}" != obj ] || continue
+	cp -al "$e" "$work/ksrc/" || bad "cannot copy $e into the KSRC tree"
+done
+rm -f "$work/ksrc/mm/shmem.c"
+cp "$work/b/mm/shmem.c" "$work/ksrc/mm/shmem.c"
+say "$nk: KSRC = minimal-6.1's source + the same change, fresh tree, seeded by content"
+start=$SECONDS
+out=$(KSRC=$work/ksrc build/hugebench kernel --target "$nk" 2>"$work/err") || {
+	cat "$work/err" >&2
+	say "FAIL: building $nk failed"
+	exit 1
+}
+say "$nk: $((SECONDS - start)) s; $(grep -E '\] (took|object dir seeded)' "$work/err" | sed 's/^hugebench: \[build\] //' | paste -sd ';')"
+grep -q "object dir seeded from .*another source of the same config" "$work/err" ||
+	bad "$nk: its object dir was not seeded by content"
+blog=$cache/trees/$nk/build.log
+ncc=$(grep -cE '^  CC ' "$blog" || true)
+[ "$ncc" -le 20 ] || bad "$nk: make compiled $ncc files (want <= 20)"
+grep -qE '^  CC +mm/shmem\.o$' "$blog" || bad "$nk: mm/shmem.o was not recompiled"
+common_checks "$nk" "$out"
 
 if [ $full = 1 ]; then
 	n2=zz-reuse-$$-b
