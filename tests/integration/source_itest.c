@@ -184,19 +184,50 @@ static void expected_builder(const char *const *paths, char *name, size_t len)
 	snprintf(name, len, "hb-build");
 }
 
+/* One build of the fake KSRC recipe: who its merge_config.sh ran as. */
+static void builder_run(const char *cache, const char *ksrc, char *const *argv, const char *tree,
+			struct hb_itest_out *o, char *got, size_t len)
+{
+	char *saved = getenv("HUGEBENCH_CACHE") ? strdup(getenv("HUGEBENCH_CACHE")) : NULL;
+	char who[400];
+	FILE *f;
+
+	setenv("HUGEBENCH_CACHE", cache, 1);
+	setenv("KSRC", ksrc, 1);
+	hb_itest_hugebench(argv, o);
+	unsetenv("KSRC");
+	if (saved)
+		setenv("HUGEBENCH_CACHE", saved, 1);
+	else
+		unsetenv("HUGEBENCH_CACHE");
+	free(saved);
+	got[0] = '\0';
+	snprintf(who, sizeof(who), "%s/src/obj/who/name", tree);
+	f = fopen(who, "r");
+	if (f) {
+		if (!fgets(got, (int)len, f))
+			got[0] = '\0';
+		got[strcspn(got, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
 /* A recipe's tree runs code during the build (here its merge_config.sh,
  * which a patch series can change like any Makefile). Run as root without
  * sudo, that code must not run as root (issue 23, item 8): a KSRC tree whose
- * merge_config.sh writes `id -un` and fails shows who ran it. Nothing is
- * compiled. */
+ * merge_config.sh writes `id -un` into a folder it makes anew, then fails,
+ * shows who ran it. Nothing is compiled. Where the account builds, two more
+ * builds: with the folder closed to others the build falls back to root and
+ * removes the cache's ownership stamp; opened again, the account's build
+ * must find root's files by a new scan and take them (else it cannot
+ * replace root's folder and the name stays "root"). */
 void test_source_build_unprivileged(void **state)
 {
 	char tmpl[] = "/tmp/hb-itest-builder-XXXXXX", dir[256], path[4400], tree[300], ksrc[300];
-	char who[300], want[64], got[64] = "", cache[300];
-	char *saved = getenv("HUGEBENCH_CACHE") ? strdup(getenv("HUGEBENCH_CACHE")) : NULL;
+	char want[64], got[64] = "", cache[300], stamp[400];
 	char *argv[] = { "kernel", "--target", dir + strlen("kernels/"), NULL };
 	struct hb_itest_out o;
-	FILE *f;
+	struct passwd *pw;
 
 	(void)state;
 	assert_non_null(mkdtemp(tmpl));
@@ -221,7 +252,7 @@ void test_source_build_unprivileged(void **state)
 	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", ksrc);
 	hb_itest_write(path, "#!/bin/sh\n# records who runs the tree's code, then fails\n"
 			     "while [ $# -gt 0 ]; do [ \"$1\" = -O ] && o=$2; shift; done\n"
-			     "id -un >\"$o/hb-who\"\nexit 1\n");
+			     "rm -rf \"$o/who\"; mkdir \"$o/who\"; id -un >\"$o/who/name\"\nexit 1\n");
 	assert_int_equal(chmod(path, 0755), 0);
 
 	snprintf(dir, sizeof(dir), "kernels/zz-test-builder-%d", (int)getpid());
@@ -231,33 +262,12 @@ void test_source_build_unprivileged(void **state)
 	/* a cache folder that does not exist yet, as in a clean clone (the
 	 * account must be chosen before anything creates it) */
 	snprintf(cache, sizeof(cache), "%s/cache", tmpl);
-	setenv("HUGEBENCH_CACHE", cache, 1);
-	setenv("KSRC", ksrc, 1);
-	hb_itest_hugebench(argv, &o);
-	unsetenv("KSRC");
-	if (saved)
-		setenv("HUGEBENCH_CACHE", saved, 1);
-	else
-		unsetenv("HUGEBENCH_CACHE");
-	free(saved);
 	snprintf(tree, sizeof(tree), "%s/trees/%s", cache, dir + strlen("kernels/"));
-	snprintf(who, sizeof(who), "%s/src/obj/hb-who", tree);
-	f = fopen(who, "r");
-	if (f) {
-		if (!fgets(got, sizeof(got), f))
-			got[0] = '\0';
-		got[strcspn(got, "\n")] = '\0';
-		fclose(f);
-	}
+	builder_run(cache, ksrc, argv, tree, &o, got, sizeof(got));
 	{
 		const char *paths[] = { cache, dir, ksrc, NULL };
 
 		expected_builder(paths, want, sizeof(want));
-	}
-	{
-		char *rm[] = { "/bin/rm", "-rf", dir, tree, tmpl, NULL };
-
-		hb_itest_spawn_to(rm, "/dev/null");
 	}
 	printf("# builder: expected %s, the tree's code ran as '%s' (exit %d)\n", want, got,
 	       o.exit_code);
@@ -268,4 +278,29 @@ void test_source_build_unprivileged(void **state)
 	if (geteuid() == 0 && strcmp(want, "root") == 0)
 		assert_non_null(strstr(o.err, "building zz-test-builder"));
 	hb_itest_out_free(&o);
+	if (!strcmp(want, "hb-build")) {
+		pw = getpwnam("hb-build");
+		assert_non_null(pw);
+		snprintf(stamp, sizeof(stamp), "%s/.owned-by-%u", cache, (unsigned)pw->pw_uid);
+		assert_int_equal(access(stamp, F_OK), 0);
+		assert_int_equal(chmod(tmpl, 0700), 0);
+		builder_run(cache, ksrc, argv, tree, &o, got, sizeof(got));
+		assert_int_equal(chmod(tmpl, 0755), 0);
+		printf("# closed: the tree's code ran as '%s' (exit %d)\n", got, o.exit_code);
+		assert_int_equal(o.exit_code, 2);
+		assert_string_equal(got, "root");
+		assert_int_equal(access(stamp, F_OK), -1);
+		hb_itest_out_free(&o);
+		builder_run(cache, ksrc, argv, tree, &o, got, sizeof(got));
+		printf("# open again: the tree's code ran as '%s' (exit %d)\n", got, o.exit_code);
+		assert_int_equal(o.exit_code, 2);
+		assert_string_equal(got, "hb-build");
+		assert_int_equal(access(stamp, F_OK), 0);
+		hb_itest_out_free(&o);
+	}
+	{
+		char *rm[] = { "/bin/rm", "-rf", dir, tree, tmpl, NULL };
+
+		hb_itest_spawn_to(rm, "/dev/null");
+	}
 }
