@@ -278,6 +278,22 @@ void mt_expect_split(int kver, int new_order, long hist[MT_N_ORDERS], char *basi
 	hist[new_order] = 1L << (MT_PMD_ORDER - new_order);
 }
 
+long mt_expect_swapin_64k(int kver, bool after_swapoff, bool zswap_on, char *basis, size_t len,
+			  const char **basis_out)
+{
+	*basis_out = NULL;
+	if (kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
+		snprintf(basis, len,
+			 "extrapolated: 6.12 swaps shmem in as small pages, 7.2 swaps a large entry "
+			 "in whole; Linux %d.%d's source was not read, the 7.2 reading is used",
+			 kver / 1000, kver % 1000);
+		*basis_out = basis;
+	}
+	if (kver <= KT_KVER_PMD_TABLE || zswap_on)
+		return 0;
+	return after_swapoff ? 32 : 30;
+}
+
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len)
 {
 	size_t off = 0;

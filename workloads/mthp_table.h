@@ -111,6 +111,18 @@ bool mt_khugepaged_ignores_pmd_knob(int kver, char *basis, size_t len, const cha
 void mt_expect_split(int kver, int new_order, long hist[MT_N_ORDERS], char *basis, size_t len,
 		     const char **basis_out);
 
+/* The 64 kB folios expected back in the swap case (a 2 MiB memfd of 64 kB
+ * folios swapped out as 32 large entries), read back after a hole punch
+ * across the first two entries, or after swapoff. 7.2 swaps a large entry
+ * in whole from a SWP_SYNCHRONOUS_IO device such as zram
+ * (shmem_swapin_folio() -> shmem_swap_alloc_folio() at the entry's order),
+ * unless zswap was ever enabled: 30 (the two entries the punch crossed come
+ * back in smaller pieces), 32 after swapoff. 6.12 splits every large entry
+ * and swaps in small pages ("swap device can only swap in order 0 folio"):
+ * 0, every page small. basis as mt_khugepaged_ignores_pmd_knob(). */
+long mt_expect_swapin_64k(int kver, bool after_swapoff, bool zswap_on, char *basis, size_t len,
+			  const char **basis_out);
+
 /* "9:1 3:1 1:1 0:10": the non-zero entries, highest order first. */
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len);
 

@@ -314,6 +314,27 @@ static void test_split(void **state)
 	assert_null(basis);
 }
 
+/* swap-in of 64 kB entries: whole on 7.2 (30 after the punch, 32 after
+ * swapoff), small on 6.12, small with zswap on; extrapolated between */
+static void test_swapin(void **state)
+{
+	char buf[256];
+	const char *basis;
+
+	(void)state;
+	assert_int_equal(mt_expect_swapin_64k(7002, false, false, buf, sizeof(buf), &basis), 30);
+	assert_null(basis);
+	assert_int_equal(mt_expect_swapin_64k(7002, true, false, buf, sizeof(buf), &basis), 32);
+	assert_int_equal(mt_expect_swapin_64k(7002, true, true, buf, sizeof(buf), &basis), 0);
+	assert_int_equal(mt_expect_swapin_64k(6012, false, false, buf, sizeof(buf), &basis), 0);
+	assert_null(basis);
+	assert_int_equal(mt_expect_swapin_64k(6019, true, false, buf, sizeof(buf), &basis), 32);
+	assert_non_null(basis);
+	assert_non_null(strstr(basis, "6.19"));
+	assert_int_equal(mt_expect_swapin_64k(7003, false, false, buf, sizeof(buf), &basis), 30);
+	assert_non_null(basis);
+}
+
 /* which kernels run it: the feature table, never an errno */
 static void test_unsupported(void **state)
 {
@@ -357,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_unsupported), cmocka_unit_test(test_subject),
 		cmocka_unit_test(test_boot),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_swapin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
