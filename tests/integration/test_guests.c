@@ -594,9 +594,19 @@ int main(int argc, char **argv)
 		/* after the bisect tests: their prefixes of the series are built */
 		cmocka_unit_test(test_nightly_series_autobisect),
 	};
+	/* Too long for make test: build/tests/test_guests --long [PATTERN]
+	 * (make mthp-regress). */
+	const struct CMUnitTest long_tests[] = {
+		cmocka_unit_test(test_mthp_planted_regress),
+	};
 	bool pre = false;
 	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "--long")) {
+		if (argc > 2)
+			cmocka_set_test_filter(argv[2]);
+		return cmocka_run_group_tests_name("long", long_tests, NULL, NULL);
+	}
 	/* build/tests/test_guests 'test_compare*' runs a subset (and builds
 	 * only what it boots, when it boots it) */
 	if (argc > 1)
