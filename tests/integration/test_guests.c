@@ -533,6 +533,20 @@ static void prebuild(const char *what)
 		printf("tests/integration/prebuild.sh %s failed; each test builds what it boots\n", what);
 }
 
+/* The tests of stream 2 (make integration): libvirt's (its daemons are
+ * set up and taken down by them) and those that boot kernels built here. */
+static bool in_stream2(const char *name)
+{
+	static const char *const prefix[] = { "test_libvirt", "test_source",	  "test_external_regress",
+					      "test_outcomes", "test_boots_delay", "test_nightly",
+					      "test_bisect" };
+
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	/* Debian kernels first, source kernels last (prebuild()). */
@@ -606,6 +620,29 @@ int main(int argc, char **argv)
 		if (argc > 2)
 			cmocka_set_test_filter(argv[2]);
 		return cmocka_run_group_tests_name("long", long_tests, NULL, NULL);
+	}
+	/* make integration: two processes at once, each one guest at a time
+	 * (TCG runs a guest on one core). Stream 2: the libvirt tests, then
+	 * the source-kernel ones (they wait for the prebuild's kernels); stream
+	 * 1: the other Debian-kernel tests. In one stream, the order above. */
+	if (argc > 1 && !strcmp(argv[1], "--stream")) {
+		const size_t n = sizeof(tests) / sizeof(tests[0]);
+		struct CMUnitTest sel[sizeof(tests) / sizeof(tests[0])];
+		size_t k = 0;
+		int want;
+
+		if (argc != 3 || (strcmp(argv[2], "1") && strcmp(argv[2], "2"))) {
+			fprintf(stderr, "usage: test_guests [--long] [PATTERN] | --stream 1|2\n");
+			return 2;
+		}
+		want = atoi(argv[2]);
+		for (size_t i = 0; i < n; i++)
+			if ((in_stream2(tests[i].name) ? 2 : 1) == want)
+				sel[k++] = tests[i];
+		prebuild("start");
+		rc = _cmocka_run_group_tests(want == 1 ? "guests-1" : "guests-2", sel, k, NULL, NULL);
+		prebuild("wait");
+		return rc;
 	}
 	/* build/tests/test_guests 'test_compare*' runs a subset (and builds
 	 * only what it boots, when it boots it) */
