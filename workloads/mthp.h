@@ -76,6 +76,8 @@ void mt_khugepaged_pause(void);
 long long mt_kh_counter(const char *name);
 void mt_policy_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_khugepaged_part(struct hb_ctx *ctx, struct mt_state *st);
+/* MADV_COLLAPSE on a memfd: forced past knobs at never, refused by deny */
+void mt_collapse_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_boot_part(struct hb_ctx *ctx, struct mt_state *st);
 /* mthp_io.c */
 void mt_swap_part(struct hb_ctx *ctx, struct mt_state *st);

@@ -228,6 +228,88 @@ out:
 		close(fd);
 }
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1 uapi; glibc 2.36 lacks the name */
+#endif
+
+/* MADV_COLLAPSE on a 2 MiB memfd of small pages (every shmem knob never):
+ * the collapse is forced past the sysfs settings and only
+ * shmem_enabled=deny refuses it -- 7.2 collapse_possible(TVA_FORCED_COLLAPSE)
+ * and 6.12 thp_vma_allowable_order(tva_flags 0) both reach
+ * shmem_huge_global_enabled() with shmem_huge_force, which returns the PMD
+ * order unless SHMEM_HUGE_DENY. PMD only: MADV_COLLAPSE makes no smaller
+ * folio. Checks <name>_call, <name>_orders, <name>_data; the first two
+ * with the extrapolation basis on kernels other than 6.12 and 7.2. */
+static void collapse_case(struct hb_ctx *ctx, struct mt_state *st, bool deny)
+{
+	const char *name = deny ? "collapse_memfd_deny" : "collapse_memfd_never";
+	struct mt_policy p = mt_base_policy(st, MT_MEMFD);
+	struct mt_observed ob;
+	char cn[96], oh[128], basis_buf[256];
+	const char *basis;
+	void *raw = NULL;
+	size_t bad;
+	char *at;
+	int fd, r, err;
+	bool forced = mt_collapse_forced_at_never(st->kver, basis_buf, sizeof(basis_buf), &basis);
+
+	if (deny)
+		p.top = KT_DENY;
+	if (!mt_apply_policy(ctx, st, name, &p))
+		return;
+	fd = memfd_create("hb-mthp-collapse", MFD_CLOEXEC);
+	at = mt_reserve_aligned(&raw);
+	if (fd < 0 || !at || ftruncate(fd, (off_t)HB_HPAGE) ||
+	    mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		hb_error(ctx, "%s: memfd", name);
+		goto out;
+	}
+	hb_pattern_fill(at, HB_HPAGE, 0xc011 + deny, 0);
+	r = madvise(at, HB_HPAGE, MADV_COLLAPSE);
+	err = r ? errno : 0;
+	snprintf(cn, sizeof(cn), "%s_call", name);
+	if (deny)
+		hb_check_basis(ctx, cn, err == EINVAL, basis,
+			       "EINVAL: shmem_enabled=deny refuses a collapse", "%s",
+			       err ? strerror(err) : "0 (collapsed)");
+	else
+		hb_check_basis(ctx, cn, forced ? err == 0 : err == EINVAL, basis,
+			       forced ? "0: forced past every knob at never" : "EINVAL", "%s",
+			       err ? strerror(err) : "0");
+	/* fault back what a collapse took out of the page tables */
+	for (size_t off = 0; off < HB_HPAGE; off += HB_PAGE)
+		(void)*(volatile char *)(at + off);
+	r = mt_folio_orders(at, HB_HPAGE, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		goto out;
+	}
+	mt_hist_text(ob.hist, oh, sizeof(oh));
+	snprintf(cn, sizeof(cn), "%s_orders", name);
+	st->cases++;
+	forced = forced && !deny;
+	if (hb_check_basis(ctx, cn, !ob.absent && (forced ? ob.hist[MT_PMD_ORDER] == 1 : ob.hist[0] == 512),
+			   basis, forced ? "9:1" : "0:512", "%s", oh))
+		st->matching++;
+	bad = hb_pattern_verify(at, HB_HPAGE, 0xc011 + deny, 0);
+	snprintf(cn, sizeof(cn), "%s_data", name);
+	hb_check(ctx, cn, bad == HB_HPAGE, "every byte as written", "%s %zu",
+		 bad == HB_HPAGE ? "all bytes:" : "first bad byte at", bad);
+out:
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+}
+
+void mt_collapse_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	collapse_case(ctx, st, false);
+	if (!hb_failed(ctx))
+		collapse_case(ctx, st, true);
+}
+
 /* ---- boot parameters -------------------------------------------------------- */
 
 /* The huge= of the tmpfs mounted at dir, from /proc/mounts ("never" when

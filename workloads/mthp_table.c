@@ -294,6 +294,19 @@ long mt_expect_swapin_64k(int kver, bool after_swapoff, bool zswap_on, char *bas
 	return after_swapoff ? 32 : 30;
 }
 
+bool mt_collapse_forced_at_never(int kver, char *basis, size_t len, const char **basis_out)
+{
+	*basis_out = NULL;
+	if (kver != KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
+		snprintf(basis, len,
+			 "extrapolated: 6.12 and 7.2 collapse anonymous shmem past knobs at never; "
+			 "Linux %d.%d's source was not read",
+			 kver / 1000, kver % 1000);
+		*basis_out = basis;
+	}
+	return true;
+}
+
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len)
 {
 	size_t off = 0;

@@ -123,6 +123,15 @@ void mt_expect_split(int kver, int new_order, long hist[MT_N_ORDERS], char *basi
 long mt_expect_swapin_64k(int kver, bool after_swapoff, bool zswap_on, char *basis, size_t len,
 			  const char **basis_out);
 
+/* MADV_COLLAPSE on anonymous shmem with every knob at never: forced past
+ * the knobs in both readings (7.2 shmem_allowable_huge_orders(): "forced
+ * collapse ignores sysfs configs"; 6.12 thp_vma_allowable_order() without
+ * TVA_ENFORCE_SYSFS), refused only by shmem_enabled=deny. The two readings
+ * agree, but a kernel between them is not assumed to: basis gets the
+ * extrapolation for every kernel but 6.12 and 7.2 (debian-6.19 refuses it,
+ * EINVAL: docs/findings.md). */
+bool mt_collapse_forced_at_never(int kver, char *basis, size_t len, const char **basis_out);
+
 /* "9:1 3:1 1:1 0:10": the non-zero entries, highest order first. */
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len);
 

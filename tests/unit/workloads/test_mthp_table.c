@@ -335,6 +335,25 @@ static void test_swapin(void **state)
 	assert_non_null(basis);
 }
 
+/* MADV_COLLAPSE at never: forced in both readings; every other kernel is
+ * an extrapolation, even between the two */
+static void test_collapse(void **state)
+{
+	char buf[256];
+	const char *basis;
+
+	(void)state;
+	assert_true(mt_collapse_forced_at_never(6012, buf, sizeof(buf), &basis));
+	assert_null(basis);
+	assert_true(mt_collapse_forced_at_never(7002, buf, sizeof(buf), &basis));
+	assert_null(basis);
+	assert_true(mt_collapse_forced_at_never(6019, buf, sizeof(buf), &basis));
+	assert_non_null(basis);
+	assert_non_null(strstr(basis, "6.19"));
+	mt_collapse_forced_at_never(7003, buf, sizeof(buf), &basis);
+	assert_non_null(basis);
+}
+
 /* which kernels run it: the feature table, never an errno */
 static void test_unsupported(void **state)
 {
@@ -379,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_boot),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_swapin),
+		cmocka_unit_test(test_collapse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
