@@ -81,6 +81,8 @@ void mt_collapse_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_boot_part(struct hb_ctx *ctx, struct mt_state *st);
 /* mthp_io.c */
 void mt_swap_part(struct hb_ctx *ctx, struct mt_state *st);
+/* MADV_REMOVE punches splitting PMD folios while threads read the rest */
+void mt_race_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_split_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_write_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st);

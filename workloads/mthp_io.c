@@ -7,6 +7,9 @@
 #include "pressure.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +300,184 @@ void mt_split_part(struct hb_ctx *ctx, struct mt_state *st)
 out:
 	if (mounted)
 		umount(DEBUGFS);
+}
+
+/* ---- punches racing readers ------------------------------------------------- */
+
+#define RACE_FOLIOS 4
+#define RACE_READERS 2
+#define RACE_ROUNDS 4
+/* per 2 MiB folio: 8 holes of 32 kB, one in each 256 kB (at +64 kB) */
+#define RACE_HOLES 8
+#define RACE_HOLE (32 * 1024)
+
+struct race {
+	char *at;
+	atomic_bool stop;
+	atomic_long checked, wrong;
+	atomic_long first_wrong; /* offset, -1 none */
+};
+
+static bool race_in_hole(size_t off)
+{
+	size_t in = off % (256 * 1024);
+
+	return in >= 64 * 1024 && in < 64 * 1024 + RACE_HOLE;
+}
+
+/* A reader: pages outside every planned hole, over and over, each checked
+ * against the pattern while the main thread punches the holes and the
+ * kernel splits the folios around them. */
+static void *race_reader(void *arg)
+{
+	struct race *r = arg;
+	uint64_t x = (uint64_t)(uintptr_t)arg ^ 0x9e3779b97f4a7c15ULL;
+	const size_t pages = RACE_FOLIOS * HB_HPAGE / HB_PAGE;
+
+	while (!atomic_load(&r->stop)) {
+		size_t off, k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		off = (size_t)(x % pages) * HB_PAGE;
+		if (race_in_hole(off))
+			continue;
+		k = hb_pattern_verify(r->at + off, HB_PAGE, 0x7ace, off);
+		atomic_fetch_add(&r->checked, 1);
+		if (k != HB_PAGE) {
+			long none = -1;
+
+			atomic_fetch_add(&r->wrong, 1);
+			atomic_compare_exchange_strong(&r->first_wrong, &none, (long)(off + k));
+		}
+	}
+	return NULL;
+}
+
+/* The race mm's folio_split_race_test aims at: MADV_REMOVE punches inside
+ * PMD folios of a huge=always tmpfs file (each partial punch splits the
+ * folio: to order 0 on 6.12, to what the hole leaves on 7.2) while
+ * RACE_READERS threads read and verify the pages no hole touches. Checks:
+ * race_readers (no page read wrong, some read), race_punch_calls,
+ * race_data (after each of RACE_ROUNDS rounds: every hole zero, every
+ * other byte as written),
+ * race_subject_split (the punches split folios: thp_split_page, or the
+ * 2048 kB split counter, +1 at least; no split, nothing was raced). */
+void mt_race_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	struct mt_policy p = mt_base_policy(st, MT_TMPFS);
+	const char *path = MT_DIR "/always/race";
+	const size_t len = RACE_FOLIOS * HB_HPAGE;
+	struct race r = { .first_wrong = -1 };
+	long long splits = 0, splits2m = 0;
+	int fails = 0, fd, err = 0, round;
+	struct mt_observed ob;
+	size_t bad = len;
+	void *raw;
+	char oh[128];
+
+	p.mount = KT_ALWAYS;
+	if (!mt_apply_policy(ctx, st, "race", &p))
+		return;
+	fd = hb_create_file(ctx, path, len);
+	if (fd < 0)
+		return;
+	raw = mmap(NULL, len + HB_HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED) {
+		hb_error(ctx, "race: mmap reserve");
+		close(fd);
+		unlink(path);
+		return;
+	}
+	r.at = (char *)(((uintptr_t)raw + HB_HPAGE - 1) & ~(uintptr_t)(HB_HPAGE - 1));
+	if (mmap(r.at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		hb_error(ctx, "race: map %s", path);
+		goto out;
+	}
+	/* RACE_ROUNDS times: the file emptied and written again (PMD folios
+	 * again), readers started, the holes punched, the readers stopped */
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		pthread_t th[RACE_READERS];
+		struct hb_snap a, b;
+		struct mt_stats sa, sb;
+		int n_th;
+
+		if (ftruncate(fd, 0) || ftruncate(fd, (off_t)len)) {
+			hb_error(ctx, "race: truncate %s", path);
+			goto out;
+		}
+		hb_pattern_fill(r.at, len, 0x7ace, 0);
+		if (round == 0 && !mt_folio_orders(r.at, len, &ob)) {
+			mt_hist_text(ob.hist, oh, sizeof(oh));
+			hb_note(ctx, "race: folios before the punches: %s", oh);
+		}
+		hb_snap_take(&a);
+		mt_stats_read(&sa);
+		atomic_store(&r.stop, false);
+		for (n_th = 0; n_th < RACE_READERS; n_th++)
+			if (pthread_create(&th[n_th], NULL, race_reader, &r))
+				break;
+		if (n_th == RACE_READERS) {
+			usleep(20000); /* the readers are running */
+			for (size_t f = 0; f < RACE_FOLIOS; f++)
+				for (size_t h = 0; h < RACE_HOLES; h++) {
+					char *hole = r.at + f * HB_HPAGE + h * 256 * 1024 + 64 * 1024;
+
+					if (madvise(hole, RACE_HOLE, MADV_REMOVE)) {
+						fails++;
+						err = errno;
+					}
+				}
+			usleep(20000);
+		}
+		atomic_store(&r.stop, true);
+		for (int i = 0; i < n_th; i++)
+			pthread_join(th[i], NULL);
+		if (n_th < RACE_READERS) {
+			hb_error(ctx, "race: cannot start reader %d", n_th);
+			goto out;
+		}
+		hb_snap_take(&b);
+		mt_stats_read(&sb);
+		splits += hb_vmstat_delta(&a, &b, "thp_split_page");
+		splits2m += mt_stat_delta(&sa, &sb, MT_PMD_ORDER, MT_SPLIT);
+		for (size_t off = 0; off < len && bad == len; off += HB_PAGE) {
+			size_t k;
+
+			if (race_in_hole(off)) {
+				for (k = 0; k < HB_PAGE && !r.at[off + k]; k++)
+					;
+			} else {
+				k = hb_pattern_verify(r.at + off, HB_PAGE, 0x7ace, off);
+			}
+			if (k != HB_PAGE)
+				bad = off + k;
+		}
+	}
+	if (!mt_folio_orders(r.at, len, &ob)) {
+		mt_hist_text(ob.hist, oh, sizeof(oh));
+		hb_note(ctx, "race: folios after the last round: %s", oh);
+	}
+	hb_check(ctx, "race_punch_calls", fails == 0, "every MADV_REMOVE returns 0",
+		 "%d of %d failed%s%s", fails, RACE_ROUNDS * RACE_FOLIOS * RACE_HOLES,
+		 fails ? ": " : "", fails ? strerror(err) : "");
+	hb_check(ctx, "race_readers", atomic_load(&r.wrong) == 0 && atomic_load(&r.checked) > 0,
+		 "no page outside the holes read wrong while the punches split the folios",
+		 "%ld of %ld pages read wrong in %d rounds", atomic_load(&r.wrong),
+		 atomic_load(&r.checked), RACE_ROUNDS);
+	if (atomic_load(&r.wrong))
+		hb_note(ctx, "race: first wrong byte at offset %ld", atomic_load(&r.first_wrong));
+	hb_check(ctx, "race_data", bad == len,
+		 "after each round: every hole zero, every other byte as written",
+		 bad == len ? "all %zu bytes" : "first bad byte at %zu", bad);
+	hb_check(ctx, "race_subject_split", splits > 0 || splits2m > 0,
+		 "the punches split folios (thp_split_page or 2048kB split +1 at least)",
+		 "thp_split_page +%lld, 2048kB split +%lld", splits, splits2m);
+out:
+	munmap(raw, len + HB_HPAGE);
+	close(fd);
+	unlink(path);
 }
 
 /* ---- write(2) ------------------------------------------------------------ */

@@ -27,6 +27,10 @@
  *    swapped in; again with swapoff while the entries are out;
  *  - split: a tmpfs PMD folio split to orders 0, 2, 4, 8 through debugfs
  *    split_huge_pages (pid and file forms);
+ *  - race: 32 MADV_REMOVE punches inside the PMD folios of an 8 MiB
+ *    huge=always file while 2 threads verify every page no hole touches
+ *    (the race of mm's folio_split_race_test): nothing read wrong, the
+ *    holes zero, the rest intact, and the punches did split folios;
  *  - write: a file of 2 MiB + 40 KiB written with write(2) in chunks of
  *    4 KiB .. 2 MiB on huge=within_size, always and never mounts; its folios
  *    (seen through a read-only mapping afterwards) against the write path's
@@ -133,6 +137,8 @@ static void mthp_run(struct hb_ctx *ctx)
 		mt_swap_part(ctx, &st);
 	if (hb_param_bool(ctx, "split") && !hb_failed(ctx))
 		mt_split_part(ctx, &st);
+	if (hb_param_bool(ctx, "race") && !hb_failed(ctx))
+		mt_race_part(ctx, &st);
 	if (do_write && !hb_failed(ctx))
 		mt_write_part(ctx, &st);
 	if (do_integrity && !hb_failed(ctx))
@@ -199,6 +205,8 @@ static const struct hb_param mthp_params[] = {
 	  .help = "64 kB folios swapped out whole to zram, a hole punched across entries, swap-in, swapoff" },
 	{ .name = "split", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "a PMD folio split to orders 0, 2, 4, 8 through debugfs split_huge_pages (pid and file forms)" },
+	{ .name = "race", .type = HB_PARAM_BOOL, .def = "1",
+	  .help = "MADV_REMOVE punches splitting PMD folios of a huge=always file while 2 threads verify the rest" },
 	{ .name = "write", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "tmpfs write(2) in chunks of 4 kB .. 2 MB on within_size/always/never mounts" },
 	{ .name = "integrity", .type = HB_PARAM_BOOL, .def = "1",

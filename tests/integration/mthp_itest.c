@@ -129,6 +129,16 @@ static void assert_per_size_cases(json_t *w)
 	assert_seen(w, "collapse_memfd_never_data", "all bytes");
 }
 
+/* MADV_REMOVE punches splitting PMD folios while two threads read the
+ * rest: nothing read wrong, the data right, and folios were split */
+static void assert_race(json_t *w)
+{
+	assert_seen(w, "race_punch_calls", "0 of 128 failed");
+	assert_seen(w, "race_readers", "0 of ");
+	assert_seen(w, "race_data", "all 8388608 bytes");
+	assert_seen(w, "race_subject_split", "thp_split_page +");
+}
+
 /* 6.12 and 7.2 (sources read): MADV_COLLAPSE is forced to PMD past every
  * knob at never */
 static void assert_collapse_forced(json_t *w)
@@ -188,6 +198,7 @@ void test_mthp_debian_7_2(void **state)
 	assert_orders_era(w);
 	assert_swap_cases(w);
 	assert_collapse_forced(w);
+	assert_race(w);
 	/* zram swaps a 64 kB entry in whole */
 	assert_seen(w, "swap_64kB_memfd_orders_back", "4:30 ");
 	assert_seen(w, "swapoff_64kB_memfd_orders_back", "4:32;");
@@ -226,6 +237,7 @@ void test_mthp_debian_6_19(void **state)
 	}
 	assert_non_null(strstr(hb_itest_str(check_of(w, "write_within_size_64k_orders"), "basis"),
 			       "extrapolated"));
+	assert_race(w);
 	/* no zram module on 6.19: the swap part is not run, and says why */
 	assert_null(hb_itest_check(w, "swap_64kB_memfd_swpout"));
 	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
@@ -255,6 +267,7 @@ void test_mthp_debian_6_12(void **state)
 	assert_seen(w, "split_file_order2_orders", "9:1; 2048kB split +0");
 	assert_swap_cases(w);
 	assert_collapse_forced(w);
+	assert_race(w);
 	/* 6.12 splits the large entries and swaps in small pages */
 	assert_seen(w, "swap_64kB_memfd_orders_back", "0:512");
 	assert_seen(w, "swapoff_64kB_memfd_orders_back", "0:512");
