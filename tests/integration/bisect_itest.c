@@ -382,6 +382,11 @@ static int series_repo(const char *recipe, char *repo, size_t len, char sha[][64
 		assert_int_equal(run_to_log(mk, log), 0);
 		/* hard links: no copy of the tree; git and patch write new files */
 		assert_int_equal(run_to_log(cp, log), 0);
+		/* cp -a gave the top folder the source tree's owner, the build
+		 * account once the tree was handed over (a clean cache), and git
+		 * refuses a work tree of another owner (safe.directory): the
+		 * repository is ours, as a user's clone is theirs */
+		assert_int_equal(chown(tmp, geteuid(), getegid()), 0);
 		assert_int_equal(GIT(tmp, log, "init", "-q"), 0);
 		/* build-source.sh hard-links the tree again for each build, which
 		 * changes every file's ctime: without this git would hash the whole
