@@ -477,11 +477,17 @@ void test_libvirt_reboot(void **state)
 	assert_non_null(r.result);
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "incomplete");
 	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"), "before suite_end"));
-	/* the reset really happened, and the second workload never ran */
+	/* the guest got to the reset, and the second workload never ran. The
+	 * kernel's own "sysrq: Resetting" is not asked for: in a clean-clone
+	 * run of two test streams it was lost with the machine (the reset
+	 * came before the console was flushed); the selftest's line is drained
+	 * before the sysrq. */
 	snprintf(path, sizeof(path), "%s/console.log", r.dir);
 	console = hb_itest_slurp(path);
-	if (!strstr(console, "sysrq: Resetting"))
-		fail_msg("console.log of %s does not show the sysrq reset", r.dir);
+	if (!strstr(console, "selftest mode=reboot: sysrq-b now"))
+		fail_msg("console.log of %s does not show the guest reaching the reset", r.dir);
+	printf("kernel's sysrq line on the console: %s\n",
+	       strstr(console, "sysrq: Resetting") ? "yes" : "no (lost with the reset)");
 	free(console);
 	assert_int_equal(json_array_size(json_object_get(r.result, "workloads")), 1);
 	assert_int_equal(hugebench_domains(), 0);
