@@ -25,9 +25,14 @@
 #include "external.h"
 #include "itest.h"
 
-/* stress-ng: 4 s per stressor: vm's buffer in huge pages (the huge zero
- * page off) took about 2.5 s of system time before its first bogo op on
- * debian-6.12, and at 2 s it did none. kselftest: 120 s a program. 6.12's
+/* stress-ng: 15 s per stressor, a 40 MiB tmpfs. vm's buffer in huge pages
+ * (the huge zero page off) took about 2.5 s of system time before its first
+ * bogo op on debian-6.12, and at 2 s it did none. On debian-6.1 (1 vCPU)
+ * one op of the tmpfs stressor, whose file fills the tmpfs and which maps
+ * it page by page, took 5-9.4 s on 64 MiB, and more than 13 s in two runs
+ * of 2026-12-05 (0 ops: tmpfs.ran failed, at 4 s and at 8 s), 10.7 s on
+ * 40 MiB: the file is smaller (mmap's 32 MiB file still fits) and the op
+ * has 15 s plus stress-ng's 5 s of grace. kselftest: 120 s a program. 6.12's
  * split_huge_page_test spends about 59 guest seconds on each of its nine
  * pagecache orders, which all skip on tmpfs, and was killed at 400 s after
  * six of them; at 120 s it is killed after its PMD and PTE-mapped splits
@@ -36,7 +41,7 @@
 static const char suite[] =
 	"fio jobs=seq-write-psync,rand-write-mmap,seq-read-mmap,rand-read-psync,rand-read-direct "
 	"huge=always,never size_mb=16 runtime_s=1 timeout_s=600\n"
-	"stress-ng stressors=shm,tmpfs,mmap,vm duration_s=4 shmem_enabled=always timeout_s=300\n"
+	"stress-ng stressors=shm,tmpfs,mmap,vm duration_s=15 size_mb=40 shmem_enabled=always timeout_s=300\n"
 	"kselftest tests=khugepaged-shmem,transhuge-stress,split_huge_page duration_s=3 "
 	"limit_s=120 timeout_s=1200\n";
 
