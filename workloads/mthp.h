@@ -46,9 +46,16 @@ void mt_size_name(int order, char *buf, size_t len);
  * `name` naming the write the kernel refused. */
 bool mt_apply_policy(struct hb_ctx *ctx, struct mt_state *st, const char *name,
 		     const struct mt_policy *p);
-/* A 2 MiB aligned address with MT_SPAN bytes reserved (PROT_NONE); *raw is
- * what to munmap (MT_SPAN + 2 MiB). NULL on failure. */
+/* A 2 MiB aligned address with len bytes reserved (PROT_NONE); *raw is
+ * what to munmap (len + 2 MiB). NULL on failure. */
+char *mt_reserve_aligned_len(size_t len, void **raw);
+/* The same with MT_SPAN bytes: *raw is munmapped with MT_SPAN + 2 MiB. */
 char *mt_reserve_aligned(void **raw);
+/* A 2 MiB memfd (named label) mapped MAP_SHARED at a 2 MiB aligned address
+ * of an mt_reserve_aligned() reservation: the address, or NULL. *fd (-1
+ * when none) and *raw (NULL when none) are the caller's to release either
+ * way. */
+char *mt_memfd_2m(const char *label, int *fd, void **raw);
 /* The object of p mapped at `at` (a tmpfs object in dir); its mapping's
  * length in *vma. 0 or -errno. */
 int mt_map_object(const struct mt_policy *p, const char *dir, char *at, int *fd, size_t *vma);

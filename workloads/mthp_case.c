@@ -59,15 +59,33 @@ bool mt_apply_policy(struct hb_ctx *ctx, struct mt_state *st, const char *name,
 	return true;
 }
 
-char *mt_reserve_aligned(void **raw)
+char *mt_reserve_aligned_len(size_t len, void **raw)
 {
-	char *p = mmap(NULL, MT_SPAN + HB_HPAGE, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p = mmap(NULL, len + HB_HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
 	*raw = p;
 	return (char *)(((uintptr_t)p + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+}
+
+char *mt_reserve_aligned(void **raw)
+{
+	return mt_reserve_aligned_len(MT_SPAN, raw);
+}
+
+char *mt_memfd_2m(const char *label, int *fd, void **raw)
+{
+	char *at;
+
+	*raw = NULL;
+	*fd = memfd_create(label, MFD_CLOEXEC);
+	at = mt_reserve_aligned(raw);
+	if (*fd < 0 || !at || ftruncate(*fd, (off_t)HB_HPAGE) ||
+	    mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, *fd, 0) == MAP_FAILED)
+		return NULL;
+	return at;
 }
 
 /* The object of p mapped at `at` (a tmpfs object in dir); its mapping's

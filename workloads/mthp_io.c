@@ -56,10 +56,8 @@ static void swap_case(struct hb_ctx *ctx, struct mt_state *st, struct pr *env, b
 	p.size[4] = KT_ALWAYS;
 	if (!mt_apply_policy(ctx, st, name, &p))
 		return;
-	fd = memfd_create("hb-mthp-swap", MFD_CLOEXEC);
-	at = mt_reserve_aligned(&raw);
-	if (fd < 0 || !at || ftruncate(fd, (off_t)HB_HPAGE) ||
-	    mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+	at = mt_memfd_2m("hb-mthp-swap", &fd, &raw);
+	if (!at) {
 		hb_error(ctx, "%s: memfd", name);
 		goto out;
 	}
@@ -383,14 +381,13 @@ void mt_race_part(struct hb_ctx *ctx, struct mt_state *st)
 	fd = hb_create_file(ctx, path, len);
 	if (fd < 0)
 		return;
-	raw = mmap(NULL, len + HB_HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED) {
+	r.at = mt_reserve_aligned_len(len, &raw);
+	if (!r.at) {
 		hb_error(ctx, "race: mmap reserve");
 		close(fd);
 		unlink(path);
 		return;
 	}
-	r.at = (char *)(((uintptr_t)raw + HB_HPAGE - 1) & ~(uintptr_t)(HB_HPAGE - 1));
 	if (mmap(r.at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
 		hb_error(ctx, "race: map %s", path);
 		goto out;

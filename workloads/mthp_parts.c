@@ -257,10 +257,8 @@ static void collapse_case(struct hb_ctx *ctx, struct mt_state *st, bool deny)
 		p.top = KT_DENY;
 	if (!mt_apply_policy(ctx, st, name, &p))
 		return;
-	fd = memfd_create("hb-mthp-collapse", MFD_CLOEXEC);
-	at = mt_reserve_aligned(&raw);
-	if (fd < 0 || !at || ftruncate(fd, (off_t)HB_HPAGE) ||
-	    mmap(at, HB_HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+	at = mt_memfd_2m("hb-mthp-collapse", &fd, &raw);
+	if (!at) {
 		hb_error(ctx, "%s: memfd", name);
 		goto out;
 	}
