@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -533,6 +534,51 @@ static void prebuild(const char *what)
 		printf("tests/integration/prebuild.sh %s failed; each test builds what it boots\n", what);
 }
 
+/* Each test's wall time and the CPU time of what it ran (children that
+ * were waited for: hugebench, QEMU, builds it started; not a detached
+ * prebuild), printed after it, so docs/testing.md's figures per test come
+ * from a real run: "[time] NAME: wall W s, cpu C s". */
+static struct timespec t_wall;
+static double t_cpu;
+
+static double children_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+static int time_setup(void **state)
+{
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &t_wall);
+	t_cpu = children_cpu();
+	return 0;
+}
+
+static int time_teardown(void **state)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	printf("[time] %s: wall %.0f s, cpu %.0f s\n", (const char *)*state,
+	       (double)(now.tv_sec - t_wall.tv_sec) + (now.tv_nsec - t_wall.tv_nsec) / 1e9,
+	       children_cpu() - t_cpu);
+	fflush(stdout);
+	return 0;
+}
+
+static void timed(struct CMUnitTest *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		t[i].setup_func = time_setup;
+		t[i].teardown_func = time_teardown;
+		t[i].initial_state = (void *)t[i].name;
+	}
+}
+
 /* The tests of stream 2 (make integration): libvirt's (its daemons are
  * set up and taken down by them) and those that boot kernels built here. */
 static bool in_stream2(const char *name)
@@ -550,7 +596,7 @@ static bool in_stream2(const char *name)
 int main(int argc, char **argv)
 {
 	/* Debian kernels first, source kernels last (prebuild()). */
-	const struct CMUnitTest tests[] = {
+	struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_target),
 		cmocka_unit_test(test_corrupt_bzimage),
 		cmocka_unit_test(test_bad_suite),
@@ -610,11 +656,14 @@ int main(int argc, char **argv)
 	};
 	/* Too long for make test: build/tests/test_guests --long [PATTERN]
 	 * (make mthp-regress). */
-	const struct CMUnitTest long_tests[] = {
+	struct CMUnitTest long_tests[] = {
 		cmocka_unit_test(test_mthp_planted_regress),
 	};
 	bool pre = false;
 	int rc;
+
+	timed(tests, sizeof(tests) / sizeof(tests[0]));
+	timed(long_tests, sizeof(long_tests) / sizeof(long_tests[0]));
 
 	if (argc > 1 && !strcmp(argv[1], "--long")) {
 		if (argc > 2)
