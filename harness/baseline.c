@@ -5,6 +5,7 @@
  * Green: every boot's verdict is pass and the console had no kernel issue.
  * The copy keeps the baseline when old nightly folders are deleted. */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "compare.h"
 #include "nightly.h"
 #include "sysinfo.h"

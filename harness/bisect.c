@@ -12,6 +12,7 @@
  * build and boots are in bisect/common.c.
  */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "bisect.h"
 #include "boot.h"
 #include "recipe.h"

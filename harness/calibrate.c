@@ -17,6 +17,7 @@
  * usage or input error, 3 when the boots could not run.
  */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "compare.h"
 #include "run.h"
 #include "util.h"
@@ -155,7 +156,7 @@ static const char *opt_value(int argc, char **argv, const char *name)
 	return NULL;
 }
 
-int hb_calibrate_main(int argc, char **argv)
+int hb_cmd_calibrate(int argc, char **argv)
 {
 	const char *from = opt_value(argc, argv, "--from"), *res = opt_value(argc, argv, "--results");
 	const char *out = opt_value(argc, argv, "--output"), *boots = opt_value(argc, argv, "--boots");

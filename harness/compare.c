@@ -1,6 +1,6 @@
 /* compare.c - the `hugebench compare-report BASE NEW [NEW2 ...]` command.
  *
- * Parses options into a struct hb_compare_req (hb_compare_main); then
+ * Parses options into a struct hb_compare_req (hb_cmd_compare); then
  * hb_compare, which `ab` calls with its two groups, resolves and loads each
  * side (a run group of boots, or one run as a group of one), finds the
  * calibration that matches, refuses sides that are not comparable (exit 3
@@ -10,6 +10,7 @@
  * (`| head`) does not change the exit code.
  */
 #define _DEFAULT_SOURCE
+#include "commands.h"
 #include "compare.h"
 #include "util.h"
 
@@ -221,7 +222,7 @@ void hb_compare_req_default(struct hb_compare_req *q)
 	hb_cmp_opts_default(&q->opts);
 }
 
-int hb_compare_main(int argc, char **argv)
+int hb_cmd_compare(int argc, char **argv)
 {
 	struct hb_compare_req c;
 	int ret = hb_cmp_parse(argc, argv, &c);

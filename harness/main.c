@@ -1,56 +1,13 @@
 /* main.c - the hugebench CLI: an explicit table of subcommands. */
 #define _GNU_SOURCE
-#include "accel.h"
-#include "bisect.h"
-#include "compare.h"
-#include "kernel.h"
-#include "nightly.h"
+#include "commands.h"
 #include "params.h"
-#include "run.h"
-#include "table.h"
-#include "target.h"
 #include "util.h"
 
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-
-static int cmd_kernels(int argc, char **argv)
-{
-	char kdir[PATH_MAX], known[2048];
-
-	(void)argc;
-	(void)argv;
-	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
-	hb_target_known(kdir, known, sizeof(known));
-	printf("%s\n", known);
-	return 0;
-}
-
-/* `hugebench kernel --target RECIPE`: fetch or build without booting. */
-static int cmd_kernel(int argc, char **argv)
-{
-	char kdir[PATH_MAX], err[1024];
-	struct hb_target t;
-	struct hb_kernel k;
-	int rc;
-
-	if (argc != 3 || strcmp(argv[1], "--target") != 0) {
-		hb_err("usage: hugebench kernel --target RECIPE");
-		return HB_EXIT_USAGE;
-	}
-	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
-	rc = hb_target_parse(argv[2], kdir, &t, err, sizeof(err));
-	if (!rc)
-		rc = hb_kernel_resolve(&t, NULL, &k, err, sizeof(err));
-	if (rc) {
-		hb_err("%s", err);
-		return rc;
-	}
-	printf("%s %s %s\n", k.release, k.image, k.moddir[0] ? k.moddir : "-");
-	return 0;
-}
 
 static int cmd_help(int argc, char **argv);
 
@@ -61,15 +18,15 @@ static const struct {
 } commands[] = {
 	{ "run", hb_cmd_run, "boot a target, run a suite, write results/<target>/<ts>-<suite>/" },
 	{ "ab", hb_cmd_ab, "boot BASE and NEW alternately, N boots each, then compare-report" },
-	{ "compare-report", hb_compare_main, "compare result folders: BASE NEW [NEW2 ...]" },
+	{ "compare-report", hb_cmd_compare, "compare result folders: BASE NEW [NEW2 ...]" },
 	{ "nightly", hb_cmd_nightly, "the matrix of targets against their baselines: junit.xml, kcidb.json" },
 	{ "baseline", hb_cmd_baseline, "promote a green run or group to a target's baseline; show it" },
-	{ "calibrate", hb_calibrate_main, "measure boot-to-boot noise: TARGET --boots N, or --from GROUP" },
+	{ "calibrate", hb_cmd_calibrate, "measure boot-to-boot noise: TARGET --boots N, or --from GROUP" },
 	{ "table", hb_cmd_table, "markdown table of runs side by side (checks, metrics, KVM)" },
 	{ "doctor", hb_cmd_doctor, "what works here: accelerator, QEMU, nested virt, PMU, cache" },
 	{ "bisect", hb_cmd_bisect, "find the patch of a recipe's series (or the commit) that regressed" },
-	{ "kernels", cmd_kernels, "list the known targets" },
-	{ "kernel", cmd_kernel, "fetch or build a target's kernel without booting it" },
+	{ "kernels", hb_cmd_kernels, "list the known targets" },
+	{ "kernel", hb_cmd_kernel, "fetch or build a target's kernel without booting it" },
 	{ "help", cmd_help, "this list; `help workloads`: every workload and its parameters" },
 };
 

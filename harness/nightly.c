@@ -8,6 +8,7 @@
  * Targets on different libvirt connections (connect=) run at the same
  * time, one per connection; the A/B pair of a target stays on its own. */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "compare.h"
 #include "nightly.h"
 #include "recipe.h"

@@ -2,6 +2,7 @@
  * `hugebench ab` (two targets booted alternately, then compare-report). A
  * boot itself is boot.c. */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "protocol.h"
 #include "boot.h"
 #include "compare.h"

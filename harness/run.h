@@ -1,5 +1,5 @@
-/* run.h - the `hugebench run` and `hugebench ab` commands, and the typed
- * entry other commands (calibrate, bisect) boot a run group through. */
+/* run.h - the typed entry other commands (calibrate, bisect, ab) boot a run
+ * group through; the `run` and `ab` commands themselves are in commands.h. */
 #ifndef HB_RUN_H
 #define HB_RUN_H
 
@@ -8,10 +8,6 @@
 #include <stdio.h>
 
 #include "boot.h"
-
-int hb_cmd_run(int argc, char **argv);
-/* `hugebench ab BASE NEW`: interleaved boots of two targets, then compare-report. */
-int hb_cmd_ab(int argc, char **argv);
 
 /* The options of `hugebench run` before any flag. */
 void hb_run_opts_default(struct run_opts *o);

@@ -11,7 +11,7 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "compare.h"
-#include "table.h"
+#include "commands.h"
 #include "util.h"
 
 #include <errno.h>

@@ -157,16 +157,13 @@ struct hb_bisect_answer {
 	int steps, builds, boots;
 };
 
-int hb_cmd_bisect(int argc, char **argv);
 /* Series mode as a typed call (the nightly's auto-bisect): o as `bisect`'s
  * options would fill it (target, spec, boots, max_tries, results, optional
  * suite, vcpus, timeout, max_steps; no git). 0 with *a filled, whatever the
  * outcome; or an exit code >= 2 (one line said). o->dir is the folder. */
 int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a);
-/* Hidden: the step `git bisect run` calls; exit 0 good, 1 bad, 125 skip,
- * HB_BISECT_STEP_ABORT (git bisect aborts) when the step could not run at
- * all. Its options are parsed in bisect.c, its work is hb_bisect_git_step. */
-int hb_cmd_bisect_step(int argc, char **argv);
+/* Exit of hb_cmd_bisect_step (commands.h) when the step could not run at
+ * all: git bisect aborts. Its work is hb_bisect_git_step. */
 #define HB_BISECT_STEP_ABORT 200
 /* git mode of `hugebench bisect` (bisect/git.c): an exit code. */
 int hb_bisect_git(struct hb_bisect_opts *o);

@@ -220,8 +220,6 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
 		       size_t *boots);
 void hb_cmp_calib_free(struct hb_cmp_calib *c);
-/* `hugebench calibrate ...`; argv[0] is "calibrate". */
-int hb_calibrate_main(int argc, char **argv);
 
 /* ---- thresholds ---------------------------------------------------------- */
 struct hb_cmp_limits {
@@ -545,8 +543,6 @@ size_t *hb_cmp_idx_get(const struct hb_cmp_idx *x, const void *tag, const char *
 		       const char *k2, const char *k3);
 void hb_cmp_idx_free(struct hb_cmp_idx *x);
 
-/* `hugebench compare-report ...`; argv[0] is "compare-report". */
-int hb_compare_main(int argc, char **argv);
 /* What compare-report is asked, typed: its options and its words. */
 struct hb_compare_req {
 	const char *format;	  /* text|markdown|json|html */

@@ -171,7 +171,5 @@ int hb_baseline_current(const char *results, const char *target, char *out, size
 int hb_baseline_promote(const char *results, const char *src, const char *target,
 			const char *why);
 
-int hb_cmd_nightly(int argc, char **argv);
-int hb_cmd_baseline(int argc, char **argv);
 
 #endif

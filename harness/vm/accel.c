@@ -1,4 +1,4 @@
-/* accel.c - accelerator choice by a real probe boot, and `hugebench doctor`. */
+/* accel.c - accelerator choice by a real probe boot (doctor.c reports it). */
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "accel.h"
@@ -20,7 +20,7 @@
 
 #define PROBE_TIMEOUT_S 45.0
 
-static const char *kvm_flavour(void)
+const char *hb_accel_kvm_flavour(void)
 {
 	const char *m = hb_kvm_vendor_module();
 
@@ -88,7 +88,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 		snprintf(why, wlen,
 			 "/dev/kvm is %s, but a probe boot of %s under KVM did not finish in %.0f s "
 			 "(stock kernels hang there); using TCG -cpu max",
-			 kvm_flavour(), k->release, PROBE_TIMEOUT_S);
+			 hb_accel_kvm_flavour(), k->release, PROBE_TIMEOUT_S);
 	else {
 		/* QEMU's own words: the probe folder is removed below */
 		char *qlog = hb_slurp(log, NULL);
@@ -97,7 +97,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 			qlog[strcspn(qlog, "\n")] = 0;
 		snprintf(why, wlen, "/dev/kvm is %s, but QEMU -accel kvm failed (exit %d: %.160s); "
 			 "using TCG",
-			 kvm_flavour(), o.qemu_status, qlog && *qlog ? qlog : "no message");
+			 hb_accel_kvm_flavour(), o.qemu_status, qlog && *qlog ? qlog : "no message");
 		free(qlog);
 	}
 	free(stream);
@@ -201,96 +201,32 @@ void hb_accel_guest_env(const char *stream, json_t *env)
 	hb_accel_guest_env_n(stream, stream ? strlen(stream) : 0, env);
 }
 
-/* ---- doctor ----------------------------------------------------------- */
-
-static void line(const char *what, const char *state, const char *fix)
+void hb_accel_probed(const char *qver, int *n_kvm, int *n_tcg)
 {
-	printf("  %-22s %s\n", what, state);
-	if (fix && *fix)
-		printf("  %-22s fix: %s\n", "", fix);
-}
+	struct utsname u;
+	char dir[PATH_MAX], prefix[200];
+	DIR *d;
+	struct dirent *e;
 
+	*n_kvm = *n_tcg = 0;
+	uname(&u);
+	snprintf(prefix, sizeof(prefix), "%s--qemu-%s--", u.release, qver);
+	snprintf(dir, sizeof(dir), "%s/accel", hb_cache_dir());
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		char path[PATH_MAX + 256];
+		char *text;
 
-int hb_cmd_doctor(int argc, char **argv)
-{
-	char q[32], buf[512];
-	struct statvfs sv;
-	int problems = 0;
-
-	(void)argc;
-	(void)argv;
-	printf("hugebench %s doctor\n", HB_VERSION);
-	hb_qemu_version(q, sizeof(q));
-	line("qemu-system-x86_64", q[0] ? q : "missing",
-	     q[0] ? NULL : "apt-get install -y qemu-system-x86");
-	problems += !q[0];
-	line("busybox-static", hb_is_file("/bin/busybox") ? "present" : "missing",
-	     hb_is_file("/bin/busybox") ? NULL : "apt-get install -y busybox-static");
-	problems += !hb_is_file("/bin/busybox");
-	snprintf(buf, sizeof(buf), "%s/build/hb-guest", hb_root());
-	line("guest binary", hb_is_file(buf) ? buf : "not built", hb_is_file(buf) ? NULL : "make");
-
-	if (access("/dev/kvm", R_OK | W_OK) == 0) {
-		snprintf(buf, sizeof(buf), "/dev/kvm present: %s", kvm_flavour());
-		line("kvm device", buf, NULL);
-	} else {
-		line("kvm device", "absent (guests run under TCG, slower)", NULL);
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		text = hb_slurp(path, NULL);
+		if (text && !strncmp(text, "kvm\n", 4))
+			(*n_kvm)++;
+		else if (text && !strncmp(text, "tcg\n", 4))
+			(*n_tcg)++;
+		free(text);
 	}
-	/* doctor only reads: no download, no apt-get, no probe boot. The
-	 * answers of earlier probes (one per host kernel, QEMU and guest
-	 * kernel) are in the cache; `hugebench run` probes what is missing. */
-	{
-		struct utsname u;
-		char dir[PATH_MAX], prefix[200];
-		int n_kvm = 0, n_tcg = 0;
-		DIR *d;
-		struct dirent *e;
-
-		uname(&u);
-		snprintf(prefix, sizeof(prefix), "%s--qemu-%s--", u.release, q);
-		snprintf(dir, sizeof(dir), "%s/accel", hb_cache_dir());
-		d = opendir(dir);
-		while (d && (e = readdir(d))) {
-			char path[PATH_MAX + 256];
-			char *text;
-
-			if (strncmp(e->d_name, prefix, strlen(prefix)))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			text = hb_slurp(path, NULL);
-			if (text && !strncmp(text, "kvm\n", 4))
-				n_kvm++;
-			else if (text && !strncmp(text, "tcg\n", 4))
-				n_tcg++;
-			free(text);
-		}
-		if (d)
-			closedir(d);
-		if (n_kvm + n_tcg == 0)
-			snprintf(buf, sizeof(buf), "not probed yet on this host and QEMU");
-		else
-			snprintf(buf, sizeof(buf), "probed %d guest kernel(s): KVM worked for %d, TCG for %d",
-				 n_kvm + n_tcg, n_kvm, n_tcg);
-		line("accelerator (auto)", buf,
-		     n_kvm + n_tcg ? NULL : "hugebench run probes KVM once per kernel (up to 45 s)");
-	}
-	snprintf(buf, sizeof(buf), "guests under TCG -cpu max: svm+npt; host CPU: %s%s",
-		 hb_cpu_has_flag("svm") ? "svm " : "", hb_cpu_has_flag("vmx") ? "vmx" : "no svm/vmx");
-	line("nested virtualization", buf, NULL);
-	{
-		/* A PMU exists when the kernel exposes a CPU PMU to perf. */
-		int pmu = hb_is_dir("/sys/bus/event_source/devices/cpu") ||
-			  hb_is_dir("/sys/bus/event_source/devices/cpu_core");
-
-		line("PMU (host)", pmu ? "present" : "absent: TLB-miss metrics will be 'unavailable'",
-		     NULL);
-	}
-	if (statvfs(hb_cache_dir(), &sv) == 0 ||
-	    (hb_mkdir_p(hb_cache_dir()) == 0 && statvfs(hb_cache_dir(), &sv) == 0)) {
-		snprintf(buf, sizeof(buf), "%s (%.1f GiB free)", hb_cache_dir(),
-			 (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
-		line("cache", buf, NULL);
-	}
-	printf("%s\n", problems ? "doctor: something is missing; run: make deps" : "doctor: ready");
-	return problems ? HB_EXIT_INFRA : 0;
+	if (d)
+		closedir(d);
 }

@@ -1,5 +1,5 @@
-/* accel.h - choosing an accelerator that really runs the kernel, and the
- * `hugebench doctor` report. */
+/* accel.h - choosing an accelerator that really runs the kernel, and what
+ * `hugebench doctor` (doctor.c) reports of it. */
 #ifndef HB_ACCEL_H
 #define HB_ACCEL_H
 
@@ -24,6 +24,10 @@ void hb_accel_guest_env(const char *stream, json_t *env);
 /* True when len bytes of stream.jsonl hold a real suite_end event (a line
  * of its own, not the words inside some string): the probe boot finished. */
 bool hb_accel_stream_finished(const char *stream, size_t len);
-int hb_cmd_doctor(int argc, char **argv);
+/* "kvm_amd", "kvm_pvm (paravirtual)", ...: the module behind /dev/kvm. */
+const char *hb_accel_kvm_flavour(void);
+/* How many cached probes of this host kernel and QEMU qver found KVM
+ * working, and how many fell back to TCG (cache/accel/). */
+void hb_accel_probed(const char *qver, int *n_kvm, int *n_tcg);
 
 #endif

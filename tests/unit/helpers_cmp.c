@@ -2,6 +2,7 @@
  * (helpers_cmp.h): documents, run folders and groups written as real
  * folders, generated runs in memory, and compare-report's JSON report. */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "helpers_cmp.h"
 
 #include <math.h>
@@ -174,7 +175,7 @@ int hbt_compare(char **out, ...)
 	while ((a = va_arg(ap, const char *)) && argc < 23)
 		argv[argc++] = (char *)a;
 	va_end(ap);
-	return hbt_capture(hb_compare_main, argc, argv, out);
+	return hbt_capture(hb_cmd_compare, argc, argv, out);
 }
 
 json_t *hbt_report(const char *a, const char *b, const char *cal, const char *opt, int *rc,

@@ -3,6 +3,7 @@
  * boot: `--clock` with a word it does not know, virtual time under KVM, and
  * virtual time on the host. */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "helpers.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /* test_cli.c - the compare-report command (harness/compare.c,
- * hb_compare_main()): exit codes (0 same, 1 regression, 2 usage or input,
+ * hb_cmd_compare()): exit codes (0 same, 1 regression, 2 usage or input,
  * 3 not comparable), a broken pipe or a full disk keeps the right code
  * (issue 9), and the default thresholds and results folder follow the
  * checkout (HUGEBENCH_ROOT), not the current folder.
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "table.h"
+#include "commands.h"
 
 static int setup(void **state)
 {
@@ -44,8 +44,8 @@ static void test_exit_codes(void **state)
 	assert_int_equal(hbt_compare(NULL, a, b, NULL), HB_CMP_OK);
 	assert_int_equal(hbt_compare(NULL, a, k, NULL), HB_CMP_INCOMPARABLE);
 	assert_int_equal(hbt_compare(NULL, "--force", a, k, NULL), HB_CMP_OK);
-	assert_int_equal(hb_compare_main(2, argv1), HB_CMP_USAGE);
-	assert_int_equal(hb_compare_main(5, argv2), HB_CMP_USAGE);
+	assert_int_equal(hb_cmd_compare(2, argv1), HB_CMP_USAGE);
+	assert_int_equal(hb_cmd_compare(5, argv2), HB_CMP_USAGE);
 	assert_int_equal(hbt_compare(NULL, a, "no-such-target-or-file", NULL), HB_CMP_USAGE);
 }
 
@@ -76,7 +76,7 @@ static void test_broken_pipe_keeps_verdict(void **state)
 	assert_int_equal(pipe(fds), 0);
 	close(fds[0]); /* the reader (`head`) is gone */
 	stdout = fdopen(fds[1], "w");
-	ret = hb_compare_main(5, argv);
+	ret = hb_cmd_compare(5, argv);
 	fclose(stdout);
 	stdout = saved;
 	/* was 2: the regression was hidden */
@@ -92,7 +92,7 @@ static void test_write_errors(void **state)
 	int ret;
 
 	(void)state;
-	assert_int_equal(hb_compare_main(7, argv1), HB_CMP_USAGE);
+	assert_int_equal(hb_cmd_compare(7, argv1), HB_CMP_USAGE);
 	stdout = fopen("/dev/full", "w");
 	ret = hb_cmd_table(2, argv2);
 	fclose(stdout);
@@ -127,7 +127,7 @@ static void test_defaults_follow_checkout(void **state)
 	 * elsewhere */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir("/"), 0);
-	assert_int_equal(hbt_capture(hb_compare_main, 5, argv, &out), HB_CMP_OK);
+	assert_int_equal(hbt_capture(hb_cmd_compare, 5, argv, &out), HB_CMP_OK);
 	assert_int_equal(chdir(cwd), 0);
 	j = json_loads(out, 0, &je);
 	assert_non_null(j);

@@ -1,11 +1,12 @@
 /* test_thresholds.c - compare-report's thresholds file and options
- * (harness/compare/cmp_thresholds.c, hb_compare_main()): patterns over
+ * (harness/compare/cmp_thresholds.c, hb_cmd_compare()): patterns over
  * "workload.metric", the most specific line wins, comments, and values
  * that are refused naming file:line (nan, an unknown key); a line longer
  * than the reader's buffer is one line; --seed -1 is refused. A minimum
  * effect per clock: min_effect_virtual_pct on the virtual clock, set too by
  * a line that sets only min_effect_pct, and where each came from. */
 #define _GNU_SOURCE
+#include "commands.h"
 #include "helpers_cmp.h"
 #include "util.h"
 
@@ -67,7 +68,7 @@ static void test_options_and_thresholds(void **state)
 
 	(void)state;
 	/* --seed -1 wrapped to 2^64 - 1 */
-	assert_int_equal(hb_compare_main(7, argv), HB_CMP_USAGE);
+	assert_int_equal(hb_cmd_compare(7, argv), HB_CMP_USAGE);
 	/* "nan" passed the range check and left the setting silently unset */
 	assert_int_equal(hb_cmp_thresholds_load(hbt_write_tmp("th1.conf", "* min_effect_pct=nan boot_sd_pct=1\n"),
 						&t, err, sizeof(err)), -1);

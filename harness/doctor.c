@@ -1,0 +1,83 @@
+/* doctor.c - `hugebench doctor`: what works on this host (QEMU, busybox,
+ * the guest binary, /dev/kvm, earlier accelerator probes, nested
+ * virtualization, a PMU, the cache). It only reads: no download, no
+ * apt-get, no probe boot. */
+#define _GNU_SOURCE
+#include "accel.h"
+#include "commands.h"
+#include "qemu.h"
+#include "sysinfo.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+static void line(const char *what, const char *state, const char *fix)
+{
+	printf("  %-22s %s\n", what, state);
+	if (fix && *fix)
+		printf("  %-22s fix: %s\n", "", fix);
+}
+
+int hb_cmd_doctor(int argc, char **argv)
+{
+	char q[32], buf[512];
+	struct statvfs sv;
+	int problems = 0;
+
+	(void)argc;
+	(void)argv;
+	printf("hugebench %s doctor\n", HB_VERSION);
+	hb_qemu_version(q, sizeof(q));
+	line("qemu-system-x86_64", q[0] ? q : "missing",
+	     q[0] ? NULL : "apt-get install -y qemu-system-x86");
+	problems += !q[0];
+	line("busybox-static", hb_is_file("/bin/busybox") ? "present" : "missing",
+	     hb_is_file("/bin/busybox") ? NULL : "apt-get install -y busybox-static");
+	problems += !hb_is_file("/bin/busybox");
+	snprintf(buf, sizeof(buf), "%s/build/hb-guest", hb_root());
+	line("guest binary", hb_is_file(buf) ? buf : "not built", hb_is_file(buf) ? NULL : "make");
+
+	if (access("/dev/kvm", R_OK | W_OK) == 0) {
+		snprintf(buf, sizeof(buf), "/dev/kvm present: %s", hb_accel_kvm_flavour());
+		line("kvm device", buf, NULL);
+	} else {
+		line("kvm device", "absent (guests run under TCG, slower)", NULL);
+	}
+	/* doctor only reads: no download, no apt-get, no probe boot. The
+	 * answers of earlier probes (one per host kernel, QEMU and guest
+	 * kernel) are in the cache; `hugebench run` probes what is missing. */
+	{
+		int n_kvm, n_tcg;
+
+		hb_accel_probed(q, &n_kvm, &n_tcg);
+		if (n_kvm + n_tcg == 0)
+			snprintf(buf, sizeof(buf), "not probed yet on this host and QEMU");
+		else
+			snprintf(buf, sizeof(buf), "probed %d guest kernel(s): KVM worked for %d, TCG for %d",
+				 n_kvm + n_tcg, n_kvm, n_tcg);
+		line("accelerator (auto)", buf,
+		     n_kvm + n_tcg ? NULL : "hugebench run probes KVM once per kernel (up to 45 s)");
+	}
+	snprintf(buf, sizeof(buf), "guests under TCG -cpu max: svm+npt; host CPU: %s%s",
+		 hb_cpu_has_flag("svm") ? "svm " : "", hb_cpu_has_flag("vmx") ? "vmx" : "no svm/vmx");
+	line("nested virtualization", buf, NULL);
+	{
+		/* A PMU exists when the kernel exposes a CPU PMU to perf. */
+		int pmu = hb_is_dir("/sys/bus/event_source/devices/cpu") ||
+			  hb_is_dir("/sys/bus/event_source/devices/cpu_core");
+
+		line("PMU (host)", pmu ? "present" : "absent: TLB-miss metrics will be 'unavailable'",
+		     NULL);
+	}
+	if (statvfs(hb_cache_dir(), &sv) == 0 ||
+	    (hb_mkdir_p(hb_cache_dir()) == 0 && statvfs(hb_cache_dir(), &sv) == 0)) {
+		snprintf(buf, sizeof(buf), "%s (%.1f GiB free)", hb_cache_dir(),
+			 (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
+		line("cache", buf, NULL);
+	}
+	printf("%s\n", problems ? "doctor: something is missing; run: make deps" : "doctor: ready");
+	return problems ? HB_EXIT_INFRA : 0;
+}
