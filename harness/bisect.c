@@ -411,7 +411,7 @@ static int load_series(struct hb_bisect_opts *o, struct series *s)
 	int rc;
 
 	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
-	rc = hb_target_parse(o->target, kdir, &t, err, sizeof(err));
+	rc = hb_exit_code(hb_target_parse(o->target, kdir, &t, err, sizeof(err)));
 	if (!rc && t.kind != HB_TARGET_RECIPE) {
 		snprintf(err, sizeof(err), "bisect: target %s is not a recipe under kernels/", o->target);
 		rc = HB_EXIT_USAGE;

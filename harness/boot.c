@@ -344,12 +344,12 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 	 * before a kernel is built for it */
 	rc = hb_backend_prepare(&c->be, c->o.backend, c->o.connect, err, errlen);
 	if (rc)
-		return rc;
+		return hb_exit_code(rc);
 	printf("[kernel] preparing %s\n", c->t.name);
 	fflush(stdout);
 	rc = hb_kernel_resolve(&c->t, c->o.modules, &c->k, err, errlen);
 	if (rc)
-		return rc;
+		return hb_exit_code(rc);
 	hb_sha256_file(c->k.image, c->sha);
 	printf("[kernel] %s (%s)\n", c->k.release, c->k.image);
 	printf("[image] building the guest initramfs\n");

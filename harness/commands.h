@@ -4,7 +4,14 @@
  * libraries under harness/ return 0 or a negative errno and fill an error
  * buffer (util.h: hb_exit_code). Commands call each other through typed
  * functions (run.h: hb_run_group; compare.h: hb_compare), never by
- * rebuilding argv. argv[0] is the command's name. */
+ * rebuilding argv. argv[0] is the command's name.
+ *
+ * Three parts of the library still answer in exit codes, named here so
+ * they are not copied: compare/ (HB_CMP_OK..INCOMPARABLE are compare-report's
+ * exit code, and `ab` and nightly pass it through), bisect/ and
+ * nightly/collect.c (each is its command's own machinery; their typed
+ * entries, hb_bisect_series and the nightly collector, return the exit
+ * code of the command they stand for). */
 #ifndef HB_COMMANDS_H
 #define HB_COMMANDS_H
 

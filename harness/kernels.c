@@ -40,7 +40,7 @@ int hb_cmd_kernel(int argc, char **argv)
 		rc = hb_kernel_resolve(&t, NULL, &k, err, sizeof(err));
 	if (rc) {
 		hb_err("%s", err);
-		return rc;
+		return hb_exit_code(rc);
 	}
 	printf("%s %s %s\n", k.release, k.image, k.moddir[0] ? k.moddir : "-");
 	return 0;

@@ -204,8 +204,14 @@ int hb_run_opts_check(struct run_opts *o)
 		       "--accel kvm, or use --clock wall");
 		return HB_EXIT_USAGE;
 	}
-	if (hb_backend_check(o->backend, o->connect, o->guest_ram))
-		return HB_EXIT_USAGE;
+	{
+		char err[1024];
+
+		if (hb_backend_check(o->backend, o->connect, o->guest_ram, err, sizeof(err))) {
+			hb_err("%s", err);
+			return HB_EXIT_USAGE;
+		}
+	}
 	if (!o->jobs)
 		o->jobs = default_jobs();
 	if (o->jobs > o->boots)
@@ -232,7 +238,7 @@ static int group_check(struct run_group *g, const struct run_opts *o)
 	rc = hb_target_parse(o->target, kdir, &g->c.t, err, sizeof(err));
 	if (rc) {
 		hb_err("%s", err);
-		return rc;
+		return hb_exit_code(rc);
 	}
 	g->host = g->c.t.kind == HB_TARGET_HOST;
 	if (g->host && geteuid() != 0) {

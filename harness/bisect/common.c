@@ -79,10 +79,10 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 	*build_s = hb_mono_s() - t0;
 	if (rc) {
 		snprintf(why, whylen, "%s", err);
-		if (rc == HB_EXIT_USAGE && skippable(err))
+		if (rc == -EINVAL && skippable(err))
 			return 1;
 		hb_err("bisect: %s", err);
-		return rc;
+		return hb_exit_code(rc);
 	}
 	snprintf(runs, sizeof(runs), "%s/runs", o->dir);
 	hb_run_opts_default(&ro);

@@ -3,6 +3,7 @@
 #ifndef HB_UTIL_H
 #define HB_UTIL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -13,6 +14,17 @@
 
 /* Exit codes (docs/exit-codes.md). */
 enum { HB_EXIT_OK = 0, HB_EXIT_FAIL = 1, HB_EXIT_USAGE = 2, HB_EXIT_INFRA = 3 };
+
+/* The host's error convention: library code (harness/kernel, vm, result,
+ * common; commands.h names the exceptions) returns 0, or a negative errno with the
+ * reason in an err buffer: -EINVAL when the user's input is what is wrong
+ * (a target, a recipe, a patch that does not apply or compile, an option),
+ * anything else for the machinery (-EIO, -ENOMEM, ...). Only the command
+ * files (commands.h) print that reason and choose the exit code, with this. */
+static inline int hb_exit_code(int rc)
+{
+	return rc == 0 ? HB_EXIT_OK : rc == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_INFRA;
+}
 
 /* One line on stderr: "hugebench: <what>[: strerror(errno)]". */
 void hb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,7 @@
 #include "recipe.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,7 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 		return 0;
 	}
 	if (hb_recipe_load(t->path, &r, err, errlen))
-		return HB_EXIT_USAGE;
+		return -EINVAL;
 	snprintf(k->cmdline, sizeof(k->cmdline), "%s", r.cmdline);
 	if (r.kind == HB_RECIPE_DEBIAN) {
 		/* the recipe's values reach the script as its environment */
@@ -78,11 +79,11 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 		if (rc != 0) {
 			snprintf(err, errlen, "fetching kernel %s failed (exit %d); see above", t->name,
 				 rc);
-			return rc == HB_EXIT_USAGE ? HB_EXIT_USAGE : HB_EXIT_INFRA;
+			return rc == HB_EXIT_USAGE ? -EINVAL : -EIO;
 		}
 		if (parse_script_line(out, k)) {
 			snprintf(err, errlen, "kernels/fetch-debian.sh printed no release=, image= and modules= lines");
-			return HB_EXIT_INFRA;
+			return -EIO;
 		}
 	} else {
 		struct hb_kernel_build b;

@@ -21,7 +21,8 @@ struct hb_kernel {
 	char built_by[64];	 /* source builds: the account that compiled it */
 };
 
-/* Returns 0, or an exit code with one line in err. */
+/* Returns 0, or with one line in err: -EINVAL (the target's recipe, patch
+ * or config is wrong) or -EIO (a download, a build tool). */
 int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, struct hb_kernel *k,
 		      char *err, size_t errlen);
 

@@ -107,8 +107,8 @@ int hb_recipe_cache_key(const struct hb_recipe *r, const char *gcc_version, char
  * kernels/build-source.sh --fetch, sets r->source_id, computes the key, runs
  * build-source.sh with it. Progress goes to stderr as it happens. ksrc, if not
  * NULL, is passed as KSRC (source=ksrc recipes); else KSRC from the
- * environment is used. Returns 0; or the hugebench exit code with a reason in
- * err: 2 recipe/patch/config/compile/prerequisite error, 3 infrastructure. */
+ * environment is used. Returns 0; or, with a reason in err, -EINVAL for a
+ * recipe/patch/config/compile/prerequisite error, -EIO for the machinery. */
 int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc,
 		    struct hb_kernel_build *out, char *err, size_t errlen);
 

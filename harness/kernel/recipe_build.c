@@ -65,13 +65,13 @@ static int script_failed(int rc, const char *what, const char *buf, char *err, s
 
 	if (rc < 0) {
 		hb_set_err(err, errlen, "cannot run bash for %s: %s", what, strerror(errno));
-		return 3;
+		return -EIO;
 	}
 	if (buf && hb_kv_get(buf, "error", reason, sizeof(reason)))
 		hb_set_err(err, errlen, "%s", reason);
 	else
 		hb_set_err(err, errlen, "%s failed (exit %d; its messages are above)", what, rc);
-	return rc == 2 ? 2 : 3;
+	return rc == HB_EXIT_USAGE ? -EINVAL : -EIO;
 }
 
 /* The script's result: release=, image= (absolute) and modules= (absolute
@@ -204,7 +204,8 @@ static int choose_builder(const struct hb_recipe *r, const char *cache_dir, cons
 }
 
 /* build-source.sh with argv and the environment plus add: 0 with *buf its
- * output, else the exit code to return (err filled, *buf may hold output). */
+ * output, else -EINVAL (the script said: exit 2, bad input) or -EIO (err
+ * filled, *buf may hold output). */
 static int run_script(char *const argv[], const struct hb_env_add *add, size_t nadd,
 		      const struct builder *b, const char *what, char **buf, char *err,
 		      size_t errlen)
@@ -214,7 +215,7 @@ static int run_script(char *const argv[], const struct hb_env_add *add, size_t n
 
 	if (hb_env_make(add, nadd, &env)) {
 		hb_set_err(err, errlen, "out of memory");
-		return 3;
+		return -EIO;
 	}
 	rc = run_capture(argv, env.v, b, buf);
 	hb_env_free(&env);
@@ -232,7 +233,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 	memset(out, 0, sizeof(*out));
 	if (r->kind != HB_RECIPE_SOURCE) {
 		hb_set_err(err, errlen, "recipe %s is not kind=source: nothing to build", r->name);
-		return 2;
+		return -EINVAL;
 	}
 	if (!cache_dir[0] || strpbrk(cache_dir, " \t\n")) {
 		/* kbuild itself cannot build in a path with blanks (make O=) */
@@ -240,11 +241,11 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 			"cache directory '%s' holds a blank, which the kernel's build system "
 			"cannot handle; set HUGEBENCH_CACHE to a path without blanks",
 			cache_dir);
-		return 2;
+		return -EINVAL;
 	}
 	if (choose_builder(r, cache_dir, ksrc, &bu, err, errlen) ||
 	    give_cache_to_builder(cache_dir, &bu, err, errlen))
-		return 3;
+		return -EIO;
 	if (bu.drop)
 		snprintf(owner, sizeof(owner), "%u:%u", (unsigned)bu.uid, (unsigned)bu.gid);
 	snprintf(script, sizeof(script), "%s/build-source.sh", r->kernels_dir);
@@ -252,7 +253,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 	configs = join_paths(r->configs, r->n_configs);
 	if (!series || !configs) {
 		hb_set_err(err, errlen, "out of memory");
-		rc = 3;
+		rc = -EIO;
 		goto out;
 	}
 
@@ -275,7 +276,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		if (!hb_kv_get(buf, "source", r->source_id, sizeof(r->source_id)) ||
 		    !hb_kv_get(buf, "gcc", gcc, sizeof(gcc))) {
 			hb_set_err(err, errlen, "build-source.sh --fetch printed no source= and gcc= lines");
-			rc = 3;
+			rc = -EIO;
 			goto out;
 		}
 		free(buf);
@@ -283,7 +284,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 	}
 	if (hb_recipe_cache_key(r, gcc, key)) {
 		hb_set_err(err, errlen, "cannot compute the cache key of %s: %s", r->name, strerror(errno));
-		rc = 2;
+		rc = -EINVAL;
 		goto out;
 	}
 	{
@@ -304,7 +305,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		if (parse_result(buf, out)) {
 			hb_set_err(err, errlen,
 				"build-source.sh printed no release=, image= and modules= lines");
-			rc = 3;
+			rc = -EIO;
 			goto out;
 		}
 		snprintf(out->key, sizeof(out->key), "%s", key);

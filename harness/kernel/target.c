@@ -110,7 +110,7 @@ int hb_target_parse(const char *word, const char *kernels_dir, struct hb_target 
 	if (!word || !*word) {
 		hb_target_known(kernels_dir, known, sizeof(known));
 		snprintf(err, errlen, "no target given; known targets: %s", known);
-		return HB_EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (strcmp(word, "host") == 0) {
 		t->kind = HB_TARGET_HOST;
@@ -122,10 +122,10 @@ int hb_target_parse(const char *word, const char *kernels_dir, struct hb_target 
 
 		if (!hb_is_file(word)) {
 			snprintf(err, errlen, "target %s: no such file; give a path to a bzImage", word);
-			return HB_EXIT_USAGE;
+			return -EINVAL;
 		}
 		if (hb_bzimage_probe(word, t->image_version, sizeof(t->image_version), err, errlen))
-			return HB_EXIT_USAGE;
+			return -EINVAL;
 		t->kind = HB_TARGET_BZIMAGE;
 		if (!realpath(word, t->path))
 			snprintf(t->path, sizeof(t->path), "%s", word);
@@ -147,5 +147,5 @@ int hb_target_parse(const char *word, const char *kernels_dir, struct hb_target 
 	}
 	hb_target_known(kernels_dir, known, sizeof(known));
 	snprintf(err, errlen, "unknown target '%s'; known targets: %s", word, known);
-	return HB_EXIT_USAGE;
+	return -EINVAL;
 }

@@ -15,8 +15,8 @@ struct hb_target {
 	char image_version[256];/* bzImage header version string, if any */
 };
 
-/* Classify and validate word. Returns 0, or an exit code (2) with one line
- * in err saying what was wrong and what to do. */
+/* Classify and validate word. Returns 0, or -EINVAL with one line in err
+ * saying what was wrong and what to do. */
 int hb_target_parse(const char *word, const char *kernels_dir, struct hb_target *t, char *err,
 		    size_t errlen);
 /* Space-separated recipe names under kernels_dir (sorted), for messages. */

@@ -6,6 +6,7 @@
 #include "qemu.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,23 +15,24 @@ static bool is_libvirt(const char *backend)
 	return backend && strcmp(backend, "libvirt") == 0;
 }
 
-int hb_backend_check(const char *backend, const char *connect, const char *guest_ram)
+int hb_backend_check(const char *backend, const char *connect, const char *guest_ram, char *err,
+		     size_t errlen)
 {
 	if (strcmp(backend, "qemu") && strcmp(backend, "libvirt")) {
-		hb_err("--backend %s: use qemu or libvirt", backend);
-		return -1;
+		hb_set_err(err, errlen, "--backend %s: use qemu or libvirt", backend);
+		return -EINVAL;
 	}
 	if (connect && !is_libvirt(backend)) {
-		hb_err("--connect is a libvirt URI: add --backend libvirt");
-		return -1;
+		hb_set_err(err, errlen, "--connect is a libvirt URI: add --backend libvirt");
+		return -EINVAL;
 	}
 	if (connect) {
-		char err[512];
+		char why[512];
 
 		/* before anything, --dry-run too: ext, command= and the like run programs */
-		if (hb_lvuri_check(connect, err, sizeof(err))) {
-			hb_err("--connect: %s", err);
-			return -1;
+		if (hb_lvuri_check(connect, why, sizeof(why))) {
+			hb_set_err(err, errlen, "--connect: %s", why);
+			return -EINVAL;
 		}
 	}
 	/* --guest-ram huge-tmpfs under libvirt is <memoryBacking> memfd (shmem);
@@ -47,14 +49,14 @@ int hb_backend_prepare(struct hb_backend *be, const char *backend, const char *c
 	if (be->libvirt) {
 		if (hb_libvirt_probe(connect, be->qver, sizeof(be->qver), be->uri, sizeof(be->uri),
 				     err, errlen))
-			return HB_EXIT_INFRA;
+			return -EIO;
 		printf("[libvirt] %s: QEMU %s\n", be->uri, be->qver);
 	} else {
 		hb_qemu_version(be->qver, sizeof(be->qver));
 		if (!be->qver[0]) {
 			snprintf(err, errlen,
 				 "qemu-system-x86_64 not found; run: apt-get install -y qemu-system-x86");
-			return HB_EXIT_INFRA;
+			return -EIO;
 		}
 	}
 	be->runas = hb_qemu_user(be->runas_why, sizeof(be->runas_why));

@@ -21,11 +21,12 @@ struct hb_backend {
 	char runas_why[160];
 };
 
-/* --backend / --connect / --guest-ram together make sense: 0, or -1 after
- * one line on stderr. */
-int hb_backend_check(const char *backend, const char *connect, const char *guest_ram);
+/* --backend / --connect / --guest-ram together make sense: 0, or -EINVAL
+ * with one line in err. */
+int hb_backend_check(const char *backend, const char *connect, const char *guest_ram, char *err,
+		     size_t errlen);
 /* The backend answers (qemu-system-x86_64 installed, or the libvirt URI
- * connects, NULL: the default): fills be; 0 or an exit code with err. */
+ * connects, NULL: the default): fills be; 0, or -EIO with one line in err. */
 int hb_backend_prepare(struct hb_backend *be, const char *backend, const char *connect, char *err,
 		       size_t errlen);
 /* backend, libvirt_uri, and the QEMU user as the backend has it, into a

@@ -444,14 +444,14 @@ static void test_build_contract(void **state)
 	assert_string_equal(buf, want);
 
 	setenv("STUB_FAIL", "1", 1);
-	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), 2);
+	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "build-source.sh failed (exit 2"));
 	unsetenv("STUB_FAIL");
-	assert_int_equal(hb_recipe_build(&r, "/tmp/with space", NULL, &kb, err, sizeof(err)), 2);
+	assert_int_equal(hb_recipe_build(&r, "/tmp/with space", NULL, &kb, err, sizeof(err)), -EINVAL);
 	hb_recipe_free(&r);
 
 	load_ok("deb", &r);
-	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), 2);
+	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not kind=source"));
 	hb_recipe_free(&r);
 }
@@ -478,7 +478,7 @@ static void test_real_script_error_line(void **state)
 	if (hb_recipe_load(at("real/mine"), &r, err, sizeof(err)))
 		fail_msg("load: %s", err);
 	unsetenv("KSRC");
-	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), 2);
+	assert_int_equal(hb_recipe_build(&r, cache, NULL, &kb, err, sizeof(err)), -EINVAL);
 	if (!strstr(err, "set KSRC=/path/to/linux"))
 		fail_msg("error line: %s", err);
 	hb_recipe_free(&r);

@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -54,11 +55,11 @@ static void test_target_parse(void **state)
 	assert_int_equal(hb_target_parse("host", hbt_dir, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.kind, HB_TARGET_HOST);
 
-	assert_int_equal(hb_target_parse("debian-9", hbt_dir, &t, err, sizeof(err)), 2);
+	assert_int_equal(hb_target_parse("debian-9", hbt_dir, &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "unknown target 'debian-9'"));
 	assert_non_null(strstr(err, "debian-6.1 debian-6.12 host"));
-	assert_int_equal(hb_target_parse("../etc", hbt_dir, &t, err, sizeof(err)), 2);
-	assert_int_equal(hb_target_parse("", hbt_dir, &t, err, sizeof(err)), 2);
+	assert_int_equal(hb_target_parse("../etc", hbt_dir, &t, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hb_target_parse("", hbt_dir, &t, err, sizeof(err)), -EINVAL);
 
 	snprintf(p, sizeof(p), "%s/bzImage", hbt_dir);
 	assert_int_equal(hb_target_parse(p, hbt_dir, &t, err, sizeof(err)), 0);
@@ -67,10 +68,10 @@ static void test_target_parse(void **state)
 	assert_int_equal(strncmp(t.name, "bzimage-", 8), 0);
 
 	snprintf(p, sizeof(p), "%s/corrupt", hbt_dir);
-	assert_int_equal(hb_target_parse(p, hbt_dir, &t, err, sizeof(err)), 2);
+	assert_int_equal(hb_target_parse(p, hbt_dir, &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "is not a bzImage"));
 	snprintf(p, sizeof(p), "%s/missing", hbt_dir);
-	assert_int_equal(hb_target_parse(p, hbt_dir, &t, err, sizeof(err)), 2);
+	assert_int_equal(hb_target_parse(p, hbt_dir, &t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no such file"));
 }
 

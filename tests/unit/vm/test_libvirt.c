@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "backend.h"
@@ -113,14 +114,20 @@ static void test_domain_xml_kvm_and_overflow(void **state)
 static void test_backend_options(void **state)
 {
 	(void)state;
-	assert_int_equal(hb_backend_check("qemu", NULL, NULL), 0);
-	assert_int_equal(hb_backend_check("libvirt", NULL, NULL), 0);
-	assert_int_equal(hb_backend_check("libvirt", "qemu+ssh://h/system", "anon"), 0);
-	assert_int_equal(hb_backend_check("xen", NULL, NULL), -1);
-	assert_int_equal(hb_backend_check("qemu", "qemu:///system", NULL), -1);
-	assert_int_equal(hb_backend_check("libvirt", "", NULL), -1);
+	char err[512];
+
+	assert_int_equal(hb_backend_check("qemu", NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hb_backend_check("libvirt", NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hb_backend_check("libvirt", "qemu+ssh://h/system", "anon", err, sizeof(err)),
+			 0);
+	assert_int_equal(hb_backend_check("xen", NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "use qemu or libvirt"));
+	assert_int_equal(hb_backend_check("qemu", "qemu:///system", NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "add --backend libvirt"));
+	assert_int_equal(hb_backend_check("libvirt", "", NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--connect: "));
 	/* huge-tmpfs under libvirt: <memoryBacking> memfd (issue 23) */
-	assert_int_equal(hb_backend_check("libvirt", NULL, "huge-tmpfs"), 0);
+	assert_int_equal(hb_backend_check("libvirt", NULL, "huge-tmpfs", err, sizeof(err)), 0);
 }
 
 /* --guest-ram huge-tmpfs under libvirt: RAM on a shared memfd, and nothing
