@@ -83,6 +83,8 @@ void mt_khugepaged_pause(void);
 long long mt_kh_counter(const char *name);
 void mt_policy_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_khugepaged_part(struct hb_ctx *ctx, struct mt_state *st);
+/* anonymous THP never, shmem PMD always: khugepaged runs and collapses (7.2) or not (6.12) */
+void mt_khugepaged_shmem_alone_part(struct hb_ctx *ctx, struct mt_state *st);
 /* MADV_COLLAPSE on a memfd: forced past knobs at never, refused by deny */
 void mt_collapse_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_boot_part(struct hb_ctx *ctx, struct mt_state *st);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "mthp.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -224,6 +225,130 @@ void mt_khugepaged_part(struct hb_ctx *ctx, struct mt_state *st)
 		       f0 >= 0 && f1 >= 0 ? f1 - f0 : -1, coll1 - coll0);
 out:
 	munmap(raw, MT_SPAN + HB_HPAGE);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Whether a kernel thread named khugepaged exists (/proc/<pid>/comm). */
+static bool kh_thread_running(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], comm[32];
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (!hb_read_file(path, comm, sizeof(comm)))
+			found = !strcmp(comm, "khugepaged");
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The thread's state, waited for up to 1 s to become `want`: a stopped
+ * kthread can outlive kthread_stop() by a moment in /proc. */
+static bool kh_thread_settles(bool want)
+{
+	uint64_t t0 = hb_now_ns();
+	bool now;
+
+	while ((now = kh_thread_running()) != want && hb_now_ns() - t0 < 1000000000ULL)
+		usleep(20000);
+	return now;
+}
+
+/* khugepaged for shmem alone: anonymous THP "never", every shmem size
+ * never (no thread on any kernel), a 2 MiB memfd of small pages; then only
+ * hugepages-2048kB/shmem_enabled "always". Where the table says shmem alone
+ * starts khugepaged (7.2), the thread runs and collapses the memfd within
+ * two full scans at 100 ms; where not (6.12), no thread and no collapse.
+ * This mm is already registered (mt_khugepaged_pause()). */
+void mt_khugepaged_shmem_alone_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	struct mt_policy p = mt_base_policy(st, MT_MEMFD);
+	char basis_buf[256], oh[128], en0[32];
+	const char *basis;
+	struct mt_observed ob;
+	long long f0, f1 = -1, coll0, coll1;
+	bool runs, running;
+	void *raw = NULL;
+	uint64_t t0, wait_ns;
+	size_t bad;
+	char *at;
+	int fd = -1, r;
+
+	if (!st->offered[MT_PMD_ORDER])
+		return;
+	runs = mt_khugepaged_runs_for_shmem_alone(st->kver, basis_buf, sizeof(basis_buf), &basis);
+	hb_knob_active(THP_DIR "/enabled", en0, sizeof(en0));
+	if (!mt_apply_policy(ctx, st, "khugepaged_shmem_alone_off", &p))
+		return;
+	if (hb_write_file(THP_DIR "/enabled", "never")) {
+		hb_error(ctx, "khugepaged: write never to %s/enabled", THP_DIR);
+		return;
+	}
+	running = kh_thread_settles(false);
+	hb_check(ctx, "khugepaged_all_never_thread", !running,
+		 "stopped: anonymous THP and every shmem size never", "%s",
+		 running ? "running" : "stopped");
+	at = mt_memfd_2m("hb-mthp-kh-shmem", &fd, &raw);
+	if (!at) {
+		hb_error(ctx, "khugepaged: memfd");
+		goto out;
+	}
+	hb_pattern_fill(at, HB_HPAGE, 0x5a10e, 0);
+	p.size[MT_PMD_ORDER] = KT_ALWAYS;
+	if (!mt_apply_policy(ctx, st, "khugepaged_shmem_alone_pmd_always", &p))
+		goto out;
+	running = kh_thread_settles(runs);
+	hb_check_basis(ctx, "khugepaged_shmem_alone_thread", running == runs, basis,
+		       runs ? "running: shmem's PMD size alone starts khugepaged"
+			    : "stopped: only anonymous THP starts khugepaged",
+		       "%s (enabled=never, hugepages-2048kB/shmem_enabled=always)",
+		       running ? "running" : "stopped");
+	f0 = mt_kh_counter("full_scans");
+	coll0 = mt_kh_counter("pages_collapsed");
+	hb_write_file(KH_DIR "/alloc_sleep_millisecs", "100");
+	hb_write_file(KH_DIR "/scan_sleep_millisecs", "100");
+	/* no thread: nothing can scan; 2 s show that nothing does */
+	wait_ns = running ? 10000000000ULL : 2000000000ULL;
+	t0 = hb_now_ns();
+	while (hb_now_ns() - t0 < wait_ns) {
+		usleep(100000);
+		f1 = mt_kh_counter("full_scans");
+		if (f0 >= 0 && f1 >= f0 + 2)
+			break;
+	}
+	coll1 = mt_kh_counter("pages_collapsed");
+	for (size_t off = 0; off < HB_HPAGE; off += HB_PAGE)
+		(void)*(volatile char *)(at + off);
+	r = mt_folio_orders(at, HB_HPAGE, &ob);
+	if (r) {
+		errno = -r;
+		hb_error(ctx, "khugepaged: read /proc/self/pagemap and /proc/kpageflags");
+		goto out;
+	}
+	mt_hist_text(ob.hist, oh, sizeof(oh));
+	st->cases++;
+	if (hb_check_basis(ctx, "khugepaged_shmem_alone_orders",
+			   !ob.absent && (runs ? ob.hist[MT_PMD_ORDER] == 1 : ob.hist[0] == 512), basis,
+			   runs ? "9:1 (collapsed by khugepaged)" : "0:512 (no khugepaged to collapse)",
+			   "%s after %lld full scans; pages_collapsed +%lld", oh,
+			   f0 >= 0 && f1 >= 0 ? f1 - f0 : -1, coll1 - coll0))
+		st->matching++;
+	bad = hb_pattern_verify(at, HB_HPAGE, 0x5a10e, 0);
+	hb_check(ctx, "khugepaged_shmem_alone_data", bad == HB_HPAGE, "every byte as written",
+		 "%s %zu", bad == HB_HPAGE ? "all bytes:" : "first bad byte at", bad);
+out:
+	hb_write_file(THP_DIR "/enabled", en0);
+	mt_khugepaged_pause();
+	if (raw)
+		munmap(raw, MT_SPAN + HB_HPAGE);
 	if (fd >= 0)
 		close(fd);
 }

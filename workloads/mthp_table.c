@@ -307,6 +307,20 @@ bool mt_collapse_forced_at_never(int kver, char *basis, size_t len, const char *
 	return true;
 }
 
+bool mt_khugepaged_runs_for_shmem_alone(int kver, char *basis, size_t len,
+					const char **basis_out)
+{
+	*basis_out = NULL;
+	if (kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
+		snprintf(basis, len,
+			 "extrapolated: 6.12 starts khugepaged for anonymous THP only, 7.2 for shmem's "
+			 "PMD size too; Linux %d.%d's source was not read, the 7.2 reading is used",
+			 kver / 1000, kver % 1000);
+		*basis_out = basis;
+	}
+	return kver > KT_KVER_PMD_TABLE;
+}
+
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len)
 {
 	size_t off = 0;

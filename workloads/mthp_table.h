@@ -132,6 +132,16 @@ long mt_expect_swapin_64k(int kver, bool after_swapoff, bool zswap_on, char *bas
  * EINVAL: docs/findings.md). */
 bool mt_collapse_forced_at_never(int kver, char *basis, size_t len, const char **basis_out);
 
+/* Whether khugepaged runs (and collapses anonymous shmem) with anonymous
+ * THP "never" and only shmem's PMD size on: 7.2's start_stop_khugepaged()
+ * asks hugepage_enabled(), which counts shmem_hpage_pmd_enabled(), and the
+ * shmem_enabled stores call it; 6.12's hugepage_pmd_enabled() looks at the
+ * anonymous orders alone and no shmem store starts the thread ("mm: shmem:
+ * fix khugepaged activation policy for shmem" came after 6.12). basis as
+ * mt_khugepaged_ignores_pmd_knob(). */
+bool mt_khugepaged_runs_for_shmem_alone(int kver, char *basis, size_t len,
+					const char **basis_out);
+
 /* "9:1 3:1 1:1 0:10": the non-zero entries, highest order first. */
 void mt_hist_text(const long hist[MT_N_ORDERS], char *buf, size_t len);
 

@@ -19,7 +19,10 @@
  *    own size.
  *  - khugepaged: 16 kB always, 2048 kB never, MADV_HUGEPAGE memfd; two full
  *    khugepaged scans: no collapse, or one where the table says the kernel
- *    collapses anyway (6.12). Then MADV_COLLAPSE on a memfd of small pages:
+ *    collapses anyway (6.12). Then khugepaged for shmem alone: anonymous THP
+ *    never and only shmem's 2048 kB always starts the thread and collapses a
+ *    memfd of small pages (7.2), or leaves both alone (6.12). Then
+ *    MADV_COLLAPSE on a memfd of small pages:
  *    forced to PMD with every knob at never, refused (EINVAL) with
  *    shmem_enabled=deny. khugepaged is asleep while the other parts read;
  *  - swap (where zram exists): a memfd of 64 kB folios swapped out whole
@@ -132,6 +135,8 @@ static void mthp_run(struct hb_ctx *ctx)
 	if (hb_param_bool(ctx, "khugepaged") && !hb_failed(ctx))
 		mt_khugepaged_part(ctx, &st);
 	if (hb_param_bool(ctx, "khugepaged") && !hb_failed(ctx))
+		mt_khugepaged_shmem_alone_part(ctx, &st);
+	if (hb_param_bool(ctx, "khugepaged") && !hb_failed(ctx))
 		mt_collapse_part(ctx, &st);
 	if (hb_param_bool(ctx, "swap") && !hb_failed(ctx))
 		mt_swap_part(ctx, &st);
@@ -200,7 +205,7 @@ static const struct hb_param mthp_params[] = {
 	{ .name = "policy", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "per-size shmem_enabled x object x MADV_HUGEPAGE, and the objects it must not reach" },
 	{ .name = "khugepaged", .type = HB_PARAM_BOOL, .def = "1",
-	  .help = "khugepaged with a 16 kB size on and PMD never: no collapse (6.12: collapse); MADV_COLLAPSE at never and deny" },
+	  .help = "khugepaged with a 16 kB size on and PMD never: no collapse (6.12: collapse); with shmem's PMD size alone on: runs (6.13+); MADV_COLLAPSE at never and deny" },
 	{ .name = "swap", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "64 kB folios swapped out whole to zram, a hole punched across entries, swap-in, swapoff" },
 	{ .name = "split", .type = HB_PARAM_BOOL, .def = "1",

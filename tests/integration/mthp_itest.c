@@ -147,6 +147,16 @@ static void assert_collapse_forced(json_t *w)
 	assert_seen(w, "collapse_memfd_never_orders", "9:1");
 }
 
+/* khugepaged for shmem alone (anonymous THP never, shmem 2048 kB always):
+ * started and collapsing on 7.2, neither on 6.12 */
+static void assert_khugepaged_shmem_alone(json_t *w, bool runs)
+{
+	assert_seen(w, "khugepaged_all_never_thread", "stopped");
+	assert_seen(w, "khugepaged_shmem_alone_thread", runs ? "running" : "stopped");
+	assert_seen(w, "khugepaged_shmem_alone_orders", runs ? "9:1 after" : "0:512 after");
+	assert_seen(w, "khugepaged_shmem_alone_data", "all bytes:");
+}
+
 /* zram swap (a module: not on 6.19): 64 kB folios out whole, a hole punched
  * across two large entries, swap-in and swapoff with every byte back */
 static void assert_swap_cases(json_t *w)
@@ -198,6 +208,7 @@ void test_mthp_debian_7_2(void **state)
 	assert_orders_era(w);
 	assert_swap_cases(w);
 	assert_collapse_forced(w);
+	assert_khugepaged_shmem_alone(w, true);
 	assert_race(w);
 	/* zram swaps a 64 kB entry in whole */
 	assert_seen(w, "swap_64kB_memfd_orders_back", "4:30 ");
@@ -241,6 +252,8 @@ void test_mthp_debian_6_19(void **state)
 	/* no zram module on 6.19: the swap part is not run, and says why */
 	assert_null(hb_itest_check(w, "swap_64kB_memfd_swpout"));
 	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
+	/* extrapolated from 7.2, and 6.19 agrees */
+	assert_khugepaged_shmem_alone(w, true);
 	hb_itest_run_free(&r);
 }
 
@@ -267,6 +280,7 @@ void test_mthp_debian_6_12(void **state)
 	assert_seen(w, "split_file_order2_orders", "9:1; 2048kB split +0");
 	assert_swap_cases(w);
 	assert_collapse_forced(w);
+	assert_khugepaged_shmem_alone(w, false);
 	assert_race(w);
 	/* 6.12 splits the large entries and swaps in small pages */
 	assert_seen(w, "swap_64kB_memfd_orders_back", "0:512");

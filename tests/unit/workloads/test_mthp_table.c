@@ -355,6 +355,27 @@ static void test_collapse(void **state)
 }
 
 /* which kernels run it: the feature table, never an errno */
+/* khugepaged for shmem alone: 6.12 no, 7.2 yes (both read), the kernels
+ * between and after extrapolated from 7.2 */
+static void test_khugepaged_shmem_alone(void **state)
+{
+	char buf[256];
+	const char *basis;
+
+	(void)state;
+	assert_false(mt_khugepaged_runs_for_shmem_alone(6001, buf, sizeof(buf), &basis));
+	assert_null(basis);
+	assert_false(mt_khugepaged_runs_for_shmem_alone(6012, buf, sizeof(buf), &basis));
+	assert_null(basis);
+	assert_true(mt_khugepaged_runs_for_shmem_alone(7002, buf, sizeof(buf), &basis));
+	assert_null(basis);
+	assert_true(mt_khugepaged_runs_for_shmem_alone(6019, buf, sizeof(buf), &basis));
+	assert_non_null(basis);
+	assert_non_null(strstr(basis, "6.19"));
+	assert_true(mt_khugepaged_runs_for_shmem_alone(7003, buf, sizeof(buf), &basis));
+	assert_non_null(basis);
+}
+
 static void test_unsupported(void **state)
 {
 	char why[384];
@@ -399,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_swapin),
 		cmocka_unit_test(test_collapse),
+		cmocka_unit_test(test_khugepaged_shmem_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
