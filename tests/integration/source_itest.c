@@ -304,3 +304,35 @@ void test_source_build_unprivileged(void **state)
 		hb_itest_spawn_to(rm, "/dev/null");
 	}
 }
+
+/* tests/integration/ccache-reuse.sh (its head says what it checks): a
+ * one-patch recipe on the built minimal-6.1, and a source=ksrc one, each
+ * compile at most 20 files. The last test of stream 1 (make integration):
+ * it waits for the prebuild's minimal-6.1, and when it ran after both
+ * streams a core sat idle for its 4 minutes. Its output:
+ * $HB_TEST_RESULTS/ccache-reuse.log. */
+void test_build_reuse(void **state)
+{
+	char *argv[] = { "tests/integration/ccache-reuse.sh", NULL };
+	char log[4200];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st = 0;
+
+	(void)state;
+	snprintf(log, sizeof(log), "%s/ccache-reuse.log", hb_itest_results_dir());
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		char *text = hb_itest_slurp(log);
+
+		printf("%s", text ? text : "(no output)\n");
+		free(text);
+		fail_msg("ccache-reuse.sh: wait status %d; its output is above (%s)", st, log);
+	}
+}

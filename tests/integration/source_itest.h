@@ -8,5 +8,7 @@
 void test_source_regression_caught(void **state);
 void test_source_bad_patch(void **state);
 void test_source_build_unprivileged(void **state);
+/* ccache-reuse.sh; stream 1 of make integration */
+void test_build_reuse(void **state);
 
 #endif

@@ -653,6 +653,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bisect_hang_is_bad),
 		/* after the bisect tests: their prefixes of the series are built */
 		cmocka_unit_test(test_nightly_series_autobisect),
+		/* stream 1's last: a seeded rebuild of minimal-6.1 */
+		cmocka_unit_test(test_build_reuse),
 	};
 	/* Too long for make test: build/tests/test_guests --long [PATTERN]
 	 * (make mthp-regress). */
