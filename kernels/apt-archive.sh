@@ -3,7 +3,10 @@
 # Packaging glue, sourced by fetch-debian.sh and build-source.sh (bash).
 #
 #   hb_apt_init ARCHIVE CACHE_DIR
-#       ARCHIVE empty: the host's apt (HB_APT_OPTS is empty).
+#       ARCHIVE empty: the host's apt and lists, with its binary caches kept
+#       under CACHE_DIR/apt/host/ (Debian's container images switch apt's
+#       pkgcache.bin off, and then every apt-cache call parses all the lists
+#       again: about 1 CPU-second each here).
 #       Otherwise a private configuration under CACHE_DIR/apt/<ARCHIVE>/: its
 #       own sources.list ("deb [signed-by=<Debian archive keyring>] <mirror>
 #       <ARCHIVE> main"), package lists, caches and an empty dpkg status, so
@@ -14,6 +17,7 @@
 #       Signatures are checked by apt against the keyring the host already
 #       has (debian-archive-keyring); an unsigned or wrongly signed Release
 #       fails the update.
+#       Either way HB_APT_LISTS is the folder of the package lists used.
 #   hb_apt_cache ARGS... / hb_apt_get ARGS...
 #       apt-cache / apt-get with HB_APT_OPTS.
 #
@@ -38,7 +42,18 @@ hb_apt_mirror() {
 hb_apt_init() {
 	local archive=$1 cache=$2 dir age max now mtime mirror
 	HB_APT_OPTS=()
-	[ -n "$archive" ] || return 0
+	if [ -z "$archive" ]; then
+		HB_APT_LISTS=$(apt-config shell L Dir::State::Lists/d | sed -n "s/^L='\(.*\)'$/\1/p")
+		HB_APT_LISTS=${HB_APT_LISTS:-/var/lib/apt/lists}
+		# apt validates its binary cache against the lists, and rebuilds
+		# it when they change; where it cannot write, it works without
+		if mkdir -p "$cache/apt/host" 2>/dev/null && [ -w "$cache/apt/host" ]; then
+			dir=$(cd "$cache/apt/host" && pwd -P)
+			HB_APT_OPTS=(-o "Dir::Cache::pkgcache=$dir/pkgcache.bin"
+				-o "Dir::Cache::srcpkgcache=$dir/srcpkgcache.bin")
+		fi
+		return 0
+	fi
 	case $archive in
 	*[!a-z0-9-]*) echo "hugebench: archive '$archive' is not a Debian suite name" >&2; return 2 ;;
 	esac
@@ -49,6 +64,7 @@ hb_apt_init() {
 	# absolute: apt reads a relative Dir:: path under its own /var/lib/apt
 	mkdir -p "$cache/apt/$archive/lists/partial"
 	dir=$(cd "$cache/apt/$archive" && pwd -P)
+	HB_APT_LISTS=$dir/lists
 	HB_APT_OPTS=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache::pkgcache=$dir/pkgcache.bin"
 		-o "Dir::Cache::srcpkgcache=$dir/srcpkgcache.bin" -o "Dir::State::status=$dir/status"
