@@ -579,18 +579,95 @@ static void timed(struct CMUnitTest *t, size_t n)
 	}
 }
 
-/* The tests of stream 2 (make integration): libvirt's (its daemons are
- * set up and taken down by them) and those that boot kernels built here. */
-static bool in_stream2(const char *name)
-{
-	static const char *const prefix[] = { "test_libvirt", "test_source",	  "test_external_regress",
-					      "test_outcomes", "test_boots_delay", "test_nightly",
-					      "test_bisect" };
+/* make integration runs two streams at once (TCG runs a guest on one core).
+ * Stream 1 starts with the Debian-kernel tests, stream 2 with libvirt's (its
+ * daemons are set up and taken down by them, so they stay in one process).
+ * Then each takes, in list order, the shared tests the other has not
+ * claimed (external tools, source kernels, bisect, nightly: they wait for
+ * the prebuild's kernels and tools layers), and stream 2 ends with the
+ * libvirt tests that boot a source kernel and take the daemons down. A
+ * fixed split left one core idle for 10 minutes of a clean clone. */
+enum part { P_STREAM1, P_STREAM2, P_SHARED, P_STREAM2_TAIL };
 
-	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+static bool prefixed(const char *name, const char *const *prefix, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
 		if (!strncmp(name, prefix[i], strlen(prefix[i])))
 			return true;
 	return false;
+}
+
+static enum part part_of(const char *name)
+{
+	static const char *const tail[] = { "test_libvirt_nightly", "test_libvirt_down" };
+	static const char *const shared[] = { "test_external",	   "test_source",   "test_outcomes",
+					      "test_boots_delay", "test_nightly",  "test_bisect",
+					      "test_build_reuse" };
+
+	if (prefixed(name, tail, sizeof(tail) / sizeof(tail[0])))
+		return P_STREAM2_TAIL;
+	if (!strncmp(name, "test_libvirt", strlen("test_libvirt")))
+		return P_STREAM2;
+	if (prefixed(name, shared, sizeof(shared) / sizeof(shared[0])))
+		return P_SHARED;
+	return P_STREAM1;
+}
+
+/* The shared test name for this stream, unless the other took it: an
+ * O_EXCL file in $HB_TEST_RESULTS/claims-$HB_STREAM_RUN (make integration
+ * gives both streams the same HB_STREAM_RUN; default: the parent's pid). */
+static bool claim(const char *name)
+{
+	static char dir[4096];
+	char path[4400];
+	int fd;
+
+	if (!dir[0]) {
+		const char *run = getenv("HB_STREAM_RUN");
+
+		mkdir(hb_itest_results_dir(), 0755);
+		if (run && *run)
+			snprintf(dir, sizeof(dir), "%s/claims-%s", hb_itest_results_dir(), run);
+		else
+			snprintf(dir, sizeof(dir), "%s/claims-%d", hb_itest_results_dir(), (int)getppid());
+		mkdir(dir, 0755);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Stream `want` (1 or 2) of tests[n]; the exit: 0, or how many failed. */
+static int run_stream(int want, const struct CMUnitTest *tests, size_t n)
+{
+	struct CMUnitTest own[n];
+	const char *group = want == 1 ? "guests-1" : "guests-2";
+	size_t k = 0, ran = 0;
+	int failed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (part_of(tests[i].name) == (want == 1 ? P_STREAM1 : P_STREAM2))
+			own[k++] = tests[i];
+	if (k) {
+		failed += _cmocka_run_group_tests(group, own, k, NULL, NULL);
+		ran += k;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (part_of(tests[i].name) == P_SHARED && claim(tests[i].name)) {
+			printf("== stream %d takes %s\n", want, tests[i].name);
+			failed += _cmocka_run_group_tests(group, &tests[i], 1, NULL, NULL);
+			ran++;
+		}
+	for (size_t i = 0; want == 2 && i < n; i++)
+		if (part_of(tests[i].name) == P_STREAM2_TAIL) {
+			failed += _cmocka_run_group_tests(group, &tests[i], 1, NULL, NULL);
+			ran++;
+		}
+	printf("== stream %d: %zu test(s) run, %d failed\n", want, ran, failed);
+	return failed;
 }
 
 int main(int argc, char **argv)
@@ -634,27 +711,31 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_two_hosts),
 		cmocka_unit_test(test_libvirt_guest_ram_memfd),
 		cmocka_unit_test(test_libvirt_frozen_daemon),
+		/* shared (either stream, in this order: the longest source
+		 * tests early so that none is left to run alone at the end) */
 		cmocka_unit_test(test_external_debian_6_1),
 		cmocka_unit_test(test_external_debian_6_12),
 		cmocka_unit_test(test_source_regression_caught),
+		cmocka_unit_test(test_bisect_git_metric),
 		cmocka_unit_test(test_external_regress),
+		cmocka_unit_test(test_bisect_series_check),
+		cmocka_unit_test(test_bisect_series_metric),
+		cmocka_unit_test(test_boots_delay_alloc),
+		cmocka_unit_test(test_boots_delay_sensitivity),
+		cmocka_unit_test(test_build_reuse),
+		cmocka_unit_test(test_nightly_planted_regression),
 		cmocka_unit_test(test_source_bad_patch),
 		cmocka_unit_test(test_source_build_unprivileged),
 		cmocka_unit_test(test_outcomes_collapse_fail),
-		cmocka_unit_test(test_boots_delay_alloc),
-		cmocka_unit_test(test_boots_delay_sensitivity),
-		cmocka_unit_test(test_nightly_planted_regression),
+		cmocka_unit_test(test_bisect_bad_input),
+		cmocka_unit_test(test_bisect_hang_is_bad),
+		/* after the bisect tests: their prefixes of the series are
+		 * built (or being built: build-source.sh's lock) */
+		cmocka_unit_test(test_nightly_series_autobisect),
+		/* stream 2's tail: libvirt on a source kernel, then its
+		 * daemons taken down */
 		cmocka_unit_test(test_libvirt_nightly_two_connections),
 		cmocka_unit_test(test_libvirt_down),
-		cmocka_unit_test(test_bisect_bad_input),
-		cmocka_unit_test(test_bisect_series_check),
-		cmocka_unit_test(test_bisect_series_metric),
-		cmocka_unit_test(test_bisect_git_metric),
-		cmocka_unit_test(test_bisect_hang_is_bad),
-		/* after the bisect tests: their prefixes of the series are built */
-		cmocka_unit_test(test_nightly_series_autobisect),
-		/* stream 1's last: a seeded rebuild of minimal-6.1 */
-		cmocka_unit_test(test_build_reuse),
 	};
 	/* Too long for make test: build/tests/test_guests --long [PATTERN]
 	 * (make mthp-regress). */
@@ -672,14 +753,8 @@ int main(int argc, char **argv)
 			cmocka_set_test_filter(argv[2]);
 		return cmocka_run_group_tests_name("long", long_tests, NULL, NULL);
 	}
-	/* make integration: two processes at once, each one guest at a time
-	 * (TCG runs a guest on one core). Stream 2: the libvirt tests, then
-	 * the source-kernel ones (they wait for the prebuild's kernels); stream
-	 * 1: the other Debian-kernel tests. In one stream, the order above. */
+	/* make integration: two processes at once (run_stream) */
 	if (argc > 1 && !strcmp(argv[1], "--stream")) {
-		const size_t n = sizeof(tests) / sizeof(tests[0]);
-		struct CMUnitTest sel[sizeof(tests) / sizeof(tests[0])];
-		size_t k = 0;
 		int want;
 
 		if (argc != 3 || (strcmp(argv[2], "1") && strcmp(argv[2], "2"))) {
@@ -687,11 +762,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		want = atoi(argv[2]);
-		for (size_t i = 0; i < n; i++)
-			if ((in_stream2(tests[i].name) ? 2 : 1) == want)
-				sel[k++] = tests[i];
 		prebuild("start");
-		rc = _cmocka_run_group_tests(want == 1 ? "guests-1" : "guests-2", sel, k, NULL, NULL);
+		rc = run_stream(want, tests, sizeof(tests) / sizeof(tests[0]));
 		prebuild("wait");
 		return rc;
 	}
