@@ -87,7 +87,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UNIT_H := $(wildcard tests/unit/*.h)
 UNIT_HELPERS := $(call obj,$(wildcard tests/unit/helpers*.c))
 
-.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress compare kernel clean doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
+.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress test-long compare kernel clean doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -382,6 +382,12 @@ $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) $(LIB
 # (tests/integration/mthp_itest.c, test_mthp_planted_regress).
 mthp-regress: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests --long test_mthp_planted_regress
+
+# Every test too long for make test (test_guests.c, long_tests): the mthp
+# planted regression above and bisect in series mode by metric (3 builds, 9
+# boots; make test keeps series mode by check and metric mode in git mode).
+test-long: all $(BUILD)/tests/test_guests
+	$(BUILD)/tests/test_guests --long
 
 # Boots real guests: Debian 6.1 and 6.12 under TCG (kernels cached in .cache/).
 # ccache-reuse.sh (a one-patch recipe on the built minimal-6.1 is seeded from

@@ -501,7 +501,8 @@ void test_bisect_git_metric(void **state)
 }
 
 /* A hang is bad, not a skip (issue 22): the delay series' base (k = 0, the
- * metric's reference, built by test_bisect_series_metric) booted with a
+ * metric's reference; built here, or found built by the long test
+ * test_bisect_series_metric) booted with a
  * time limit it cannot finish in: the guest is killed at the limit (verdict
  * timeout, as for a kernel that hangs), so the reference is bad and the
  * answer is "the base is already bad", exit 5, in the printed line,

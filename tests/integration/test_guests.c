@@ -719,7 +719,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bisect_git_metric),
 		cmocka_unit_test(test_external_regress),
 		cmocka_unit_test(test_bisect_series_check),
-		cmocka_unit_test(test_bisect_series_metric),
 		cmocka_unit_test(test_boots_delay_alloc),
 		cmocka_unit_test(test_boots_delay_sensitivity),
 		cmocka_unit_test(test_build_reuse),
@@ -741,6 +740,9 @@ int main(int argc, char **argv)
 	 * (make mthp-regress). */
 	struct CMUnitTest long_tests[] = {
 		cmocka_unit_test(test_mthp_planted_regress),
+		/* series mode by metric: 3 builds, 9 boots (140 CPU-s); make
+		 * test keeps series mode by check and metric mode in git mode */
+		cmocka_unit_test(test_bisect_series_metric),
 	};
 	bool pre = false;
 	int rc;
