@@ -20,6 +20,10 @@
 # ships modules.dep (depmod runs at install time): it is made here.
 set -euo pipefail
 cache=$1
+[ -n "$cache" ] || { echo "usage: fetch-debian.sh CACHEDIR" >&2; exit 2; }
+mkdir -p "$cache"
+# absolute: the memo below names the files it points at
+cache=$(cd "$cache" && pwd -P)
 here=$(dirname "$(readlink -f "$0")")
 # depmod lives in /sbin, which a non-root PATH lacks
 PATH=$PATH:/usr/sbin:/sbin
