@@ -95,5 +95,8 @@ void mt_race_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_split_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_write_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st);
+/* the mix written by a process whose cgroup (16 MB) swaps it out to zram,
+ * then read back: every byte */
+void mt_integrity_memcg_part(struct hb_ctx *ctx, struct mt_state *st);
 
 #endif

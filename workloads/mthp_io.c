@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/swap.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- large-folio swap ------------------------------------------------------ */
@@ -633,41 +634,60 @@ static const size_t mix_sizes[] = { 1000,	    4096,	 12345,	    65636,
 				    777,	    HB_HPAGE,	 131072 + 5, 40960 };
 static const size_t mix_chunks[] = { 1000, 4096, 8193, 65536, HB_MB, HB_HPAGE, 333 };
 
-/* Writes file i, overwrites a third of it with data of seed i + 100,
- * truncates it into the middle and extends it back; then verifies every
- * byte. Returns the first bad offset, or size; -1 on an I/O error. */
-static long mix_file(const char *path, size_t i, unsigned char *buf)
+/* Writes file i of the mix (data of seed, a third overwritten with seed +
+ * 100, truncated into the middle and extended back). 0, -1 on an I/O error. */
+static int mix_write(const char *path, size_t i, uint64_t seed, unsigned char *buf)
 {
 	size_t size = mix_sizes[i], chunk = mix_chunks[i % N_OF(mix_chunks)];
 	size_t ow = size / 3, owlen = size / 5, cut = size / 2 + 1;
-	long bad = (long)size;
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
 	if (fd < 0)
 		return -1;
-	data_fill(buf, size, i, 0);
+	data_fill(buf, size, seed, 0);
 	if (write_all(fd, buf, size, chunk))
 		goto io;
-	data_fill(buf, owlen, i + 100, ow);
+	data_fill(buf, owlen, seed + 100, ow);
 	if (owlen && pwrite(fd, buf, owlen, (off_t)ow) != (ssize_t)owlen)
 		goto io;
 	if (ftruncate(fd, (off_t)cut) || ftruncate(fd, (off_t)size))
 		goto io;
-	if (read_all(fd, buf, size, 0))
-		goto io;
+	return close(fd) ? -1 : 0;
+io:
+	close(fd);
+	return -1;
+}
+
+/* Reads file i back: the first bad offset, or its size; -1 on an I/O error. */
+static long mix_verify(const char *path, size_t i, uint64_t seed, unsigned char *buf)
+{
+	size_t size = mix_sizes[i];
+	size_t ow = size / 3, owlen = size / 5, cut = size / 2 + 1;
+	long bad = (long)size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (read_all(fd, buf, size, 0)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
 	for (size_t off = 0; off < size && bad == (long)size; off++) {
 		unsigned char want = off >= cut		? 0
-				     : off >= ow && off < ow + owlen ? data_byte(i + 100, off)
-								       : data_byte(i, off);
+				     : off >= ow && off < ow + owlen ? data_byte(seed + 100, off)
+								       : data_byte(seed, off);
 
 		if (buf[off] != want)
 			bad = (long)off;
 	}
-	close(fd);
 	return bad;
-io:
-	close(fd);
-	return -1;
+}
+
+/* File i written, then verified at once. */
+static long mix_file(const char *path, size_t i, unsigned char *buf)
+{
+	return mix_write(path, i, i, buf) ? -1 : mix_verify(path, i, i, buf);
 }
 
 void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st)
@@ -711,4 +731,143 @@ void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st)
 	}
 	hb_metric1(ctx, "integrity_bytes", "bytes", HB_INFO, bytes);
 	free(buf);
+}
+
+/* ---- integrity under a memcg limit with zram swap ------------------------- */
+
+#define MIX_ROUNDS 2		 /* 2 x the mix x 2 mounts: about 36 MB of files */
+#define MIX_LIMIT (16 * HB_MB) /* memory.max of the writer's cgroup */
+
+/* The writer, in the cgroup: every round of the mix on both mounts first,
+ * then every file read back, so that what the limit pushed out to zram
+ * comes back through swap-in. The first failure as one line on out; exit:
+ * the number of files that differ, 254 an I/O error, 255 no cgroup. */
+static int mix_child(const char *cg, int out)
+{
+	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
+	unsigned char *buf = malloc(3 * HB_MB + 12345);
+	char path[256];
+	int bad_files = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	if (!buf || hb_write_file(path, "0")) {
+		dprintf(out, "cannot join %s\n", cg);
+		return 255;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int r = 0; r < MIX_ROUNDS; r++)
+			for (size_t m = 0; m < N_OF(mounts); m++)
+				for (size_t i = 0; i < N_OF(mix_sizes); i++) {
+					uint64_t seed = i + 1000 * (uint64_t)r;
+					long bad;
+
+					snprintf(path, sizeof(path), MT_DIR "/%s/mem%d_%02zu",
+						 kt_mode_name[mounts[m]], r, i);
+					if (!pass) {
+						if (mix_write(path, i, seed, buf)) {
+							dprintf(out, "%s: write: %s\n", path, strerror(errno));
+							return 254;
+						}
+						continue;
+					}
+					bad = mix_verify(path, i, seed, buf);
+					if (bad < 0) {
+						dprintf(out, "%s: read: %s\n", path, strerror(errno));
+						return 254;
+					}
+					if (bad != (long)mix_sizes[i] && !bad_files++)
+						dprintf(out, "%s (%zu bytes): first bad byte at %ld\n", path,
+							mix_sizes[i], bad);
+				}
+	return bad_files;
+}
+
+void mt_integrity_memcg_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
+	struct pr env = { .ctx = ctx, .limit = MIX_LIMIT };
+	struct hb_snap a, b;
+	char why[256], line[512] = "";
+	long long out_pages;
+	int fds[2], status = 0;
+	ssize_t n;
+	pid_t pid;
+
+	(void)st;
+	if (access(PR_ZRAM, F_OK))
+		hb_load_module("zram", "num_devices=1");
+	if (!hb_kf_has(HB_KF_ZRAM, why, sizeof(why)) || access(PR_ZRAM, F_OK)) {
+		hb_note(ctx, "integrity under a memcg limit not run: %s",
+			access(PR_ZRAM, F_OK) ? "no zram0 (module?)" : why);
+		return;
+	}
+	if (!pr_find_cgroup2(env.cg_root, sizeof(env.cg_root))) {
+		hb_note(ctx, "integrity under a memcg limit not run: no cgroup v2 with the memory "
+			     "controller");
+		return;
+	}
+	if (pr_swap_setup(&env, 128) || pr_cg_setup(&env))
+		goto out;
+	hb_snap(ctx, &a);
+	if (hb_failed(ctx))
+		goto out;
+	if (pipe2(fds, O_CLOEXEC)) {
+		hb_error(ctx, "pipe");
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(mix_child(env.cg, fds[1]));
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		hb_error(ctx, "fork");
+		goto out;
+	}
+	n = read(fds[0], line, sizeof(line) - 1);
+	line[n > 0 ? n : 0] = 0;
+	line[strcspn(line, "\n")] = 0;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	hb_snap(ctx, &b);
+	if (hb_failed(ctx))
+		goto out;
+	out_pages = hb_vmstat_delta(&a, &b, "pswpout") + hb_vmstat_delta(&a, &b, "zswpout");
+	/* the subject: the limit really pushed the mix out (1/4 of it at least) */
+	hb_check_ge(ctx, "integrity_memcg_swapped_pages", (long long)(6 * HB_MB / HB_PAGE), out_pages);
+	if (WIFEXITED(status) && WEXITSTATUS(status) < 254)
+		hb_check(ctx, "integrity_memcg", WEXITSTATUS(status) == 0,
+			 "every byte of every file, read back after the cgroup's limit (16 MB) swapped "
+			 "the mix out to zram",
+			 "%d of %zu files differ%s%s", WEXITSTATUS(status),
+			 MIX_ROUNDS * N_OF(mounts) * N_OF(mix_sizes), line[0] ? "; " : "", line);
+	else
+		hb_check(ctx, "integrity_memcg", false, "the writer ends on its own",
+			 "%s %d%s%s", WIFSIGNALED(status) ? "killed by signal" : "exit",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+			 line[0] ? ": " : "", line);
+	hb_metric1(ctx, "integrity_memcg_swapped_pages", "pages", HB_INFO, (double)out_pages);
+out:
+	for (int r = 0; r < MIX_ROUNDS; r++)
+		for (size_t m = 0; m < N_OF(mounts); m++)
+			for (size_t i = 0; i < N_OF(mix_sizes); i++) {
+				char path[256];
+
+				snprintf(path, sizeof(path), MT_DIR "/%s/mem%d_%02zu",
+					 kt_mode_name[mounts[m]], r, i);
+				unlink(path);
+			}
+	if (env.cg[0])
+		pr_cg_remove(&env);
+	if (env.added_memory) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", env.cg_root);
+		hb_write_file(path, "-memory");
+		hb_host_state_note(false, "memctl", path);
+	}
+	pr_swap_teardown(&env);
 }

@@ -40,7 +40,10 @@
  *    expectation; the contents read back through read(2) and the mapping.
  *  - integrity: a build-like mix of files (1000 B .. 3 MiB, written in odd
  *    chunk sizes, a region overwritten, truncated into a folio and extended)
- *    on within_size and always mounts, every byte verified.
+ *    on within_size and always mounts, every byte verified; then two
+ *    rounds of it on both mounts (about 36 MB) written by a process in a
+ *    cgroup of memory.max 16 MB with zram swap, and only then read back:
+ *    the limit swaps the mix out, the reads swap it in (where zram exists).
  * Checks per case: <case>_orders (the histogram of folio orders, exactly),
  * <case>_stats (hugepages-<N>kB/stats/shmem_alloc grew by the folios of each
  * order seen, shmem_fallback and shmem_fallback_charge did not), write cases
@@ -148,6 +151,8 @@ static void mthp_run(struct hb_ctx *ctx)
 		mt_write_part(ctx, &st);
 	if (do_integrity && !hb_failed(ctx))
 		mt_integrity_part(ctx, &st);
+	if (do_integrity && !hb_failed(ctx))
+		mt_integrity_memcg_part(ctx, &st);
 	if (hb_failed(ctx))
 		goto out;
 	if (do_policy)
@@ -215,7 +220,7 @@ static const struct hb_param mthp_params[] = {
 	{ .name = "write", .type = HB_PARAM_BOOL, .def = "1",
 	  .help = "tmpfs write(2) in chunks of 4 kB .. 2 MB on within_size/always/never mounts" },
 	{ .name = "integrity", .type = HB_PARAM_BOOL, .def = "1",
-	  .help = "a build-like mix of files written, overwritten, truncated, verified" },
+	  .help = "a build-like mix of files written, overwritten, truncated, verified; again under a 16 MB memcg limit with zram swap" },
 	HB_PARAM_END,
 };
 

@@ -157,6 +157,14 @@ static void assert_khugepaged_shmem_alone(json_t *w, bool runs)
 	assert_seen(w, "khugepaged_shmem_alone_data", "all bytes:");
 }
 
+/* the integrity mix written under a 16 MB memcg limit with zram swap,
+ * swapped out (at least 6 MB) and read back whole */
+static void assert_integrity_memcg(json_t *w)
+{
+	assert_seen(w, "integrity_memcg_swapped_pages", "");
+	assert_seen(w, "integrity_memcg", "0 of 48 files differ");
+}
+
 /* zram swap (a module: not on 6.19): 64 kB folios out whole, a hole punched
  * across two large entries, swap-in and swapoff with every byte back */
 static void assert_swap_cases(json_t *w)
@@ -209,6 +217,7 @@ void test_mthp_debian_7_2(void **state)
 	assert_swap_cases(w);
 	assert_collapse_forced(w);
 	assert_khugepaged_shmem_alone(w, true);
+	assert_integrity_memcg(w);
 	assert_race(w);
 	/* zram swaps a 64 kB entry in whole */
 	assert_seen(w, "swap_64kB_memfd_orders_back", "4:30 ");
@@ -251,6 +260,7 @@ void test_mthp_debian_6_19(void **state)
 	assert_race(w);
 	/* no zram module on 6.19: the swap part is not run, and says why */
 	assert_null(hb_itest_check(w, "swap_64kB_memfd_swpout"));
+	assert_null(hb_itest_check(w, "integrity_memcg"));
 	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
 	/* extrapolated from 7.2, and 6.19 agrees */
 	assert_khugepaged_shmem_alone(w, true);
@@ -281,6 +291,7 @@ void test_mthp_debian_6_12(void **state)
 	assert_swap_cases(w);
 	assert_collapse_forced(w);
 	assert_khugepaged_shmem_alone(w, false);
+	assert_integrity_memcg(w);
 	assert_race(w);
 	/* 6.12 splits the large entries and swaps in small pages */
 	assert_seen(w, "swap_64kB_memfd_orders_back", "0:512");
