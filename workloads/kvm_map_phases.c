@@ -56,21 +56,19 @@ static int kvm_map_stats(struct kvm_map_run *r, const char *phase)
 
 	e = kvm_stats_read_fd(r->stats_fd, &vs, err, sizeof(err));
 	if (e) {
-		errno = -e;
-		hb_error(r->ctx, "%s backing, phase %s: VM stats: %s", r->b->tag, phase, err);
+		hb_error_rc(r->ctx, e, "%s backing, phase %s: VM stats: %s", r->b->tag, phase, err);
 		return -1;
 	}
 	e = kvm_stats_read_fd(r->vcpu_stats_fd, &cs, err, sizeof(err));
 	if (e) {
 		kvm_stats_free(&vs);
-		errno = -e;
-		hb_error(r->ctx, "%s backing, phase %s: vCPU stats: %s", r->b->tag, phase, err);
+		hb_error_rc(r->ctx, e, "%s backing, phase %s: vCPU stats: %s", r->b->tag, phase,
+			    err);
 		return -1;
 	}
 	if (!kvm_stats_find(&vs, "pages_4k") || !kvm_stats_find(&vs, "pages_2m")) {
-		errno = 0;
-		hb_error(r->ctx, "KVM VM stats (%s, %u descriptors) have no pages_4k/pages_2m", vs.id,
-			 vs.n);
+		hb_error_rc(r->ctx, 0, "KVM VM stats (%s, %u descriptors) have no pages_4k/pages_2m",
+			    vs.id, vs.n);
 		kvm_stats_free(&vs);
 		kvm_stats_free(&cs);
 		return -1;
@@ -123,10 +121,9 @@ static long long kvm_map_cmd(struct kvm_map_run *r, enum kvm_map_op op, uint64_t
 		return -1;
 	}
 	if (t != KVM_VM_UCALL_SYNC || uc.args[0] != r->seq) {
-		errno = 0;
-		hb_error(r->ctx, "%s backing: guest answered ucall %d seq %llu to command %d seq %llu",
-			 r->b->tag, t, (unsigned long long)uc.args[0], op,
-			 (unsigned long long)r->seq);
+		hb_error_rc(r->ctx, 0,
+			    "%s backing: guest answered ucall %d seq %llu to command %d seq %llu",
+			    r->b->tag, t, (unsigned long long)uc.args[0], op, (unsigned long long)r->seq);
 		return -1;
 	}
 	return (long long)t0;

@@ -184,8 +184,7 @@ bool mt_check_orders(struct hb_ctx *ctx, struct mt_state *st, const char *name,
 	bool ok;
 
 	if (mt_expect(p, w, want)) {
-		errno = 0;
-		hb_error(ctx, "%s: walk outside the table's range", name);
+		hb_error_rc(ctx, 0, "%s: walk outside the table's range", name);
 		return false;
 	}
 	mt_hist_text(want, eh, sizeof(eh));
@@ -235,8 +234,7 @@ void mt_run_fault_case_in(struct hb_ctx *ctx, struct mt_state *st, const char *n
 	}
 	r = mt_map_object(p, dir, at, &fd, &vma);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: create/map the %s object", name, mt_obj_name[p->obj]);
+		hb_error_rc(ctx, r, "%s: create/map the %s object", name, mt_obj_name[p->obj]);
 		goto out;
 	}
 	w.vma_pages = (long)(vma / HB_PAGE);
@@ -251,8 +249,7 @@ void mt_run_fault_case_in(struct hb_ctx *ctx, struct mt_state *st, const char *n
 	mt_stats_read(&b);
 	r = mt_folio_orders(at, MT_OBJ, &ob);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		hb_error_rc(ctx, r, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
 		goto out;
 	}
 	if (!mt_check_orders(ctx, st, name, p, &w, &ob, P_POLICY)) {

@@ -65,8 +65,7 @@ static void swap_case(struct hb_ctx *ctx, struct mt_state *st, struct pr *env, b
 	hb_pattern_fill(at, HB_HPAGE, 0x5a5a + off, 0);
 	r = mt_folio_orders(at, HB_HPAGE, &ob);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		hb_error_rc(ctx, r, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
 		goto out;
 	}
 	snprintf(cn, sizeof(cn), "%s_before", name);
@@ -249,8 +248,7 @@ static void split_case(struct hb_ctx *ctx, struct mt_state *st, bool file_form, 
 		(void)*(volatile char *)(at + i * HB_PAGE);
 	r = mt_folio_orders(at, HB_HPAGE, &ob);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		hb_error_rc(ctx, r, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
 		goto out;
 	}
 	mt_expect_split(st->kver, new_order, want, basis_buf, sizeof(basis_buf), &basis);
@@ -565,8 +563,7 @@ static void run_write_case(struct hb_ctx *ctx, struct mt_state *st, enum kt_mode
 	t1 = hb_now_ns();
 	mt_stats_read(&b);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: write %s", name, path);
+		hb_error_rc(ctx, r, "%s: write %s", name, path);
 		goto out;
 	}
 	snprintf(metric, sizeof(metric), "%s_ns_per_page", name);
@@ -581,8 +578,7 @@ static void run_write_case(struct hb_ctx *ctx, struct mt_state *st, enum kt_mode
 		(void)*(volatile char *)(at + i * HB_PAGE);
 	r = mt_folio_orders(at, MT_OBJ, &ob);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		hb_error_rc(ctx, r, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
 		goto out;
 	}
 	mt_check_orders(ctx, st, name, &p, &w, &ob, P_WRITE);

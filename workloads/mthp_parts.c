@@ -179,8 +179,7 @@ void mt_khugepaged_part(struct hb_ctx *ctx, struct mt_state *st)
 	}
 	r = mt_map_object(&p, NULL, at, &fd, &vma);
 	if (r || madvise(at, vma, MADV_HUGEPAGE)) {
-		errno = r ? -r : errno;
-		hb_error(ctx, "khugepaged: map the memfd");
+		hb_error_rc(ctx, r ? r : -errno, "khugepaged: map the memfd");
 		goto out;
 	}
 	for (long i = 0; i < MT_OBJ_PAGES; i++)
@@ -203,8 +202,7 @@ void mt_khugepaged_part(struct hb_ctx *ctx, struct mt_state *st)
 		(void)*(volatile char *)(at + i * HB_PAGE);
 	r = mt_folio_orders(at, MT_OBJ, &ob);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "khugepaged: read /proc/self/pagemap and /proc/kpageflags");
+		hb_error_rc(ctx, r, "khugepaged: read /proc/self/pagemap and /proc/kpageflags");
 		goto out;
 	}
 	mt_expect(&p, &w, want);
@@ -329,8 +327,7 @@ void mt_khugepaged_shmem_alone_part(struct hb_ctx *ctx, struct mt_state *st)
 		(void)*(volatile char *)(at + off);
 	r = mt_folio_orders(at, HB_HPAGE, &ob);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "khugepaged: read /proc/self/pagemap and /proc/kpageflags");
+		hb_error_rc(ctx, r, "khugepaged: read /proc/self/pagemap and /proc/kpageflags");
 		goto out;
 	}
 	mt_hist_text(ob.hist, oh, sizeof(oh));
@@ -404,8 +401,7 @@ static void collapse_case(struct hb_ctx *ctx, struct mt_state *st, bool deny)
 		(void)*(volatile char *)(at + off);
 	r = mt_folio_orders(at, HB_HPAGE, &ob);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
+		hb_error_rc(ctx, r, "%s: read /proc/self/pagemap and /proc/kpageflags", name);
 		goto out;
 	}
 	mt_hist_text(ob.hist, oh, sizeof(oh));

@@ -107,8 +107,7 @@ int pr_cg_setup(struct pr *s)
 		r = hb_write_file(path, "+memory");
 		if (r) {
 			hb_host_state_note(false, "memctl", path);
-			errno = -r;
-			hb_error(s->ctx, "enable +memory in %s", path);
+			hb_error_rc(s->ctx, r, "enable +memory in %s", path);
 			return r;
 		}
 		s->added_memory = true;
@@ -118,8 +117,7 @@ int pr_cg_setup(struct pr *s)
 		int r = -errno;
 
 		hb_host_state_note(false, "cgroup", s->cg);
-		errno = -r;
-		hb_error(s->ctx, "mkdir %s", s->cg);
+		hb_error_rc(s->ctx, r, "mkdir %s", s->cg);
 		return r;
 	}
 	snprintf(ctl, sizeof(ctl), "%zu", s->limit);
@@ -182,8 +180,7 @@ int pr_swap_setup(struct pr *s, long zram_mb)
 	r = hb_write_file(PR_ZRAM "/disksize", v);
 	if (r) {
 		hb_host_state_note(false, "zram", PR_ZRAM);
-		errno = -r;
-		hb_error(s->ctx, "write %s to " PR_ZRAM "/disksize", v);
+		hb_error_rc(s->ctx, r, "write %s to " PR_ZRAM "/disksize", v);
 		return r;
 	}
 	s->zram_set = true;
@@ -191,16 +188,14 @@ int pr_swap_setup(struct pr *s, long zram_mb)
 	if (!r)
 		r = write_swap_header(s->swapdev, (size_t)zram_mb * HB_MB);
 	if (r) {
-		errno = -r;
-		hb_error(s->ctx, "mkswap on %s", s->swapdev);
+		hb_error_rc(s->ctx, r, "mkswap on %s", s->swapdev);
 		return r;
 	}
 	hb_host_state_note(true, "swap", s->swapdev);
 	if (swapon(s->swapdev, 0)) {
 		r = -errno;
 		hb_host_state_note(false, "swap", s->swapdev);
-		errno = -r;
-		hb_error(s->ctx, "swapon %s", s->swapdev);
+		hb_error_rc(s->ctx, r, "swapon %s", s->swapdev);
 		return r;
 	}
 	s->swap_on = true;

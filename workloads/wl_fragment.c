@@ -350,8 +350,7 @@ static void fragment_run(struct hb_ctx *ctx)
 		int r = fill_small(fd, frag);
 
 		if (r) {
-			errno = -r;
-			hb_error(ctx, "write %zu bytes to " FR_SMALL_PATH, frag);
+			hb_error_rc(ctx, r, "write %zu bytes to " FR_SMALL_PATH, frag);
 			goto out;
 		}
 	}

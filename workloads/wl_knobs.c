@@ -181,8 +181,7 @@ static void run_cell(struct hb_ctx *ctx, struct kn_state *st, struct kt_cell c)
 	}
 	r = map_object(&c, at, &fd, &shmid);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "%s: create/map %s object", name, kt_kind_name[c.kind]);
+		hb_error_rc(ctx, r, "%s: create/map %s object", name, kt_kind_name[c.kind]);
 		goto out;
 	}
 	if (c.madv && madvise(at, KN_SPAN, MADV_HUGEPAGE)) {

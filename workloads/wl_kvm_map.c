@@ -120,9 +120,8 @@ static void kvm_map_run(struct hb_ctx *ctx)
 		hb_note(ctx, "KVM modules: %s", g_kvm_map_modules);
 	if (kvm_map_probe((unsigned int)probe_s * 1000, why, sizeof(why))) {
 		if (!strcmp(vendor, "kvm_amd") || !strcmp(vendor, "kvm_intel")) {
-			errno = 0;
-			hb_error(ctx, "native KVM (%s) could not run the 64-bit micro-guest: %s",
-				 vendor, why);
+			hb_error_rc(ctx, 0, "native KVM (%s) could not run the 64-bit micro-guest: %s",
+				    vendor, why);
 		} else {
 			hb_skip(ctx, "/dev/kvm (module %s%s) cannot run a native 64-bit guest: %s",
 				vendor, !strcmp(vendor, "kvm_pvm") ? ", paravirtual KVM" : "", why);
@@ -147,9 +146,9 @@ static void kvm_map_run(struct hb_ctx *ctx)
 			    !strncmp(kvm_map_backings[i].tag, p, l))
 				b = &kvm_map_backings[i];
 		if (!b) {
-			errno = 0;
-			hb_error(ctx, "unknown backing '%.*s' (known: huge, never, memfd, anon_thp, "
-				 "hugetlb)", (int)l, p);
+			hb_error_rc(ctx, 0,
+				    "unknown backing '%.*s' (known: huge, never, memfd, anon_thp, hugetlb)",
+				    (int)l, p);
 			return;
 		}
 		if (b->kind == KVM_MAP_MEMFD) {

@@ -191,9 +191,8 @@ static long long mp_step(struct mp_state *t, const char *step, struct mp_child *
 				 "child maps and reads back the pattern, huge mapping 2 MiB aligned",
 				 "%s", r == 'D' ? "data mismatch" : "huge mapping not 2 MiB aligned");
 		} else {
-			errno = 0;
-			hb_error(t->ctx, "%s: child did not do '%c' (reply '%c')", step, cmd,
-				 r ? r : '?');
+			hb_error_rc(t->ctx, 0, "%s: child did not do '%c' (reply '%c')", step, cmd,
+				    r ? r : '?');
 		}
 	}
 	hb_snap(t->ctx, &now);

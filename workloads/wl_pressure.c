@@ -458,9 +458,8 @@ static void pressure_run(struct hb_ctx *ctx)
 		return;
 	/* the table bounds each; how they relate is checked here */
 	if (ws_mb <= limit_mb || zram_mb < ws_mb) {
-		errno = 0;
-		hb_error(ctx, "need limit_mb (%ld) < ws_mb (%ld) <= zram_mb (%ld)", limit_mb, ws_mb,
-			 zram_mb);
+		hb_error_rc(ctx, 0, "need limit_mb (%ld) < ws_mb (%ld) <= zram_mb (%ld)", limit_mb,
+			    ws_mb, zram_mb);
 		return;
 	}
 	s.limit = (size_t)limit_mb * HB_MB;

@@ -92,8 +92,14 @@ bool hb_check_le(struct hb_ctx *ctx, const char *name, long long max, long long 
 
 /* ---- outcome -------------------------------------------------------- */
 void hb_skip(struct hb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Environment/harness failure; appends strerror(errno) when errno != 0. */
+/* Environment/harness failure; appends strerror(errno) when errno != 0:
+ * right after the failed libc call. */
 void hb_error(struct hb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with the error given: rc is 0 (no system error to name) or a
+ * negative errno, what the helpers here return ("0 or -errno"). The one way
+ * to report a helper's failure: no errno = -r before hb_error(). */
+void hb_error_rc(struct hb_ctx *ctx, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* A free-form note kept with the workload result (e.g. what a fallback did). */
 void hb_note(struct hb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool hb_failed(const struct hb_ctx *ctx); /* error or skip already recorded */

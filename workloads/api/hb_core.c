@@ -100,9 +100,9 @@ static const struct hb_param *param_spec(struct hb_ctx *ctx, const char *key, un
 	const struct hb_param *p = hb_param_find(ctx->w->params, key);
 
 	if (!p || !(types & (1u << p->type))) {
-		errno = 0;
-		hb_error(ctx, "parameter %s is not in %s's table with that type (a bug in the workload)",
-			 key, ctx->w->name);
+		hb_error_rc(ctx, 0,
+			    "parameter %s is not in %s's table with that type (a bug in the workload)",
+			    key, ctx->w->name);
 		return NULL;
 	}
 	return p;
@@ -116,8 +116,7 @@ static const char *param_text(struct hb_ctx *ctx, const struct hb_param *p)
 	char why[384];
 
 	if (v && hb_param_check(p, v, why, sizeof(why))) {
-		errno = 0;
-		hb_error(ctx, "parameter %s", why);
+		hb_error_rc(ctx, 0, "parameter %s", why);
 		v = NULL;
 	}
 	return v ? v : p->def;
@@ -319,6 +318,15 @@ void hb_error(struct hb_ctx *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+void hb_error_rc(struct hb_ctx *ctx, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_outcome(ctx, HB_ERROR, fmt, ap, rc < 0 ? -rc : rc);
+	va_end(ap);
+}
+
 void hb_note(struct hb_ctx *ctx, const char *fmt, ...)
 {
 	char msg[512];
@@ -356,8 +364,7 @@ const char *hb_param_given(struct hb_ctx *ctx, const char *key)
 	if (!p || !v)
 		return NULL;
 	if (hb_param_check(p, json_string_value(v), why, sizeof(why))) {
-		errno = 0;
-		hb_error(ctx, "parameter %s", why);
+		hb_error_rc(ctx, 0, "parameter %s", why);
 		return NULL;
 	}
 	json_object_set(ctx->params, key, v);

@@ -160,8 +160,7 @@ int hb_mount_tmpfs(struct hb_ctx *ctx, const char *dir, const char *opts)
 	int r = mkdir_p(dir);
 
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "mkdir %s", dir);
+		hb_error_rc(ctx, r, "mkdir %s", dir);
 		return r;
 	}
 	umount2(dir, MNT_DETACH); /* a leftover from a crashed repetition */
@@ -319,8 +318,7 @@ int hb_apply_shmem_enabled(struct hb_ctx *ctx)
 	}
 	r = hb_write_file(HB_SHMEM_ENABLED, v);
 	if (r) {
-		errno = -r;
-		hb_error(ctx, "shmem_enabled=%s: cannot write it to " HB_SHMEM_ENABLED, v);
+		hb_error_rc(ctx, r, "shmem_enabled=%s: cannot write it to " HB_SHMEM_ENABLED, v);
 		return r;
 	}
 	hb_knob_active(HB_SHMEM_ENABLED, now, sizeof(now));
