@@ -244,16 +244,26 @@ const char *mt_expect_basis(const struct mt_policy *p, const struct mt_walk *w, 
 	return buf;
 }
 
-bool mt_khugepaged_ignores_pmd_knob(int kver, char *basis, size_t len, const char **basis_out)
+/* A rule where 6.12 and 7.2 were read and differ: after 6.12, the 7.2
+ * reading is used, and on any kernel but 7.2 that is an extrapolation
+ * (basis: "extrapolated: <differ>; Linux X.Y's source was not read, the 7.2
+ * reading is used"). *basis_out is basis then, else NULL. */
+static void after_612_from_72(int kver, bool applies, const char *differ, char *basis, size_t len,
+			      const char **basis_out)
 {
 	*basis_out = NULL;
-	if (kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
+	if (applies && kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
 		snprintf(basis, len,
-			 "extrapolated: 6.12 lets khugepaged collapse here, 7.2 does not; Linux %d.%d's "
-			 "source was not read, the 7.2 reading is used",
-			 kver / 1000, kver % 1000);
+			 "extrapolated: %s; Linux %d.%d's source was not read, the 7.2 reading is used",
+			 differ, kver / 1000, kver % 1000);
 		*basis_out = basis;
 	}
+}
+
+bool mt_khugepaged_ignores_pmd_knob(int kver, char *basis, size_t len, const char **basis_out)
+{
+	after_612_from_72(kver, true, "6.12 lets khugepaged collapse here, 7.2 does not", basis, len,
+			  basis_out);
 	return kver <= KT_KVER_PMD_TABLE;
 }
 
@@ -263,14 +273,9 @@ void mt_expect_split(int kver, int new_order, long hist[MT_N_ORDERS], char *basi
 	bool any_order = kver > KT_KVER_PMD_TABLE;
 
 	memset(hist, 0, sizeof(long) * MT_N_ORDERS);
-	*basis_out = NULL;
-	if (new_order && kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
-		snprintf(basis, len,
-			 "extrapolated: 6.12 refuses a non-zero order for shmem, 7.2 splits to it; "
-			 "Linux %d.%d's source was not read, the 7.2 reading is used",
-			 kver / 1000, kver % 1000);
-		*basis_out = basis;
-	}
+	after_612_from_72(kver, new_order != 0,
+			  "6.12 refuses a non-zero order for shmem, 7.2 splits to it", basis, len,
+			  basis_out);
 	if (new_order < 0 || new_order >= MT_PMD_ORDER || (new_order && !any_order)) {
 		hist[MT_PMD_ORDER] = 1;
 		return;
@@ -281,14 +286,9 @@ void mt_expect_split(int kver, int new_order, long hist[MT_N_ORDERS], char *basi
 long mt_expect_swapin_64k(int kver, bool after_swapoff, bool zswap_on, char *basis, size_t len,
 			  const char **basis_out)
 {
-	*basis_out = NULL;
-	if (kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
-		snprintf(basis, len,
-			 "extrapolated: 6.12 swaps shmem in as small pages, 7.2 swaps a large entry "
-			 "in whole; Linux %d.%d's source was not read, the 7.2 reading is used",
-			 kver / 1000, kver % 1000);
-		*basis_out = basis;
-	}
+	after_612_from_72(kver, true,
+			  "6.12 swaps shmem in as small pages, 7.2 swaps a large entry in whole", basis,
+			  len, basis_out);
 	if (kver <= KT_KVER_PMD_TABLE || zswap_on)
 		return 0;
 	return after_swapoff ? 32 : 30;
@@ -310,14 +310,9 @@ bool mt_collapse_forced_at_never(int kver, char *basis, size_t len, const char *
 bool mt_khugepaged_runs_for_shmem_alone(int kver, char *basis, size_t len,
 					const char **basis_out)
 {
-	*basis_out = NULL;
-	if (kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
-		snprintf(basis, len,
-			 "extrapolated: 6.12 starts khugepaged for anonymous THP only, 7.2 for shmem's "
-			 "PMD size too; Linux %d.%d's source was not read, the 7.2 reading is used",
-			 kver / 1000, kver % 1000);
-		*basis_out = basis;
-	}
+	after_612_from_72(kver, true,
+			  "6.12 starts khugepaged for anonymous THP only, 7.2 for shmem's PMD size too",
+			  basis, len, basis_out);
 	return kver > KT_KVER_PMD_TABLE;
 }
 
