@@ -92,8 +92,16 @@ t0=$SECONDS
 # inherit it), so it takes about three quarters of a core it shares with a
 # test at nice 0. The guests' results do not move (their clock is QEMU's
 # instruction counter); only their wall time grows while the build runs.
+# With autogroup scheduling (Debian's default) the prebuild, a session of
+# its own (setsid), is a group that gets the same share as all of make
+# test's tasks together whatever their nice values: the group's nice is
+# what counts, set through /proc/PID/autogroup. Measured in a clean clone:
+# 29 compiles a minute at group nice 0, 63 at -5.
 if [ "$(id -u)" = 0 ]; then
 	renice -n -5 -p $$ >/dev/null 2>&1 || say "renice -5 failed; the prebuild runs at the tests' priority"
+	if [ -w /proc/$$/autogroup ]; then
+		echo -5 >/proc/$$/autogroup 2>/dev/null || say "could not set the autogroup's nice"
+	fi
 fi
 # The tools layers first: about 2 minutes, and the external tests on the
 # Debian kernels need nothing else, while every source test waits for the
