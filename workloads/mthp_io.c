@@ -164,19 +164,27 @@ out:
 		close(fd);
 }
 
-void mt_swap_part(struct hb_ctx *ctx, struct mt_state *st)
+/* zram0 exists (its module loaded when needed); else a note "<what> not
+ * run: <why>" and false. */
+static bool zram_ready(struct hb_ctx *ctx, const char *what)
 {
-	struct pr env = { .ctx = ctx };
 	char why[256];
 
-	if (!st->offered[4])
-		return;
 	if (access(PR_ZRAM, F_OK))
 		hb_load_module("zram", "num_devices=1");
 	if (!hb_kf_has(HB_KF_ZRAM, why, sizeof(why)) || access(PR_ZRAM, F_OK)) {
-		hb_note(ctx, "swap part not run: %s", access(PR_ZRAM, F_OK) ? "no zram0 (module?)" : why);
-		return;
+		hb_note(ctx, "%s not run: %s", what, access(PR_ZRAM, F_OK) ? "no zram0 (module?)" : why);
+		return false;
 	}
+	return true;
+}
+
+void mt_swap_part(struct hb_ctx *ctx, struct mt_state *st)
+{
+	struct pr env = { .ctx = ctx };
+
+	if (!st->offered[4] || !zram_ready(ctx, "swap part"))
+		return;
 	if (!pr_swap_setup(&env, 64)) {
 		st->swap_ran = true;
 		swap_case(ctx, st, &env, false);
@@ -629,6 +637,7 @@ static const size_t mix_sizes[] = { 1000,	    4096,	 12345,	    65636,
 				    300000,	    1048576,	 HB_HPAGE + 4103, 3 * HB_MB + 12345,
 				    777,	    HB_HPAGE,	 131072 + 5, 40960 };
 static const size_t mix_chunks[] = { 1000, 4096, 8193, 65536, HB_MB, HB_HPAGE, 333 };
+static const enum kt_mode mix_mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
 
 /* Writes file i of the mix (data of seed, a third overwritten with seed +
  * 100, truncated into the middle and extended back). 0, -1 on an I/O error. */
@@ -688,7 +697,6 @@ static long mix_file(const char *path, size_t i, unsigned char *buf)
 
 void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st)
 {
-	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
 	unsigned char *buf = malloc(3 * HB_MB + 12345);
 	double bytes = 0;
 
@@ -697,14 +705,14 @@ void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st)
 		hb_error(ctx, "malloc");
 		return;
 	}
-	for (size_t m = 0; m < N_OF(mounts) && !hb_failed(ctx); m++) {
+	for (size_t m = 0; m < N_OF(mix_mounts) && !hb_failed(ctx); m++) {
 		char path[96], cn[64], first[160] = "";
 		int bad_files = 0;
 
 		for (size_t i = 0; i < N_OF(mix_sizes); i++) {
 			long bad;
 
-			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mounts[m]], i);
+			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mix_mounts[m]], i);
 			bad = mix_file(path, i, buf);
 			if (bad != (long)mix_sizes[i]) {
 				if (!bad_files++)
@@ -716,10 +724,10 @@ void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st)
 			bytes += (double)mix_sizes[i];
 		}
 		for (size_t i = 0; i < N_OF(mix_sizes); i++) {
-			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mounts[m]], i);
+			snprintf(path, sizeof(path), MT_DIR "/%s/mix%02zu", kt_mode_name[mix_mounts[m]], i);
 			unlink(path);
 		}
-		snprintf(cn, sizeof(cn), "integrity_%s", kt_mode_name[mounts[m]]);
+		snprintf(cn, sizeof(cn), "integrity_%s", kt_mode_name[mix_mounts[m]]);
 		hb_check(ctx, cn, bad_files == 0,
 			 "every byte of every file as written, overwritten, truncated and extended",
 			 bad_files ? "%d of %zu files differ; %s" : "%d of %zu files differ%s",
@@ -734,13 +742,18 @@ void mt_integrity_part(struct hb_ctx *ctx, struct mt_state *st)
 #define MIX_ROUNDS 2		 /* 2 x the mix x 2 mounts: about 36 MB of files */
 #define MIX_LIMIT (16 * HB_MB) /* memory.max of the writer's cgroup */
 
+/* File i of round r on mount m of the memcg mix. */
+static void mem_path(char *buf, size_t len, int r, size_t m, size_t i)
+{
+	snprintf(buf, len, MT_DIR "/%s/mem%d_%02zu", kt_mode_name[mix_mounts[m]], r, i);
+}
+
 /* The writer, in the cgroup: every round of the mix on both mounts first,
  * then every file read back, so that what the limit pushed out to zram
  * comes back through swap-in. The first failure as one line on out; exit:
  * the number of files that differ, 254 an I/O error, 255 no cgroup. */
 static int mix_child(const char *cg, int out)
 {
-	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
 	unsigned char *buf = malloc(3 * HB_MB + 12345);
 	char path[256];
 	int bad_files = 0;
@@ -752,13 +765,12 @@ static int mix_child(const char *cg, int out)
 	}
 	for (int pass = 0; pass < 2; pass++)
 		for (int r = 0; r < MIX_ROUNDS; r++)
-			for (size_t m = 0; m < N_OF(mounts); m++)
+			for (size_t m = 0; m < N_OF(mix_mounts); m++)
 				for (size_t i = 0; i < N_OF(mix_sizes); i++) {
 					uint64_t seed = i + 1000 * (uint64_t)r;
 					long bad;
 
-					snprintf(path, sizeof(path), MT_DIR "/%s/mem%d_%02zu",
-						 kt_mode_name[mounts[m]], r, i);
+					mem_path(path, sizeof(path), r, m, i);
 					if (!pass) {
 						if (mix_write(path, i, seed, buf)) {
 							dprintf(out, "%s: write: %s\n", path, strerror(errno));
@@ -780,23 +792,17 @@ static int mix_child(const char *cg, int out)
 
 void mt_integrity_memcg_part(struct hb_ctx *ctx, struct mt_state *st)
 {
-	static const enum kt_mode mounts[] = { KT_WITHIN_SIZE, KT_ALWAYS };
 	struct pr env = { .ctx = ctx, .limit = MIX_LIMIT };
 	struct hb_snap a, b;
-	char why[256], line[512] = "";
+	char line[512] = "";
 	long long out_pages;
 	int fds[2], status = 0;
 	ssize_t n;
 	pid_t pid;
 
 	(void)st;
-	if (access(PR_ZRAM, F_OK))
-		hb_load_module("zram", "num_devices=1");
-	if (!hb_kf_has(HB_KF_ZRAM, why, sizeof(why)) || access(PR_ZRAM, F_OK)) {
-		hb_note(ctx, "integrity under a memcg limit not run: %s",
-			access(PR_ZRAM, F_OK) ? "no zram0 (module?)" : why);
+	if (!zram_ready(ctx, "integrity under a memcg limit"))
 		return;
-	}
 	if (!pr_find_cgroup2(env.cg_root, sizeof(env.cg_root))) {
 		hb_note(ctx, "integrity under a memcg limit not run: no cgroup v2 with the memory "
 			     "controller");
@@ -839,7 +845,7 @@ void mt_integrity_memcg_part(struct hb_ctx *ctx, struct mt_state *st)
 			 "every byte of every file, read back after the cgroup's limit (16 MB) swapped "
 			 "the mix out to zram",
 			 "%d of %zu files differ%s%s", WEXITSTATUS(status),
-			 MIX_ROUNDS * N_OF(mounts) * N_OF(mix_sizes), line[0] ? "; " : "", line);
+			 MIX_ROUNDS * N_OF(mix_mounts) * N_OF(mix_sizes), line[0] ? "; " : "", line);
 	else
 		hb_check(ctx, "integrity_memcg", false, "the writer ends on its own",
 			 "%s %d%s%s", WIFSIGNALED(status) ? "killed by signal" : "exit",
@@ -848,22 +854,13 @@ void mt_integrity_memcg_part(struct hb_ctx *ctx, struct mt_state *st)
 	hb_metric1(ctx, "integrity_memcg_swapped_pages", "pages", HB_INFO, (double)out_pages);
 out:
 	for (int r = 0; r < MIX_ROUNDS; r++)
-		for (size_t m = 0; m < N_OF(mounts); m++)
+		for (size_t m = 0; m < N_OF(mix_mounts); m++)
 			for (size_t i = 0; i < N_OF(mix_sizes); i++) {
 				char path[256];
 
-				snprintf(path, sizeof(path), MT_DIR "/%s/mem%d_%02zu",
-					 kt_mode_name[mounts[m]], r, i);
+				mem_path(path, sizeof(path), r, m, i);
 				unlink(path);
 			}
-	if (env.cg[0])
-		pr_cg_remove(&env);
-	if (env.added_memory) {
-		char path[256];
-
-		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", env.cg_root);
-		hb_write_file(path, "-memory");
-		hb_host_state_note(false, "memctl", path);
-	}
+	pr_cg_teardown(&env);
 	pr_swap_teardown(&env);
 }

@@ -33,6 +33,8 @@ int pr_cg_write(const struct pr *s, const char *file, const char *val);
 /* key's value in a "key value" cgroup file, -1 when absent. */
 long long pr_cg_key(const struct pr *s, const char *file, const char *key);
 void pr_cg_remove(struct pr *s);
+/* pr_cg_remove() and the +memory pr_cg_setup() added, taken back. */
+void pr_cg_teardown(struct pr *s);
 int pr_cg_setup(struct pr *s);
 int pr_swap_setup(struct pr *s, long zram_mb);
 void pr_swap_teardown(struct pr *s);

@@ -80,6 +80,22 @@ long long pr_cg_key(const struct pr *s, const char *file, const char *key)
 	return v;
 }
 
+/* The cgroup (when made) and the +memory pr_cg_setup() enabled, if it did
+ * (a write that fails harmlessly when others use the controller). */
+void pr_cg_teardown(struct pr *s)
+{
+	if (s->cg[0])
+		pr_cg_remove(s);
+	if (s->added_memory) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->cg_root);
+		hb_write_file(path, "-memory");
+		hb_host_state_note(false, "memctl", path);
+		s->added_memory = false;
+	}
+}
+
 void pr_cg_remove(struct pr *s)
 {
 	for (int i = 0; i < 50; i++) {

@@ -486,15 +486,7 @@ static void pressure_run(struct hb_ctx *ctx)
 out:
 	unlink(PR_PATH);
 	pr_swap_teardown(&s);
-	if (s.cg[0])
-		pr_cg_remove(&s);
-	if (s.added_memory) {
-		char path[256];
-
-		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s.cg_root);
-		hb_write_file(path, "-memory"); /* fails harmlessly if others use it */
-		hb_host_state_note(false, "memctl", path);
-	}
+	pr_cg_teardown(&s);
 	hb_umount(PR_DIR);
 	rmdir(PR_DIR);
 }
