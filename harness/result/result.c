@@ -556,6 +556,41 @@ static void checks_decide(json_t *w)
 	}
 }
 
+/* A line dropped while a workload is open (not JSON, a NUL, a duplicate
+ * key, an event that does not parse; a line without a '{', such as NULs or
+ * serial noise, cannot be an event and is only counted) may have been one
+ * of its checks: a
+ * `"pass":false,"pass":true` check followed by a clean workload_end must not
+ * read as a pass. The workload is marked, and unread_decides turns its pass
+ * or skip into an error. Lines dropped outside a workload (a cut last line
+ * after suite_end) are only counted. */
+static void mark_open_unread(json_t *wls)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(wls, i, w)
+		if (json_is_true(json_object_get(w, "_open")))
+			json_object_set_new(w, "_unread",
+					    json_integer(json_integer_value(json_object_get(w, "_unread")) + 1));
+}
+
+static void unread_decides(json_t *w)
+{
+	json_int_t n = json_integer_value(json_object_get(w, "_unread"));
+	const char *st = json_string_value(json_object_get(w, "status"));
+	char why[256];
+
+	json_object_del(w, "_unread");
+	if (!n || (strcmp(st, "pass") && strcmp(st, "skip")))
+		return;
+	snprintf(why, sizeof(why), "%lld stream line(s) inside this workload could not be read "
+		 "(not JSON, a NUL, a duplicate key or a bad event): its checks are not known; "
+		 "the guest's workload_end said %s", (long long)n, st);
+	json_object_set_new(w, "status", json_string("error"));
+	json_object_set_new(w, "reason", json_string(why));
+}
+
 json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules,
 				struct hb_stream_info *info)
 {
@@ -569,8 +604,11 @@ json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules
 	*modules = json_array();
 	hb_stream_reader_init(&r, stream, len);
 	while ((got = hb_stream_next(&r, &ev)) >= 0) {
-		if ((!got || !take_event(&a, *modules, ev, r.line, info)) && info->bad_lines < INT_MAX)
+		if ((!got || !take_event(&a, *modules, ev, r.line, info)) && info->bad_lines < INT_MAX) {
 			info->bad_lines++;
+			if (got || r.maybe_event)
+				mark_open_unread(wls);
+		}
 		json_decref(ev);
 	}
 	json_decref(a.latest);
@@ -586,6 +624,7 @@ json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules
 		json_object_del(w, "_open");
 		json_object_del(w, "_metric");
 		checks_decide(w);
+		unread_decides(w);
 		st = json_string_value(json_object_get(w, "status"));
 		if (strcmp(st, "pass") == 0)
 			info->n_pass++;

@@ -50,6 +50,8 @@ json_t *hb_result_from_stream(const char *stream, json_t **modules, struct hb_st
 struct hb_stream_reader {
 	const char *p, *end;
 	int line;		/* 1-based number of the line last returned */
+	bool maybe_event;	/* the last bad line had a '{': it may have been an
+				 * event (a line of NULs or noise cannot) */
 };
 void hb_stream_reader_init(struct hb_stream_reader *r, const char *buf, size_t len);
 /* Next non-blank line: 1 with *ev a JSON object whose "ev" is a string

@@ -40,6 +40,7 @@ int hb_stream_next(struct hb_stream_reader *r, json_t **ev)
 			r->line++;
 		if (blank(p, len))
 			continue;
+		r->maybe_event = memchr(p, '{', len) != NULL;
 		/* jansson would stop at a NUL; such a line is garbage anyway */
 		if (memchr(p, 0, len))
 			return 0;

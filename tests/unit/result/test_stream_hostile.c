@@ -376,6 +376,51 @@ static void test_stream_checks_decide(void **state)
 	json_decref(mods);
 }
 
+/* The audit's reproducer: a check line with a duplicate key (or a raw NUL)
+ * is dropped, and the clean workload_end after it said pass. The workload's
+ * checks are then not known: error, never pass. A line dropped outside any
+ * workload (after suite_end) only counts. */
+static void test_stream_unread_check_is_not_pass(void **state)
+{
+	static const char text[] =
+		"{\"ev\":\"suite_start\",\"suite\":\"t\",\"runs\":3}\n"
+		"{\"ev\":\"workload_start\",\"workload\":\"a\",\"rep\":0}\n"
+		"{\"ev\":\"check\",\"workload\":\"a\",\"rep\":0,\"name\":\"c\",\"pass\":false,"
+		"\"pass\":true}\n"
+		"{\"ev\":\"workload_end\",\"workload\":\"a\",\"rep\":0,\"status\":\"pass\"}\n"
+		"{\"ev\":\"workload_start\",\"workload\":\"b\",\"rep\":0}\n"
+		"{\"ev\":\"check\",\"workload\":\"b\",\"rep\":0,\"name\":\"c\",\"pass\":\0false}\n"
+		"{\"ev\":\"workload_end\",\"workload\":\"b\",\"rep\":0,\"status\":\"skip\"}\n"
+		"{\"ev\":\"workload_start\",\"workload\":\"c\",\"rep\":0}\n"
+		"{\"ev\":\"check\",\"workload\":\"c\",\"rep\":0,\"name\":\"c\",\"pass\":true}\n"
+		"{\"ev\":\"workload_end\",\"workload\":\"c\",\"rep\":0,\"status\":\"pass\"}\n"
+		"{\"ev\":\"suite_end\"}\n"
+		"{\"ev\":\"note\",\"te";
+	struct hb_stream_info info;
+	json_t *mods, *wls = hb_result_from_stream_n(text, sizeof(text) - 1, &mods, &info);
+	char reason[256];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		json_t *w = json_array_get(wls, i);
+
+		assert_string_equal(json_string_value(json_object_get(w, "status")), "error");
+		assert_non_null(strstr(json_string_value(json_object_get(w, "reason")),
+				       "1 stream line(s) inside this workload could not be read"));
+		assert_null(json_object_get(w, "_unread"));
+	}
+	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 2), "status")),
+			    "pass");
+	assert_int_equal(info.bad_lines, 3);
+	assert_int_equal(info.n_error, 2);
+	assert_int_equal(info.n_pass, 1);
+	assert_string_not_equal(hb_result_verdict(HB_END_NORMAL, &info, NULL, 0, reason,
+						  sizeof(reason)), "pass");
+	json_decref(wls);
+	json_decref(mods);
+}
+
 /* A check with a "basis" (an expectation extrapolated to this kernel) that
  * fails is counted as an unverified expectation and fails no workload; a
  * plain failed check next to it still does. */
@@ -423,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_stream_samples_overflow),
 		cmocka_unit_test(test_stream_many_workloads),
 		cmocka_unit_test(test_stream_checks_decide),
+		cmocka_unit_test(test_stream_unread_check_is_not_pass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
