@@ -20,6 +20,7 @@
 #include "sysinfo.h"
 #include "util.h"
 #include "backend.h"
+#include "lvuri.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -389,6 +390,29 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 }
 
 /* What the prepared run adds to a boot's result.json. */
+/* --guest-ram huge-tmpfs under libvirt: the memfd is huge only where the
+ * libvirt host's shmem_enabled allows it. A local daemon's knob is this
+ * machine's: record it, and say so when it keeps the RAM in small pages. A
+ * remote host's knob cannot be read from here (docs/libvirt.md, Limits). */
+static void libvirt_memfd_knob(const struct hb_backend *be, json_t *env, bool quiet)
+{
+	char knob[64];
+
+	if (!hb_lvuri_is_local(be->uri)) {
+		json_object_set_new(env, "libvirt_host_shmem_enabled",
+				    json_string("not read: a remote libvirt host"));
+		return;
+	}
+	hb_knob_active("/sys/kernel/mm/transparent_hugepage/shmem_enabled", knob, sizeof(knob));
+	json_object_set_new(env, "libvirt_host_shmem_enabled",
+			    json_string(knob[0] ? knob : "unreadable"));
+	if (!quiet && (!strcmp(knob, "never") || !strcmp(knob, "deny") || !knob[0]))
+		printf("[boot] warning: the libvirt host's shmem_enabled is %s: the memfd guest RAM "
+		       "gets small pages, not huge tmpfs (within_size or always in "
+		       "/sys/kernel/mm/transparent_hugepage/shmem_enabled give huge ones)\n",
+		       knob[0] ? knob : "unreadable");
+}
+
 static void describe(const struct run_ctx *c, json_t *res)
 {
 	json_t *env = json_object_get(res, "environment"), *tgt = json_object_get(res, "target");
@@ -476,6 +500,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 			json_object_set_new(env, "guest_ram",
 					    json_string("libvirt memoryBacking: memfd (shmem), "
 							"access shared"));
+			libvirt_memfd_knob(&c->be, env, quiet);
 			if (!quiet)
 				printf("[boot] guest RAM on a shared memfd (libvirt memoryBacking)\n");
 		} else if (c->o.guest_ram && strcmp(c->o.guest_ram, "huge-tmpfs") == 0) {

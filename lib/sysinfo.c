@@ -130,3 +130,24 @@ const char *hb_kvm_vendor_module(void)
 		return "kvm_intel";
 	return "unknown";
 }
+
+void hb_knob_active(const char *path, char *buf, size_t len)
+{
+	char *raw = hb_slurp(path, NULL);
+	char *a, *b;
+
+	if (len)
+		buf[0] = 0;
+	if (!raw)
+		return;
+	raw[strcspn(raw, "\n")] = 0;
+	a = strchr(raw, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (a && b) {
+		*b = 0;
+		snprintf(buf, len, "%s", a + 1);
+	} else {
+		snprintf(buf, len, "%s", raw);
+	}
+	free(raw);
+}

@@ -1,6 +1,7 @@
 /* sysinfo.h - what this machine is, read the same way by the host (doctor,
  * result.json's environment) and the guest (runner, kvm-map, access):
- * whole files, /proc/cpuinfo fields and flags, the KVM vendor module. */
+ * whole files, /proc/cpuinfo fields and flags, the KVM vendor module,
+ * sysfs choice knobs. */
 #ifndef HB_SYSINFO_H
 #define HB_SYSINFO_H
 
@@ -23,5 +24,10 @@ bool hb_cpu_has_flag(const char *flag);
  * "unknown" when none is. kvm_pvm is checked first: it serves /dev/kvm even
  * where kvm_amd or kvm_intel is loaded as well. */
 const char *hb_kvm_vendor_module(void);
+
+/* The active value of a "[bracketed]" sysfs choice knob (shmem_enabled:
+ * "always within_size advise [never] deny force" gives "never"), the whole
+ * first line if it has no brackets, or "" when it cannot be read. */
+void hb_knob_active(const char *path, char *buf, size_t len);
 
 #endif

@@ -136,3 +136,10 @@ int hb_lvuri_check(const char *uri, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+bool hb_lvuri_is_local(const char *uri)
+{
+	const char *sep = uri ? strstr(uri, "://") : NULL;
+
+	return sep && sep[3] == '/';
+}

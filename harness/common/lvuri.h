@@ -4,6 +4,7 @@
 #ifndef HB_LVURI_H
 #define HB_LVURI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define HB_LVURI_MAX 256
@@ -17,5 +18,9 @@
  * daemon's socket), a user or host starting with '-' (an ssh option),
  * '%' escapes (they would hide the rest), blanks, quotes and control bytes. */
 int hb_lvuri_check(const char *uri, char *err, size_t errlen);
+/* A URI of the form hb_lvuri_check accepts names this machine's daemon: no
+ * host (qemu:///system, qemu+unix:///session). A remote transport to
+ * localhost is not counted as local. */
+bool hb_lvuri_is_local(const char *uri);
 
 #endif

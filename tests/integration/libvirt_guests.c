@@ -693,7 +693,23 @@ void test_libvirt_guest_ram_memfd(void **state)
 	if (!strstr(text, "\"qom-type\":\"memory-backend-memfd\"") || !strstr(text, "\"share\":true"))
 		fail_msg("%s: QEMU did not get a shared memfd for guest RAM", path);
 	free(text);
+	/* the local daemon's shmem_enabled, recorded: huge pages or not */
 	text = hb_itest_slurp("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+	{
+		const char *rec = hb_itest_str(json_object_get(r.result, "environment"),
+					       "libvirt_host_shmem_enabled");
+		char want[64] = "";
+		char *a = strchr(text, '['), *b = a ? strchr(a, ']') : NULL;
+
+		if (a && b)
+			snprintf(want, sizeof(want), "%.*s", (int)(b - a - 1), a + 1);
+		if (!want[0] || strcmp(rec, want))
+			fail_msg("environment.libvirt_host_shmem_enabled is '%s', this host's "
+				 "shmem_enabled reads %s", rec, text);
+		if ((!strcmp(want, "never") || !strcmp(want, "deny")) &&
+		    !strstr(r.out, "the memfd guest RAM gets small pages"))
+			fail_msg("shmem_enabled is %s and the run did not warn of small pages", want);
+	}
 	printf("memfd-backed libvirt guest: host_kvm_stats %s; this host's shmem_enabled: %s",
 	       hb_itest_str(st, "unavailable")[0] ? "unavailable" : "present", text);
 	free(text);

@@ -24,6 +24,7 @@
 #include "kfeatures.h"
 #include "params.h"
 #include "procstat.h"
+#include "sysinfo.h" /* hb_knob_active */
 
 #define HB_MB (1024UL * 1024UL)
 #define HB_HPAGE (2UL * HB_MB)
@@ -151,8 +152,6 @@ int hb_create_file(struct hb_ctx *ctx, const char *path, size_t size);
 int hb_write_file(const char *path, const char *value);
 /* Read the first line of a file (newline stripped); returns 0 or -errno. */
 int hb_read_file(const char *path, char *buf, size_t len);
-/* The active value of a "[bracketed]" sysfs choice knob, or "" if absent. */
-void hb_knob_active(const char *path, char *buf, size_t len);
 /* 64-bit FNV-1a over a buffer; used to verify data survives splits/swap. */
 uint64_t hb_hash(const void *buf, size_t len);
 /* Fill buf with a pattern derived from (seed, offset) so that any extent can

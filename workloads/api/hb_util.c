@@ -225,24 +225,6 @@ int hb_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-void hb_knob_active(const char *path, char *buf, size_t len)
-{
-	char raw[256];
-	char *a, *b;
-
-	buf[0] = 0;
-	if (hb_read_file(path, raw, sizeof(raw)))
-		return;
-	a = strchr(raw, '[');
-	b = a ? strchr(a, ']') : NULL;
-	if (a && b) {
-		*b = 0;
-		snprintf(buf, len, "%s", a + 1);
-	} else {
-		snprintf(buf, len, "%s", raw);
-	}
-}
-
 uint64_t hb_hash(const void *buf, size_t len)
 {
 	const unsigned char *p = buf;

@@ -13,6 +13,19 @@
 #include "lvuri.h"
 #include "sysinfo.h"
 
+/* Local: no host; a remote transport to localhost is remote. */
+static void test_lvuri_is_local(void **state)
+{
+	(void)state;
+	assert_true(hb_lvuri_is_local("qemu:///system"));
+	assert_true(hb_lvuri_is_local("qemu+unix:///session"));
+	assert_false(hb_lvuri_is_local("qemu+ssh://root@localhost/system"));
+	assert_false(hb_lvuri_is_local("qemu://host/system"));
+	assert_false(hb_lvuri_is_local("qemu:/system"));
+	assert_false(hb_lvuri_is_local(""));
+	assert_false(hb_lvuri_is_local(NULL));
+}
+
 static void test_lvuri_accepts(void **state)
 {
 	static const char *const good[] = {
@@ -106,6 +119,7 @@ static void test_lvuri_commands(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lvuri_is_local),
 		cmocka_unit_test(test_lvuri_accepts),
 		cmocka_unit_test(test_lvuri_refuses),
 		cmocka_unit_test(test_lvuri_commands),
