@@ -81,6 +81,16 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		6014, "CONFIG_TRANSPARENT_HUGEPAGE", "/sys/kernel/mm/transparent_hugepage",
 		"'mm: add more kernel parameters to control mTHP' (Maira Canal), Linux 6.14: absent "
 		"from 6.12's mm/shmem.c, present in 7.2's and its transhuge.rst; 6.13 not read" },
+	/* Read in 7.2: arch/x86/kvm/Kconfig, KVM_X86 selects KVM_GUEST_MEMFD if
+	 * X86_64; kvm_gmem_get_supported_flags() gives MMAP | INIT_SHARED to a
+	 * VM without private memory. In 6.12 guest_memfd is
+	 * CONFIG_KVM_PRIVATE_MEM (SEV or SW_PROTECTED_VM, both off in Debian's
+	 * cloud config) and KVM_CAP_GUEST_MEMFD is 0 for a default VM. 6.18 to
+	 * 7.1 were not read. */
+	[HB_KF_KVM_GMEM_MMAP] = {
+		"kvm_gmem_mmap", "mmap-able guest_memfd on a default KVM VM", 6018,
+		"CONFIG_KVM_GUEST_MEMFD", NULL,
+		"guest_memfd GUEST_MEMFD_FLAG_MMAP, Linux 6.18 (issue 21); 7.2 read" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

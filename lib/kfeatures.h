@@ -41,6 +41,7 @@ enum hb_kf {
 	HB_KF_KVM_STATS_FD,	   /* KVM_GET_STATS_FD: binary VM/vCPU stats */
 	HB_KF_KPAGEFLAGS,	   /* /proc/kpageflags, PFNs in /proc/PID/pagemap */
 	HB_KF_SHMEM_BOOT_PARAMS,   /* thp_shmem=, transparent_hugepage_shmem=/_tmpfs= */
+	HB_KF_KVM_GMEM_MMAP,	   /* guest_memfd, mmap-able and shared, on a plain VM */
 	HB_KF_N
 };
 

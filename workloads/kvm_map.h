@@ -1,6 +1,7 @@
 /* kvm_map.h - the parts of the kvm-map workload (wl_kvm_map.c): the guest
  * program and its mailbox (kvm_map_guest.c), the RAM backings
- * (kvm_map_backing.c), and the measured phases (kvm_map_phases.c). */
+ * (kvm_map_backing.c), the measured phases (kvm_map_phases.c) and the
+ * judging (kvm_map_judge.c). */
 #ifndef HB_KVM_MAP_H
 #define HB_KVM_MAP_H
 
@@ -45,7 +46,7 @@ _Static_assert(sizeof(struct kvm_map_mbox) == 0x60, "mailbox layout is shared wi
 extern const unsigned char kvm_map_guest_start[], kvm_map_guest_end[];
 
 /* ---- backings ---------------------------------------------------------- */
-enum kvm_map_kind { KVM_MAP_TMPFS, KVM_MAP_MEMFD, KVM_MAP_ANON, KVM_MAP_HUGETLBFS };
+enum kvm_map_kind { KVM_MAP_TMPFS, KVM_MAP_MEMFD, KVM_MAP_ANON, KVM_MAP_HUGETLBFS, KVM_MAP_GMEM };
 
 #define KVM_MAP_HOLE_2M 0x1u
 #define KVM_MAP_HOLE_4K 0x2u
@@ -81,6 +82,8 @@ struct kvm_map_run {
 	unsigned char *hva;  /* 2 MiB aligned host view of the data region */
 	bool expect_huge;
 	char knob[160];	     /* what decided expect_huge */
+	const char *basis;   /* expect_huge extrapolated to this kernel (hb_check_basis), or NULL */
+	char basis_buf[256];
 	struct kvm_vm vm;
 	bool vm_up;
 	int stats_fd, vcpu_stats_fd;
@@ -102,7 +105,8 @@ void kvm_map_expectation(struct kvm_map_run *r);
 /* Maps the backing at a 2 MiB aligned address; 0, 1 = skip backing, -1. */
 int kvm_map_backing_up(struct kvm_map_run *r);
 void kvm_map_backing_down(struct kvm_map_run *r);
-/* The micro-VM over the backing's data region, its stats fds open. */
+/* The micro-VM over the backing's data region, its stats fds open (the gmem
+ * backing's guest_memfd created on it); 0, 1 = skip backing, -1. */
 int kvm_map_vm_up(struct kvm_map_run *r);
 void kvm_map_vm_down(struct kvm_map_run *r);
 /* kvm_map_phases.c: does b ask for huge stage-2 mappings (memfd: per the
@@ -120,6 +124,18 @@ bool kvm_map_subject_judge(struct hb_ctx *ctx, const char *tag, long long p2m, l
  * has no hugetlbfs (a note citing the row), -1 the kernel should have the
  * 2 MiB size and does not (failed check hugetlb_2m_present); */
 int kvm_map_hugetlb_judge(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg, bool have_2m);
+/* guest_memfd (the gmem backing, issue 21): the stage-2 size KVM gives it
+ * on kernel kver, as data -- true for 2 MiB, false for 4 KiB only -- with
+ * why (the source read) in why; *basis_out is NULL where kver's source was
+ * read, else basis filled ("extrapolated: ..."). */
+bool kvm_map_gmem_expect(int kver, char *why, size_t why_len, char *basis, size_t len,
+			 const char **basis_out);
+/* whether the gmem backing can run, from the kfeatures row kvm_gmem_mmap and
+ * what KVM_CHECK_EXTENSION said on the VM: 0 yes, 1 the table says the
+ * kernel has no mmap-able guest_memfd (a note citing the row and the caps),
+ * -1 it should have it and the caps say otherwise (failed check gmem_caps). */
+int kvm_map_gmem_judge(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg,
+		       const struct kvm_vm_gmem_caps *caps);
 /* the check <tag>_<what> on err from call (0: success), the errno named. */
 bool kvm_map_call_judge(struct hb_ctx *ctx, const char *tag, const char *what, const char *call,
 			int err);

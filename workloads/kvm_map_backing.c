@@ -1,6 +1,6 @@
 /* kvm_map_backing.c - kvm-map's guest RAM backings: the table, setting a
- * backing up (tmpfs mount, memfd, anonymous THP, hugetlbfs reservation) and
- * down, and the micro-VM over it. */
+ * backing up (tmpfs mount, memfd, anonymous THP, hugetlbfs reservation,
+ * guest_memfd) and down, and the micro-VM over it. */
 #define _GNU_SOURCE
 #include "kvm_map.h"
 
@@ -24,6 +24,8 @@ const struct kvm_map_backing kvm_map_backings[] = {
 	{ "anon_thp", KVM_MAP_ANON, NULL, KVM_MAP_HOLE_2M | KVM_MAP_HOLE_4K },
 	/* hugetlbfs frees only whole huge pages on a hole punch */
 	{ "hugetlb", KVM_MAP_HUGETLBFS, "pagesize=2M", KVM_MAP_HOLE_2M | KVM_MAP_TRUNCATE },
+	/* guest_memfd cannot be resized (kvm_gmem_setattr() is -EINVAL) */
+	{ "gmem", KVM_MAP_GMEM, NULL, KVM_MAP_HOLE_2M | KVM_MAP_HOLE_4K },
 };
 const size_t kvm_map_n_backings = sizeof(kvm_map_backings) / sizeof(kvm_map_backings[0]);
 
@@ -82,6 +84,11 @@ void kvm_map_expectation(struct kvm_map_run *r)
 	case KVM_MAP_HUGETLBFS:
 		r->expect_huge = true;
 		snprintf(r->knob, sizeof(r->knob), "hugetlbfs %s", r->b->opts);
+		break;
+	case KVM_MAP_GMEM:
+		/* no knob: what guest_memfd allocates, per kernel version */
+		r->expect_huge = kvm_map_gmem_expect(hb_kver(), r->knob, sizeof(r->knob),
+						     r->basis_buf, sizeof(r->basis_buf), &r->basis);
 		break;
 	}
 }
@@ -148,7 +155,19 @@ static void kvm_map_hugetlb_restore(struct kvm_map_run *r)
 	r->hugetlb_saved = -1;
 }
 
-/* Maps the backing at a 2 MiB aligned address; 0, 1 = skip backing, -1. */
+/* The backing is mapped at r->hva: the baseline snapshot, then the host
+ * prefault if asked for. */
+static void kvm_map_backing_ready(struct kvm_map_run *r)
+{
+	hb_snap_take(&r->snap0);
+	if (r->prefault)
+		for (size_t off = 0; off < r->size; off += HB_PAGE)
+			((volatile unsigned char *)r->hva)[off] = 0;
+}
+
+/* Maps the backing at a 2 MiB aligned address; 0, 1 = skip backing, -1.
+ * guest_memfd belongs to a VM: only its address space is reserved here,
+ * kvm_map_vm_up() creates and maps it. */
 int kvm_map_backing_up(struct kvm_map_run *r)
 {
 	const struct kvm_map_backing *b = r->b;
@@ -190,10 +209,11 @@ int kvm_map_backing_up(struct kvm_map_run *r)
 		r->fd = open(r->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	} else if (b->kind == KVM_MAP_MEMFD) {
 		r->fd = memfd_create("hb-kvm-map", MFD_CLOEXEC);
-	} else {
+	} else if (b->kind == KVM_MAP_ANON) {
 		flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
 	}
-	if (b->kind != KVM_MAP_ANON && (r->fd < 0 || ftruncate(r->fd, (off_t)r->size))) {
+	if (b->kind != KVM_MAP_ANON && b->kind != KVM_MAP_GMEM &&
+	    (r->fd < 0 || ftruncate(r->fd, (off_t)r->size))) {
 		hb_error(r->ctx, "%s backing: create a %zu-byte file %s", b->tag, r->size,
 			 r->path[0] ? r->path : "(memfd)");
 		return -1;
@@ -210,6 +230,10 @@ int kvm_map_backing_up(struct kvm_map_run *r)
 		return -1;
 	}
 	base = (unsigned char *)(((uintptr_t)r->resv + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+	if (b->kind == KVM_MAP_GMEM) {
+		r->hva = base; /* where kvm_map_gmem_up() maps it */
+		return 0;
+	}
 	p = mmap(base, r->size, PROT_READ | PROT_WRITE, flags, r->fd, 0);
 	if (p == MAP_FAILED) {
 		hb_error(r->ctx, "%s backing: mmap %zu bytes at %p", b->tag, r->size, (void *)base);
@@ -221,10 +245,7 @@ int kvm_map_backing_up(struct kvm_map_run *r)
 
 		kvm_map_call_judge(r->ctx, b->tag, "madv_hugepage", "madvise(MADV_HUGEPAGE)", err);
 	}
-	hb_snap_take(&r->snap0);
-	if (r->prefault)
-		for (size_t off = 0; off < r->size; off += HB_PAGE)
-			((volatile unsigned char *)r->hva)[off] = 0;
+	kvm_map_backing_ready(r);
 	return 0;
 }
 
@@ -243,9 +264,47 @@ void kvm_map_backing_down(struct kvm_map_run *r)
 	kvm_map_hugetlb_restore(r);
 }
 
+/* The gmem backing on the VM just created: the caps judged against the
+ * kernel feature table, then a guest_memfd of the data size, mmap-able and
+ * shared, mapped at r->hva and bound to the data slot with
+ * KVM_SET_USER_MEMORY_REGION2 (userspace_addr is that same mapping, so the
+ * host's view and KVM's are one memory). 0, 1 = skip backing (noted), -1. */
+static int kvm_map_gmem_up(struct kvm_map_run *r)
+{
+	const uint64_t flags = KVM_VM_GMEM_FLAG_MMAP | KVM_VM_GMEM_FLAG_INIT_SHARED;
+	struct kvm_vm_gmem_caps caps;
+	char call[128];
+	void *p;
+	int j;
+
+	kvm_vm_gmem_caps(&r->vm, &caps);
+	j = kvm_map_gmem_judge(r->ctx, hb_kver(), hb_kf_config_now(HB_KF_KVM_GMEM_MMAP), &caps);
+	if (j)
+		return j;
+	r->fd = kvm_vm_gmem_create(&r->vm, r->size, flags);
+	snprintf(call, sizeof(call), "KVM_CREATE_GUEST_MEMFD(size %zu, MMAP|INIT_SHARED)", r->size);
+	if (!kvm_map_call_judge(r->ctx, r->b->tag, "create", call, r->fd < 0 ? r->vm.err : 0))
+		return -1;
+	p = mmap(r->hva, r->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd, 0);
+	snprintf(call, sizeof(call), "mmap(MAP_SHARED) of the guest_memfd at %p", (void *)r->hva);
+	if (!kvm_map_call_judge(r->ctx, r->b->tag, "mmap", call, p == MAP_FAILED ? errno : 0))
+		return -1;
+	j = kvm_vm_add_gmem_slot(&r->vm, KVM_MAP_DATA_SLOT, KVM_MAP_DATA_GPA, r->size, r->hva, r->fd,
+				 0);
+	if (!kvm_map_call_judge(r->ctx, r->b->tag, "memslot",
+				"KVM_SET_USER_MEMORY_REGION2(KVM_MEM_GUEST_MEMFD)", j ? r->vm.err : 0)) {
+		hb_note(r->ctx, "gmem backing: %s", r->vm.msg);
+		return -1;
+	}
+	kvm_map_backing_ready(r);
+	return 0;
+}
+
+/* The micro-VM over the data region; 0, 1 = skip backing (gmem), -1. */
 int kvm_map_vm_up(struct kvm_map_run *r)
 {
 	uint64_t half = (r->n_ext / 2) * HB_HPAGE, pt0;
+	int s;
 
 	r->stats_fd = r->vcpu_stats_fd = -1;
 	if (kvm_vm_create(&r->vm, NULL)) {
@@ -255,8 +314,15 @@ int kvm_map_vm_up(struct kvm_map_run *r)
 	}
 	r->vm_up = true;
 	pt0 = r->vm.pt_next;
-	if (kvm_vm_add_slot(&r->vm, KVM_MAP_DATA_SLOT, KVM_MAP_DATA_GPA, r->size, r->hva) ||
-	    kvm_vm_map(&r->vm, KVM_MAP_DATA_GPA, half, KVM_VM_GUEST_2M) ||
+	if (r->b->kind == KVM_MAP_GMEM) {
+		s = kvm_map_gmem_up(r);
+		if (s)
+			return s;
+	} else if (kvm_vm_add_slot(&r->vm, KVM_MAP_DATA_SLOT, KVM_MAP_DATA_GPA, r->size, r->hva)) {
+		kvm_map_vm_error(r, "setting up guest memory");
+		return -1;
+	}
+	if (kvm_vm_map(&r->vm, KVM_MAP_DATA_GPA, half, KVM_VM_GUEST_2M) ||
 	    kvm_vm_map(&r->vm, KVM_MAP_DATA_GPA + half, r->size - half, KVM_VM_GUEST_4K) ||
 	    kvm_vm_load_code(&r->vm, kvm_map_guest_start,
 			     (size_t)(kvm_map_guest_end - kvm_map_guest_start))) {

@@ -90,6 +90,36 @@ extern const unsigned char kvm_vm_guest_exc_start[], kvm_vm_guest_exc_end[];
 #define KVM_VM_EFER_LME 0x100ULL
 #define KVM_VM_EFER_LMA 0x400ULL
 
+/* guest_memfd's uapi (7.2's include/uapi/linux/kvm.h), under names of our
+ * own: the host's linux/kvm.h may be older. Same layouts, same numbers. */
+#define KVM_VM_CAP_USER_MEMORY2 231
+#define KVM_VM_CAP_GUEST_MEMFD 234
+#define KVM_VM_CAP_GUEST_MEMFD_FLAGS 244
+#define KVM_VM_MEM_GUEST_MEMFD (1U << 2)
+
+struct kvm_vm_region2 { /* struct kvm_userspace_memory_region2 */
+	uint32_t slot;
+	uint32_t flags;
+	uint64_t guest_phys_addr;
+	uint64_t memory_size;
+	uint64_t userspace_addr;
+	uint64_t guest_memfd_offset;
+	uint32_t guest_memfd;
+	uint32_t pad1;
+	uint64_t pad2[14];
+};
+_Static_assert(sizeof(struct kvm_vm_region2) == 160, "kvm_userspace_memory_region2 layout");
+
+struct kvm_vm_create_gmem { /* struct kvm_create_guest_memfd */
+	uint64_t size;
+	uint64_t flags;
+	uint64_t reserved[6];
+};
+_Static_assert(sizeof(struct kvm_vm_create_gmem) == 64, "kvm_create_guest_memfd layout");
+
+#define KVM_VM_SET_USER_MEMORY_REGION2 _IOW(KVMIO, 0x49, struct kvm_vm_region2)
+#define KVM_VM_CREATE_GUEST_MEMFD _IOWR(KVMIO, 0xd4, struct kvm_vm_create_gmem)
+
 static volatile sig_atomic_t g_kvm_vm_alarm_fired;
 static struct kvm_run *volatile g_kvm_vm_alarm_run;
 
@@ -201,6 +231,53 @@ int kvm_vm_add_slot(struct kvm_vm *vm, int slot, uint64_t gpa, uint64_t size, vo
 		return kvm_vm_fail(vm, errno,
 				   "KVM_SET_USER_MEMORY_REGION slot %d gpa %#llx size %#llx hva %p",
 				   slot, (unsigned long long)gpa, (unsigned long long)size, hva);
+	vm->slots[slot].gpa = gpa;
+	vm->slots[slot].size = size;
+	vm->slots[slot].hva = hva;
+	return 0;
+}
+
+/* ---- guest_memfd ---------------------------------------------------------- */
+
+void kvm_vm_gmem_caps(struct kvm_vm *vm, struct kvm_vm_gmem_caps *caps)
+{
+	caps->gmem = ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_VM_CAP_GUEST_MEMFD);
+	caps->flags = ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_VM_CAP_GUEST_MEMFD_FLAGS);
+	caps->region2 = ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_VM_CAP_USER_MEMORY2);
+}
+
+int kvm_vm_gmem_create(struct kvm_vm *vm, uint64_t size, uint64_t flags)
+{
+	struct kvm_vm_create_gmem g = { .size = size, .flags = flags };
+	int fd = ioctl(vm->vm_fd, KVM_VM_CREATE_GUEST_MEMFD, &g);
+
+	if (fd < 0)
+		return kvm_vm_fail(vm, errno, "KVM_CREATE_GUEST_MEMFD size %#llx flags %#llx",
+				   (unsigned long long)size, (unsigned long long)flags);
+	return fd;
+}
+
+int kvm_vm_add_gmem_slot(struct kvm_vm *vm, int slot, uint64_t gpa, uint64_t size, void *hva,
+			 int gmem_fd, uint64_t offset)
+{
+	struct kvm_vm_region2 r = {
+		.slot = (uint32_t)slot,
+		.flags = KVM_VM_MEM_GUEST_MEMFD,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = (uintptr_t)hva,
+		.guest_memfd_offset = offset,
+		.guest_memfd = (uint32_t)gmem_fd,
+	};
+
+	if (slot < 0 || (size_t)slot >= sizeof(vm->slots) / sizeof(vm->slots[0]))
+		return kvm_vm_fail(vm, EINVAL, "memslot %d out of range", slot);
+	if (ioctl(vm->vm_fd, KVM_VM_SET_USER_MEMORY_REGION2, &r))
+		return kvm_vm_fail(vm, errno,
+				   "KVM_SET_USER_MEMORY_REGION2 (KVM_MEM_GUEST_MEMFD) slot %d gpa "
+				   "%#llx size %#llx hva %p guest_memfd %d offset %#llx",
+				   slot, (unsigned long long)gpa, (unsigned long long)size, hva,
+				   gmem_fd, (unsigned long long)offset);
 	vm->slots[slot].gpa = gpa;
 	vm->slots[slot].size = size;
 	vm->slots[slot].hva = hva;

@@ -80,6 +80,27 @@ int kvm_vm_create(struct kvm_vm *vm, const char *dev);
 void kvm_vm_destroy(struct kvm_vm *vm);
 /* KVM_SET_USER_MEMORY_REGION for slot (1..7); hva must stay mapped. */
 int kvm_vm_add_slot(struct kvm_vm *vm, int slot, uint64_t gpa, uint64_t size, void *hva);
+/* guest_memfd (Documentation/virt/kvm/api.rst, KVM_CREATE_GUEST_MEMFD; the
+ * host's headers may predate it, so the values are kvm_vm.c's own). */
+#define KVM_VM_GMEM_FLAG_MMAP 0x1ULL	    /* GUEST_MEMFD_FLAG_MMAP */
+#define KVM_VM_GMEM_FLAG_INIT_SHARED 0x2ULL /* GUEST_MEMFD_FLAG_INIT_SHARED */
+
+/* What KVM_CHECK_EXTENSION on the VM says about guest_memfd: each value is
+ * the ioctl's result (0 for a capability the kernel does not know, -1 when
+ * the ioctl failed). */
+struct kvm_vm_gmem_caps {
+	long long gmem;	   /* KVM_CAP_GUEST_MEMFD (234) */
+	long long flags;   /* KVM_CAP_GUEST_MEMFD_FLAGS (244): KVM_VM_GMEM_FLAG_* */
+	long long region2; /* KVM_CAP_USER_MEMORY2 (231): KVM_SET_USER_MEMORY_REGION2 */
+};
+void kvm_vm_gmem_caps(struct kvm_vm *vm, struct kvm_vm_gmem_caps *caps);
+/* KVM_CREATE_GUEST_MEMFD of size bytes with flags: the fd, or -1. */
+int kvm_vm_gmem_create(struct kvm_vm *vm, uint64_t size, uint64_t flags);
+/* KVM_SET_USER_MEMORY_REGION2 with KVM_MEM_GUEST_MEMFD for slot (1..7):
+ * [gpa, gpa+size) backed by gmem_fd from offset; hva is recorded as the
+ * slot's host view (the gmem's own mapping) and must stay mapped. */
+int kvm_vm_add_gmem_slot(struct kvm_vm *vm, int slot, uint64_t gpa, uint64_t size, void *hva,
+			 int gmem_fd, uint64_t offset);
 /* Identity-maps [gpa, gpa+size) in the guest page tables with guest pages of
  * page_size (KVM_VM_GUEST_2M or KVM_VM_GUEST_4K). */
 int kvm_vm_map(struct kvm_vm *vm, uint64_t gpa, uint64_t size, uint64_t page_size);

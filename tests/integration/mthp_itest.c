@@ -12,7 +12,9 @@
  * back whole on 7.2, as small pages on 6.12. On
  * debian-7.2 booted with thp_shmem=,
  * transparent_hugepage_shmem= and transparent_hugepage_tmpfs=, the sysfs
- * values and a new mount's default follow the command line. */
+ * values and a new mount's default follow the command line. kvm-map's gmem
+ * backing (area 8): 4 KiB-only stage-2 mappings of guest_memfd next to huge
+ * tmpfs's 2 MiB on 7.2, skipped with the reason on 6.12. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -204,6 +206,98 @@ static void assert_orders_era(json_t *w)
 	assert_seen(w, "split_file_order2_data", "all bytes: 2097152");
 }
 
+/* A kvm-map note containing want, or NULL. */
+static const char *kvm_note(json_t *w, const char *want)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(w, "events"), i, e)
+		if (strcmp(hb_itest_str(e, "ev"), "note") == 0 &&
+		    strstr(hb_itest_str(e, "text"), want))
+			return hb_itest_str(e, "text");
+	return NULL;
+}
+
+static double kvm_metric(json_t *w, const char *name)
+{
+	json_t *m = hb_itest_metric(w, name);
+
+	if (!m)
+		fail_msg("kvm-map has no metric %s", name);
+	return json_number_value(json_array_get(json_object_get(m, "samples"), 0));
+}
+
+static void kvm_pass(json_t *w, const char *name)
+{
+	json_t *c = hb_itest_check(w, name);
+
+	if (!c)
+		fail_msg("kvm-map has no check %s", name);
+	if (!json_is_true(json_object_get(c, "pass")))
+		fail_msg("%s failed: expected %s, observed %s", name, hb_itest_str(c, "expected"),
+			 hb_itest_str(c, "observed"));
+}
+
+/* Area 8, kvm-map's gmem backing (the line "kvm-map ... backings=huge,gmem"
+ * of configs/mthp.suite): where the kernel has an mmap-able guest_memfd
+ * (7.2) the micro-guest runs from it and KVM maps it 4 KiB only, beside
+ * huge tmpfs's 2 MiB; where not (6.12), the backing is skipped with a note
+ * citing the kfeatures row and KVM's caps, and the workload still passes. */
+static void assert_gmem_control(json_t *result, bool runs)
+{
+	json_t *w = hb_itest_workload(result, "kvm-map");
+
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	assert_true(kvm_metric(w, "huge_kvm_pages_2m") >= 1);
+	if (runs) {
+		kvm_pass(w, "gmem_caps");
+		kvm_pass(w, "gmem_memslot");
+		kvm_pass(w, "gmem_pages_2m");
+		kvm_pass(w, "gmem_pages_4k_delta_covers_data");
+		kvm_pass(w, "gmem_second_pass_mismatches");
+		kvm_pass(w, "gmem_punch_2m_pages_4k_dropped");
+		kvm_pass(w, "gmem_punch_2m_hole_reads_zero_bad_pages");
+		kvm_pass(w, "gmem_punch_4k_hole_reads_zero_bad_pages");
+		assert_true(kvm_metric(w, "gmem_kvm_pages_2m") == 0);
+		/* the data region's 8192 pages, plus the system slot's */
+		assert_true(kvm_metric(w, "gmem_kvm_pages_4k") >= 8192);
+		assert_null(kvm_note(w, "gmem backing skipped"));
+		/* 7.2's source was read: not an extrapolation */
+		assert_null(json_object_get(hb_itest_check(w, "gmem_pages_2m"), "basis"));
+	} else {
+		const char *n = kvm_note(w, "gmem backing skipped");
+
+		if (!n)
+			fail_msg("kvm-map: no note on the gmem backing's skip");
+		assert_non_null(strstr(n, "kfeatures row kvm_gmem_mmap"));
+		assert_non_null(strstr(n, "KVM_CAP_GUEST_MEMFD 0,"));
+		assert_null(hb_itest_check(w, "gmem_caps"));
+		assert_null(hb_itest_metric(w, "gmem_kvm_pages_4k"));
+	}
+}
+
+/* The gmem control alone, one short boot per kernel (the same assertions as
+ * the mthp tests make on that line of mthp.suite). */
+void test_kvm_map_gmem(void **state)
+{
+	static const char text[] = "kvm-map size_mb=32 backings=huge,gmem\n";
+	struct hb_itest_run r;
+
+	(void)state;
+	hb_itest_run_suite_text("debian-7.2", "kvm-gmem", text, NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_gmem_control(r.result, true);
+	hb_itest_run_free(&r);
+	hb_itest_run_suite_text("debian-6.12", "kvm-gmem", text, NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_gmem_control(r.result, false);
+	hb_itest_run_free(&r);
+}
+
 void test_mthp_debian_7_2(void **state)
 {
 	struct hb_itest_run r;
@@ -223,6 +317,7 @@ void test_mthp_debian_7_2(void **state)
 	assert_seen(w, "swap_64kB_memfd_orders_back", "4:30 ");
 	assert_seen(w, "swapoff_64kB_memfd_orders_back", "4:32;");
 	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
+	assert_gmem_control(r.result, true);
 	/* 7.2's own sources were read: nothing is an extrapolation */
 	assert_null(json_object_get(r.result, "unverified_expectations"));
 	hb_itest_run_free(&r);
@@ -298,6 +393,7 @@ void test_mthp_debian_6_12(void **state)
 	assert_seen(w, "swapoff_64kB_memfd_orders_back", "0:512");
 	/* 6.12's khugepaged collapses anon shmem to PMD with 2048 kB never */
 	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "9:");
+	assert_gmem_control(r.result, false);
 	assert_null(json_object_get(r.result, "unverified_expectations"));
 	hb_itest_run_free(&r);
 }

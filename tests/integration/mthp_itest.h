@@ -9,6 +9,8 @@ void test_mthp_debian_7_2(void **state);
 void test_mthp_debian_6_19(void **state);
 void test_mthp_debian_6_12(void **state);
 void test_mthp_boot_params_debian_7_2(void **state);
+/* kvm-map's gmem backing on debian-7.2 (runs, 4 KiB) and 6.12 (skipped). */
+void test_kvm_map_gmem(void **state);
 /* Not in make test (its base minimal-7.2 is a cold 7.x build): make
  * mthp-regress, build/tests/test_guests --long. */
 void test_mthp_planted_regress(void **state);

@@ -46,6 +46,10 @@ static void test_rows_complete(void **state)
 	assert_int_equal(hb_kf_row(HB_KF_MADV_COLLAPSE)->min_kver, 6001);
 	assert_int_equal(hb_kf_row(HB_KF_SHMEM_PER_SIZE)->min_kver, 6011);
 	assert_string_equal(hb_kf_row(HB_KF_MADV_COLLAPSE)->config, "CONFIG_TRANSPARENT_HUGEPAGE");
+	/* mmap-able guest_memfd (issue 21): not in 6.12, in 7.2 unless configured out */
+	assert_false(hb_kf_decide(HB_KF_KVM_GMEM_MMAP, 6012, HB_KF_CFG_UNKNOWN, NULL, 0));
+	assert_true(hb_kf_decide(HB_KF_KVM_GMEM_MMAP, 7002, HB_KF_CFG_UNKNOWN, NULL, 0));
+	assert_false(hb_kf_decide(HB_KF_KVM_GMEM_MMAP, 7002, HB_KF_CFG_OFF, NULL, 0));
 }
 
 /* MADV_COLLAPSE: a kernel before 6.1 lacks it whatever its config says;

@@ -147,34 +147,48 @@ static void test_shipped_suites(void **state)
 	hb_describe_free(&d);
 }
 
+/* Entry i of a equals entry j of b: name, repeat, every parameter. */
+static void assert_same_entry(const struct hb_suite_entry *a, const struct hb_suite_entry *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_int_equal(a->repeat, b->repeat);
+	assert_int_equal(a->n_params, b->n_params);
+	for (int k = 0; k < a->n_params; k++) {
+		assert_string_equal(a->params[k].key, b->params[k].key);
+		assert_string_equal(a->params[k].value, b->params[k].value);
+	}
+}
+
 /* nightly-newer.suite (debian-6.19 and 7.2 in configs/nightly.matrix) is
- * nightly.suite entry for entry, then mthp: it cannot drift from nightly. */
+ * nightly.suite entry for entry, then mthp.suite entry for entry (mthp, and
+ * kvm-map with the gmem backing, issue 21): it cannot drift from either. */
 static void test_nightly_newer_is_nightly_plus_mthp(void **state)
 {
-	static struct hb_suite_entry q[64], n[64];
+	static struct hb_suite_entry q[64], m[64], n[64];
 	char err[512];
 	char *qt = hb_slurp(hbt_in_root("configs/nightly.suite"), NULL);
+	char *mt = hb_slurp(hbt_in_root("configs/mthp.suite"), NULL);
 	char *nt = hb_slurp(hbt_in_root("configs/nightly-newer.suite"), NULL);
-	int nq, nn;
+	int nq, nm, nn;
 
 	(void)state;
 	assert_non_null(qt);
+	assert_non_null(mt);
 	assert_non_null(nt);
 	nq = hb_suite_parse(qt, q, 64, err, sizeof(err));
+	nm = hb_suite_parse(mt, m, 64, err, sizeof(err));
 	nn = hb_suite_parse(nt, n, 64, err, sizeof(err));
 	assert_true(nq > 0);
-	assert_int_equal(nn, nq + 1);
-	for (int i = 0; i < nq; i++) {
-		assert_string_equal(n[i].name, q[i].name);
-		assert_int_equal(n[i].repeat, q[i].repeat);
-		assert_int_equal(n[i].n_params, q[i].n_params);
-		for (int k = 0; k < q[i].n_params; k++) {
-			assert_string_equal(n[i].params[k].key, q[i].params[k].key);
-			assert_string_equal(n[i].params[k].value, q[i].params[k].value);
-		}
-	}
-	assert_string_equal(n[nq].name, "mthp");
+	assert_int_equal(nm, 2);
+	assert_int_equal(nn, nq + nm);
+	for (int i = 0; i < nq; i++)
+		assert_same_entry(&n[i], &q[i]);
+	for (int i = 0; i < nm; i++)
+		assert_same_entry(&n[nq + i], &m[i]);
+	assert_string_equal(m[0].name, "mthp");
+	assert_string_equal(m[1].name, "kvm-map");
 	free(qt);
+	free(mt);
 	free(nt);
 }
 
