@@ -608,18 +608,38 @@ mkdir -p "$obj"
 # object dir's localversion* files (kept out of the .config, see "ccache").
 printf -- '-hb-%s\n' "$name" >"$obj/localversion-hugebench"
 rm -f "$tdir/localversion.config"
-log "merging config: allnoconfig + ${configs[*]##*/kernels/}"
-if ! (cd "$tdir/src" && scripts/kconfig/merge_config.sh -n -O "$obj" "${configs[@]}") \
-	>"$tdir/config.log" 2>&1; then
-	die 2 "merging the config failed: $(grep -m 1 -iE 'error|\*\*\*' "$tdir/config.log" || tail -n 1 "$tdir/config.log") (log: $tdir/config.log)"
+# What the merged .config is made of: the source, gcc, the fragments (built_id),
+# the binutils Kconfig probes, and the Kconfig files the patches touch. An
+# object dir whose .config was merged from the same (an incremental build, or
+# a seed of the same source) keeps it: merging again costs 8 CPU-s and left
+# the file byte for byte the same, and a .config newer than auto.conf makes
+# make run syncconfig, a Kconfig parse more.
+config_id=$({
+	printf '%s\n' "$built_id"
+	printf 'ld %s\nas %s\n' "$(ld --version | head -n 1)" "$(as --version | head -n 1)"
+	{ grep -E '(^|/)Kconfig[^/]*$|^scripts/kconfig/' "$tdir/touched" 2>/dev/null || true; } | sort -u |
+		while IFS= read -r f; do
+			printf 'kconfig %s %s\n' "$f" "$(sha256sum <"$tdir/src/$f" 2>/dev/null | cut -d' ' -f1)"
+		done
+} | sha256sum | cut -d' ' -f1)
+if [ -f "$obj/.config" ] && [ "$(cat "$obj/.hb-config-id" 2>/dev/null)" = "$config_id" ]; then
+	log "config: the object dir's .config was merged from the same inputs (kept)"
+else
+	rm -f "$obj/.hb-config-id"
+	log "merging config: allnoconfig + ${configs[*]##*/kernels/}"
+	if ! (cd "$tdir/src" && scripts/kconfig/merge_config.sh -n -O "$obj" "${configs[@]}") \
+		>"$tdir/config.log" 2>&1; then
+		die 2 "merging the config failed: $(grep -m 1 -iE 'error|\*\*\*' "$tdir/config.log" || tail -n 1 "$tdir/config.log") (log: $tdir/config.log)"
+	fi
+	# (No `make olddefconfig` after it: allnoconfig with KCONFIG_ALLCONFIG
+	# writes a complete .config, which olddefconfig left byte for byte the
+	# same; it only cost a make run, 5-9 s.)
+	sed -n 's/^Value requested for \(CONFIG_[A-Za-z0-9_]*\) not in final .config$/\1/p' "$tdir/config.log" |
+		sort -u | while read -r opt; do
+			log "warning: $opt was asked for but Kconfig dropped it (unmet dependency or unknown here)"
+		done
+	printf '%s\n' "$config_id" >"$obj/.hb-config-id"
 fi
-# (No `make olddefconfig` after it: allnoconfig with KCONFIG_ALLCONFIG writes
-# a complete .config, which olddefconfig left byte for byte the same; it
-# only cost a make run, 5-9 s.)
-sed -n 's/^Value requested for \(CONFIG_[A-Za-z0-9_]*\) not in final .config$/\1/p' "$tdir/config.log" |
-	sort -u | while read -r opt; do
-		log "warning: $opt was asked for but Kconfig dropped it (unmet dependency or unknown here)"
-	done
 
 # What the hugebench suites need, with the reason given when it is missing.
 REQUIRED="
