@@ -285,8 +285,9 @@ nightly: all
 kernel: all
 	$(BUILD)/hugebench kernel --target "$$HB_TARGET"
 
-# Performance bisect of a shipped series (make test runs the same bisect in
-# test_bisect_series_metric, and one over git commits in test_bisect_git_metric):
+# Performance bisect of a shipped series (make test-long runs the same bisect in
+# test_bisect_series_metric; make test runs one over git commits in
+# test_bisect_git_metric):
 # the 1 ms shmem huge allocation delay (+5.8 % on this metric under the virtual
 # clock; it was about +46 % under the wall clock, when 20 % was the minimum
 # effect here), 3rd of 5 patches, found with boots against the base's, judged
