@@ -25,6 +25,13 @@ static inline int hb_exit_code(int rc)
 {
 	return rc == 0 ? HB_EXIT_OK : rc == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_INFRA;
 }
+/* The other way round, for library code that calls a command's typed entry
+ * (run.h: hb_run_group, hb_run_opts_check) which answers in exit codes and
+ * has said why: 0 -> 0, 2 -> -EINVAL, anything else -> -EIO. */
+static inline int hb_exit_errno(int code)
+{
+	return code == HB_EXIT_OK ? 0 : code == HB_EXIT_USAGE ? -EINVAL : -EIO;
+}
 
 /* One line on stderr: "hugebench: <what>[: strerror(errno)]". */
 void hb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

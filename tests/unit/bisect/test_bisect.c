@@ -27,6 +27,7 @@
 
 #include "bisect.h"
 #include "compare.h"
+#include "git_refs.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -206,10 +207,10 @@ static void test_bad_input(void **state)
 	struct hb_bisect_next nx;
 
 	(void)state;
-	assert_int_equal(hb_bisect_next(v, tries, 0, 3, &nx), -1);
-	assert_int_equal(hb_bisect_next(NULL, tries, 1, 3, &nx), -1);
+	assert_int_equal(hb_bisect_next(v, tries, 0, 3, &nx), -EINVAL);
+	assert_int_equal(hb_bisect_next(NULL, tries, 1, 3, &nx), -EINVAL);
 	v[1] = (enum hb_bisect_v)42;
-	assert_int_equal(hb_bisect_next(v, tries, 1, 3, &nx), -1);
+	assert_int_equal(hb_bisect_next(v, tries, 1, 3, &nx), -EINVAL);
 	assert_int_equal(hb_bisect_v_parse("bad"), HB_BV_BAD);
 	assert_int_equal(hb_bisect_v_parse("maybe"), -1);
 	assert_string_equal(hb_bisect_v_name(HB_BV_SKIP), "skip");
@@ -720,6 +721,127 @@ static void test_git_ambiguous(void **state)
 	}
 }
 
+/* A git tree of commits "base", "one", "two" under root/tree. */
+static void make_tree(const char *root, char *tree, size_t len)
+{
+	static const char *const msgs[] = { "base", "one", "two" };
+	char out[256];
+
+	snprintf(tree, len, "%s/tree", root);
+	assert_int_equal(hb_mkdir_p(tree), 0);
+	{
+		char *const init[] = { "git", "-C", tree, "init", "-q", "-b", "main", NULL };
+
+		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		char *const add[] = { "git", "-C", tree, "add", "file", NULL };
+		char *const ci[] = { "git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t",
+				     "commit", "-qm", (char *)msgs[i], NULL };
+
+		put_file(tree, "file", msgs[i], 0644);
+		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
+		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
+	}
+}
+
+static void rm_rf(const char *root)
+{
+	char *const rm[] = { "rm", "-rf", (char *)root, NULL };
+	char out[64];
+
+	hb_spawn_capture(rm, out, sizeof(out));
+}
+
+/* Bad input to the typed entries is -EINVAL with the line the command
+ * prints (exit 2), before anything is built or git bisect starts: a --good
+ * that is not a commit or not an ancestor of --bad, a series call with git. */
+static void test_bad_refs_einval(void **state)
+{
+	char root[] = "/tmp/hb-test-bisect-refs-XXXXXX", tree[300], err[1024], out[256];
+	struct hb_bisect_answer a;
+	struct hb_bisect_opts o;
+	static const struct {
+		const char *good, *bad, *want;
+	} cases[] = {
+		{ "HEAD", "HEAD~2", "--good HEAD must be an ancestor of --bad HEAD~2" },
+		{ "HEAD", "HEAD", "must be an ancestor" },
+		{ "no-such-ref", "HEAD", "bisect --git: no-such-ref is not a commit in " },
+		{ "--all", "HEAD", "--all is not a commit" },
+	};
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	make_tree(root, tree, sizeof(tree));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		o.target = "minimal-ksrc"; /* kernels/: kind=source, source=ksrc */
+		o.git = tree;
+		o.good = cases[i].good;
+		o.bad = cases[i].bad;
+		o.boots = o.max_tries = 1;
+		err[0] = 0;
+		assert_int_equal(hb_bisect_git(&o, &a, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, cases[i].want))
+			fail_msg("--good %s --bad %s: \"%s\", want \"%s\"", cases[i].good,
+				 cases[i].bad, err, cases[i].want);
+		assert_false(a.answered);
+	}
+	/* no bisect was started */
+	assert_int_not_equal(GIT1(tree, out, "rev-parse", "-q", "--verify", "refs/bisect/bad"), 0);
+	o.target = "minimal-ksrc";
+	o.results = root;
+	assert_int_equal(hb_bisect_series(&o, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "hb_bisect_series needs"));
+	/* a target that is no ksrc recipe */
+	memset(&o, 0, sizeof(o));
+	o.target = "minimal-6.1";
+	o.git = tree;
+	o.good = "HEAD~1";
+	o.bad = "HEAD";
+	assert_int_equal(hb_bisect_git(&o, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "must be kind=source with source=ksrc"));
+	rm_rf(root);
+}
+
+/* The answer from git's refs is data: one candidate left is the first bad
+ * commit, in the answer; the same with the bad commit unjudged is ambiguous. */
+static void test_git_answer_first_bad(void **state)
+{
+	char root[] = "/tmp/hb-test-bisect-answer-XXXXXX", tree[300], head[64] = "", out[256];
+	static struct hb_bisect_gstate g;
+	struct hb_bisect_answer a;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	make_tree(root, tree, sizeof(tree));
+	assert_int_equal(GIT1(tree, head, "rev-parse", "HEAD"), 0);
+	assert_int_equal(GITQ(tree, "bisect", "start", "HEAD", "HEAD~1"), 0);
+	assert_int_equal(hb_bisect_gstate_read(tree, &g), 0);
+	assert_int_equal(g.n_cands, 1);
+	assert_int_equal(g.n_untested, 0);
+
+	memset(&a, 0, sizeof(a));
+	hb_bisect_git_answer(tree, &g, false, &a);
+	assert_true(a.answered);
+	assert_int_equal(a.outcome, HB_BO_FOUND);
+	assert_string_equal(a.commit, head);
+	snprintf(out, sizeof(out), "first bad commit: %.12s (two)", head);
+	assert_string_equal(a.line, out);
+	assert_int_equal(hb_bisect_exit_code(a.outcome), 0); /* the command's choice */
+
+	memset(&a, 0, sizeof(a));
+	hb_bisect_git_answer(tree, &g, true, &a);
+	assert_int_equal(a.outcome, HB_BO_AMBIGUOUS);
+	assert_string_equal(a.commit, "");
+	assert_non_null(strstr(a.line, "which could not be judged"));
+	assert_int_equal(hb_bisect_exit_code(a.outcome), HB_BISECT_EXIT_AMBIGUOUS);
+
+	hb_bisect_gstate_free(&g);
+	GITQ(tree, "bisect", "reset");
+	rm_rf(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -740,6 +862,8 @@ int main(void)
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_step_records_skip),
 		cmocka_unit_test(test_git_ambiguous),
+		cmocka_unit_test(test_bad_refs_einval),
+		cmocka_unit_test(test_git_answer_first_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
