@@ -16,10 +16,11 @@
 enum { HB_EXIT_OK = 0, HB_EXIT_FAIL = 1, HB_EXIT_USAGE = 2, HB_EXIT_INFRA = 3 };
 
 /* The host's error convention: library code (harness/kernel, vm, result,
- * common; commands.h names the exceptions) returns 0, or a negative errno with the
- * reason in an err buffer: -EINVAL when the user's input is what is wrong
- * (a target, a recipe, a patch that does not apply or compile, an option),
- * anything else for the machinery (-EIO, -ENOMEM, ...). Only the command
+ * common, bisect, nightly; commands.h names the exception) returns 0, or a
+ * negative errno with the reason in an err buffer: -EINVAL when the user's
+ * input is what is wrong (a target, a recipe, a patch that does not apply or
+ * compile, an option), anything else for the machinery (-EIO, -ENOMEM, ...);
+ * what a search or a night found is data, not an error. Only the command
  * files (commands.h) print that reason and choose the exit code, with this. */
 static inline int hb_exit_code(int rc)
 {
