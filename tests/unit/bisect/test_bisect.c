@@ -527,6 +527,37 @@ static void put_file(const char *root, const char *rel, const char *text, mode_t
 	chmod(path, mode);
 }
 
+/* A git tree at tree (made) of one commit per message, the file "file"
+ * holding the message. */
+static void make_tree(const char *tree, const char *const *msgs, size_t n)
+{
+	char out[256];
+
+	assert_int_equal(hb_mkdir_p(tree), 0);
+	{
+		char *const init[] = { "git", "-C", (char *)tree, "init", "-q", "-b", "main", NULL };
+
+		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *const add[] = { "git", "-C", (char *)tree, "add", "file", NULL };
+		char *const ci[] = { "git", "-C", (char *)tree, "-c", "user.name=t", "-c",
+				     "user.email=t@t", "commit", "-qm", (char *)msgs[i], NULL };
+
+		put_file(tree, "file", msgs[i], 0644);
+		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
+		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
+	}
+}
+
+static void rm_rf(const char *root)
+{
+	char *const rm[] = { "rm", "-rf", (char *)root, NULL };
+	char out[64];
+
+	hb_spawn_capture(rm, out, sizeof(out));
+}
+
 /* build/hugebench ARGS with env; its exit code (-1: not run). */
 static int hugebench(char *const argv[], char *const env[])
 {
@@ -612,12 +643,7 @@ static void test_step_records_skip(void **state)
 		assert_string_equal(text, "call\ncall\n");
 		free(text);
 	}
-	{
-		char *const rm[] = { "rm", "-rf", root, NULL };
-		char out[64];
-
-		hb_spawn_capture(rm, out, sizeof(out));
-	}
+	rm_rf(root);
 }
 
 /* git mode end to end with real git and the build script above: every
@@ -658,20 +684,7 @@ static void test_git_ambiguous(void **state)
 		assert_int_equal(symlink(guest, link), 0);
 	}
 	put_file(root, "configs/smoke.suite", "fault\n", 0644);
-	{
-		char *const init[] = { "git", "-C", tree, "init", "-q", "-b", "main", NULL };
-
-		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
-	}
-	for (int i = 0; i < 4; i++) {
-		char *const add[] = { "git", "-C", tree, "add", "file", NULL };
-		char *const ci[] = { "git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t",
-				     "commit", "-qm", (char *)msgs[i], NULL };
-
-		put_file(tree, "file", msgs[i], 0644);
-		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
-		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
-	}
+	make_tree(tree, msgs, 4);
 	snprintf(env_root, sizeof(env_root), "HUGEBENCH_ROOT=%s", root);
 	snprintf(env_cache, sizeof(env_cache), "HUGEBENCH_CACHE=%s/cache", root);
 	{
@@ -714,43 +727,7 @@ static void test_git_ambiguous(void **state)
 		assert_int_equal(hb_spawn_capture(head, out, sizeof(out)), 0);
 		assert_string_equal(out, "refs/heads/main\n");
 	}
-	{
-		char *const rm[] = { "rm", "-rf", root, NULL };
-
-		hb_spawn_capture(rm, out, sizeof(out));
-	}
-}
-
-/* A git tree of commits "base", "one", "two" under root/tree. */
-static void make_tree(const char *root, char *tree, size_t len)
-{
-	static const char *const msgs[] = { "base", "one", "two" };
-	char out[256];
-
-	snprintf(tree, len, "%s/tree", root);
-	assert_int_equal(hb_mkdir_p(tree), 0);
-	{
-		char *const init[] = { "git", "-C", tree, "init", "-q", "-b", "main", NULL };
-
-		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
-	}
-	for (size_t i = 0; i < 3; i++) {
-		char *const add[] = { "git", "-C", tree, "add", "file", NULL };
-		char *const ci[] = { "git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t",
-				     "commit", "-qm", (char *)msgs[i], NULL };
-
-		put_file(tree, "file", msgs[i], 0644);
-		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
-		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
-	}
-}
-
-static void rm_rf(const char *root)
-{
-	char *const rm[] = { "rm", "-rf", (char *)root, NULL };
-	char out[64];
-
-	hb_spawn_capture(rm, out, sizeof(out));
+	rm_rf(root);
 }
 
 /* Bad input to the typed entries is -EINVAL with the line the command
@@ -759,6 +736,7 @@ static void rm_rf(const char *root)
 static void test_bad_refs_einval(void **state)
 {
 	char root[] = "/tmp/hb-test-bisect-refs-XXXXXX", tree[300], err[1024], out[256];
+	static const char *const msgs[] = { "base", "one", "two" };
 	struct hb_bisect_answer a;
 	struct hb_bisect_opts o;
 	static const struct {
@@ -772,7 +750,8 @@ static void test_bad_refs_einval(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(root));
-	make_tree(root, tree, sizeof(tree));
+	snprintf(tree, sizeof(tree), "%s/tree", root);
+	make_tree(tree, msgs, 3);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(&o, 0, sizeof(o));
 		o.target = "minimal-ksrc"; /* kernels/: kind=source, source=ksrc */
@@ -809,12 +788,14 @@ static void test_bad_refs_einval(void **state)
 static void test_git_answer_first_bad(void **state)
 {
 	char root[] = "/tmp/hb-test-bisect-answer-XXXXXX", tree[300], head[64] = "", out[256];
+	static const char *const msgs[] = { "base", "one", "two" };
 	static struct hb_bisect_gstate g;
 	struct hb_bisect_answer a;
 
 	(void)state;
 	assert_non_null(mkdtemp(root));
-	make_tree(root, tree, sizeof(tree));
+	snprintf(tree, sizeof(tree), "%s/tree", root);
+	make_tree(tree, msgs, 3);
 	assert_int_equal(GIT1(tree, head, "rev-parse", "HEAD"), 0);
 	assert_int_equal(GITQ(tree, "bisect", "start", "HEAD", "HEAD~1"), 0);
 	assert_int_equal(hb_bisect_gstate_read(tree, &g), 0);
