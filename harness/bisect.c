@@ -144,8 +144,9 @@ static int parse(int argc, char **argv, struct hb_bisect_opts *o, const char **d
 }
 
 /* The suite: --suite, else one line for the workload (bisect.suite in the
- * bisect folder), taken from a small shipped suite when it has one. */
-static int pick_suite(struct hb_bisect_opts *o)
+ * bisect folder), taken from a small shipped suite when it has one. 0, or
+ * -errno with err ("" when the suite's check said why). */
+static int pick_suite(struct hb_bisect_opts *o, char *err, size_t errlen)
 {
 	static const char *const from[] = { "smoke", "boots" };
 	char path[PATH_MAX + 16], line[512] = "", spath[PATH_MAX], sname[64], *text = NULL;
@@ -173,33 +174,37 @@ static int pick_suite(struct hb_bisect_opts *o)
 		snprintf(path, sizeof(path), "# hugebench bisect: what --%s %s needs\n%s\n",
 			 o->spec.mode == HB_BISECT_CHECK ? "check" : "metric", o->spec.workload, line);
 		if (hb_write_text(o->suite_arg, path)) {
-			hb_errno("bisect: cannot write %s", o->suite_arg);
-			return HB_EXIT_INFRA;
+			hb_set_err(err, errlen, "bisect: cannot write %s: %s", o->suite_arg,
+				   strerror(errno));
+			return -EIO;
 		}
 	}
 	/* checked against the workloads' parameter tables now, not after a build */
-	rc = hb_boot_load_suite(o->suite_arg, spath, sizeof(spath), sname, sizeof(sname), &text,
-				NULL);
+	rc = hb_exit_errno(hb_boot_load_suite(o->suite_arg, spath, sizeof(spath), sname,
+					      sizeof(sname), &text, NULL));
 	if (!rc && !strstr(text, o->spec.workload)) {
-		hb_err("bisect: suite %s has no %s line; --suite must run the workload judged",
-		       o->suite_arg, o->spec.workload);
-		rc = HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect: suite %s has no %s line; --suite must run the "
+			   "workload judged", o->suite_arg, o->spec.workload);
+		rc = -EINVAL;
 	}
 	free(text);
 	return rc;
 }
 
 /* results/bisect-<target>-<key12>: the key covers everything a verdict
- * depends on, so the same command finds its folder again. */
-static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r)
+ * depends on, so the same command finds its folder again. 0, or -errno
+ * with err. */
+static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r, char *err, size_t errlen)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	unsigned char md[32];
 	char buf[8192], hex[65];
 	unsigned len = 0;
 
-	if (!ctx)
-		return HB_EXIT_INFRA;
+	if (!ctx) {
+		hb_set_err(err, errlen, "bisect: out of memory");
+		return -ENOMEM;
+	}
 	snprintf(buf, sizeof(buf),
 		 "hugebench-bisect/2\ntarget %s\nmode %d %s %s %g crash %d\nboots %d %d\n"
 		 "suite %s\nrun %s %s %s\ngit %s %s %s\n",
@@ -212,9 +217,10 @@ static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r)
 	EVP_DigestUpdate(ctx, buf, strlen(buf));
 	for (size_t i = 0; r && i < r->n_patches; i++) {
 		if (hb_sha256_file(r->patches[i], hex)) {
+			hb_set_err(err, errlen, "bisect: cannot read %s: %s", r->patches[i],
+				   strerror(errno));
 			EVP_MD_CTX_free(ctx);
-			hb_errno("bisect: cannot read %s", r->patches[i]);
-			return HB_EXIT_USAGE;
+			return -EINVAL;
 		}
 		EVP_DigestUpdate(ctx, hex, 64);
 	}
@@ -223,8 +229,8 @@ static int make_dir(struct hb_bisect_opts *o, const struct hb_recipe *r)
 	hb_hex(md, 6, hex);
 	snprintf(o->dir, sizeof(o->dir), "%s/bisect-%s-%.12s", o->results, o->target, hex);
 	if (hb_mkdir_p(o->dir)) {
-		hb_errno("bisect: cannot create %s", o->dir);
-		return HB_EXIT_INFRA;
+		hb_set_err(err, errlen, "bisect: cannot create %s: %s", o->dir, strerror(errno));
+		return -EIO;
 	}
 	return 0;
 }
@@ -255,26 +261,37 @@ static bool step_of_k(json_t *st, const void *arg)
 	return json_integer_value(json_object_get(st, "k")) == *(const int *)arg;
 }
 
-/* Build, boot and judge prefix k once more; the step is appended to steps. */
-static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps, int k, bool base)
+/* Build, boot and judge prefix k once more; the step is appended to steps.
+ * 0, or -errno with err. */
+static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps, int k, bool base,
+		char *err, size_t errlen)
 {
 	char group[PATH_MAX] = "", why[1024] = "", *ga[64], *gb[64];
 	size_t full = s->r.n_patches, na = 0, nb;
 	double build_s = 0, t0 = hb_mono_s();
 	enum hb_bisect_v v;
+	bool skip = false;
 	json_t *st;
 	int rc;
 
 	printf("\n== bisect %s: k=%d of %d (%s), try %d\n", o->target, k, s->n, patch_name(s, k),
 	       s->tries[k] + 1);
 	s->r.n_patches = s->first + (size_t)k;
-	rc = hb_bisect_build_run(o, &s->r, NULL, group, sizeof(group), &build_s, why, sizeof(why));
+	rc = hb_bisect_build_run(o, &s->r, NULL, group, sizeof(group), &build_s, &skip, why,
+				 sizeof(why));
 	s->r.n_patches = full;
-	if (rc > 1)
-		return rc;
-	st = json_pack("{s:i, s:s, s:f, s:i, s:i}", "k", k, "patch", patch_name(s, k), "build_s",
-		       round(build_s * 10) / 10, "boots", rc ? 0 : o->boots, "try", s->tries[k] + 1);
 	if (rc) {
+		hb_set_err(err, errlen, "%s", why);
+		return rc;
+	}
+	st = json_pack("{s:i, s:s, s:f, s:i, s:i}", "k", k, "patch", patch_name(s, k), "build_s",
+		       round(build_s * 10) / 10, "boots", skip ? 0 : o->boots, "try",
+		       s->tries[k] + 1);
+	if (!st) {
+		hb_set_err(err, errlen, "bisect: out of memory recording k=%d", k);
+		return -ENOMEM;
+	}
+	if (skip) {
 		v = HB_BV_SKIP;
 	} else {
 		json_object_set_new(st, "group", json_string(group));
@@ -296,7 +313,7 @@ static int step(const struct hb_bisect_opts *o, struct series *s, json_t *steps,
 	s->tries[k]++;
 	printf("== bisect %s: k=%d %s: %s (build %.1f s)\n", o->target, k, hb_bisect_v_name(v), why,
 	       build_s);
-	return hb_bisect_steps_save(o, steps) ? HB_EXIT_INFRA : 0;
+	return hb_bisect_steps_save(o, steps, err, errlen);
 }
 
 /* The latest step of k (its verdict and why). */
@@ -311,36 +328,30 @@ static json_t *last_of(json_t *steps, int k)
 	return last;
 }
 
+/* The answer into a (line, totals), summary.md and answer.json. */
 static void summary(const struct hb_bisect_opts *o, const struct series *s, json_t *steps,
-		    const struct hb_bisect_next *nx, bool budget_spent)
+		    const struct hb_bisect_next *nx, struct hb_bisect_answer *a)
 {
-	char path[PATH_MAX + 16], res[512];
-	double build = 0, wall = 0;
-	int builds = 0, boots = 0;
-	size_t i;
+	char path[PATH_MAX + 16], *res = a->line;
+	size_t i, len = sizeof(a->line);
 	json_t *st;
 	FILE *f;
 
-	json_array_foreach(steps, i, st) {
-		build += json_number_value(json_object_get(st, "build_s"));
-		wall += json_number_value(json_object_get(st, "step_s"));
-		boots += (int)json_integer_value(json_object_get(st, "boots"));
-		builds += json_integer_value(json_object_get(st, "try")) == 1;
-	}
+	hb_bisect_totals(steps, a);
 	switch (nx->outcome) {
 	case HB_BO_FOUND:
-		snprintf(res, sizeof(res), "first bad patch: %d/%d %s", nx->first_bad, s->n,
+		snprintf(res, len, "first bad patch: %d/%d %s", nx->first_bad, s->n,
 			 patch_name(s, nx->first_bad));
 		break;
 	case HB_BO_NONE:
-		snprintf(res, sizeof(res), "no bad patch: the whole series (k=%d) is good", s->n);
+		snprintf(res, len, "no bad patch: the whole series (k=%d) is good", s->n);
 		break;
 	case HB_BO_BASE_BAD:
-		snprintf(res, sizeof(res), "the base (k=0, no patch) is already bad");
+		snprintf(res, len, "the base (k=0, no patch) is already bad");
 		break;
 	default:
-		snprintf(res, sizeof(res), "%s: the first bad patch is one of "
-			 "%d..%d (%s .. %s)", budget_spent ? "budget of steps spent" :
+		snprintf(res, len, "%s: the first bad patch is one of "
+			 "%d..%d (%s .. %s)", a->budget_spent ? "budget of steps spent" :
 			 "ambiguous (skipped steps)", nx->lo + 1, nx->hi, patch_name(s, nx->lo + 1),
 			 patch_name(s, nx->hi));
 	}
@@ -356,9 +367,6 @@ static void summary(const struct hb_bisect_opts *o, const struct series *s, json
 							       hb_bisect_v_name(s->v[k])));
 		hb_bisect_answer_write(o, nx->outcome, res, first, cands);
 	}
-	printf("\nbisect %s: %s (exit %d)\n%d builds, %d boots, %.0f s (%.0f s building); "
-	       "%s/summary.md\n", o->target, res, hb_bisect_exit_code(nx->outcome), builds, boots,
-	       wall, build, o->dir);
 	snprintf(path, sizeof(path), "%s/summary.md", o->dir);
 	f = fopen(path, "w");
 	if (!f) {
@@ -374,7 +382,7 @@ static void summary(const struct hb_bisect_opts *o, const struct series *s, json
 		o->spec.mode == HB_BISECT_CHECK ? "functional (--check)" : "performance (--metric, "
 		"compare-report rule against k=0)", o->boots, o->max_tries, o->suite_arg,
 		o->spec.crash == HB_BISECT_CRASH_BAD ? "bad (--crash bad)" : "not judged (--crash skip)",
-		builds, boots, wall, build);
+		a->builds, a->boots, a->wall_s, a->build_s);
 	if (nx->outcome == HB_BO_FOUND) {
 		json_t *bad = last_of(steps, nx->first_bad), *good = last_of(steps, nx->lo);
 
@@ -403,57 +411,55 @@ static void summary(const struct hb_bisect_opts *o, const struct series *s, json
 	fclose(f);
 }
 
-/* The recipe, with its own series counted apart from its base's. */
-static int load_series(struct hb_bisect_opts *o, struct series *s)
+/* The recipe, with its own series counted apart from its base's. 0, or
+ * -errno with err. */
+static int load_series(struct hb_bisect_opts *o, struct series *s, char *err, size_t errlen)
 {
-	char kdir[PATH_MAX], err[1024];
+	char kdir[PATH_MAX];
 	struct hb_target t;
 	int rc;
 
 	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
-	rc = hb_exit_code(hb_target_parse(o->target, kdir, &t, err, sizeof(err)));
-	if (!rc && t.kind != HB_TARGET_RECIPE) {
-		snprintf(err, sizeof(err), "bisect: target %s is not a recipe under kernels/", o->target);
-		rc = HB_EXIT_USAGE;
-	}
-	if (!rc && hb_recipe_load(t.path, &s->r, err, sizeof(err)))
-		rc = HB_EXIT_USAGE;
-	if (rc) {
-		hb_err("%s", err);
+	rc = hb_target_parse(o->target, kdir, &t, err, errlen);
+	if (rc)
 		return rc;
+	if (t.kind != HB_TARGET_RECIPE) {
+		hb_set_err(err, errlen, "bisect: target %s is not a recipe under kernels/", o->target);
+		return -EINVAL;
 	}
+	if (hb_recipe_load(t.path, &s->r, err, errlen))
+		return -EINVAL;
+	rc = -EINVAL;
 	if (s->r.kind != HB_RECIPE_SOURCE) {
-		hb_err("bisect: recipe %s is kind=debian: bisect needs a source recipe with "
-		       "patches/series (kind=source)", o->target);
-		hb_recipe_free(&s->r);
-		return HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect: recipe %s is kind=debian: bisect needs a source "
+			   "recipe with patches/series (kind=source)", o->target);
+		goto bad;
 	}
 	if (s->r.base[0]) {
 		struct hb_recipe b;
 
 		snprintf(kdir, sizeof(kdir), "%s/%s", s->r.kernels_dir, s->r.base);
-		if (hb_recipe_load(kdir, &b, err, sizeof(err))) {
-			hb_err("%s", err);
-			hb_recipe_free(&s->r);
-			return HB_EXIT_USAGE;
-		}
+		if (hb_recipe_load(kdir, &b, err, errlen))
+			goto bad;
 		s->first = b.n_patches;
 		hb_recipe_free(&b);
 	}
 	s->n = (int)(s->r.n_patches - s->first);
 	if (!o->git && s->n < 1) {
-		hb_err("bisect: recipe %s has no patches of its own in %s/patches/series: nothing to "
-		       "bisect (list the series there, or use --git PATH --good REF --bad REF)",
-		       o->target, s->r.dir);
-		hb_recipe_free(&s->r);
-		return HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect: recipe %s has no patches of its own in "
+			   "%s/patches/series: nothing to bisect (list the series there, or use "
+			   "--git PATH --good REF --bad REF)", o->target, s->r.dir);
+		goto bad;
 	}
 	if (s->n >= 1023) {
-		hb_err("bisect: recipe %s has %d patches; at most 1022", o->target, s->n);
-		hb_recipe_free(&s->r);
-		return HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect: recipe %s has %d patches; at most 1022", o->target,
+			   s->n);
+		goto bad;
 	}
 	return 0;
+bad:
+	hb_recipe_free(&s->r);
+	return rc;
 }
 
 /* Stopped by max_steps: what the verdicts so far leave (last good below
@@ -475,7 +481,10 @@ static void budget_range(const struct series *s, struct hb_bisect_next *nx)
 			nx->lo = k;
 }
 
-static int run_series(struct hb_bisect_opts *o, struct series *s, struct hb_bisect_answer *a)
+/* The search, from the steps recorded to the answer in *a: 0, or -errno
+ * with err. */
+static int run_series(struct hb_bisect_opts *o, struct series *s, struct hb_bisect_answer *a,
+		      char *err, size_t errlen)
 {
 	json_t *steps = hb_bisect_steps_load(o), *st;
 	struct hb_bisect_next nx;
@@ -500,16 +509,20 @@ static int run_series(struct hb_bisect_opts *o, struct series *s, struct hb_bise
 		       o->spec.name[0] ? "." : "", o->spec.name, o->dir);
 	/* performance: the base's boots are the reference of every step */
 	if (o->spec.mode == HB_BISECT_METRIC && s->v[0] != HB_BV_GOOD && s->v[0] != HB_BV_BAD) {
-		rc = step(o, s, steps, 0, true);
+		rc = step(o, s, steps, 0, true, err, errlen);
 		if (!rc && s->v[0] == HB_BV_SKIP) {
-			hb_err("bisect: the base (k=0), the metric's reference, did not build or boot: "
-			       "%s", json_string_value(json_object_get(last_of(steps, 0), "why")));
-			rc = HB_EXIT_INFRA;
+			hb_set_err(err, errlen, "bisect: the base (k=0), the metric's reference, did "
+				   "not build or boot: %s",
+				   json_string_value(json_object_get(last_of(steps, 0), "why")));
+			rc = -EIO;
 		}
 	}
 	while (!rc) {
 		if (hb_bisect_next(s->v, s->tries, s->n, o->max_tries, &nx)) {
-			rc = HB_EXIT_INFRA;
+			/* (not the user's input: load_series and the parse above vouch for it) */
+			hb_set_err(err, errlen, "bisect: the search refused the verdicts of %s",
+				   o->dir);
+			rc = -EIO;
 			break;
 		}
 		if (nx.action == HB_BA_DONE)
@@ -519,11 +532,10 @@ static int run_series(struct hb_bisect_opts *o, struct series *s, struct hb_bise
 			budget_range(s, &nx);
 			break;
 		}
-		rc = step(o, s, steps, nx.k, false);
+		rc = step(o, s, steps, nx.k, false, err, errlen);
 	}
 	if (!rc) {
-		summary(o, s, steps, &nx, a->budget_spent);
-		rc = hb_bisect_exit_code(nx.outcome);
+		summary(o, s, steps, &nx, a);
 		a->answered = true;
 		a->outcome = nx.outcome;
 		a->n = s->n;
@@ -532,34 +544,32 @@ static int run_series(struct hb_bisect_opts *o, struct series *s, struct hb_bise
 		a->hi = nx.hi;
 		if (nx.outcome == HB_BO_FOUND)
 			snprintf(a->patch, sizeof(a->patch), "%s", patch_name(s, nx.first_bad));
-		json_array_foreach(steps, i, st) {
-			a->steps++;
-			a->boots += (int)json_integer_value(json_object_get(st, "boots"));
-			a->builds += json_integer_value(json_object_get(st, "try")) == 1;
-		}
 	}
 	json_decref(steps);
 	return rc;
 }
 
-/* A parsed bisect of o->target: series mode, or git mode (--git). */
-static int bisect_target(struct hb_bisect_opts *o, struct hb_bisect_answer *a)
+/* A parsed bisect of o->target: series mode, or git mode (--git). 0 with
+ * *a answered, or -errno with err. */
+static int bisect_target(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err,
+			 size_t errlen)
 {
 	static struct series s;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
 	memset(a, 0, sizeof(*a));
-	rc = load_series(o, &s);
+	hb_set_err(err, errlen, "%s", "");
+	rc = load_series(o, &s, err, errlen);
 	if (rc)
 		return rc;
-	rc = make_dir(o, o->git ? NULL : &s.r);
+	rc = make_dir(o, o->git ? NULL : &s.r, err, errlen);
 	if (!rc)
-		rc = pick_suite(o);
+		rc = pick_suite(o, err, errlen);
 	if (!rc)
-		rc = o->git ? hb_bisect_git(o) : run_series(o, &s, a);
+		rc = o->git ? hb_bisect_git(o, a, err, errlen) : run_series(o, &s, a, err, errlen);
 	/* bad input leaves no folder behind */
-	if ((rc == HB_EXIT_USAGE || rc == HB_EXIT_INFRA) && o->dir[0]) {
+	if (rc && o->dir[0]) {
 		char p[PATH_MAX + 32];
 
 		snprintf(p, sizeof(p), "%s/steps.json", o->dir);
@@ -570,27 +580,43 @@ static int bisect_target(struct hb_bisect_opts *o, struct hb_bisect_answer *a)
 		}
 	}
 	hb_recipe_free(&s.r);
+	if (!rc && !a->answered) {
+		hb_set_err(err, errlen, "bisect %s: the search ended without an answer", o->target);
+		rc = -EIO;
+	}
 	return rc;
 }
 
-int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a)
+int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err,
+		     size_t errlen)
 {
-	int rc;
-
 	if (o->git || !o->target || !o->results || o->boots < 1 || o->max_tries < 1) {
-		hb_err("bisect: hb_bisect_series needs a target, results, boots and max_tries, "
-		       "and no git");
-		return HB_EXIT_USAGE;
+		memset(a, 0, sizeof(*a));
+		hb_set_err(err, errlen, "bisect: hb_bisect_series needs a target, results, boots "
+			   "and max_tries, and no git");
+		return -EINVAL;
 	}
-	rc = bisect_target(o, a);
-	/* any answer ("nothing found" too) is 0 here; else the command's code */
-	return a->answered ? 0 : rc ? rc : HB_EXIT_INFRA;
+	return bisect_target(o, a, err, errlen);
+}
+
+/* ---- the commands: exit codes ------------------------------------------------ */
+
+int hb_bisect_exit_code(enum hb_bisect_outcome oc)
+{
+	switch (oc) {
+	case HB_BO_FOUND: return HB_EXIT_OK;
+	case HB_BO_NONE: return HB_EXIT_FAIL;
+	case HB_BO_AMBIGUOUS: return HB_BISECT_EXIT_AMBIGUOUS;
+	case HB_BO_BASE_BAD: return HB_BISECT_EXIT_BASE_BAD;
+	}
+	return HB_EXIT_INFRA;
 }
 
 int hb_cmd_bisect(int argc, char **argv)
 {
 	struct hb_bisect_opts o;
 	struct hb_bisect_answer a;
+	char err[2048];
 	int rc = parse(argc, argv, &o, NULL);
 
 	if (rc)
@@ -605,13 +631,25 @@ int hb_cmd_bisect(int argc, char **argv)
 		hb_err("bisect: --git PATH needs --good REF and --bad REF (and they need --git)");
 		return HB_EXIT_USAGE;
 	}
-	return bisect_target(&o, &a);
+	rc = bisect_target(&o, &a, err, sizeof(err));
+	if (rc) {
+		if (err[0])
+			hb_err("%s", err);
+		return hb_exit_code(rc);
+	}
+	rc = hb_bisect_exit_code(a.outcome);
+	printf("\nbisect %s: %s (exit %d)\n%d builds, %d boots, %.0f s (%.0f s building); "
+	       "%s/summary.md\n", o.target, a.line, rc, a.builds, a.boots, a.wall_s, a.build_s,
+	       o.dir);
+	return rc;
 }
 
 int hb_cmd_bisect_step(int argc, char **argv)
 {
 	struct hb_bisect_opts o;
 	const char *dir = NULL;
+	enum hb_bisect_v v;
+	char err[2048] = "";
 	int rc = parse(argc, argv, &o, &dir);
 
 	if (rc)
@@ -624,5 +662,10 @@ int hb_cmd_bisect_step(int argc, char **argv)
 	o.target = argv[optind];
 	snprintf(o.dir, sizeof(o.dir), "%s", dir);
 	snprintf(o.suite_arg, sizeof(o.suite_arg), "%s", o.suite ? o.suite : "smoke");
-	return hb_bisect_git_step(&o);
+	if (hb_bisect_git_step(&o, &v, err, sizeof(err))) {
+		if (err[0])
+			hb_err("%s", err);
+		return HB_BISECT_STEP_ABORT;
+	}
+	return v == HB_BV_GOOD ? 0 : v == HB_BV_BAD ? 1 : 125;
 }

@@ -6,12 +6,13 @@
  * functions (run.h: hb_run_group; compare.h: hb_compare), never by
  * rebuilding argv. argv[0] is the command's name.
  *
- * Three parts of the library still answer in exit codes, named here so
- * they are not copied: compare/ (HB_CMP_OK..INCOMPARABLE are compare-report's
- * exit code, and `ab` and nightly pass it through), bisect/ and
- * nightly/collect.c (each is its command's own machinery; their typed
- * entries, hb_bisect_series and the nightly collector, return the exit
- * code of the command they stand for). */
+ * One part of the library still answers in exit codes, named here so it
+ * is not copied: compare/ (HB_CMP_OK..INCOMPARABLE are compare-report's
+ * verdict and exit code, and `ab` and nightly pass it through). bisect/ and
+ * nightly/ follow the convention: what a search or a night found is data
+ * (bisect.h: struct hb_bisect_answer; nightly.h: hb_night_state), and
+ * hb_cmd_bisect, hb_cmd_bisect_step and hb_cmd_nightly turn it into the
+ * exit code. */
 #ifndef HB_COMMANDS_H
 #define HB_COMMANDS_H
 

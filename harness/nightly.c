@@ -507,7 +507,14 @@ int hb_cmd_nightly(int argc, char **argv)
 	for (size_t i = 0; i < n.n && !hb_interrupted; i++)
 		hb_night_autobisect(&n.t[i], &m.rows[i]);
 	n.time_s = hb_mono_s() - t0;
-	rc = hb_night_exit(&n);
+	{
+		enum hb_tstate worst = hb_night_state(&n);
+
+		rc = worst == HB_TS_FINDING ? HB_EXIT_FAIL
+		     : worst == HB_TS_INFRA ? HB_EXIT_INFRA
+					    : HB_EXIT_OK;
+	}
+	n.exit_code = rc;
 	if (hb_interrupted && rc == 0)
 		rc = HB_EXIT_INFRA;
 	if (write_outputs(&n, o.results) && rc == 0)

@@ -52,8 +52,8 @@ struct hb_bisect_next {
  * times each k was judged). k = 0 untested is taken as good (the base), k = n
  * untested as bad until the search needs it tested. An uncertain k is
  * re-judged while tries[k] < max_tries, then counts as a skip. A good above
- * the first bad is ignored (the search trusts the first bad). Returns 0, or -1
- * for bad input (n < 1, NULL arrays). */
+ * the first bad is ignored (the search trusts the first bad). Returns 0, or
+ * -EINVAL for bad input (n < 1, NULL arrays, a verdict out of range). */
 int hb_bisect_next(const enum hb_bisect_v *v, const int *tries, int n, int max_tries,
 		   struct hb_bisect_next *out);
 const char *hb_bisect_v_name(enum hb_bisect_v v);
@@ -118,17 +118,15 @@ enum hb_bisect_v hb_bisect_judge(const struct hb_bisect_spec *s, bool base, char
 				 size_t n_ref, char *const *groups, size_t n_groups, char *why,
 				 size_t whylen);
 
-/* ---- the answer and the exit code ------------------------------------------- */
+/* ---- the answer ------------------------------------------------------------ */
 
-/* bisect's exit codes beyond the shared 0-3 (docs/exit-codes.md): 0 the
- * first bad patch or commit found; 1 none (the bad side tested good);
- * 4 ambiguous, the first bad is one of a candidate range; 5 the good side
- * (the base, --good) is already bad. */
-enum { HB_BISECT_EXIT_AMBIGUOUS = 4, HB_BISECT_EXIT_BASE_BAD = 5 };
-int hb_bisect_exit_code(enum hb_bisect_outcome oc);
+/* The host's convention (util.h): the functions below return 0 or a negative
+ * errno with one line in err (-EINVAL: the user's input, a target, a recipe,
+ * an option, a --good/--bad; else the machinery; err is "" when a run's own
+ * line has said it already). What a bisect found is no error but its answer,
+ * returned as data. Only the commands (bisect.c) choose exit codes. */
+
 const char *hb_bisect_outcome_name(enum hb_bisect_outcome oc);
-
-/* ---- commands ------------------------------------------------------------- */
 
 /* Options (parsed in bisect.c) and the bisect folder, shared by bisect.c
  * and bisect/git.c. */
@@ -147,29 +145,48 @@ struct hb_bisect_opts {
 	char suite_arg[4096];		 /* --suite given to hugebench run */
 };
 
-/* What a series-mode bisect ended with (hb_bisect_series). */
+/* What a bisect ended with, in series or git mode. */
 struct hb_bisect_answer {
 	bool answered;		/* the search ended: the fields below hold its answer */
 	enum hb_bisect_outcome outcome;
 	bool budget_spent;	/* stopped at max_steps: the first bad is in [lo + 1, hi] */
-	int n, first_bad, lo, hi; /* n: patches of the recipe's own series */
-	char patch[256];	/* FOUND: first_bad's file name */
+	int n, first_bad, lo, hi; /* series: n patches of the recipe's own series */
+	char patch[256];	/* series, FOUND: first_bad's file name */
+	char commit[64];	/* git, FOUND: the first bad commit */
+	char line[2048];	/* the answer in one line, as printed */
 	int steps, builds, boots;
+	double wall_s, build_s;	/* of every step: the whole, and building */
 };
 
-/* Series mode as a typed call (the nightly's auto-bisect): o as `bisect`'s
- * options would fill it (target, spec, boots, max_tries, results, optional
- * suite, vcpus, timeout, max_steps; no git). 0 with *a filled, whatever the
- * outcome; or an exit code >= 2 (one line said). o->dir is the folder. */
-int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a);
-/* Exit of hb_cmd_bisect_step (commands.h) when the step could not run at
- * all: git bisect aborts. Its work is hb_bisect_git_step. */
-#define HB_BISECT_STEP_ABORT 200
-/* git mode of `hugebench bisect` (bisect/git.c): an exit code. */
-int hb_bisect_git(struct hb_bisect_opts *o);
+/* Series mode (bisect.c), as `bisect TARGET` and as a typed call (the
+ * nightly's auto-bisect): o as `bisect`'s options would fill it (target,
+ * spec, boots, max_tries, results, optional suite, vcpus, timeout,
+ * max_steps; no git). 0 with *a filled, whatever the answer; or -errno with
+ * err (bad options or target: -EINVAL). o->dir is the folder. */
+int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err,
+		     size_t errlen);
+/* git mode of `hugebench bisect` (bisect/git.c), o with --git, --good and
+ * --bad: 0 with *a filled (outcome, line, commit), or -errno with err
+ * (-EINVAL: not a ksrc recipe, not a work tree, a --good or --bad that is no
+ * commit or not an ancestor, a git bisect already in progress). */
+int hb_bisect_git(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err, size_t errlen);
 /* One step of git mode on the commit checked out in o->git, recorded in
- * o->dir's steps.json: bisect-step's exit code. */
-int hb_bisect_git_step(struct hb_bisect_opts *o);
+ * o->dir's steps.json (the hidden bisect-step): 0 with *v good, bad or skip,
+ * or -errno with err (the step could not run at all). */
+int hb_bisect_git_step(struct hb_bisect_opts *o, enum hb_bisect_v *v, char *err, size_t errlen);
+
+/* ---- exit codes: the commands' (bisect.c) ------------------------------------- */
+
+/* bisect's exit codes beyond the shared 0-3 (docs/exit-codes.md): 0 the
+ * first bad patch or commit found; 1 none (the bad side tested good);
+ * 4 ambiguous, the first bad is one of a candidate range; 5 the good side
+ * (the base, --good) is already bad. hb_bisect_exit_code is the command's
+ * choice for an answer, which answer.json and summary.md state too. */
+enum { HB_BISECT_EXIT_AMBIGUOUS = 4, HB_BISECT_EXIT_BASE_BAD = 5 };
+int hb_bisect_exit_code(enum hb_bisect_outcome oc);
+/* Exit of hb_cmd_bisect_step (commands.h) when the step could not run at
+ * all: git bisect aborts. */
+#define HB_BISECT_STEP_ABORT 200
 
 /* Shared helpers (bisect/common.c). */
 /* Absolute paths (o->dir/group) of the run groups of the steps for which
@@ -178,16 +195,23 @@ size_t hb_bisect_groups(const struct hb_bisect_opts *o, json_t *steps,
 			bool (*match)(json_t *step, const void *arg), const void *arg, char **out,
 			size_t max);
 void hb_bisect_free_strs(char **v, size_t n);
-/* Builds (or finds) r's kernel and boots it o->boots times with the suite:
- * the group folder in group (relative to o->dir), seconds spent building in
- * *build_s. Returns 0 (judge the group), 1 build failed (skip; why says),
- * or an exit code >= 2 (stop). ksrc: KSRC for source=ksrc recipes. */
+/* Builds (or finds) r's kernel and boots it o->boots times with the suite,
+ * seconds spent building in *build_s. 0: *skip false, the group folder in
+ * group (relative to o->dir) to judge; or *skip true, the build failed the
+ * way git bisect skips (the patch does not apply, the tree does not
+ * compile; why says). Else -errno with the line in why (stop: -EINVAL a
+ * bad recipe or options, -EINTR interrupted, -EIO the rest). ksrc: KSRC for
+ * source=ksrc recipes. */
 struct hb_recipe;
 int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, const char *ksrc,
-			char *group, size_t glen, double *build_s, char *why, size_t whylen);
+			char *group, size_t glen, double *build_s, bool *skip, char *why,
+			size_t whylen);
 /* steps.json of o->dir: the array (new reference; empty when none). */
 json_t *hb_bisect_steps_load(const struct hb_bisect_opts *o);
-int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps);
+/* 0, or -errno with err. */
+int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps, char *err, size_t errlen);
+/* The totals of steps into a (steps, builds, boots, wall_s, build_s). */
+void hb_bisect_totals(json_t *steps, struct hb_bisect_answer *a);
 /* The cells every summary.md step row ends with (build s, boots, verdict,
  * why, group), markdown-safe, and the row's end. */
 void hb_bisect_md_step_tail(FILE *f, json_t *step);

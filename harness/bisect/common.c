@@ -30,7 +30,7 @@ json_t *hb_bisect_steps_load(const struct hb_bisect_opts *o)
 	return steps;
 }
 
-int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps)
+int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 16], *text;
 	json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:O}", "schema",
@@ -39,8 +39,10 @@ int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps)
 				 "boots", o->boots, "max_tries", o->max_tries, "steps", steps);
 	int rc;
 
-	if (!root)
-		return -1;
+	if (!root) {
+		hb_set_err(err, errlen, "bisect: out of memory recording the steps of %s", o->dir);
+		return -ENOMEM;
+	}
 	json_object_set_new(root, "what",
 			    json_sprintf("%s%s%s", o->spec.workload, o->spec.name[0] ? "." : "",
 					 o->spec.name));
@@ -52,8 +54,11 @@ int hb_bisect_steps_save(const struct hb_bisect_opts *o, json_t *steps)
 	snprintf(path, sizeof(path), "%s/steps.json", o->dir);
 	text = json_dumps(root, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(6));
 	rc = text ? hb_write_text(path, text) : -1;
-	if (rc)
-		hb_errno("bisect: cannot write %s", path);
+	if (rc) {
+		hb_set_err(err, errlen, "bisect: cannot write %s: %s", path,
+			   strerror(text ? errno : ENOMEM));
+		rc = text ? -EIO : -ENOMEM;
+	}
 	free(text);
 	json_decref(root);
 	return rc;
@@ -67,7 +72,8 @@ static bool skippable(const char *err)
 }
 
 int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, const char *ksrc,
-			char *group, size_t glen, double *build_s, char *why, size_t whylen)
+			char *group, size_t glen, double *build_s, bool *skip, char *why,
+			size_t whylen)
 {
 	struct hb_kernel_build b;
 	char err[1024], runs[PATH_MAX], gdir[PATH_MAX];
@@ -77,12 +83,11 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 
 	rc = hb_recipe_build(r, hb_cache_dir(), ksrc, &b, err, sizeof(err));
 	*build_s = hb_mono_s() - t0;
+	*skip = rc == -EINVAL && skippable(err);
+	group[0] = 0;
 	if (rc) {
-		snprintf(why, whylen, "%s", err);
-		if (rc == -EINVAL && skippable(err))
-			return 1;
-		hb_err("bisect: %s", err);
-		return hb_exit_code(rc);
+		snprintf(why, whylen, *skip ? "%s" : "bisect: %s", err);
+		return *skip ? 0 : rc;
 	}
 	snprintf(runs, sizeof(runs), "%s/runs", o->dir);
 	hb_run_opts_default(&ro);
@@ -103,16 +108,33 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 	if (!rc)
 		rc = hb_run_group(&ro, true, gdir, sizeof(gdir));
 	if (hb_interrupted) {
-		hb_err("bisect: interrupted; the same command resumes from %s", o->dir);
-		return HB_EXIT_INFRA;
+		snprintf(why, whylen, "bisect: interrupted; the same command resumes from %s", o->dir);
+		return -EINTR;
 	}
 	if (!gdir[0] || rc == HB_EXIT_USAGE) {
-		hb_err("bisect: hugebench run of %s failed before booting (exit %d)", b.bzimage, rc);
-		return rc > 1 ? rc : HB_EXIT_INFRA;
+		snprintf(why, whylen, "bisect: hugebench run of %s failed before booting (exit %d)",
+			 b.bzimage, rc);
+		return rc > 1 ? hb_exit_errno(rc) : -EIO;
 	}
 	/* relative to the bisect folder, which may move */
 	snprintf(group, glen, "%s/group.json", gdir + strlen(o->dir) + 1);
 	return 0;
+}
+
+void hb_bisect_totals(json_t *steps, struct hb_bisect_answer *a)
+{
+	json_t *st;
+	size_t i;
+
+	a->steps = a->builds = a->boots = 0;
+	a->wall_s = a->build_s = 0;
+	json_array_foreach(steps, i, st) {
+		a->steps++;
+		a->boots += (int)json_integer_value(json_object_get(st, "boots"));
+		a->builds += json_integer_value(json_object_get(st, "try")) == 1;
+		a->wall_s += json_number_value(json_object_get(st, "step_s"));
+		a->build_s += json_number_value(json_object_get(st, "build_s"));
+	}
 }
 
 /* s as one markdown table cell: | escaped, line ends as blanks. */

@@ -40,11 +40,11 @@ static int load_ksrc_recipe(const char *target, struct hb_recipe *r, char *err, 
 
 	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
 	if (hb_target_parse(target, kdir, &t, err, errlen))
-		return HB_EXIT_USAGE;
+		return -EINVAL;
 	if (t.kind != HB_TARGET_RECIPE || hb_recipe_load(t.path, r, err, errlen)) {
 		if (t.kind != HB_TARGET_RECIPE)
 			snprintf(err, errlen, "bisect: target %s is not a recipe under kernels/", target);
-		return HB_EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (r->kind != HB_RECIPE_SOURCE || strcmp(r->source, "ksrc")) {
 		snprintf(err, errlen,
@@ -52,7 +52,7 @@ static int load_ksrc_recipe(const char *target, struct hb_recipe *r, char *err, 
 			 "tree at --git PATH; see docs/kernels.md, source=ksrc)",
 			 target);
 		hb_recipe_free(r);
-		return HB_EXIT_USAGE;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -88,10 +88,10 @@ static bool step_of_commit(json_t *st, const void *arg)
 /* Judges the commit checked out in o->git (base: the reference of the
  * metric), from its record when it has a final verdict, else by building
  * and booting it, again while uncertain and tries are left. *v the verdict
- * (an uncertain one out of tries counts as skip). 0, or an exit code >= 2
+ * (an uncertain one out of tries counts as skip). 0, or -errno with err
  * (stop: a build error that is no skip, or steps.json not writable). */
 static int commit_step(const struct hb_bisect_opts *o, json_t *steps, const char *commit,
-		       bool base, enum hb_bisect_v *v)
+		       bool base, enum hb_bisect_v *v, char *err, size_t errlen)
 {
 	char subject[256] = "";
 	int tries = hb_bisect_git_tries(steps, commit, v);
@@ -106,29 +106,32 @@ static int commit_step(const struct hb_bisect_opts *o, json_t *steps, const char
 		double build_s = 0, t0 = hb_mono_s();
 		size_t na = 0, nb = 0;
 		struct hb_recipe r;
+		bool skip = false;
 		json_t *st;
 		int rc;
 
 		printf("\n== bisect %s: %.12s %s%s, try %d\n", o->target, commit, subject,
 		       base ? " (the good commit: the metric's reference)" : "", tries + 1);
-		rc = load_ksrc_recipe(o->target, &r, why, sizeof(why));
-		if (rc) {
-			hb_err("%s", why);
+		rc = load_ksrc_recipe(o->target, &r, err, errlen);
+		if (rc)
 			return rc;
-		}
-		rc = hb_bisect_build_run(o, &r, o->git, group, sizeof(group), &build_s, why,
+		rc = hb_bisect_build_run(o, &r, o->git, group, sizeof(group), &build_s, &skip, why,
 					 sizeof(why));
 		hb_recipe_free(&r);
-		if (rc > 1)
+		if (rc) {
+			hb_set_err(err, errlen, "%s", why);
 			return rc;
+		}
 		st = json_pack("{s:s, s:o, s:f, s:i, s:i}", "commit", commit, "patch",
 			       hb_json_text(subject), "build_s", round(build_s * 10) / 10, "boots",
-			       rc ? 0 : o->boots, "try", tries + 1);
-		if (!st)
-			return HB_EXIT_INFRA;
+			       skip ? 0 : o->boots, "try", tries + 1);
+		if (!st) {
+			hb_set_err(err, errlen, "bisect: out of memory recording %.12s", commit);
+			return -ENOMEM;
+		}
 		if (base)
 			json_object_set_new(st, "base", json_true());
-		if (rc) {
+		if (skip) {
 			*v = HB_BV_SKIP;
 		} else {
 			json_object_set_new(st, "group", json_string(group));
@@ -154,8 +157,9 @@ static int commit_step(const struct hb_bisect_opts *o, json_t *steps, const char
 		tries++;
 		printf("== bisect %s: %.12s %s: %s (build %.1f s)\n", o->target, commit,
 		       hb_bisect_v_name(*v), why, build_s);
-		if (hb_bisect_steps_save(o, steps))
-			return HB_EXIT_INFRA;
+		rc = hb_bisect_steps_save(o, steps, err, errlen);
+		if (rc)
+			return rc;
 		if (*v != HB_BV_UNCERTAIN)
 			return 0;
 	}
@@ -166,23 +170,21 @@ static int commit_step(const struct hb_bisect_opts *o, json_t *steps, const char
 
 /* `hugebench bisect-step --dir DIR TARGET <bisect options>`, run by git
  * (bisect.c parses it): o->dir and o->target set. */
-int hb_bisect_git_step(struct hb_bisect_opts *o)
+int hb_bisect_git_step(struct hb_bisect_opts *o, enum hb_bisect_v *v, char *err, size_t errlen)
 {
 	char commit[128] = "";
-	enum hb_bisect_v v = HB_BV_SKIP;
 	json_t *steps;
 	int rc;
 
+	*v = HB_BV_SKIP;
 	if (GIT1(o->git, commit, "rev-parse", "HEAD") || !commit[0]) {
-		hb_err("bisect-step: %s: git rev-parse HEAD failed", o->git);
-		return HB_BISECT_STEP_ABORT;
+		hb_set_err(err, errlen, "bisect-step: %s: git rev-parse HEAD failed", o->git);
+		return -EIO;
 	}
 	steps = hb_bisect_steps_load(o);
-	rc = commit_step(o, steps, commit, false, &v);
+	rc = commit_step(o, steps, commit, false, v, err, errlen);
 	json_decref(steps);
-	if (rc)
-		return HB_BISECT_STEP_ABORT;
-	return v == HB_BV_GOOD ? 0 : v == HB_BV_BAD ? 1 : 125;
+	return rc;
 }
 
 static const char *verdict_word(enum hb_bisect_v v)
@@ -190,9 +192,10 @@ static const char *verdict_word(enum hb_bisect_v v)
 	return v == HB_BV_GOOD ? "good" : v == HB_BV_BAD ? "bad" : "skip";
 }
 
-/* The bisect itself, between `git bisect start` and `git bisect reset`. */
+/* The bisect itself, between `git bisect start` and `git bisect reset`:
+ * 0 with *a answered, or -errno with err. */
 static int drive(const struct hb_bisect_opts *o, const char *good, const char *bad,
-		 struct hb_bisect_gstate *g, struct hb_bisect_git_ans *a)
+		 struct hb_bisect_gstate *g, struct hb_bisect_answer *a, char *err, size_t errlen)
 {
 	json_t *steps = hb_bisect_steps_load(o);
 	enum hb_bisect_v v;
@@ -201,38 +204,37 @@ static int drive(const struct hb_bisect_opts *o, const char *good, const char *b
 
 	if (o->spec.mode == HB_BISECT_METRIC) {
 		if (GITQ(o->git, "checkout", "-q", "--detach", good)) {
-			hb_err("bisect --git: git checkout %s failed in %s", good, o->git);
-			rc = HB_EXIT_INFRA;
+			hb_set_err(err, errlen, "bisect --git: git checkout %s failed in %s", good,
+				   o->git);
+			rc = -EIO;
 			goto out;
 		}
-		rc = commit_step(o, steps, good, true, &v);
+		rc = commit_step(o, steps, good, true, &v, err, errlen);
 		if (rc)
 			goto out;
 		if (v == HB_BV_SKIP) {
-			hb_err("bisect --git: the good commit %.12s, the metric's reference, did not "
-			       "build or boot (see %s/steps.json)", good, o->dir);
-			rc = HB_EXIT_INFRA;
+			hb_set_err(err, errlen, "bisect --git: the good commit %.12s, the metric's "
+				   "reference, did not build or boot (see %s/steps.json)", good, o->dir);
+			rc = -EIO;
 			goto out;
 		}
 		if (v == HB_BV_BAD) {
 			char d[400];
 
-			a->oc = HB_BO_BASE_BAD;
+			a->answered = true;
+			a->outcome = HB_BO_BASE_BAD;
 			hb_bisect_git_describe(o->git, good, d, sizeof(d));
 			snprintf(a->line, sizeof(a->line), "the good commit %s is already bad", d);
 			if (hb_bisect_gstate_read(o->git, g))
-				rc = HB_EXIT_INFRA;
+				goto refs;
 			goto out;
 		}
 	}
 	for (;;) {
 		char head[64] = "";
 
-		if (hb_bisect_gstate_read(o->git, g)) {
-			hb_err("bisect --git: cannot read the bisect's refs in %s", o->git);
-			rc = HB_EXIT_INFRA;
-			goto out;
-		}
+		if (hb_bisect_gstate_read(o->git, g))
+			goto refs;
 		if (!g->n_untested)
 			break;
 		if (GIT1(o->git, head, "rev-parse", "HEAD") || !hb_bisect_git_testable(g, head)) {
@@ -240,36 +242,40 @@ static int drive(const struct hb_bisect_opts *o, const char *good, const char *b
 			GITQ(o->git, "bisect", "next");
 			if (GIT1(o->git, head, "rev-parse", "HEAD") || !hb_bisect_git_testable(g, head) ||
 			    ++guard > 3) {
-				hb_err("bisect --git: git bisect checked out no commit left to test "
-				       "(HEAD %.12s); see git -C %s bisect log", head, o->git);
-				rc = HB_EXIT_INFRA;
+				hb_set_err(err, errlen, "bisect --git: git bisect checked out no commit "
+					   "left to test (HEAD %.12s); see git -C %s bisect log", head,
+					   o->git);
+				rc = -EIO;
 				goto out;
 			}
 		}
-		rc = commit_step(o, steps, head, false, &v);
+		rc = commit_step(o, steps, head, false, &v, err, errlen);
 		if (rc)
 			goto out;
 		/* git exits non-zero when only skipped commits are left: what counts
 		 * is that it recorded the verdict (its ref) */
 		GITQ(o->git, "bisect", verdict_word(v), head);
 		if (!hb_bisect_git_recorded(o->git, head, v)) {
-			hb_err("bisect --git: git bisect %s %.12s failed in %s", verdict_word(v), head,
-			       o->git);
-			rc = HB_EXIT_INFRA;
+			hb_set_err(err, errlen, "bisect --git: git bisect %s %.12s failed in %s",
+				   verdict_word(v), head, o->git);
+			rc = -EIO;
 			goto out;
 		}
 	}
 	/* the answer rests on --bad, which git takes as bad without a test */
 	if (!strcmp(g->bad, bad) && hb_bisect_git_tries(steps, bad, &v) == 0) {
 		if (GITQ(o->git, "checkout", "-q", "--detach", bad)) {
-			rc = HB_EXIT_INFRA;
+			hb_set_err(err, errlen, "bisect --git: git checkout %s failed in %s", bad,
+				   o->git);
+			rc = -EIO;
 			goto out;
 		}
-		rc = commit_step(o, steps, bad, false, &v);
+		rc = commit_step(o, steps, bad, false, &v, err, errlen);
 		if (rc)
 			goto out;
 		if (v == HB_BV_GOOD) {
-			a->oc = HB_BO_NONE;
+			a->answered = true;
+			a->outcome = HB_BO_NONE;
 			snprintf(a->line, sizeof(a->line),
 				 "no bad commit: the bad side %.12s tested good", bad);
 			goto out;
@@ -277,33 +283,37 @@ static int drive(const struct hb_bisect_opts *o, const char *good, const char *b
 		bad_skipped = v == HB_BV_SKIP;
 	}
 	hb_bisect_git_answer(o->git, g, bad_skipped, a);
+	goto out;
+refs:
+	hb_set_err(err, errlen, "bisect --git: cannot read the bisect's refs in %s", o->git);
+	a->answered = false;
+	rc = -EIO;
 out:
 	json_decref(steps);
 	return rc;
 }
 
-int hb_bisect_git(struct hb_bisect_opts *o)
+int hb_bisect_git(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err, size_t errlen)
 {
-	char log[PATH_MAX + 32], err[1024], head[128] = "", good[64] = "", bad[64] = "";
-	struct hb_bisect_git_ans a = { .oc = HB_BO_NONE };
+	char log[PATH_MAX + 32], head[128] = "", good[64] = "", bad[64] = "";
 	static struct hb_bisect_gstate g;
 	struct hb_recipe r;
 	int rc;
 
-	rc = load_ksrc_recipe(o->target, &r, err, sizeof(err));
-	if (rc) {
-		hb_err("%s", err);
+	memset(a, 0, sizeof(*a));
+	rc = load_ksrc_recipe(o->target, &r, err, errlen);
+	if (rc)
 		return rc;
-	}
 	hb_recipe_free(&r);
 	snprintf(log, sizeof(log), "%s/.git", o->git);
 	if (!hb_is_dir(log) && !hb_is_file(log)) { /* (a file in a linked worktree) */
-		hb_err("bisect --git: %s is not the top of a git work tree (no .git there)", o->git);
-		return HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect --git: %s is not the top of a git work tree (no "
+			   ".git there)", o->git);
+		return -EINVAL;
 	}
 	if (GIT1(o->git, head, "rev-parse", "--git-dir")) {
-		hb_err("bisect --git: %s is not a git work tree", o->git);
-		return HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect --git: %s is not a git work tree", o->git);
+		return -EINVAL;
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *ref = i ? o->bad : o->good;
@@ -313,24 +323,25 @@ int hb_bisect_git(struct hb_bisect_opts *o)
 		if (ref[0] == '-' ||
 		    hb_bisect_gitv(o->git, sha, 64, true,
 				   (const char *const[]){ "rev-parse", "--verify", "-q", spec, NULL })) {
-			hb_err("bisect --git: %s is not a commit in %s", ref, o->git);
-			return HB_EXIT_USAGE;
+			hb_set_err(err, errlen, "bisect --git: %s is not a commit in %s", ref, o->git);
+			return -EINVAL;
 		}
 	}
 	if (!strcmp(good, bad) || GITQ(o->git, "merge-base", "--is-ancestor", good, bad)) {
-		hb_err("bisect --git: --good %s must be an ancestor of --bad %s (and not the same "
-		       "commit)", o->good, o->bad);
-		return HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect --git: --good %s must be an ancestor of --bad %s (and "
+			   "not the same commit)", o->good, o->bad);
+		return -EINVAL;
 	}
 	if (GITQ(o->git, "bisect", "start", bad, good)) {
-		hb_err("bisect --git: git bisect start %s %s failed in %s (a bisect in progress? "
-		       "run: git -C %s bisect reset)", o->bad, o->good, o->git, o->git);
-		return HB_EXIT_USAGE;
+		hb_set_err(err, errlen, "bisect --git: git bisect start %s %s failed in %s (a bisect "
+			   "in progress? run: git -C %s bisect reset)", o->bad, o->good, o->git,
+			   o->git);
+		return -EINVAL;
 	}
 	printf("bisect %s: git bisect in %s (good %.12s, bad %.12s), %s %s%s%s -> %s\n", o->target,
 	       o->git, good, bad, o->spec.mode == HB_BISECT_CHECK ? "check" : "metric",
 	       o->spec.workload, o->spec.name[0] ? "." : "", o->spec.name, o->dir);
-	rc = drive(o, good, bad, &g, &a);
+	rc = drive(o, good, bad, &g, a, err, errlen);
 	snprintf(log, sizeof(log), "%s/git-bisect.log", o->dir);
 	{
 		char *const largv[] = { "git", "-C", (char *)o->git, "bisect", "log", NULL };
@@ -343,10 +354,9 @@ int hb_bisect_git(struct hb_bisect_opts *o)
 	}
 	GITQ(o->git, "bisect", "reset");
 	if (!rc)
-		hb_bisect_git_summary(o, &a, &g, good, bad, log);
+		hb_bisect_git_summary(o, a, &g, good, bad, log);
 	else
-		printf("bisect %s: stopped (exit %d); the same command resumes from %s\n", o->target,
-		       rc, o->dir);
+		printf("bisect %s: stopped; the same command resumes from %s\n", o->target, o->dir);
 	hb_bisect_gstate_free(&g);
-	return rc ? rc : hb_bisect_exit_code(a.oc);
+	return rc;
 }

@@ -135,31 +135,24 @@ void hb_bisect_git_describe(const char *path, const char *sha, char *out, size_t
 	snprintf(out, len, "%.12s (%s)", sha, subj);
 }
 
-void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisect_git_ans *a,
+void hb_bisect_git_summary(const struct hb_bisect_opts *o, struct hb_bisect_answer *a,
 			   const struct hb_bisect_gstate *g, const char *good, const char *bad,
 			   const char *log)
 {
 	char path[PATH_MAX + 16], d[400];
 	json_t *steps = hb_bisect_steps_load(o), *st, *first = NULL, *cands = json_array();
-	double build = 0, wall = 0;
-	int builds = 0, boots = 0;
 	size_t i;
 	FILE *f;
 
-	json_array_foreach(steps, i, st) {
-		build += json_number_value(json_object_get(st, "build_s"));
-		wall += json_number_value(json_object_get(st, "step_s"));
-		boots += (int)json_integer_value(json_object_get(st, "boots"));
-		builds += json_integer_value(json_object_get(st, "try")) == 1;
-	}
-	if (a->oc == HB_BO_FOUND) {
+	hb_bisect_totals(steps, a);
+	if (a->outcome == HB_BO_FOUND) {
 		char subj[256] = "";
 
 		GIT1(o->git, subj, "log", "-1", "--format=%s", g->bad);
 		first = json_pack("{s:s, s:o}", "commit", g->bad, "subject", hb_json_text(subj));
 	}
 	/* oldest first, as a range reads */
-	for (size_t k = g->n_cands; a->oc == HB_BO_AMBIGUOUS && k-- > 0;) {
+	for (size_t k = g->n_cands; a->outcome == HB_BO_AMBIGUOUS && k-- > 0;) {
 		char subj[256] = "";
 		enum hb_bisect_v v;
 
@@ -169,10 +162,7 @@ void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisec
 						       "subject", hb_json_text(subj), "verdict",
 						       hb_bisect_v_name(v)));
 	}
-	hb_bisect_answer_write(o, a->oc, a->line, first, json_incref(cands));
-	printf("\nbisect %s: %s (exit %d)\n%d builds, %d boots, %.0f s (%.0f s building); "
-	       "%s/summary.md\n", o->target, a->line, hb_bisect_exit_code(a->oc), builds, boots,
-	       wall, build, o->dir);
+	hb_bisect_answer_write(o, a->outcome, a->line, first, json_incref(cands));
 	snprintf(path, sizeof(path), "%s/summary.md", o->dir);
 	f = fopen(path, "w");
 	if (!f) {
@@ -183,7 +173,7 @@ void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisec
 	}
 	fprintf(f, "# bisect %s (git %s, good %s, bad %s): %s%s%s\n\n**Result: %s** (exit %d)\n\n",
 		o->target, o->git, o->good, o->bad, o->spec.workload, o->spec.name[0] ? "." : "",
-		o->spec.name, a->line, hb_bisect_exit_code(a->oc));
+		o->spec.name, a->line, hb_bisect_exit_code(a->outcome));
 	fprintf(f, "Mode: %s; %d boots per step (up to %d tries of an uncertain one); suite `%s`; "
 		"a boot that crashed, hung or warned is %s.\n%d builds, %d boots, %.0f s wall "
 		"(%.0f s building). `git bisect log`: %s\n\n",
@@ -192,7 +182,7 @@ void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisec
 						  "against the good commit's boots)",
 		o->boots, o->max_tries, o->suite_arg,
 		o->spec.crash == HB_BISECT_CRASH_BAD ? "bad (--crash bad)" : "not judged (--crash skip)",
-		builds, boots, wall, build, log);
+		a->builds, a->boots, a->wall_s, a->build_s, log);
 	hb_bisect_git_describe(o->git, good, d, sizeof(d));
 	fprintf(f, "Good (%s): %s. ", o->good, d);
 	hb_bisect_git_describe(o->git, bad, d, sizeof(d));
@@ -228,17 +218,19 @@ void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisec
 /* The answer from git's refs once nothing is left to test; bad_skipped:
  * refs/bisect/bad could not be judged itself. */
 void hb_bisect_git_answer(const char *path, const struct hb_bisect_gstate *g, bool bad_skipped,
-		      struct hb_bisect_git_ans *a)
+			  struct hb_bisect_answer *a)
 {
 	char d[400];
 
+	a->answered = true;
 	if (g->n_cands == 1 && !bad_skipped) {
-		a->oc = HB_BO_FOUND;
+		a->outcome = HB_BO_FOUND;
+		snprintf(a->commit, sizeof(a->commit), "%s", g->bad);
 		hb_bisect_git_describe(path, g->bad, d, sizeof(d));
 		snprintf(a->line, sizeof(a->line), "first bad commit: %s", d);
 		return;
 	}
-	a->oc = HB_BO_AMBIGUOUS;
+	a->outcome = HB_BO_AMBIGUOUS;
 	{
 		char lo[400], hi[400];
 

@@ -38,19 +38,14 @@ bool hb_bisect_git_testable(const struct hb_bisect_gstate *g, const char *sha);
 /* Did git record verdict v of sha (refs/bisect/bad, good-<sha>, skip-<sha>)? */
 bool hb_bisect_git_recorded(const char *path, const char *sha, enum hb_bisect_v v);
 
-struct hb_bisect_git_ans {
-	enum hb_bisect_outcome oc;
-	char line[2048];
-};
-
-/* The answer from git's refs once nothing is left to test; bad_skipped:
- * refs/bisect/bad could not be judged itself. */
+/* The answer from git's refs once nothing is left to test (outcome, line,
+ * commit); bad_skipped: refs/bisect/bad could not be judged itself. */
 void hb_bisect_git_answer(const char *path, const struct hb_bisect_gstate *g, bool bad_skipped,
-			  struct hb_bisect_git_ans *a);
+			  struct hb_bisect_answer *a);
 /* "<sha12> (<subject>)" of commit sha. */
 void hb_bisect_git_describe(const char *path, const char *sha, char *out, size_t len);
-/* summary.md and answer.json of o->dir, and the answer printed. */
-void hb_bisect_git_summary(const struct hb_bisect_opts *o, const struct hb_bisect_git_ans *a,
+/* summary.md and answer.json of o->dir; a's totals (steps, builds, boots). */
+void hb_bisect_git_summary(const struct hb_bisect_opts *o, struct hb_bisect_answer *a,
 			   const struct hb_bisect_gstate *g, const char *good, const char *bad,
 			   const char *log);
 /* The recorded steps of commit in steps: how many, the last one's verdict

@@ -11,6 +11,7 @@
  */
 #include "bisect.h"
 
+#include <errno.h>
 #include <string.h>
 
 static const char *const names[] = {
@@ -53,12 +54,12 @@ int hb_bisect_next(const enum hb_bisect_v *v, const int *tries, int n, int max_t
 	int lo = 0, hi = -1, mid;
 
 	if (!v || !tries || !out || n < 1)
-		return -1;
+		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->first_bad = -1;
 	for (int k = 0; k <= n; k++) {
 		if (v[k] < HB_BV_UNTESTED || v[k] > HB_BV_UNCERTAIN)
-			return -1;
+			return -EINVAL;
 		if (v[k] == HB_BV_UNCERTAIN && tries[k] < max_tries) {
 			out->action = HB_BA_RETEST;
 			out->k = k;
@@ -116,17 +117,6 @@ int hb_bisect_next(const enum hb_bisect_v *v, const int *tries, int n, int max_t
 	else
 		done(out, HB_BO_AMBIGUOUS, -1, lo, hi);
 	return 0;
-}
-
-int hb_bisect_exit_code(enum hb_bisect_outcome oc)
-{
-	switch (oc) {
-	case HB_BO_FOUND: return 0;
-	case HB_BO_NONE: return 1;
-	case HB_BO_AMBIGUOUS: return HB_BISECT_EXIT_AMBIGUOUS;
-	case HB_BO_BASE_BAD: return HB_BISECT_EXIT_BASE_BAD;
-	}
-	return 3;
 }
 
 const char *hb_bisect_outcome_name(enum hb_bisect_outcome oc)

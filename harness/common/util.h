@@ -16,14 +16,22 @@
 enum { HB_EXIT_OK = 0, HB_EXIT_FAIL = 1, HB_EXIT_USAGE = 2, HB_EXIT_INFRA = 3 };
 
 /* The host's error convention: library code (harness/kernel, vm, result,
- * common; commands.h names the exceptions) returns 0, or a negative errno with the
- * reason in an err buffer: -EINVAL when the user's input is what is wrong
- * (a target, a recipe, a patch that does not apply or compile, an option),
- * anything else for the machinery (-EIO, -ENOMEM, ...). Only the command
+ * common, bisect, nightly; commands.h names the exception) returns 0, or a
+ * negative errno with the reason in an err buffer: -EINVAL when the user's
+ * input is what is wrong (a target, a recipe, a patch that does not apply or
+ * compile, an option), anything else for the machinery (-EIO, -ENOMEM, ...);
+ * what a search or a night found is data, not an error. Only the command
  * files (commands.h) print that reason and choose the exit code, with this. */
 static inline int hb_exit_code(int rc)
 {
 	return rc == 0 ? HB_EXIT_OK : rc == -EINVAL ? HB_EXIT_USAGE : HB_EXIT_INFRA;
+}
+/* The other way round, for library code that calls a command's typed entry
+ * (run.h: hb_run_group, hb_run_opts_check) which answers in exit codes and
+ * has said why: 0 -> 0, 2 -> -EINVAL, anything else -> -EIO. */
+static inline int hb_exit_errno(int code)
+{
+	return code == HB_EXIT_OK ? 0 : code == HB_EXIT_USAGE ? -EINVAL : -EIO;
 }
 
 /* One line on stderr: "hugebench: <what>[: strerror(errno)]". */

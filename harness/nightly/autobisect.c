@@ -127,6 +127,7 @@ static void verify(const struct hb_bisect_opts *o, const struct hb_bisect_answer
 	enum hb_bisect_v v;
 	size_t first, idx, nb;
 	double build_s = 0;
+	bool skip = false;
 	char *drop;
 	int rc;
 
@@ -144,15 +145,16 @@ static void verify(const struct hb_bisect_opts *o, const struct hb_bisect_answer
 	drop = r.patches[idx];
 	memmove(&r.patches[idx], &r.patches[idx + 1], (r.n_patches - idx - 1) * sizeof(char *));
 	r.n_patches--;
-	rc = hb_bisect_build_run(o, &r, NULL, group, sizeof(group), &build_s, why, sizeof(why));
+	rc = hb_bisect_build_run(o, &r, NULL, group, sizeof(group), &build_s, &skip, why,
+				 sizeof(why));
 	memmove(&r.patches[idx + 1], &r.patches[idx], (r.n_patches - idx) * sizeof(char *));
 	r.patches[idx] = drop;
 	r.n_patches++;
 	hb_recipe_free(&r);
 	cu->builds++;
-	if (rc) {
+	if (rc || skip) {
 		snprintf(cu->verify, sizeof(cu->verify), "not verified: the series without patch %d %s: %s",
-			 a->first_bad, rc == 1 ? "does not build" : "did not boot", why);
+			 a->first_bad, skip ? "does not build" : "did not boot", why);
 		return;
 	}
 	cu->boots += o->boots;
@@ -209,7 +211,7 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 	struct hb_nculprit *cu = &t->culprit;
 	struct hb_bisect_opts o;
 	struct hb_bisect_answer a;
-	char results[PATH_MAX], log[PATH_MAX], tmo[32];
+	char results[PATH_MAX], log[PATH_MAX], tmo[32], err[1024];
 	struct hb_ncase *c;
 	int saved[2], boots = 1, rc;
 	double t0 = hb_mono_s();
@@ -254,7 +256,7 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 		hb_night_add_case(t, HB_NK_BISECT, "bisect", HB_NS_ERROR, "%s", cu->result);
 		return;
 	}
-	rc = hb_bisect_series(&o, &a);
+	rc = hb_bisect_series(&o, &a, err, sizeof(err));
 	snprintf(cu->dir, sizeof(cu->dir), "%s", o.dir);
 	cu->steps = a.steps;
 	cu->builds = a.builds;
@@ -269,8 +271,8 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 	restore(saved);
 	cu->time_s = hb_mono_s() - t0;
 	if (rc)
-		snprintf(cu->result, sizeof(cu->result), "the bisect could not run (exit %d); see %s/bisect.log",
-			 rc, t->name);
+		snprintf(cu->result, sizeof(cu->result), "the bisect could not run: %s; see %s/bisect.log",
+			 err[0] ? err : strerror(-rc), t->name);
 	else if (cu->found)
 		snprintf(cu->result, sizeof(cu->result), "first bad patch %d/%d %s%s%s%s", cu->index, cu->n,
 			 cu->patch, cu->subject[0] ? " (\"" : "", cu->subject, cu->subject[0] ? "\")" : "");

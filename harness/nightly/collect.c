@@ -510,7 +510,7 @@ void hb_night_collect(struct hb_ntarget *t, const char *group_dir, const char *c
 	json_decref(rep);
 }
 
-int hb_night_exit(const struct hb_night *n)
+enum hb_tstate hb_night_state(const struct hb_night *n)
 {
 	bool finding = false, infra = false;
 
@@ -518,7 +518,7 @@ int hb_night_exit(const struct hb_night *n)
 		finding |= n->t[i].state == HB_TS_FINDING;
 		infra |= n->t[i].state == HB_TS_INFRA;
 	}
-	return finding ? HB_EXIT_FAIL : infra ? HB_EXIT_INFRA : HB_EXIT_OK;
+	return finding ? HB_TS_FINDING : infra ? HB_TS_INFRA : HB_TS_CLEAN;
 }
 
 void hb_night_free(struct hb_night *n)

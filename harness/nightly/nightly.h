@@ -127,6 +127,7 @@ struct hb_night {
 	struct hb_ntarget *t;
 	size_t n;
 	double time_s;
+	int exit_code;	 /* what nightly exits with (nightly.c chooses it); summary.md says */
 };
 
 struct hb_ncase *hb_night_add_case(struct hb_ntarget *t, enum hb_nkind kind, const char *name,
@@ -137,8 +138,9 @@ struct hb_ncase *hb_night_add_case(struct hb_ntarget *t, enum hb_nkind kind, con
 void hb_night_collect(struct hb_ntarget *t, const char *group_dir, const char *compare_json);
 void hb_night_free(struct hb_night *n);
 const char *hb_nstatus_name(enum hb_nstatus s);
-/* 0 clean, 1 a finding, 3 only infrastructure problems. */
-int hb_night_exit(const struct hb_night *n);
+/* The night's worst target state: a finding outranks an infrastructure
+ * problem, which outranks clean (nightly.c turns it into the exit code). */
+enum hb_tstate hb_night_state(const struct hb_night *n);
 
 /* A recipe target's facts for the reports (t->patchset_hash, n_patches,
  * git_url, commit, branch): from the recipe's git=/commit=/branch=, else for

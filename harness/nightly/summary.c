@@ -245,7 +245,7 @@ int hb_summary_write(const struct hb_night *n, const char *path, char *err, size
 	subject(n, subj, sizeof(subj));
 	fprintf(f, "Subject: [hugebench nightly %s] %s\n\n", n->stamp, subj);
 	fprintf(f, "Night %s on %s, %zu targets, %.0f s; exit %d.\n\n", n->started, n->host, n->n,
-		n->time_s, hb_night_exit(n));
+		n->time_s, n->exit_code);
 	for (size_t i = 0; i < n->n; i++)
 		if (n->t[i].state == HB_TS_FINDING)
 			report(f, n, &n->t[i]);

@@ -27,6 +27,7 @@
 
 #include "bisect.h"
 #include "compare.h"
+#include "git_refs.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -206,10 +207,10 @@ static void test_bad_input(void **state)
 	struct hb_bisect_next nx;
 
 	(void)state;
-	assert_int_equal(hb_bisect_next(v, tries, 0, 3, &nx), -1);
-	assert_int_equal(hb_bisect_next(NULL, tries, 1, 3, &nx), -1);
+	assert_int_equal(hb_bisect_next(v, tries, 0, 3, &nx), -EINVAL);
+	assert_int_equal(hb_bisect_next(NULL, tries, 1, 3, &nx), -EINVAL);
 	v[1] = (enum hb_bisect_v)42;
-	assert_int_equal(hb_bisect_next(v, tries, 1, 3, &nx), -1);
+	assert_int_equal(hb_bisect_next(v, tries, 1, 3, &nx), -EINVAL);
 	assert_int_equal(hb_bisect_v_parse("bad"), HB_BV_BAD);
 	assert_int_equal(hb_bisect_v_parse("maybe"), -1);
 	assert_string_equal(hb_bisect_v_name(HB_BV_SKIP), "skip");
@@ -526,6 +527,37 @@ static void put_file(const char *root, const char *rel, const char *text, mode_t
 	chmod(path, mode);
 }
 
+/* A git tree at tree (made) of one commit per message, the file "file"
+ * holding the message. */
+static void make_tree(const char *tree, const char *const *msgs, size_t n)
+{
+	char out[256];
+
+	assert_int_equal(hb_mkdir_p(tree), 0);
+	{
+		char *const init[] = { "git", "-C", (char *)tree, "init", "-q", "-b", "main", NULL };
+
+		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *const add[] = { "git", "-C", (char *)tree, "add", "file", NULL };
+		char *const ci[] = { "git", "-C", (char *)tree, "-c", "user.name=t", "-c",
+				     "user.email=t@t", "commit", "-qm", (char *)msgs[i], NULL };
+
+		put_file(tree, "file", msgs[i], 0644);
+		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
+		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
+	}
+}
+
+static void rm_rf(const char *root)
+{
+	char *const rm[] = { "rm", "-rf", (char *)root, NULL };
+	char out[64];
+
+	hb_spawn_capture(rm, out, sizeof(out));
+}
+
 /* build/hugebench ARGS with env; its exit code (-1: not run). */
 static int hugebench(char *const argv[], char *const env[])
 {
@@ -611,12 +643,7 @@ static void test_step_records_skip(void **state)
 		assert_string_equal(text, "call\ncall\n");
 		free(text);
 	}
-	{
-		char *const rm[] = { "rm", "-rf", root, NULL };
-		char out[64];
-
-		hb_spawn_capture(rm, out, sizeof(out));
-	}
+	rm_rf(root);
 }
 
 /* git mode end to end with real git and the build script above: every
@@ -657,20 +684,7 @@ static void test_git_ambiguous(void **state)
 		assert_int_equal(symlink(guest, link), 0);
 	}
 	put_file(root, "configs/smoke.suite", "fault\n", 0644);
-	{
-		char *const init[] = { "git", "-C", tree, "init", "-q", "-b", "main", NULL };
-
-		assert_int_equal(hb_spawn_capture(init, out, sizeof(out)), 0);
-	}
-	for (int i = 0; i < 4; i++) {
-		char *const add[] = { "git", "-C", tree, "add", "file", NULL };
-		char *const ci[] = { "git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t",
-				     "commit", "-qm", (char *)msgs[i], NULL };
-
-		put_file(tree, "file", msgs[i], 0644);
-		assert_int_equal(hb_spawn_capture(add, out, sizeof(out)), 0);
-		assert_int_equal(hb_spawn_capture(ci, out, sizeof(out)), 0);
-	}
+	make_tree(tree, msgs, 4);
 	snprintf(env_root, sizeof(env_root), "HUGEBENCH_ROOT=%s", root);
 	snprintf(env_cache, sizeof(env_cache), "HUGEBENCH_CACHE=%s/cache", root);
 	{
@@ -713,11 +727,100 @@ static void test_git_ambiguous(void **state)
 		assert_int_equal(hb_spawn_capture(head, out, sizeof(out)), 0);
 		assert_string_equal(out, "refs/heads/main\n");
 	}
-	{
-		char *const rm[] = { "rm", "-rf", root, NULL };
+	rm_rf(root);
+}
 
-		hb_spawn_capture(rm, out, sizeof(out));
+/* Bad input to the typed entries is -EINVAL with the line the command
+ * prints (exit 2), before anything is built or git bisect starts: a --good
+ * that is not a commit or not an ancestor of --bad, a series call with git. */
+static void test_bad_refs_einval(void **state)
+{
+	char root[] = "/tmp/hb-test-bisect-refs-XXXXXX", tree[300], err[1024], out[256];
+	static const char *const msgs[] = { "base", "one", "two" };
+	struct hb_bisect_answer a;
+	struct hb_bisect_opts o;
+	static const struct {
+		const char *good, *bad, *want;
+	} cases[] = {
+		{ "HEAD", "HEAD~2", "--good HEAD must be an ancestor of --bad HEAD~2" },
+		{ "HEAD", "HEAD", "must be an ancestor" },
+		{ "no-such-ref", "HEAD", "bisect --git: no-such-ref is not a commit in " },
+		{ "--all", "HEAD", "--all is not a commit" },
+	};
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(tree, sizeof(tree), "%s/tree", root);
+	make_tree(tree, msgs, 3);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		o.target = "minimal-ksrc"; /* kernels/: kind=source, source=ksrc */
+		o.git = tree;
+		o.good = cases[i].good;
+		o.bad = cases[i].bad;
+		o.boots = o.max_tries = 1;
+		err[0] = 0;
+		assert_int_equal(hb_bisect_git(&o, &a, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, cases[i].want))
+			fail_msg("--good %s --bad %s: \"%s\", want \"%s\"", cases[i].good,
+				 cases[i].bad, err, cases[i].want);
+		assert_false(a.answered);
 	}
+	/* no bisect was started */
+	assert_int_not_equal(GIT1(tree, out, "rev-parse", "-q", "--verify", "refs/bisect/bad"), 0);
+	o.target = "minimal-ksrc";
+	o.results = root;
+	assert_int_equal(hb_bisect_series(&o, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "hb_bisect_series needs"));
+	/* a target that is no ksrc recipe */
+	memset(&o, 0, sizeof(o));
+	o.target = "minimal-6.1";
+	o.git = tree;
+	o.good = "HEAD~1";
+	o.bad = "HEAD";
+	assert_int_equal(hb_bisect_git(&o, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "must be kind=source with source=ksrc"));
+	rm_rf(root);
+}
+
+/* The answer from git's refs is data: one candidate left is the first bad
+ * commit, in the answer; the same with the bad commit unjudged is ambiguous. */
+static void test_git_answer_first_bad(void **state)
+{
+	char root[] = "/tmp/hb-test-bisect-answer-XXXXXX", tree[300], head[64] = "", out[256];
+	static const char *const msgs[] = { "base", "one", "two" };
+	static struct hb_bisect_gstate g;
+	struct hb_bisect_answer a;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(tree, sizeof(tree), "%s/tree", root);
+	make_tree(tree, msgs, 3);
+	assert_int_equal(GIT1(tree, head, "rev-parse", "HEAD"), 0);
+	assert_int_equal(GITQ(tree, "bisect", "start", "HEAD", "HEAD~1"), 0);
+	assert_int_equal(hb_bisect_gstate_read(tree, &g), 0);
+	assert_int_equal(g.n_cands, 1);
+	assert_int_equal(g.n_untested, 0);
+
+	memset(&a, 0, sizeof(a));
+	hb_bisect_git_answer(tree, &g, false, &a);
+	assert_true(a.answered);
+	assert_int_equal(a.outcome, HB_BO_FOUND);
+	assert_string_equal(a.commit, head);
+	snprintf(out, sizeof(out), "first bad commit: %.12s (two)", head);
+	assert_string_equal(a.line, out);
+	assert_int_equal(hb_bisect_exit_code(a.outcome), 0); /* the command's choice */
+
+	memset(&a, 0, sizeof(a));
+	hb_bisect_git_answer(tree, &g, true, &a);
+	assert_int_equal(a.outcome, HB_BO_AMBIGUOUS);
+	assert_string_equal(a.commit, "");
+	assert_non_null(strstr(a.line, "which could not be judged"));
+	assert_int_equal(hb_bisect_exit_code(a.outcome), HB_BISECT_EXIT_AMBIGUOUS);
+
+	hb_bisect_gstate_free(&g);
+	GITQ(tree, "bisect", "reset");
+	rm_rf(root);
 }
 
 int main(void)
@@ -740,6 +843,8 @@ int main(void)
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_step_records_skip),
 		cmocka_unit_test(test_git_ambiguous),
+		cmocka_unit_test(test_bad_refs_einval),
+		cmocka_unit_test(test_git_answer_first_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

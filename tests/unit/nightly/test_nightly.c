@@ -479,10 +479,13 @@ static void test_summary(void **state)
 
 	(void)state;
 	make_night(&n);
+	n.exit_code = 1; /* nightly.c's choice; the writer only says it */
 	snprintf(path, sizeof(path), "%s/summary.md", g_tmp);
 	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
 	x = hb_slurp(path, NULL);
 	assert_non_null(x);
+	assert_non_null(strstr(x, "\nNight 2026-12-03T02:00:00Z on lab1, 2 targets, "));
+	assert_non_null(strstr(x, " s; exit 1.\n"));
 	{
 		const char *subj = "Subject: [hugebench nightly 20261203T020000Z] +12.3% regression of "
 				   "fault.write_fault_huge on minimal-6.1-regress, due to patch 3/5 \"mm: x\" "
@@ -521,6 +524,22 @@ static void test_summary(void **state)
 	assert_non_null(strstr(x, "] fault.huge_ShmemPmdMapped_delta_kb failed on minimal-6.1-regress, due to patch 3/5 \"mm: x\" (verified) ("));
 	assert_non_null(strstr(x, "hugebench nightly noticed fault.huge_ShmemPmdMapped_delta_kb failing due to:\n"));
 	free(x);
+	hb_night_free(&n);
+}
+
+/* The night's state, as data: a finding outranks a target that could not
+ * run, which outranks clean (nightly.c makes 1, 3, 0 of them). */
+static void test_night_state(void **state)
+{
+	struct hb_night n;
+
+	(void)state;
+	make_night(&n); /* a finding and a target that did not run */
+	assert_int_equal(hb_night_state(&n), HB_TS_FINDING);
+	n.t[0].state = HB_TS_CLEAN;
+	assert_int_equal(hb_night_state(&n), HB_TS_INFRA);
+	n.t[1].state = HB_TS_CLEAN;
+	assert_int_equal(hb_night_state(&n), HB_TS_CLEAN);
 	hb_night_free(&n);
 }
 
@@ -923,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_patch_subject_url),
+		cmocka_unit_test(test_night_state),
 		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_baseline_promote),
 		cmocka_unit_test(test_baseline_garbage),
