@@ -286,7 +286,9 @@ static char *write_result(const char *name, const char *status, int check_pass, 
 	return dir;
 }
 
-static int judge_setup(void **state)
+/* The judging tests share g_dir, made once for the group and removed at
+ * its end (group_teardown: it had been left in /tmp on every run). */
+static int group_setup(void **state)
 {
 	(void)state;
 	return mkdtemp(g_dir) ? 0 : -1;
@@ -556,6 +558,13 @@ static void rm_rf(const char *root)
 	char out[64];
 
 	hb_spawn_capture(rm, out, sizeof(out));
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	rm_rf(g_dir);
+	return 0;
 }
 
 /* build/hugebench ARGS with env; its exit code (-1: not run). */
@@ -836,7 +845,7 @@ int main(void)
 		cmocka_unit_test(test_uncertain_capped),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_spec_grammar),
-		cmocka_unit_test_setup(test_judge_check, judge_setup),
+		cmocka_unit_test(test_judge_check),
 		cmocka_unit_test(test_judge_metric),
 		cmocka_unit_test(test_boot_crash),
 		cmocka_unit_test(test_judge_crash),
@@ -847,5 +856,5 @@ int main(void)
 		cmocka_unit_test(test_git_answer_first_bad),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
