@@ -54,14 +54,17 @@ int hb_baseline_current(const char *results, const char *target, char *out, size
  * target of its first boot into target when that is "". Everything goes
  * through compare-report's validating loader (cmp_load.c, cmp_group.c): a
  * result.json that is only {"verdict":"pass"}, has a key twice, hides its
- * kernel_issues in an object, or is of another schema is not a run. A
- * group.json must say it exited 0 (no exit_code: not green). */
+ * kernel_issues in an object, or is of another schema is not a run; nor is
+ * a verdict pass beside a workload that failed. A group.json must say it
+ * exited 0 (no exit_code: not green). */
 static int green(const char *dir, char *target, size_t tlen, char *why, size_t wlen)
 {
 	char p[PATH_MAX + 16], err[PATH_MAX + 512];
 	struct hb_cmp_group *g;
 	json_t *root, *ec;
 
+	if (wlen)
+		why[0] = 0;
 	snprintf(p, sizeof(p), "%s/group.json", dir);
 	if (!access(p, F_OK)) {
 		if (!(root = hb_cmp_read_json(p, err, sizeof(err)))) {
@@ -98,6 +101,14 @@ static int green(const char *dir, char *target, size_t tlen, char *why, size_t w
 			snprintf(why, wlen, "%s: the console has kernel issues", r->path);
 			break;
 		}
+		/* a verdict pass beside a failed workload is not a run hugebench
+		 * wrote (run derives the verdict from the workloads): refused */
+		for (size_t w = 0; w < r->n_workloads && !*why; w++)
+			if (strcmp(r->workloads[w].status, "pass") && strcmp(r->workloads[w].status, "skip"))
+				snprintf(why, wlen, "%s: verdict pass, but workload %s is %s", r->path,
+					 r->workloads[w].name, r->workloads[w].status);
+		if (*why)
+			break;
 		if (i && strcmp(r->target, g->boots[0]->target)) {
 			snprintf(why, wlen, "%s: target %s, not the group's %s", r->path, r->target,
 				 g->boots[0]->target);

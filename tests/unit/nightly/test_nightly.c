@@ -847,6 +847,7 @@ static void test_baseline_garbage(void **state)
 		"{\"verdict\":\"pass\"}",			/* nothing else */
 		NULL,						/* a duplicate verdict key: below */
 		NULL,						/* kernel_issues as an object: below */
+		NULL,						/* verdict pass, a workload fail: below */
 	};
 	char g[PATH_MAX + 16], res[PATH_MAX + 16], p[PATH_MAX + 64], cur[PATH_MAX], *good;
 	size_t len;
@@ -865,7 +866,13 @@ static void test_baseline_garbage(void **state)
 			bad = strdup(junk[i]);
 		else if (i == 1)
 			assert_true(asprintf(&bad, "%.*s,\"verdict\":\"pass\"}", (int)len - 1, good) > 0);
-		else {
+		else if (i == 3) {
+			char *st = strstr(good, "\"status\":\"pass\"");
+
+			assert_non_null(st);
+			assert_true(asprintf(&bad, "%.*s\"status\":\"fail\"%s", (int)(st - good), good,
+					     st + strlen("\"status\":\"pass\"")) > 0);
+		} else {
 			/* the panic hidden in an object, where an array was expected */
 			char *k = strstr(good, "\"kernel_issues\":[]");
 
