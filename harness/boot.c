@@ -389,7 +389,6 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* What the prepared run adds to a boot's result.json. */
 /* --guest-ram huge-tmpfs under libvirt: the memfd is huge only where the
  * libvirt host's shmem_enabled allows it. A local daemon's knob is this
  * machine's: record it, and say so when it keeps the RAM in small pages. A
@@ -413,6 +412,7 @@ static void libvirt_memfd_knob(const struct hb_backend *be, json_t *env, bool qu
 		       knob[0] ? knob : "unreadable");
 }
 
+/* What the prepared run adds to a boot's result.json. */
 static void describe(const struct run_ctx *c, json_t *res)
 {
 	json_t *env = json_object_get(res, "environment"), *tgt = json_object_get(res, "target");

@@ -136,9 +136,9 @@ void mt_khugepaged_pause(void)
 	/* A pass already under way when the sleep was written may be the one
 	 * that moves full_scans; the write itself cut the sleep short, so
 	 * another pass follows it at once, and that one raced the readings on
-	 * 6.12 (seen once: the first case's memfd 105 of 261 folios mapped,
-	 * the pagemap still changing after 50 readings). So: full_scans must
-	 * move, then stay still for 300 ms; 5 s at most in all. */
+	 * 6.12 (seen once: the first case's shared anonymous object had 105 of
+	 * 261 folios mapped, the pagemap still changing after 50 readings).
+	 * So: full_scans must move, then stay still for 300 ms; 5 s at most. */
 	t0 = hb_now_ns();
 	t_still = t0;
 	moved = false;

@@ -557,12 +557,11 @@ static void checks_decide(json_t *w)
 }
 
 /* A line dropped while a workload is open (not JSON, a NUL, a duplicate
- * key, an event that does not parse; a line without a '{', such as NULs or
- * serial noise, cannot be an event and is only counted) may have been one
- * of its checks: a
- * `"pass":false,"pass":true` check followed by a clean workload_end must not
- * read as a pass. The workload is marked, and unread_decides turns its pass
- * or skip into an error. Lines dropped outside a workload (a cut last line
+ * key, an event that does not parse) may have been one of its checks: a
+ * `"pass":false,"pass":true` check followed by a clean workload_end must
+ * not read as a pass. The workload is marked, and unread_decides turns its
+ * pass or skip into an error. A line without a '{' (NULs, serial noise)
+ * cannot be an event, and lines dropped outside a workload (a cut last line
  * after suite_end) are only counted. */
 static void mark_open_unread(json_t *wls)
 {
