@@ -561,3 +561,23 @@ void test_mthp_planted_swap(void **state)
 	assert_planted("minimal-7.2-swap-regress", red, sizeof(red) / sizeof(red[0]), NULL, 0,
 		       NULL);
 }
+
+/* Area 4, the write(2) path: minimal-7.2-write-regress passes 0 as
+ * write_end from shmem_write_begin(), so huge=within_size sizes a folio by
+ * the i_size before the write: every append gets small pages. The four
+ * write cases with chunks of 16 kB and more on within_size go red (0:522);
+ * the 4 kB chunk (small either way), huge=always, the mmap cases of the
+ * same mount, the data and quick stay green. */
+void test_mthp_planted_write(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "write_within_size_16k_orders", "0:522" },
+		{ "write_within_size_64k_orders", "0:522" },
+		{ "write_within_size_512k_orders", "0:522" },
+		{ "write_within_size_2048k_orders", "0:522" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-write-regress", red, sizeof(red) / sizeof(red[0]), NULL, 0,
+		       NULL);
+}
