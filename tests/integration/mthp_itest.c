@@ -562,6 +562,25 @@ void test_mthp_planted_swap(void **state)
 		       NULL);
 }
 
+/* Area 7, khugepaged for shmem alone: minimal-7.2-khugepaged-regress drops
+ * shmem_hpage_pmd_enabled() from hugepage_enabled(), so with anonymous THP
+ * never and only hugepages-2048kB/shmem_enabled=always the thread does not
+ * start and nothing collapses. The all-never case (stopped either way),
+ * MADV_COLLAPSE (no thread needed), the 16 kB khugepaged case (anonymous
+ * THP on) and quick's recover (it sets enabled=madvise) stay green. */
+void test_mthp_planted_khugepaged(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "khugepaged_shmem_alone_thread",
+		  "stopped (enabled=never, hugepages-2048kB/shmem_enabled=always)" },
+		{ "khugepaged_shmem_alone_orders", "0:512 after 0 full scans" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-khugepaged-regress", red, sizeof(red) / sizeof(red[0]), NULL,
+		       0, NULL);
+}
+
 /* Area 4, the write(2) path: minimal-7.2-write-regress passes 0 as
  * write_end from shmem_write_begin(), so huge=within_size sizes a folio by
  * the i_size before the write: every append gets small pages. The four

@@ -17,6 +17,7 @@ void test_mthp_planted_regress(void **state);
 /* More planted regressions on minimal-7.2, one area of issue 21 each: the
  * named mthp checks red, every other green, quick green. */
 void test_mthp_planted_swap(void **state);
+void test_mthp_planted_khugepaged(void **state);
 void test_mthp_planted_write(void **state);
 
 #endif
