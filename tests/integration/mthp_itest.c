@@ -581,6 +581,36 @@ void test_mthp_planted_khugepaged(void **state)
 		       0, NULL);
 }
 
+/* The folios themselves are right on minimal-7.2-stats-regress: the order
+ * checks and the 2048 kB count pass. */
+static void assert_stats_orders_right(json_t *w)
+{
+	assert_seen(w, "ps_64kB-always_anon_nomadv_orders", "4:32 0:10");
+	assert_seen(w, "ps_2048kB-always_anon_nomadv_stats", "9: alloc +1 fallback +0");
+}
+
+/* Area 2, per-size stats: minimal-7.2-stats-regress counts
+ * hugepages-<N>kB/stats/shmem_alloc only for PMD-mappable folios (moved
+ * under thp_file_alloc's branch). Every _stats check of a case with folios
+ * below 2048 kB goes red (141 of 217 measured: per-size, mixes, tmpfs,
+ * SysV, write), the 2048 kB counts and every _orders check stay green;
+ * quick (vmstat and PMD counters only) passes. */
+void test_mthp_planted_stats(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "ps_64kB-always_anon_nomadv_stats", "4: alloc +0 fallback +0 charge +0 split +0" },
+		{ "ps_8kB-always_memfd_nomadv_stats", "1: alloc +0 fallback +0 charge +0 split +0" },
+		{ "mix_16kB+64kB-always_anon_stats",
+		  "4: alloc +0 fallback +0 charge +0 split +0; 2: alloc +0" },
+		{ "tmpfs_within_size_nomadv_stats", "9: alloc +1 fallback +0 charge +0 split +0; 3: alloc +0" },
+		{ "write_within_size_64k_stats", "4: alloc +0 fallback +0 charge +0 split +0; 3: alloc +0" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-stats-regress", red, sizeof(red) / sizeof(red[0]), "_stats",
+		       130, assert_stats_orders_right);
+}
+
 /* Area 4, the write(2) path: minimal-7.2-write-regress passes 0 as
  * write_end from shmem_write_begin(), so huge=within_size sizes a folio by
  * the i_size before the write: every append gets small pages. The four

@@ -18,6 +18,7 @@ void test_mthp_planted_regress(void **state);
  * named mthp checks red, every other green, quick green. */
 void test_mthp_planted_swap(void **state);
 void test_mthp_planted_khugepaged(void **state);
+void test_mthp_planted_stats(void **state);
 void test_mthp_planted_write(void **state);
 
 #endif

@@ -766,6 +766,7 @@ int main(int argc, char **argv)
 		 * builds on minimal-7.2, 3 min each; mthp and quick on each) */
 		cmocka_unit_test(test_mthp_planted_swap),
 		cmocka_unit_test(test_mthp_planted_khugepaged),
+		cmocka_unit_test(test_mthp_planted_stats),
 		cmocka_unit_test(test_mthp_planted_write),
 		/* series mode by metric: 3 builds, 9 boots (140 CPU-s); make
 		 * test keeps series mode by check and metric mode in git mode */
