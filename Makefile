@@ -377,12 +377,14 @@ $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) $(LIB
 	@mkdir -p $(dir $@)
 	$(CC) -Itests/integration -Ilib $(WARN) $(CFLAGS) -o $@ $(ITEST_SRC) $(LIB_OBJ) -ljansson -lcmocka -lz -lm
 
-# The mthp suite's planted regression (issue 21): minimal-7.2 and
+# The mthp suite's planted regressions (issue 21): minimal-7.2 and
 # minimal-7.2-mthp-regress (a cold 7.x build the first time: about 35
 # CPU-minutes), mthp on both and quick on the regression
-# (tests/integration/mthp_itest.c, test_mthp_planted_regress).
+# (tests/integration/mthp_itest.c, test_mthp_planted_regress); then one
+# seeded one-patch recipe per area (swap, khugepaged, stats, ...): mthp and
+# quick on each (test_mthp_planted_<area>).
 mthp-regress: all $(BUILD)/tests/test_guests
-	$(BUILD)/tests/test_guests --long test_mthp_planted_regress
+	$(BUILD)/tests/test_guests --long 'test_mthp_planted_*'
 
 # Every test too long for make test (test_guests.c, long_tests): the mthp
 # planted regression above and bisect in series mode by metric (3 builds, 9

@@ -472,3 +472,161 @@ void test_mthp_planted_regress(void **state)
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
 	hb_itest_run_free(&r);
 }
+
+/* One check a planted regression turns red: its name and how its observed
+ * text starts. */
+struct planted_red {
+	const char *check;
+	const char *observed;
+};
+
+/* mthp on a planted recipe (kernels/<recipe>/README.md) fails the checks in
+ * red, each observed as listed, and passes every other check -- but for
+ * checks named *<also> when also is not NULL, of which at least min_red
+ * fail in all; more (when not NULL) asserts more on the mthp workload;
+ * quick passes on the same kernel (the old suite does not see it). */
+static void assert_planted(const char *recipe, const struct planted_red *red, size_t n,
+			   const char *also, size_t min_red, void (*more)(json_t *w))
+{
+	struct hb_itest_run r;
+	json_t *w, *c;
+	size_t i, k, failed = 0;
+
+	hb_itest_run_suite(recipe, "mthp", NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 1);
+	w = hb_itest_workload(r.result, "mthp");
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "fail");
+	for (k = 0; k < n; k++) {
+		const char *obs;
+
+		c = check_of(w, red[k].check);
+		obs = hb_itest_str(c, "observed");
+		if (json_is_true(json_object_get(c, "pass")))
+			fail_msg("%s on %s passed: observed %s", red[k].check, recipe, obs);
+		if (strncmp(obs, red[k].observed, strlen(red[k].observed)))
+			fail_msg("%s on %s: observed '%s', not '%s'", red[k].check, recipe, obs,
+				 red[k].observed);
+	}
+	json_array_foreach(json_object_get(w, "checks"), i, c) {
+		const char *name = hb_itest_str(c, "name");
+		bool listed = false;
+
+		if (json_is_true(json_object_get(c, "pass")))
+			continue;
+		failed++;
+		for (k = 0; k < n && !listed; k++)
+			listed = !strcmp(name, red[k].check);
+		if (also && strlen(name) >= strlen(also))
+			listed |= !strcmp(name + strlen(name) - strlen(also), also);
+		if (!listed)
+			fail_msg("mthp.%s failed on %s too: %s", name, recipe,
+				 hb_itest_str(c, "observed"));
+	}
+	if (also)
+		assert_true(failed >= min_red);
+	else
+		assert_int_equal(failed, n);
+	assert_true(i >= 400);
+	if (more)
+		more(w);
+	/* kvm-map, the suite's other line, is not touched */
+	assert_string_equal(hb_itest_str(hb_itest_workload(r.result, "kvm-map"), "status"), "pass");
+	hb_itest_run_free(&r);
+
+	hb_itest_run_suite(recipe, "quick", NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
+	hb_itest_run_free(&r);
+}
+
+/* Area 5, large-folio swap: minimal-7.2-swap-regress splits the 64 kB folio
+ * that ends exactly at i_size before swap-out (an off-by-one in
+ * shmem_writeout()). The last of the 32 folios goes out as 16 pages: the
+ * swpout checks count 31 and a fallback, and 16 small pages come back. The
+ * data, the split and race parts and quick's pressure workload (PMD
+ * counters, thp_split_page + thp_swpout >= 1) stay green. */
+void test_mthp_planted_swap(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "swap_64kB_memfd_swpout", "64kB: swpout +31 zswpout +0 swpout_fallback +1; split +1" },
+		{ "swap_64kB_memfd_orders_back", "4:29 " },
+		{ "swapoff_64kB_memfd_swpout", "64kB: swpout +31 zswpout +0 swpout_fallback +1; split +1" },
+		{ "swapoff_64kB_memfd_orders_back", "4:31 0:16;" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-swap-regress", red, sizeof(red) / sizeof(red[0]), NULL, 0,
+		       NULL);
+}
+
+/* Area 7, khugepaged for shmem alone: minimal-7.2-khugepaged-regress drops
+ * shmem_hpage_pmd_enabled() from hugepage_enabled(), so with anonymous THP
+ * never and only hugepages-2048kB/shmem_enabled=always the thread does not
+ * start and nothing collapses. The all-never case (stopped either way),
+ * MADV_COLLAPSE (no thread needed), the 16 kB khugepaged case (anonymous
+ * THP on) and quick's recover (it sets enabled=madvise) stay green. */
+void test_mthp_planted_khugepaged(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "khugepaged_shmem_alone_thread",
+		  "stopped (enabled=never, hugepages-2048kB/shmem_enabled=always)" },
+		{ "khugepaged_shmem_alone_orders", "0:512 after 0 full scans" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-khugepaged-regress", red, sizeof(red) / sizeof(red[0]), NULL,
+		       0, NULL);
+}
+
+/* The folios themselves are right on minimal-7.2-stats-regress: the order
+ * checks and the 2048 kB count pass. */
+static void assert_stats_orders_right(json_t *w)
+{
+	assert_seen(w, "ps_64kB-always_anon_nomadv_orders", "4:32 0:10");
+	assert_seen(w, "ps_2048kB-always_anon_nomadv_stats", "9: alloc +1 fallback +0");
+}
+
+/* Area 2, per-size stats: minimal-7.2-stats-regress counts
+ * hugepages-<N>kB/stats/shmem_alloc only for PMD-mappable folios (moved
+ * under thp_file_alloc's branch). Every _stats check of a case with folios
+ * below 2048 kB goes red (141 of 217 measured: per-size, mixes, tmpfs,
+ * SysV, write), the 2048 kB counts and every _orders check stay green;
+ * quick (vmstat and PMD counters only) passes. */
+void test_mthp_planted_stats(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "ps_64kB-always_anon_nomadv_stats", "4: alloc +0 fallback +0 charge +0 split +0" },
+		{ "ps_8kB-always_memfd_nomadv_stats", "1: alloc +0 fallback +0 charge +0 split +0" },
+		{ "mix_16kB+64kB-always_anon_stats",
+		  "4: alloc +0 fallback +0 charge +0 split +0; 2: alloc +0" },
+		{ "tmpfs_within_size_nomadv_stats", "9: alloc +1 fallback +0 charge +0 split +0; 3: alloc +0" },
+		{ "write_within_size_64k_stats", "4: alloc +0 fallback +0 charge +0 split +0; 3: alloc +0" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-stats-regress", red, sizeof(red) / sizeof(red[0]), "_stats",
+		       130, assert_stats_orders_right);
+}
+
+/* Area 4, the write(2) path: minimal-7.2-write-regress passes 0 as
+ * write_end from shmem_write_begin(), so huge=within_size sizes a folio by
+ * the i_size before the write: every append gets small pages. The four
+ * write cases with chunks of 16 kB and more on within_size go red (0:522);
+ * the 4 kB chunk (small either way), huge=always, the mmap cases of the
+ * same mount, the data and quick stay green. */
+void test_mthp_planted_write(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "write_within_size_16k_orders", "0:522" },
+		{ "write_within_size_64k_orders", "0:522" },
+		{ "write_within_size_512k_orders", "0:522" },
+		{ "write_within_size_2048k_orders", "0:522" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-write-regress", red, sizeof(red) / sizeof(red[0]), NULL, 0,
+		       NULL);
+}

@@ -14,5 +14,11 @@ void test_kvm_map_gmem(void **state);
 /* Not in make test (its base minimal-7.2 is a cold 7.x build): make
  * mthp-regress, build/tests/test_guests --long. */
 void test_mthp_planted_regress(void **state);
+/* More planted regressions on minimal-7.2, one area of issue 21 each: the
+ * named mthp checks red, every other green, quick green. */
+void test_mthp_planted_swap(void **state);
+void test_mthp_planted_khugepaged(void **state);
+void test_mthp_planted_stats(void **state);
+void test_mthp_planted_write(void **state);
 
 #endif

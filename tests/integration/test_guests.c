@@ -762,6 +762,12 @@ int main(int argc, char **argv)
 	 * (make mthp-regress). */
 	struct CMUnitTest long_tests[] = {
 		cmocka_unit_test(test_mthp_planted_regress),
+		/* one planted regression per area of issue 21 (seeded one-patch
+		 * builds on minimal-7.2, 3 min each; mthp and quick on each) */
+		cmocka_unit_test(test_mthp_planted_swap),
+		cmocka_unit_test(test_mthp_planted_khugepaged),
+		cmocka_unit_test(test_mthp_planted_stats),
+		cmocka_unit_test(test_mthp_planted_write),
 		/* series mode by metric: 3 builds, 9 boots (140 CPU-s); make
 		 * test keeps series mode by check and metric mode in git mode */
 		cmocka_unit_test(test_bisect_series_metric),
