@@ -147,6 +147,10 @@ CONF
 		fi
 	done
 	echo "$port" >"$dir/$name.port"
+	# no_verify=1 adds this sshd's key to root's known_hosts; another
+	# clone's run on the same port had another key, and ssh then warns
+	# "REMOTE HOST IDENTIFICATION HAS CHANGED" into libvirt's errors
+	ssh-keygen -R "[127.0.0.1]:$port" >/dev/null 2>&1 || true
 }
 # the old name of the first sshd's files
 [ ! -f "$dir/sshd.pid" ] || [ -f "$dir/ssh1.pid" ] || mv "$dir/sshd.pid" "$dir/ssh1.pid"
