@@ -599,18 +599,7 @@ int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char 
 	return bisect_target(o, a, err, errlen);
 }
 
-/* ---- the commands: exit codes ------------------------------------------------ */
-
-int hb_bisect_exit_code(enum hb_bisect_outcome oc)
-{
-	switch (oc) {
-	case HB_BO_FOUND: return HB_EXIT_OK;
-	case HB_BO_NONE: return HB_EXIT_FAIL;
-	case HB_BO_AMBIGUOUS: return HB_BISECT_EXIT_AMBIGUOUS;
-	case HB_BO_BASE_BAD: return HB_BISECT_EXIT_BASE_BAD;
-	}
-	return HB_EXIT_INFRA;
-}
+/* ---- the commands ------------------------------------------------------------ */
 
 int hb_cmd_bisect(int argc, char **argv)
 {

@@ -175,13 +175,14 @@ int hb_bisect_git(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *er
  * or -errno with err (the step could not run at all). */
 int hb_bisect_git_step(struct hb_bisect_opts *o, enum hb_bisect_v *v, char *err, size_t errlen);
 
-/* ---- exit codes: the commands' (bisect.c) ------------------------------------- */
+/* ---- exit codes (hb_bisect_exit_code in bisect/common.c; hb_cmd_bisect returns it) */
 
 /* bisect's exit codes beyond the shared 0-3 (docs/exit-codes.md): 0 the
  * first bad patch or commit found; 1 none (the bad side tested good);
  * 4 ambiguous, the first bad is one of a candidate range; 5 the good side
- * (the base, --good) is already bad. hb_bisect_exit_code is the command's
- * choice for an answer, which answer.json and summary.md state too. */
+ * (the base, --good) is already bad. hb_bisect_exit_code maps an answer
+ * to its code, which answer.json and summary.md state too; only the
+ * command returns it. */
 enum { HB_BISECT_EXIT_AMBIGUOUS = 4, HB_BISECT_EXIT_BASE_BAD = 5 };
 int hb_bisect_exit_code(enum hb_bisect_outcome oc);
 /* Exit of hb_cmd_bisect_step (commands.h) when the step could not run at

@@ -209,3 +209,17 @@ void hb_bisect_free_strs(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 }
+
+/* The command's exit code for an answer (docs/exit-codes.md): a table of the
+ * answer, here because answer.json and summary.md record it too; only
+ * hb_cmd_bisect returns it. */
+int hb_bisect_exit_code(enum hb_bisect_outcome oc)
+{
+	switch (oc) {
+	case HB_BO_FOUND: return HB_EXIT_OK;
+	case HB_BO_NONE: return HB_EXIT_FAIL;
+	case HB_BO_AMBIGUOUS: return HB_BISECT_EXIT_AMBIGUOUS;
+	case HB_BO_BASE_BAD: return HB_BISECT_EXIT_BASE_BAD;
+	}
+	return HB_EXIT_INFRA;
+}
