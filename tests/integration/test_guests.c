@@ -768,6 +768,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mthp_planted_khugepaged),
 		cmocka_unit_test(test_mthp_planted_stats),
 		cmocka_unit_test(test_mthp_planted_write),
+		cmocka_unit_test(test_mthp_planted_split),
+		cmocka_unit_test(test_mthp_planted_boot),
+		cmocka_unit_test(test_mthp_planted_gmem),
 		/* series mode by metric: 3 builds, 9 boots (140 CPU-s); make
 		 * test keeps series mode by check and metric mode in git mode */
 		cmocka_unit_test(test_bisect_series_metric),
