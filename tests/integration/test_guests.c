@@ -777,6 +777,8 @@ int main(int argc, char **argv)
 		/* kvm-map's gmem control alone, two short boots (70 s): the
 		 * mthp tests of make test assert the same on mthp.suite's line */
 		cmocka_unit_test(test_kvm_map_gmem),
+		/* a crash regression auto-bisected: 3-4 seeded builds, ~6 boots */
+		cmocka_unit_test(test_nightly_crash_autobisect),
 	};
 	bool pre = false;
 	int rc;
