@@ -145,7 +145,7 @@ static int save(const char *dir, json_t *res)
  * exit code. */
 int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char *infra_error)
 {
-	char path[PATH_MAX], reason[512];
+	char path[PATH_MAX], reason[512], built_as[sizeof(((struct hb_stream_info *)0)->kernel_release)];
 	struct hb_stream_info info;
 	static struct hb_kissue issues[MAX_ISSUES];
 	size_t n_issues = 0;
@@ -164,8 +164,20 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	json_object_set_new(res, "workloads", wls);
 	json_object_set_new(res, "modules", mods);
 	json_object_set_new(res, "repeat", json_integer(info.max_rep + 1));
-	if (info.kernel_release[0])
+	/* The guest's uname -r against the release the image was built or
+	 * packaged as: another kernel behind the right name is a wrong image
+	 * (a stale cache entry, a mixed-up build), not a result of this one. */
+	snprintf(built_as, sizeof(built_as), "%s",
+		 json_string_value(json_object_get(target, "kernel_release")) ?: "");
+	if (info.kernel_release[0]) {
+		if (built_as[0] && strcmp(built_as, info.kernel_release))
+			json_object_set_new(target, "image_release", json_string(built_as));
+		else
+			built_as[0] = 0;
 		json_object_set_new(target, "kernel_release", json_string(info.kernel_release));
+	} else {
+		built_as[0] = 0;
+	}
 	if (console) {
 		size_t found = hb_console_scan_n(console, console_len, issues, MAX_ISSUES);
 
@@ -178,6 +190,12 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	/* a panic found on the console says more than how the run ended */
 	if (infra_error && *infra_error && strcmp(verdict, "panic"))
 		snprintf(reason, sizeof(reason), "%s", infra_error);
+	if (built_as[0]) {
+		verdict = "error";
+		snprintf(reason, sizeof(reason), "the guest ran kernel %s, but the image was built as "
+			 "%s: a wrong or stale image, its results are not this target's (rebuild it: "
+			 "docs/kernels.md)", info.kernel_release, built_as);
+	}
 	json_object_set_new(res, "verdict", json_string(verdict));
 	json_object_set_new(res, "verdict_reason", hb_json_text(reason));
 	if (info.bad_lines)
