@@ -715,7 +715,8 @@ grep -q '^CONFIG_MODULES=y' "$cfg" && with_modules=1
 # An object dir built before the ccache wrapper above may hold an .incbin
 # object ccache served from another recipe's build: compile those once more.
 if [ ! -f "$obj/.hb-incbin-checked" ]; then
-	grep -rlF --include='*.S' .incbin "$obj" 2>/dev/null | while IFS= read -r f; do
+	# (none in a new object dir: grep exits 1, which is no error here)
+	{ grep -rlF --include='*.S' .incbin "$obj" 2>/dev/null || true; } | while IFS= read -r f; do
 		rm -f "${f%.S}.o"
 	done
 	: >"$obj/.hb-incbin-checked"
