@@ -9,8 +9,9 @@
  * scratch worktree under the night's folder (`git worktree add --detach`),
  * so the user's tree is never checked out; the auto-bisect (autobisect.c)
  * bisects and verifies in the bad side's worktree. Every git call is an
- * argv array, with safe.directory for the one tree it reads (hugebench runs
- * as root, the tree may be the user's).
+ * argv array. As bisect --git does, git runs as the caller with no
+ * safe.directory exception (a tree of another owner would run its hooks
+ * and config as root): such a tree is refused as not a work tree.
  */
 #define _GNU_SOURCE
 #include "nightly.h"
@@ -25,11 +26,10 @@
 
 int hb_night_git(const char *tree, char *out, size_t len, const char *const *args)
 {
-	char safe[PATH_MAX + 32], buf[256];
-	char *argv[24] = { "git", "-c", safe, "-C", (char *)tree };
-	int n = 5, rc, saved, null;
+	char buf[256];
+	char *argv[24] = { "git", "-C", (char *)tree };
+	int n = 3, rc, saved, null;
 
-	snprintf(safe, sizeof(safe), "safe.directory=%s", tree);
 	for (; *args && n < 23; args++)
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
@@ -92,7 +92,9 @@ int hb_mrow_git_resolve(struct hb_mrow *r, char *why, size_t len)
 	}
 	if (HB_NGIT(real, top, sizeof(top), "rev-parse", "--show-toplevel") || strcmp(top, real)) {
 		snprintf(why, len, "git=%s is not the top of a git work tree%s%s", r->git,
-			 top[0] ? "; its top is " : " (git rev-parse --show-toplevel failed)", top);
+			 top[0] ? "; its top is " : " (git rev-parse --show-toplevel failed: no "
+			 "repository, or one of another owner, which git refuses to root; see "
+			 "docs/bisect.md)", top);
 		return -1;
 	}
 	if (strlen(real) >= sizeof(r->git)) {
