@@ -5,5 +5,6 @@
 
 void test_nightly_planted_regression(void **state);
 void test_nightly_series_autobisect(void **state);
+void test_nightly_git_autobisect(void **state);
 
 #endif

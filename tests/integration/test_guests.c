@@ -771,6 +771,10 @@ int main(int argc, char **argv)
 		/* series mode by metric: 3 builds, 9 boots (140 CPU-s); make
 		 * test keeps series mode by check and metric mode in git mode */
 		cmocka_unit_test(test_bisect_series_metric),
+		/* the nightly's auto-bisect of a git range: minimal-6.1-series
+		 * as five commits (minimal-ksrc), both sides and each bisect
+		 * step built from the night's worktrees */
+		cmocka_unit_test(test_nightly_git_autobisect),
 		/* kvm-map's gmem control alone, two short boots (70 s): the
 		 * mthp tests of make test assert the same on mthp.suite's line */
 		cmocka_unit_test(test_kvm_map_gmem),
