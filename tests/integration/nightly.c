@@ -139,6 +139,23 @@ static int urls_in(json_t *o, const char *night)
 	return n;
 }
 
+/* The night's kcidb.json, validated (kcidb_validate.py) and loaded; p is
+ * kcidb's argument. */
+static json_t *valid_kcidb(const char *night, char *p, size_t plen, char *const kcidb[],
+			   const char *log)
+{
+	char *text;
+	json_t *doc;
+
+	snprintf(p, plen, "%s/kcidb.json", night);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+	text = hb_itest_slurp(p);
+	doc = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(doc);
+	return doc;
+}
+
 void test_nightly_series_autobisect(void **state)
 {
 	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], realnight[PATH_MAX],
@@ -216,12 +233,7 @@ void test_nightly_series_autobisect(void **state)
 	/* kcidb.json: valid (log URLs are URIs), the culprit in the bisect test
 	 * and the checkout, no made-up commit for a Debian source package, every
 	 * log URL a file of this night */
-	snprintf(p, sizeof(p), "%s/kcidb.json", night);
-	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
-	text = hb_itest_slurp(p);
-	doc = json_loads(text, 0, NULL);
-	free(text);
-	assert_non_null(doc);
+	doc = valid_kcidb(night, p, sizeof(p), kcidb, log);
 	x = json_array_get(json_object_get(doc, "checkouts"), 0);
 	assert_null(json_object_get(x, "git_commit_hash"));
 	assert_non_null(strstr(hb_itest_str(x, "comment"), "debian:linux-source-6.1="));
@@ -495,12 +507,7 @@ void test_nightly_git_autobisect(void **state)
 
 	/* kcidb.json: valid; the checkout is the bad commit of the tree; the
 	 * bisect test and the checkout name the culprit, verified */
-	snprintf(p, sizeof(p), "%s/kcidb.json", night);
-	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
-	text = hb_itest_slurp(p);
-	doc = json_loads(text, 0, NULL);
-	free(text);
-	assert_non_null(doc);
+	doc = valid_kcidb(night, p, sizeof(p), kcidb, log);
 	x = json_array_get(json_object_get(doc, "checkouts"), 0);
 	assert_string_equal(hb_itest_str(x, "git_commit_hash"), sha[5]);
 	assert_string_equal(hb_itest_str(json_object_get(x, "misc"), "git_repository_path"), repo);

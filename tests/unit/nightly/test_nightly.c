@@ -41,6 +41,19 @@ static bool have(const char *prog)
 	return hbt_run_to_end(argv, out, true) == 0;
 }
 
+/* argv exits 2 saying one line (into out) that holds want. */
+static void exit2_one_line(char *const argv[], const char *out, const char *want)
+{
+	char *msg;
+
+	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
+	msg = hb_slurp(out, NULL);
+	assert_non_null(msg);
+	if (!strstr(msg, want) || strchr(msg, '\n') != msg + strlen(msg) - 1)
+		fail_msg("hugebench said: %s", msg);
+	free(msg);
+}
+
 /* ---- the matrix ------------------------------------------------------------- */
 
 static void test_matrix_good(void **state)
@@ -277,13 +290,8 @@ static void test_nightly_git_cli(void **state)
 	snprintf(text, sizeof(text), "minimal-6.1 git=%s good=HEAD~2 bad=HEAD bisect-budget=3\n",
 		 repo);
 	hbt_write(mx, text);
-	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
-	msg = hb_slurp(out, NULL);
-	if (!strstr(msg, "git.matrix:1: git= needs a source=ksrc recipe (one that builds the tree at "
-			 "KSRC, such as minimal-ksrc); minimal-6.1 is not one") ||
-	    strchr(msg, '\n') != msg + strlen(msg) - 1)
-		fail_msg("hugebench said: %s", msg);
-	free(msg);
+	exit2_one_line(argv, out, "git.matrix:1: git= needs a source=ksrc recipe (one that builds "
+				  "the tree at KSRC, such as minimal-ksrc); minimal-6.1 is not one");
 	snprintf(text, sizeof(text), "minimal-ksrc git=%s good=HEAD~2 bad=HEAD bisect-budget=3\n",
 		 repo);
 	hbt_write(mx, text);
@@ -328,13 +336,9 @@ static void test_nightly_bad_matrix_cli(void **state)
 	free(msg);
 	/* bisect-budget= on a kernel without a series of its own: nothing to bisect */
 	hbt_write(mx, "minimal-6.1-series bisect-budget=3\ndebian-6.12 base=debian-6.1 bisect-budget=2\n");
-	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
-	msg = hb_slurp(out, NULL);
-	if (!strstr(msg, "bad.matrix:2: bisect-budget= needs a source recipe with patches/series of "
-			 "its own; debian-6.12 has none (set bisect-budget=0 on this line)") ||
-	    strchr(msg, '\n') != msg + strlen(msg) - 1)
-		fail_msg("hugebench said: %s", msg);
-	free(msg);
+	exit2_one_line(argv, out, "bad.matrix:2: bisect-budget= needs a source recipe with "
+				  "patches/series of its own; debian-6.12 has none (set bisect-budget=0 "
+				  "on this line)");
 	assert_int_equal(hbt_run_to_end(argv_unknown, out, true), 2);
 	assert_int_equal(access(res, F_OK), -1); /* no night folder */
 }
