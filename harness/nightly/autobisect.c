@@ -289,12 +289,10 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 	struct hb_nculprit *cu = &t->culprit;
 	struct hb_bisect_opts o;
 	struct hb_bisect_answer a;
-	char results[PATH_MAX], log[PATH_MAX], tmo[32], err[1024];
+	char results[PATH_MAX], log[PATH_MAX], tmo[32], err[1024], wt[PATH_MAX];
 	struct hb_ncase *c;
 	int saved[2], boots = 1, rc;
 	double t0 = hb_mono_s();
-
-	char wt[PATH_MAX];
 
 	if (!row->bisect_budget || (t->n_patches < 1 && !row->git[0]) ||
 	    t->compare_exit != HB_CMP_REGRESSION || hb_interrupted)
