@@ -30,7 +30,7 @@
  * 2 + 2 + 1, then 2 + 1 boots; the prefixes are cached by the bisect tests
  * before it.
  *
- * test_nightly_git_autobisect (issue 22, a git range; --long): the same
+ * test_nightly_git_autobisect (issue 22, a git range): the same
  * series as five commits on the source tree (bisect_itest.c's repository
  * of it, kept in .cache/itest), a night of `minimal-ksrc git=REPO
  * good=<base> bad=<5th> suite=smoke boots=1 bisect-budget=4`: exit 1; the

@@ -753,6 +753,11 @@ int main(int argc, char **argv)
 		/* after the bisect tests: their prefixes of the series are
 		 * built (or being built: build-source.sh's lock) */
 		cmocka_unit_test(test_nightly_series_autobisect),
+		/* the auto-bisect of a git range (minimal-6.1-series as five
+		 * commits, minimal-ksrc): 145 s with its kernels cached (251 s
+		 * at load 6), 752 s with none (both sides, three steps and the
+		 * revert built) */
+		cmocka_unit_test(test_nightly_git_autobisect),
 		/* stream 2's tail: libvirt on a source kernel, then its
 		 * daemons taken down */
 		cmocka_unit_test(test_libvirt_nightly_two_connections),
@@ -771,10 +776,6 @@ int main(int argc, char **argv)
 		/* series mode by metric: 3 builds, 9 boots (140 CPU-s); make
 		 * test keeps series mode by check and metric mode in git mode */
 		cmocka_unit_test(test_bisect_series_metric),
-		/* the nightly's auto-bisect of a git range: minimal-6.1-series
-		 * as five commits (minimal-ksrc), both sides and each bisect
-		 * step built from the night's worktrees */
-		cmocka_unit_test(test_nightly_git_autobisect),
 		/* kvm-map's gmem control alone, two short boots (70 s): the
 		 * mthp tests of make test assert the same on mthp.suite's line */
 		cmocka_unit_test(test_kvm_map_gmem),
