@@ -96,7 +96,7 @@ struct job {
 	/* a git range (gitrange.c): the good side runs first (phase 0, argv_good
 	 * with KSRC its worktree), then the bad side (argv, KSRC src-bad) */
 	char *argv_good[32];
-	char store_good[4][PATH_MAX];
+	char results_good[PATH_MAX];
 	char wt_good[PATH_MAX], wt_bad[PATH_MAX];
 	int phase, good_status;
 	pid_t pid;
@@ -142,18 +142,12 @@ static void build_argv(struct job *j, const char *self)
 	v[a] = NULL;
 #undef STORE
 	if (r->git[0]) {
-		/* the good side: the same run of the same recipe, on the good commit */
-		int g = 0;
-
+		/* the good side: the same run of the same recipe, on the good commit,
+		 * into runs-good/ */
+		snprintf(j->results_good, sizeof(j->results_good), "%s/runs-good", j->t->dir);
 		for (a = 0; v[a]; a++)
-			j->argv_good[a] = v[a];
+			j->argv_good[a] = a && !strcmp(v[a - 1], "--results") ? j->results_good : v[a];
 		j->argv_good[a] = NULL;
-		for (a = 0; v[a]; a++)
-			if (!strcmp(v[a], "--results")) {
-				snprintf(j->store_good[g], sizeof(j->store_good[g]), "%s/runs-good",
-					 j->t->dir);
-				j->argv_good[a + 1] = j->store_good[g++];
-			}
 		snprintf(j->wt_good, sizeof(j->wt_good), "%s/src-good", j->t->dir);
 		snprintf(j->wt_bad, sizeof(j->wt_bad), "%s/src-bad", j->t->dir);
 	}
