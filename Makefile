@@ -381,8 +381,8 @@ $(BUILD)/tests/test_guests: $(ITEST_SRC) $(wildcard tests/integration/*.h) $(LIB
 # minimal-7.2-mthp-regress (a cold 7.x build the first time: about 35
 # CPU-minutes), mthp on both and quick on the regression
 # (tests/integration/mthp_itest.c, test_mthp_planted_regress); then one
-# seeded one-patch recipe per area (swap, khugepaged, stats, ...): mthp and
-# quick on each (test_mthp_planted_<area>).
+# seeded one-patch recipe per area (swap, khugepaged, stats, write, split,
+# boot parameters, guest_memfd): mthp and quick on each (test_mthp_planted_<area>).
 mthp-regress: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests --long 'test_mthp_planted_*'
 

@@ -38,7 +38,7 @@
 #                                       nothing in it names the tree; see "ccache")
 #   trees/<recipe>/built                source, gcc and config of a complete obj/
 #                                       (absent while a build is under way)
-#   trees/<recipe>/ccache-bin/gcc, cc   symlinks to ccache, first in make's PATH
+#   trees/<recipe>/ccache-bin/gcc, cc   ccache wrappers (not for .incbin sources), first in make's PATH
 #   trees/<recipe>/ccache-stats.log     ccache's per-compile results of the last build
 #   ccache/                             CCACHE_DIR, shared by all recipes (max_size 5G)
 #   builds/<recipe>-<key12>/            bzImage .config System.map build.log release
@@ -539,7 +539,7 @@ t_seed=$((SECONDS - t_begin - t_tree))
 #   the object dir, not CONFIG_LOCALVERSION: include/generated/autoconf.h,
 #   which every compile includes, is then the same for the same config, and
 #   direct mode hits (no preprocessing of ~1200 files).
-# - ccache runs as `gcc` first in PATH (symlinks in trees/<recipe>/ccache-bin),
+# - ccache runs as `gcc` first in PATH (wrappers in trees/<recipe>/ccache-bin),
 #   not as make CC="ccache gcc": the command lines kbuild records in its .cmd
 #   files are the same with and without ccache, so installing or removing it
 #   recompiles nothing, and host programs (kconfig, fixdep, objtool) are
@@ -587,7 +587,24 @@ elif ccache_bin=$(command -v ccache 2>/dev/null); then
 	# a size cap once; a max_size the user set in ccache.conf stays
 	grep -qs '^max_size' "$CCACHE_DIR/ccache.conf" || ccache --max-size=5G >/dev/null ||
 		die 2 "ccache --max-size failed (CCACHE_DIR=$CCACHE_DIR)"
-	for c in gcc cc; do ln -sfn "$ccache_bin" "$tdir/ccache-bin/$c"; done
+	# gcc and cc through ccache, but for a source with an .incbin: ccache
+	# hashes a source and its headers, not the file an .incbin pulls in,
+	# and in depend mode it never sees the preprocessed text where it
+	# would refuse one. arch/x86/boot/compressed/piggy.S is such a source:
+	# it holds only the sizes of the compressed kernel, and a one-patch
+	# recipe whose sizes matched another's got that kernel's piggy.o --
+	# its bzImage booted the other recipe's kernel (minimal-7.2-swap-regress
+	# booted minimal-7.2-mthp-regress, 2026-12-05). The test costs a grep
+	# per compile.
+	for c in gcc cc; do
+		real=$(command -v "$c") || die 2 "no $c in PATH"
+		rm -f "$tdir/ccache-bin/$c"
+		printf '%s\n' '#!/bin/sh' \
+			'# hugebench (kernels/build-source.sh): ccache, but not for an .incbin source' \
+			'for a do case $a in *.[csS]) ! grep -qsF .incbin -- "$a" || exec '"$real"' "$@";; esac; done' \
+			"exec $ccache_bin $real \"\$@\"" >"$tdir/ccache-bin/$c"
+		chmod 755 "$tdir/ccache-bin/$c"
+	done
 	export PATH=$tdir/ccache-bin:$PATH
 	: >"$CCACHE_STATSLOG"
 	log "ccache: on ($CCACHE_DIR, $(ccache --get-config=max_size) max, $ccache_mode)"
@@ -701,6 +718,14 @@ if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$cfg" && ! command -v pahole >/dev/null 2
 fi
 with_modules=0
 grep -q '^CONFIG_MODULES=y' "$cfg" && with_modules=1
+# An object dir built before the ccache wrapper above may hold an .incbin
+# object ccache served from another recipe's build: compile those once more.
+if [ ! -f "$obj/.hb-incbin-checked" ]; then
+	grep -rlF --include='*.S' .incbin "$obj" 2>/dev/null | while IFS= read -r f; do
+		rm -f "${f%.S}.o"
+	done
+	: >"$obj/.hb-incbin-checked"
+fi
 t_config=$((SECONDS - t_begin - t_tree - t_seed))
 
 # --- compile ---------------------------------------------------------------

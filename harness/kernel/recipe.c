@@ -21,7 +21,9 @@
 #include <openssl/evp.h>
 
 #define RECIPE_LINE_MAX 1024
-#define KEY_FORMAT "hugebench-kernel-key/1"
+/* /2: builds before it may hold another recipe's kernel (a cached piggy.o,
+ * kernels/build-source.sh "ccache") and are not reused. */
+#define KEY_FORMAT "hugebench-kernel-key/2"
 
 
 /* A recipe file is named by whoever sent the recipe: a regular file of

@@ -66,13 +66,22 @@ void hb_patch_subject(const char *path, char *out, size_t len)
 	free(text);
 }
 
-/* What to bisect: the first check that regressed, else the largest metric
- * regression. 0, or -1 when the regression is neither. */
-static int pick(const struct hb_ntarget *t, struct hb_bisect_spec *spec, int *boots)
+/* "fault#2.x" -> "fault.x": the judge looks at every instance of the workload */
+static void strip_instance(char *name)
+{
+	char *hash = strchr(name, '#');
+
+	if (hash && strchr(hash, '.'))
+		memmove(hash, strchr(hash, '.'), strlen(strchr(hash, '.')) + 1);
+}
+
+int hb_night_bisect_pick(const struct hb_ntarget *t, struct hb_bisect_spec *spec, int *boots,
+			 char *crash, size_t crash_len)
 {
 	const struct hb_ncase *worst = NULL;
-	char name[192], err[256], *hash;
+	char name[192], err[256];
 
+	crash[0] = 0;
 	for (size_t j = 0; j < t->n; j++) {
 		const struct hb_ncase *c = &t->cases[j];
 
@@ -80,10 +89,8 @@ static int pick(const struct hb_ntarget *t, struct hb_bisect_spec *spec, int *bo
 		    !(strstr(c->message, "(regression: passed on the base side)") ||
 		      (c->has_counts && c->base_ran && !c->base_failed && c->new_failed)))
 			continue;
-		/* "fault#2.x": the judge looks at every instance of the workload */
 		snprintf(name, sizeof(name), "%s", c->name);
-		if ((hash = strchr(name, '#')) && strchr(hash, '.'))
-			memmove(hash, strchr(hash, '.'), strlen(strchr(hash, '.')) + 1);
+		strip_instance(name);
 		if (!hb_bisect_spec_parse(HB_BISECT_CHECK, name, spec, err, sizeof(err))) {
 			*boots = t->boots;
 			return 0;
@@ -96,15 +103,35 @@ static int pick(const struct hb_ntarget *t, struct hb_bisect_spec *spec, int *bo
 		    (!worst || fabs(c->change_pct) > fabs(worst->change_pct)))
 			worst = c;
 	}
-	if (!worst)
+	if (worst) {
+		snprintf(name, sizeof(name), "%s", worst->name);
+		strip_instance(name);
+		if (!hb_bisect_spec_parse(HB_BISECT_METRIC, name, spec, err, sizeof(err))) {
+			*boots = t->boots < 3 ? 3 : t->boots;
+			return 0;
+		}
+	}
+	/* A boot that panicked, hung or warned (collect.c: a failed boot case)
+	 * where the compared side ran clean: bisect whether a kernel runs a
+	 * check the compared side passed, without a crash -- the crash rule
+	 * (HB_BISECT_CRASH_BAD) makes a crashing step bad, as LKP does. */
+	if (!t->base_clean_check[0])
 		return -1;
-	snprintf(name, sizeof(name), "%s", worst->name);
-	if ((hash = strchr(name, '#')) && strchr(hash, '.'))
-		memmove(hash, strchr(hash, '.'), strlen(strchr(hash, '.')) + 1);
-	if (hb_bisect_spec_parse(HB_BISECT_METRIC, name, spec, err, sizeof(err)))
-		return -1;
-	*boots = t->boots < 3 ? 3 : t->boots;
-	return 0;
+	for (size_t j = 0; j < t->n; j++) {
+		const struct hb_ncase *c = &t->cases[j];
+
+		if (c->kind != HB_NK_BOOT || c->status != HB_NS_FAIL)
+			continue;
+		snprintf(name, sizeof(name), "%s", t->base_clean_check);
+		strip_instance(name);
+		if (hb_bisect_spec_parse(HB_BISECT_CHECK, name, spec, err, sizeof(err)))
+			return -1;
+		spec->crash = HB_BISECT_CRASH_BAD;
+		snprintf(crash, crash_len, "%s", c->message);
+		*boots = t->boots;
+		return 0;
+	}
+	return -1;
 }
 
 /* The recorded groups of prefix k in the bisect folder (absolute). */
@@ -168,17 +195,16 @@ static void verify(const struct hb_bisect_opts *o, const struct hb_bisect_answer
 	cu->boots += o->boots;
 	if (asprintf(&gp, "%s/%s", o->dir, group) < 0)
 		return;
-	if (o->spec.mode == HB_BISECT_CHECK) {
-		v = hb_bisect_judge_check(&o->spec, &gp, 1, why, sizeof(why));
-	} else {
-		nb = groups_of(o, 0, base, 64);
-		v = hb_bisect_judge_metric(&o->spec, base, nb, &gp, 1, why, sizeof(why));
-		for (size_t i = 0; i < nb; i++)
-			free(base[i]);
-	}
+	/* judged as a step is: the crash rule too (a revert that still warns
+	 * is not good again) */
+	nb = o->spec.mode == HB_BISECT_METRIC ? groups_of(o, 0, base, 64) : 0;
+	v = hb_bisect_judge(&o->spec, false, base, nb, &gp, 1, why, sizeof(why));
+	for (size_t i = 0; i < nb; i++)
+		free(base[i]);
 	cu->verified = v == HB_BV_GOOD;
 	snprintf(cu->verify, sizeof(cu->verify), "%s: with patch %d reverted on top of the series, %s "
-		 "is %s (%s; %s)", cu->verified ? "verified" : "not verified", a->first_bad, cu->what,
+		 "is %s (%s; %s)", cu->verified ? "verified" : "not verified", a->first_bad,
+		 cu->crash[0] ? "the kernel" : cu->what,
 		 v == HB_BV_GOOD ? "good again" : v == HB_BV_BAD ? "still bad" : hb_bisect_v_name(v),
 		 why, group);
 	printf("== nightly auto-bisect %s: %s\n", o->target, cu->verify);
@@ -248,7 +274,7 @@ static void verify_git(const struct hb_bisect_opts *o, struct hb_nculprit *cu)
 	cu->verified = v == HB_BV_GOOD;
 	snprintf(cu->verify, sizeof(cu->verify), "%s: with %.12s reverted on top of %.12s (%.12s), "
 		 "%s is %s (%s; %s)", cu->verified ? "verified" : "not verified", cu->commit, o->bad,
-		 head, cu->what,
+		 head, cu->crash[0] ? "the kernel" : cu->what,
 		 v == HB_BV_GOOD ? "good again" : v == HB_BV_BAD ? "still bad" : hb_bisect_v_name(v),
 		 why, group);
 	printf("== nightly auto-bisect %s: %s\n", o->target, cu->verify);
@@ -301,9 +327,10 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 	memset(&a, 0, sizeof(a));
 	cu->tried = true;
 	cu->budget = row->bisect_budget;
-	if (pick(t, &o.spec, &boots)) {
+	if (hb_night_bisect_pick(t, &o.spec, &boots, cu->crash, sizeof(cu->crash))) {
 		snprintf(cu->result, sizeof(cu->result), "not bisected: the regression is neither a "
-			 "check nor a metric (a kernel issue or a verdict); see compare.md");
+			 "check, a metric nor a crash the compared side ran without (a verdict, or "
+			 "no check passed there); see compare.md");
 		hb_night_add_case(t, HB_NK_BISECT, "bisect", HB_NS_SKIP, "%s", cu->result);
 		return;
 	}
@@ -336,9 +363,14 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 		 o.git ? row->bad_sha : "", cu->metric ? "metric" : "check", cu->what, row->suite,
 		 boots, o.timeout ? " --timeout " : "", o.timeout ? tmo : "");
 	if (o.git)
-		printf("nightly: %s: new regression of %s: bisecting %.12s..%.12s of %s (at most %d "
-		       "steps; log %s)\n", t->name, cu->what, o.good, o.bad, row->git,
-		       row->bisect_budget, log);
+		printf("nightly: %s: new %s%s: bisecting %.12s..%.12s of %s, each step judged on %s%s "
+		       "(at most %d steps; log %s)\n", t->name, cu->crash[0] ? "crash: " : "regression "
+		       "of ", cu->crash[0] ? cu->crash : cu->what, o.good, o.bad, row->git, cu->what,
+		       cu->crash[0] ? " with the crash rule" : "", row->bisect_budget, log);
+	else if (cu->crash[0])
+		printf("nightly: %s: new crash (%s): bisecting its series of %d patches, each step "
+		       "judged on %s with the crash rule (at most %d steps; log %s)\n", t->name,
+		       cu->crash, t->n_patches, cu->what, row->bisect_budget, log);
 	else
 		printf("nightly: %s: new regression of %s: bisecting its series of %d patches (at "
 		       "most %d steps; log %s)\n", t->name, cu->what, t->n_patches,

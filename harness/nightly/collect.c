@@ -440,6 +440,9 @@ static void collect_compare(struct hb_ntarget *t, json_t *rep)
 	}
 	json_array_foreach(json_object_get(pair, "checks"), i, m) {
 		snprintf(key, sizeof(key), "%s.%s", jstr(m, "workload"), jstr(m, "name"));
+		if (!t->base_clean_check[0] && json_integer_value(json_object_get(m, "base_ran")) > 0 &&
+		    !json_integer_value(json_object_get(m, "base_failed")))
+			snprintf(t->base_clean_check, sizeof(t->base_clean_check), "%s", key);
 		if (!(c = find_case(t, HB_NK_CHECK, key)))
 			continue;
 		c->has_counts = true;

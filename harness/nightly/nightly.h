@@ -85,6 +85,8 @@ struct hb_nculprit {
 	char patch[256], subject[256];
 	char result[512];	 /* one line: the answer, or why there is none */
 	char verify[512];	 /* one line: what the revert build showed */
+	char crash[256];	 /* a crash regression bisected: the boot case's line
+				  * ("boot-1: kernel-warning: ..."); "" otherwise */
 	char dir[4096];		 /* the bisect folder */
 	int steps, builds, boots, budget;
 	double time_s;
@@ -117,6 +119,9 @@ struct hb_ntarget {
 	char package[256];	 /* "linux-image-...=VERSION" or "build key ..." */
 	char source_id[300];	 /* a source build's "debian:linux-source-6.1=6.1.192-3" */
 	char base_release[128];	 /* the compared side's kernel release */
+	/* the first check the compared side ran and passed in every boot
+	 * ("fault.x"): a crash regression's bisect is judged on it */
+	char base_clean_check[192];
 	char base_package[256], base_source_id[300]; /* the compared side's, as above */
 	char host_cpu[128], accel[32], qemu_version[32], clock[16];
 	int vcpus, memory_mb, host_cores; /* host_cores 0: unknown (a libvirt host) */
@@ -187,6 +192,14 @@ void hb_night_git_origin(struct hb_ntarget *t, const struct hb_mrow *r);
  * Output goes to <t->dir>/bisect.log. Nothing when the row or target does
  * not qualify. */
 void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row);
+struct hb_bisect_spec;
+/* What the auto-bisect bisects: the first check that regressed, else the
+ * largest metric regression, else a boot that panicked, hung or warned
+ * (a crash regression: judged on t->base_clean_check, the crash rule making
+ * a crashing step bad). 0 with *spec, *boots and crash (the boot case's
+ * line, "" for a check or metric) filled; -1 when there is none of them. */
+int hb_night_bisect_pick(const struct hb_ntarget *t, struct hb_bisect_spec *spec, int *boots,
+			 char *crash, size_t crash_len);
 /* The patch file's "Subject:" without its [PATCH ...] tag; "" when none. */
 void hb_patch_subject(const char *patch_path, char *out, size_t len);
 

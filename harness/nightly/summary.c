@@ -71,7 +71,8 @@ static void subject(const struct hb_night *n, char *buf, size_t len)
 		snprintf(buf, len, "all %zu targets clean", n->n);
 	}
 	/* the change named: the culprit of the subject's target */
-	if ((worst || (first && first->kind == HB_NK_CHECK)) && (worst ? wt : ft)->culprit.found) {
+	if ((worst || (first && (first->kind == HB_NK_CHECK || first->kind == HB_NK_BOOT))) &&
+	    (worst ? wt : ft)->culprit.found) {
 		const struct hb_nculprit *cu = &(worst ? wt : ft)->culprit;
 
 		if (cu->commit[0])

@@ -14,7 +14,9 @@
  * transparent_hugepage_shmem= and transparent_hugepage_tmpfs=, the sysfs
  * values and a new mount's default follow the command line. kvm-map's gmem
  * backing (area 8): 4 KiB-only stage-2 mappings of guest_memfd next to huge
- * tmpfs's 2 MiB on 7.2, skipped with the reason on 6.12. */
+ * tmpfs's 2 MiB on 7.2, skipped with the reason on 6.12. The long tests
+ * (make mthp-regress) plant one regression per area on minimal-7.2 and show
+ * that its checks catch it and quick does not. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -480,34 +482,52 @@ struct planted_red {
 	const char *observed;
 };
 
-/* mthp on a planted recipe (kernels/<recipe>/README.md) fails the checks in
- * red, each observed as listed, and passes every other check -- but for
- * checks named *<also> when also is not NULL, of which at least min_red
- * fail in all; more (when not NULL) asserts more on the mthp workload;
+/* A planted recipe and what its suite must show: the suite (the mthp suite
+ * when text is NULL, else the suite text, run with the extra arguments);
+ * the workload that goes red, with the checks in red, each observed as
+ * listed, and every other check green -- but for checks named *<also> when
+ * also is not NULL, of which at least min_red fail in all; at least
+ * min_checks checks; more (when not NULL) asserts more on that workload.
+ * The suite's other workloads stay green. */
+struct planted {
+	const char *recipe;
+	const char *text;
+	const char *const *extra;
+	const char *workload;
+	const struct planted_red *red;
+	size_t n;
+	const char *also;
+	size_t min_red, min_checks;
+	void (*more)(json_t *w);
+};
+
+/* The planted run fails the listed checks of p->workload and only them;
  * quick passes on the same kernel (the old suite does not see it). */
-static void assert_planted(const char *recipe, const struct planted_red *red, size_t n,
-			   const char *also, size_t min_red, void (*more)(json_t *w))
+static void assert_planted_run(const struct planted *p)
 {
 	struct hb_itest_run r;
 	json_t *w, *c;
 	size_t i, k, failed = 0;
 
-	hb_itest_run_suite(recipe, "mthp", NULL, &r);
+	if (p->text)
+		hb_itest_run_suite_text(p->recipe, "planted", p->text, p->extra, &r);
+	else
+		hb_itest_run_suite(p->recipe, "mthp", p->extra, &r);
 	assert_non_null(r.result);
 	assert_int_equal(r.exit_code, 1);
-	w = hb_itest_workload(r.result, "mthp");
+	w = hb_itest_workload(r.result, p->workload);
 	assert_non_null(w);
 	assert_string_equal(hb_itest_str(w, "status"), "fail");
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < p->n; k++) {
 		const char *obs;
 
-		c = check_of(w, red[k].check);
+		c = check_of(w, p->red[k].check);
 		obs = hb_itest_str(c, "observed");
 		if (json_is_true(json_object_get(c, "pass")))
-			fail_msg("%s on %s passed: observed %s", red[k].check, recipe, obs);
-		if (strncmp(obs, red[k].observed, strlen(red[k].observed)))
-			fail_msg("%s on %s: observed '%s', not '%s'", red[k].check, recipe, obs,
-				 red[k].observed);
+			fail_msg("%s on %s passed: observed %s", p->red[k].check, p->recipe, obs);
+		if (strncmp(obs, p->red[k].observed, strlen(p->red[k].observed)))
+			fail_msg("%s on %s: observed '%s', not '%s'", p->red[k].check, p->recipe,
+				 obs, p->red[k].observed);
 	}
 	json_array_foreach(json_object_get(w, "checks"), i, c) {
 		const char *name = hb_itest_str(c, "name");
@@ -516,30 +536,46 @@ static void assert_planted(const char *recipe, const struct planted_red *red, si
 		if (json_is_true(json_object_get(c, "pass")))
 			continue;
 		failed++;
-		for (k = 0; k < n && !listed; k++)
-			listed = !strcmp(name, red[k].check);
-		if (also && strlen(name) >= strlen(also))
-			listed |= !strcmp(name + strlen(name) - strlen(also), also);
+		for (k = 0; k < p->n && !listed; k++)
+			listed = !strcmp(name, p->red[k].check);
+		if (p->also && strlen(name) >= strlen(p->also))
+			listed |= !strcmp(name + strlen(name) - strlen(p->also), p->also);
 		if (!listed)
-			fail_msg("mthp.%s failed on %s too: %s", name, recipe,
+			fail_msg("%s.%s failed on %s too: %s", p->workload, name, p->recipe,
 				 hb_itest_str(c, "observed"));
 	}
-	if (also)
-		assert_true(failed >= min_red);
+	if (p->also)
+		assert_true(failed >= p->min_red);
 	else
-		assert_int_equal(failed, n);
-	assert_true(i >= 400);
-	if (more)
-		more(w);
-	/* kvm-map, the suite's other line, is not touched */
-	assert_string_equal(hb_itest_str(hb_itest_workload(r.result, "kvm-map"), "status"), "pass");
+		assert_int_equal(failed, p->n);
+	assert_true(i >= p->min_checks);
+	if (p->more)
+		p->more(w);
+	json_array_foreach(json_object_get(r.result, "workloads"), i, c) {
+		if (strcmp(hb_itest_str(c, "name"), p->workload) &&
+		    strcmp(hb_itest_str(c, "status"), "pass"))
+			fail_msg("%s on %s: %s, not pass", hb_itest_str(c, "name"), p->recipe,
+				 hb_itest_str(c, "status"));
+	}
 	hb_itest_run_free(&r);
 
-	hb_itest_run_suite(recipe, "quick", NULL, &r);
+	hb_itest_run_suite(p->recipe, "quick", NULL, &r);
 	assert_non_null(r.result);
 	assert_int_equal(r.exit_code, 0);
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
 	hb_itest_run_free(&r);
+}
+
+/* mthp on a planted recipe (kernels/<recipe>/README.md): the mthp workload
+ * red as listed, kvm-map (the suite's other line) untouched. */
+static void assert_planted(const char *recipe, const struct planted_red *red, size_t n,
+			   const char *also, size_t min_red, void (*more)(json_t *w))
+{
+	const struct planted p = { .recipe = recipe, .workload = "mthp", .red = red, .n = n,
+				   .also = also, .min_red = min_red, .min_checks = 400,
+				   .more = more };
+
+	assert_planted_run(&p);
 }
 
 /* Area 5, large-folio swap: minimal-7.2-swap-regress splits the 64 kB folio
@@ -629,4 +665,99 @@ void test_mthp_planted_write(void **state)
 	(void)state;
 	assert_planted("minimal-7.2-write-regress", red, sizeof(red) / sizeof(red[0]), NULL, 0,
 		       NULL);
+}
+
+/* Area 6, split to order: minimal-7.2-split-regress makes the file form of
+ * split_huge_pages split to min(new_order, the mapping's min order), 0 on
+ * shmem, not max(): a file split asked for orders 2, 4 and 8 gives 512
+ * small pages. The order-0 file split, the pid form (same orders), the
+ * race part's punches, swap and quick stay green. */
+void test_mthp_planted_split(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "split_file_order2_orders", "0:512; 2048kB split +1" },
+		{ "split_file_order4_orders", "0:512; 2048kB split +1" },
+		{ "split_file_order8_orders", "0:512; 2048kB split +1" },
+	};
+
+	(void)state;
+	assert_planted("minimal-7.2-split-regress", red, sizeof(red) / sizeof(red[0]), NULL, 0,
+		       NULL);
+}
+
+/* The boot part's run: the per-size knobs only, booted with the three shmem
+ * THP parameters (as test_mthp_boot_params_debian_7_2). */
+static const char boot_text[] = "mthp policy=0 write=0 integrity=0\n";
+static const char *const boot_extra[] = {
+	"--cmdline",
+	"thp_shmem=16K-64K:always;2M:advise transparent_hugepage_shmem=within_size "
+	"transparent_hugepage_tmpfs=within_size thp_shmem=48K:always",
+	NULL
+};
+
+/* What the other two parameters left is right on the regression too. */
+static void assert_boot_rest_right(json_t *w)
+{
+	assert_seen(w, "boot_shmem_enabled", "within_size");
+	assert_seen(w, "boot_tmpfs_default", "huge=within_size");
+}
+
+/* Area 3, boot parameters: minimal-7.2-boot-regress drops the + 1 from
+ * setup_thp_shmem()'s nr = end - start + 1, so 16K-64K:always leaves 64K
+ * never and 2M:advise sets nothing (never: once a thp_shmem= was taken,
+ * shmem_init() no longer makes PMD inherit). minimal-7.2 booted the same
+ * way passes; on the regression boot_persize alone is red, the top-level
+ * and tmpfs parameters, the split, swap, race and khugepaged parts stay
+ * green; quick (booted without the parameters) passes. */
+void test_mthp_planted_boot(void **state)
+{
+	static const struct planted_red red[] = {
+		{ "boot_persize", "8kB=never 16kB=always 32kB=always 64kB=never 128kB=never "
+				  "256kB=never 512kB=never 1024kB=never 2048kB=never" },
+	};
+	const struct planted p = { .recipe = "minimal-7.2-boot-regress", .text = boot_text,
+				   .extra = boot_extra, .workload = "mthp", .red = red,
+				   .n = sizeof(red) / sizeof(red[0]), .min_checks = 20,
+				   .more = assert_boot_rest_right };
+	struct hb_itest_run r;
+	json_t *w;
+
+	(void)state;
+	hb_itest_run_suite_text("minimal-7.2", "planted", boot_text, boot_extra, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	w = hb_itest_workload(r.result, "mthp");
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	assert_seen(w, "boot_persize",
+		    "8kB=never 16kB=always 32kB=always 64kB=always 128kB=never 256kB=never "
+		    "512kB=never 1024kB=never 2048kB=advise");
+	hb_itest_run_free(&r);
+	assert_planted_run(&p);
+}
+
+/* Area 8, guest_memfd in kvm-map: minimal-7.2-gmem-regress truncates a
+ * punched guest_memfd range one page short, after KVM's zap. The last page
+ * of each hole keeps its data and the guest reads it again: the gmem
+ * backing's two hole checks read 1 bad page each; its mapping counts (the
+ * zap is unchanged), every huge backing check and quick stay green. */
+void test_mthp_planted_gmem(void **state)
+{
+	static const char text[] = "kvm-map size_mb=32 backings=huge,gmem\n";
+	static const struct planted_red red[] = {
+		{ "gmem_punch_2m_hole_reads_zero_bad_pages", "1" },
+		{ "gmem_punch_4k_hole_reads_zero_bad_pages", "1" },
+	};
+	const struct planted p = { .recipe = "minimal-7.2-gmem-regress", .text = text,
+				   .workload = "kvm-map", .red = red,
+				   .n = sizeof(red) / sizeof(red[0]), .min_checks = 20 };
+	struct hb_itest_run r;
+
+	(void)state;
+	hb_itest_run_suite_text("minimal-7.2", "planted", text, NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_gmem_control(r.result, true);
+	hb_itest_run_free(&r);
+	assert_planted_run(&p);
 }

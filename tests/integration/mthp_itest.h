@@ -15,10 +15,14 @@ void test_kvm_map_gmem(void **state);
  * mthp-regress, build/tests/test_guests --long. */
 void test_mthp_planted_regress(void **state);
 /* More planted regressions on minimal-7.2, one area of issue 21 each: the
- * named mthp checks red, every other green, quick green. */
+ * named mthp checks red (kvm-map's gmem checks for area 8; the boot
+ * parameters' run for area 3), every other green, quick green. */
 void test_mthp_planted_swap(void **state);
 void test_mthp_planted_khugepaged(void **state);
 void test_mthp_planted_stats(void **state);
 void test_mthp_planted_write(void **state);
+void test_mthp_planted_split(void **state);
+void test_mthp_planted_boot(void **state);
+void test_mthp_planted_gmem(void **state);
 
 #endif

@@ -286,6 +286,87 @@ void test_nightly_series_autobisect(void **state)
 	printf("night with the budget spent: %.0f s\n", hb_itest_now() - t0);
 }
 
+/* A crash regression (issue 22): minimal-6.1-warn-series's 2nd of 3
+ * patches logs a kernel WARNING at the first huge tmpfs allocation. No check
+ * or metric regresses; the night bisects the warning, each step judged on a
+ * check the base side passed with the crash rule, names patch 2/3 and
+ * verifies it (the series without it boots without the warning); summary.md,
+ * junit.xml and kcidb.json name it. 2 + 1-2 + 1 boots, 3-4 seeded builds;
+ * in make test-long. */
+void test_nightly_crash_autobisect(void **state)
+{
+	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], p[PATH_MAX + 64],
+		log[PATH_MAX + 16], cwd[PATH_MAX];
+	char *n1[] = { "nightly", "--matrix", mx, "--results", res, NULL };
+	char *xmllint[] = { "xmllint", "--noout", "--schema", "tests/schemas/junit-10.xsd", p, NULL };
+	char *kcidb[] = { "python3", "tests/schemas/kcidb_validate.py", p, NULL };
+	const char *patch = "0002-mm-shmem-warn-on-a-huge-folio-of-the-wrong-order.patch",
+		   *subj = "mm/shmem: warn on a huge folio of the wrong order";
+	struct hb_itest_out o;
+	double t0 = hb_itest_now();
+	json_t *doc, *x, *cu = NULL;
+	char want[512], *text;
+	size_t i;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	if (hb_itest_results_dir()[0] == '/')
+		cwd[0] = 0;
+	snprintf(res, sizeof(res), "%s/%s", cwd, hb_itest_results_dir());
+	mkdir(res, 0755);
+	snprintf(res, sizeof(res), "%s/%s/nightly-crash-%d", cwd, hb_itest_results_dir(),
+		 (int)getpid());
+	assert_int_equal(mkdir(res, 0755), 0);
+	snprintf(mx, sizeof(mx), "%s/test.matrix", res);
+	snprintf(log, sizeof(log), "%s/validate.log", res);
+	hb_itest_write(mx, "minimal-6.1-warn-series base=minimal-6.1 suite=smoke boots=1 "
+			   "bisect-budget=4\n");
+	hb_itest_hugebench(n1, &o);
+	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
+	snprintf(want, sizeof(want), "first bad patch 2/3 %s (\"%s\"); verified: with patch 2 "
+		 "reverted on top of the series, the kernel is good again", patch, subj);
+	if (o.exit_code != 1 ||
+	    !strstr(o.out, "nightly: minimal-6.1-warn-series: new crash (boot-1: kernel-warning") ||
+	    !strstr(o.out, want))
+		fail_msg("night exit %d, want 1, a crash bisected and '%s':\n%s\n%s", o.exit_code,
+			 want, o.out, o.err);
+	hb_itest_out_free(&o);
+
+	snprintf(p, sizeof(p), "%s/summary.md", night);
+	text = hb_itest_slurp(p);
+	snprintf(want, sizeof(want), ", due to patch 2/3 \"%s\" (verified)\n", subj);
+	if (strncmp(text, "Subject: [hugebench nightly ", 28) || !strstr(text, want) ||
+	    strstr(text, want) > strchr(text, '\n') || !strstr(text, "kernel-warning") ||
+	    !strstr(text, "\nculprit:         patch 2/3 "))
+		fail_msg("summary.md does not name the culprit in its subject and report:\n%s", text);
+	free(text);
+
+	snprintf(p, sizeof(p), "%s/junit.xml", night);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	snprintf(want, sizeof(want), "<property name=\"culprit_patch\" value=\"%s\"/>", patch);
+	if (!strstr(text, want) || !strstr(text, "<property name=\"culprit_verified\" value=\"yes\"/>"))
+		fail_msg("junit.xml does not name the culprit, verified:\n%s", text);
+	free(text);
+
+	snprintf(p, sizeof(p), "%s/kcidb.json", night);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+	text = hb_itest_slurp(p);
+	doc = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(doc);
+	json_array_foreach(json_object_get(doc, "tests"), i, x)
+		if (!strcmp(hb_itest_str(x, "path"), "hugebench.smoke.bisect")) {
+			assert_string_equal(hb_itest_str(x, "status"), "FAIL");
+			cu = json_object_get(json_object_get(x, "misc"), "culprit");
+		}
+	assert_non_null(cu);
+	assert_string_equal(hb_itest_str(cu, "patch"), patch);
+	assert_true(json_is_true(json_object_get(cu, "verified")));
+	json_decref(doc);
+	printf("night with a crash auto-bisected: %.0f s\n", hb_itest_now() - t0);
+}
+
 void test_nightly_planted_regression(void **state)
 {
 	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], night2[PATH_MAX], p[PATH_MAX + 64],

@@ -773,12 +773,17 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mthp_planted_khugepaged),
 		cmocka_unit_test(test_mthp_planted_stats),
 		cmocka_unit_test(test_mthp_planted_write),
+		cmocka_unit_test(test_mthp_planted_split),
+		cmocka_unit_test(test_mthp_planted_boot),
+		cmocka_unit_test(test_mthp_planted_gmem),
 		/* series mode by metric: 3 builds, 9 boots (140 CPU-s); make
 		 * test keeps series mode by check and metric mode in git mode */
 		cmocka_unit_test(test_bisect_series_metric),
 		/* kvm-map's gmem control alone, two short boots (70 s): the
 		 * mthp tests of make test assert the same on mthp.suite's line */
 		cmocka_unit_test(test_kvm_map_gmem),
+		/* a crash regression auto-bisected: 3-4 seeded builds, ~6 boots */
+		cmocka_unit_test(test_nightly_crash_autobisect),
 	};
 	bool pre = false;
 	int rc;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "bisect.h"
 #include "nightly.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -960,6 +961,76 @@ static void test_collect(void **state)
 	free_target(&t);
 }
 
+/* compare.json of a pair whose one check ran on both sides */
+static void write_compare(const char *path, const char *group, int base_failed,
+			  const char *finding)
+{
+	char *j = NULL;
+
+	assert_true(asprintf(&j, "{\"comparisons\":[{\"metrics\":[],\"findings\":[%s],"
+			     "\"base\":{\"kernel_release\":\"6.1.0-base\",\"path\":"
+			     "\"%s/boot-1/result.json\"},\"checks\":[{\"workload\":\"fault\","
+			     "\"name\":\"pmd\",\"base_failed\":%d,\"base_ran\":2,"
+			     "\"new_failed\":0,\"new_ran\":2}]}]}",
+			     finding, group, base_failed) > 0);
+	hbt_write(path, j);
+	free(j);
+}
+
+/* What the nightly's auto-bisect bisects: a regressed check first; a crash
+ * (a boot that warned, here) where the compared side passed a check: that
+ * check, with the crash rule; nothing when the compared side passed none. */
+static void test_bisect_pick(void **state)
+{
+	static const char issue[] = "{\"kind\":\"kernel_issue\",\"regression\":true,"
+				    "\"workload\":\"\",\"what\":\"WARNING\",\"text\":\"new\"}";
+	char g[PATH_MAX + 16], cj[PATH_MAX + 16], crash[256];
+	struct hb_ntarget t = { 0 };
+	struct hb_bisect_spec spec;
+	int boots = 0;
+
+	(void)state;
+	snprintf(g, sizeof(g), "%s/grp-pick-fail", g_tmp);
+	make_group(g, "fail");
+	snprintf(cj, sizeof(cj), "%s/compare-pick.json", g_tmp);
+	write_compare(cj, g, 0, "{\"kind\":\"check\",\"regression\":true,\"workload\":"
+				"\"fault\",\"what\":\"pmd\",\"text\":\"pmd failed\"}");
+	t.boots = 2;
+	hb_night_collect(&t, g, cj);
+	assert_int_equal(hb_night_bisect_pick(&t, &spec, &boots, crash, sizeof(crash)), 0);
+	assert_int_equal(spec.mode, HB_BISECT_CHECK);
+	assert_string_equal(spec.workload, "fault");
+	assert_string_equal(spec.name, "pmd");
+	assert_string_equal(crash, "");
+	assert_int_equal(boots, 2);
+	free_target(&t);
+
+	/* boot 2 warned, every check passed on both sides: a crash regression */
+	memset(&t, 0, sizeof(t));
+	snprintf(g, sizeof(g), "%s/grp-pick-warn", g_tmp);
+	make_group(g, "kernel-warning");
+	write_compare(cj, g, 0, issue);
+	t.boots = 2;
+	hb_night_collect(&t, g, cj);
+	assert_string_equal(t.base_clean_check, "fault.pmd");
+	assert_int_equal(hb_night_bisect_pick(&t, &spec, &boots, crash, sizeof(crash)), 0);
+	assert_int_equal(spec.mode, HB_BISECT_CHECK);
+	assert_string_equal(spec.workload, "fault");
+	assert_string_equal(spec.name, "pmd");
+	assert_int_equal(spec.crash, HB_BISECT_CRASH_BAD);
+	assert_non_null(strstr(crash, "boot-2: kernel-warning"));
+	free_target(&t);
+
+	/* the compared side failed its one check: nothing to judge a step on */
+	memset(&t, 0, sizeof(t));
+	write_compare(cj, g, 1, issue);
+	t.boots = 2;
+	hb_night_collect(&t, g, cj);
+	assert_string_equal(t.base_clean_check, "");
+	assert_int_equal(hb_night_bisect_pick(&t, &spec, &boots, crash, sizeof(crash)), -1);
+	free_target(&t);
+}
+
 /* Where a recipe's kernel came from: git=/commit=/branch= of the recipe
  * (inherited from its base), else KSRC's git for source=ksrc; the own
  * series counted apart from the base's; a Debian source package: no hash. */
@@ -1205,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_bisect_pick),
 		cmocka_unit_test(test_patch_subject_url),
 		cmocka_unit_test(test_night_state),
 		cmocka_unit_test(test_origin),
