@@ -599,6 +599,19 @@ int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char 
 	return bisect_target(o, a, err, errlen);
 }
 
+int hb_bisect_git_range(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err,
+			size_t errlen)
+{
+	if (!o->git || !o->good || !o->bad || !o->target || !o->results || o->boots < 1 ||
+	    o->max_tries < 1) {
+		memset(a, 0, sizeof(*a));
+		hb_set_err(err, errlen, "bisect: hb_bisect_git_range needs a target, results, boots, "
+			   "max_tries, git, good and bad");
+		return -EINVAL;
+	}
+	return bisect_target(o, a, err, errlen);
+}
+
 /* ---- the commands ------------------------------------------------------------ */
 
 int hb_cmd_bisect(int argc, char **argv)

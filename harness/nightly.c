@@ -93,6 +93,12 @@ struct job {
 	char name[96], base_name[96];
 	char *argv[32];
 	char store[12][PATH_MAX];
+	/* a git range (gitrange.c): the good side runs first (phase 0, argv_good
+	 * with KSRC its worktree), then the bad side (argv, KSRC src-bad) */
+	char *argv_good[32];
+	char results_good[PATH_MAX];
+	char wt_good[PATH_MAX], wt_bad[PATH_MAX];
+	int phase, good_status;
 	pid_t pid;
 	double t0;
 	bool done;
@@ -135,6 +141,16 @@ static void build_argv(struct job *j, const char *self)
 	}
 	v[a] = NULL;
 #undef STORE
+	if (r->git[0]) {
+		/* the good side: the same run of the same recipe, on the good commit,
+		 * into runs-good/ */
+		snprintf(j->results_good, sizeof(j->results_good), "%s/runs-good", j->t->dir);
+		for (a = 0; v[a]; a++)
+			j->argv_good[a] = a && !strcmp(v[a - 1], "--results") ? j->results_good : v[a];
+		j->argv_good[a] = NULL;
+		snprintf(j->wt_good, sizeof(j->wt_good), "%s/src-good", j->t->dir);
+		snprintf(j->wt_bad, sizeof(j->wt_bad), "%s/src-bad", j->t->dir);
+	}
 }
 
 /* The command by hand: "hugebench run ..." without the night's --results. */
@@ -178,10 +194,25 @@ static void finish(struct job *j, int status, const char *results)
 	snprintf(dir, sizeof(dir), "%s/runs/%s", t->dir, j->name);
 	if (only_subdir(dir, t->group, sizeof(t->group)))
 		t->group[0] = 0;
-	if (t->against_kind[0] == 't') {
-		snprintf(dir, sizeof(dir), "%s/runs/%s", t->dir, j->base_name);
-		if (only_subdir(dir, t->base_group, sizeof(t->base_group)))
+	if (t->against_kind[0] == 't' || t->against_kind[0] == 'g') {
+		snprintf(dir, sizeof(dir), "%s/%s/%s", t->dir,
+			 t->against_kind[0] == 'g' ? "runs-good" : "runs",
+			 t->against_kind[0] == 'g' ? j->name : j->base_name);
+		if (only_subdir(dir, t->base_group, sizeof(t->base_group)) ||
+		    (t->against_kind[0] == 'g' && j->good_status == HB_EXIT_INFRA)) {
+			if (t->against_kind[0] == 'g' && t->group[0]) {
+				/* the bad side's own checks still count; nothing compared */
+				hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_ERROR,
+						  "the good side (%.12s) did not run (hugebench exited "
+						  "%d): not compared; see %s/run.log", t->good_commit,
+						  j->good_status, t->dir);
+				t->state = HB_TS_INFRA;
+				snprintf(t->state_reason, sizeof(t->state_reason),
+					 "the good side of the git range did not run; see %s/run.log",
+					 t->name);
+			}
 			t->base_group[0] = 0;
+		}
 	} else if (t->against_kind[0] == 'b') {
 		snprintf(t->base_group, sizeof(t->base_group), "%s", t->against);
 	}
@@ -293,7 +324,24 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 		t->compare_exit = -1;
 		if (tg.kind == HB_TARGET_RECIPE)
 			hb_night_origin(t, tg.path);
-		if (r->bisect_budget && t->n_patches < 1) {
+		if (r->git[0]) {
+			struct hb_recipe rc;
+			bool ksrc = tg.kind == HB_TARGET_RECIPE &&
+				    !hb_recipe_load(tg.path, &rc, err, sizeof(err));
+
+			if (ksrc) {
+				ksrc = rc.kind == HB_RECIPE_SOURCE && !strcmp(rc.source, "ksrc");
+				hb_recipe_free(&rc);
+			}
+			if (!ksrc) {
+				hb_err("%s:%d: git= needs a source=ksrc recipe (one that builds the tree "
+				       "at KSRC, such as minimal-ksrc); %s is not one",
+				       o->matrix, r->line, tg.name);
+				return HB_EXIT_USAGE;
+			}
+			hb_night_git_origin(t, r);
+		}
+		if (r->bisect_budget && t->n_patches < 1 && !r->git[0]) {
 			hb_err("%s:%d: bisect-budget= needs a source recipe with patches/series of its "
 			       "own; %s has none (set bisect-budget=0 on this line)",
 			       o->matrix, r->line, tg.name);
@@ -301,7 +349,12 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 		}
 		/* the test machine: this one unless a libvirt host boots it */
 		t->host_cores = r->connect[0] ? 0 : (int)sysconf(_SC_NPROCESSORS_ONLN);
-		if (!hb_baseline_current(o->results, tg.name, t->against, sizeof(t->against))) {
+		if (r->git[0]) {
+			/* the good commit, never a baseline (that was another tree) */
+			snprintf(t->against, sizeof(t->against), "%s at %.12s (good=%s)", tg.name,
+				 r->good_sha, r->good);
+			snprintf(t->against_kind, sizeof(t->against_kind), "good");
+		} else if (!hb_baseline_current(o->results, tg.name, t->against, sizeof(t->against))) {
 			snprintf(t->against_kind, sizeof(t->against_kind), "baseline");
 		} else if (r->base[0]) {
 			snprintf(t->against, sizeof(t->against), "%s", r->base);
@@ -311,6 +364,15 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 		}
 		build_argv(&jobs[i], self);
 		words(jobs[i].argv, t->reproduce, sizeof(t->reproduce));
+		if (r->git[0]) {
+			char w[1024];
+
+			snprintf(w, sizeof(w), "%s", t->reproduce);
+			snprintf(t->reproduce, sizeof(t->reproduce),
+				 "KSRC=<worktree of %s at %.12s> %s && KSRC=<worktree at %.12s> %s && "
+				 "hugebench compare-report <good group> <bad group>", r->git,
+				 r->good_sha, w, r->bad_sha, w);
+		}
 		if (t->against_kind[0] == 'b')
 			snprintf(t->reproduce + strlen(t->reproduce),
 				 sizeof(t->reproduce) - strlen(t->reproduce),
@@ -319,12 +381,35 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 	return 0;
 }
 
+/* A git range's side: its worktree (made now, at the side's commit; the
+ * good side's is removed once it has run) and KSRC in env for the child. 0,
+ * or -1 with why. */
+static int git_side(struct job *j, struct hb_spawn *s, struct hb_env *env, char *why,
+		    size_t len)
+{
+	const struct hb_mrow *r = j->row;
+	const char *wt = j->phase ? j->wt_bad : j->wt_good;
+	struct hb_env_add add[] = { { "KSRC", wt } };
+
+	if (hb_night_worktree_add(r->git, wt, j->phase ? r->bad_sha : r->good_sha, why, len))
+		return -1;
+	if (hb_env_make(add, 1, env)) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	s->envp = env->v;
+	if (!j->phase)
+		s->argv = j->argv_good;
+	return 0;
+}
+
 /* Start the next waiting job of every connection that has none running. */
 static void start_jobs(struct job *jobs, size_t n, const char *night_dir)
 {
 	for (size_t i = 0; i < n && !hb_interrupted; i++) {
 		struct hb_spawn s = { .argv = jobs[i].argv };
-		char log[PATH_MAX + 16];
+		char log[PATH_MAX + 16], why[PATH_MAX + 256];
+		struct hb_env env = { NULL, 0 };
 		bool busy = false;
 
 		if (jobs[i].pid || jobs[i].done)
@@ -340,10 +425,24 @@ static void start_jobs(struct job *jobs, size_t n, const char *night_dir)
 		}
 		snprintf(log, sizeof(log), "%s/run.log", jobs[i].t->dir);
 		s.log_path = log;
-		hb_utc_iso(jobs[i].t->started, sizeof(jobs[i].t->started));
-		jobs[i].t0 = hb_mono_s();
+		if (jobs[i].row->git[0] && git_side(&jobs[i], &s, &env, why, sizeof(why))) {
+			hb_err("nightly: %s: %s", jobs[i].t->name, why);
+			hb_night_add_case(jobs[i].t, HB_NK_BOOT, "run", HB_NS_ERROR, "%s not run: %s",
+					  jobs[i].t->name, why);
+			jobs[i].t->state = HB_TS_INFRA;
+			snprintf(jobs[i].t->state_reason, sizeof(jobs[i].t->state_reason),
+				 "not run: %s", why);
+			jobs[i].done = true;
+			continue;
+		}
+		if (!jobs[i].phase) {
+			hb_utc_iso(jobs[i].t->started, sizeof(jobs[i].t->started));
+			jobs[i].t0 = hb_mono_s();
+		}
 		jobs[i].pid = hb_start(&s);
-		printf("nightly %s: %s started: %s (log %s)\n", night_dir, jobs[i].t->name,
+		hb_env_free(&env);
+		printf("nightly %s: %s started%s: %s (log %s)\n", night_dir, jobs[i].t->name,
+		       !jobs[i].row->git[0] ? "" : jobs[i].phase ? " (the bad side)" : " (the good side)",
 		       jobs[i].t->reproduce, log);
 		fflush(stdout);
 		if (jobs[i].pid < 0) {
@@ -383,6 +482,13 @@ static void run_jobs(struct job *jobs, size_t n, const char *results, const char
 			if (jobs[i].pid != p)
 				continue;
 			jobs[i].pid = 0;
+			if (jobs[i].row->git[0] && !jobs[i].phase) {
+				/* the good side ran: the bad side next (start_jobs) */
+				jobs[i].good_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				jobs[i].phase = 1;
+				hb_night_worktree_remove(jobs[i].row->git, jobs[i].wt_good);
+				continue;
+			}
 			jobs[i].done = true;
 			finish(&jobs[i], WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), results);
 			printf("nightly: %s: %s%s%s\n", jobs[i].t->name,
@@ -506,6 +612,13 @@ int hb_cmd_nightly(int argc, char **argv)
 	 * night's own boots should not wait behind it */
 	for (size_t i = 0; i < n.n && !hb_interrupted; i++)
 		hb_night_autobisect(&n.t[i], &m.rows[i]);
+	/* the bad side's worktree served the bisect too: the user's repository
+	 * keeps no worktree of the night's */
+	for (size_t i = 0; i < n.n; i++)
+		if (m.rows[i].git[0]) {
+			hb_night_worktree_remove(m.rows[i].git, jobs[i].wt_good);
+			hb_night_worktree_remove(m.rows[i].git, jobs[i].wt_bad);
+		}
 	n.time_s = hb_mono_s() - t0;
 	{
 		enum hb_tstate worst = hb_night_state(&n);

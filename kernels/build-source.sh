@@ -212,17 +212,23 @@ ksrc_dir() {
 
 # A content identity for KSRC: git commit tree plus a hash of uncommitted
 # changes, or (not git) a hash of every file's name, size and mtime.
+# The build account reads KSRC, which is usually another user's (root's, or
+# the user's clone): git refuses a tree of another owner ("dubious
+# ownership") and the identity fell back to mtimes, which every checkout
+# changes, so a git-mode build never found its cached kernel. safe.directory
+# is given for this one tree only, on git's command line (a protected scope).
 fetch_ksrc() {
 	local k desc tree dirty ver
 	k=$(ksrc_dir)
-	if [ "$(git -C "$k" rev-parse --show-toplevel 2>/dev/null || true)" = "$k" ]; then
-		desc=$(git -C "$k" describe --tags --always 2>/dev/null || echo unknown)
-		tree=$(git -C "$k" rev-parse 'HEAD^{tree}')
+	local kgit=(git -c "safe.directory=$k" -C "$k")
+	if [ "$("${kgit[@]}" rev-parse --show-toplevel 2>/dev/null || true)" = "$k" ]; then
+		desc=$("${kgit[@]}" describe --tags --always 2>/dev/null || echo unknown)
+		tree=$("${kgit[@]}" rev-parse 'HEAD^{tree}')
 		dirty=$({
-			git -C "$k" diff HEAD --binary
-			git -C "$k" ls-files -o --exclude-standard -z | (cd "$k" && xargs -0 -r sha256sum --)
+			"${kgit[@]}" diff HEAD --binary
+			"${kgit[@]}" ls-files -o --exclude-standard -z | (cd "$k" && xargs -0 -r sha256sum --)
 		} | sha256sum | cut -c1-16)
-		if [ -n "$(git -C "$k" status --porcelain --untracked-files=normal | head -n 1)" ]; then
+		if [ -n "$("${kgit[@]}" status --porcelain --untracked-files=normal | head -n 1)" ]; then
 			printf 'ksrc:git:%s:%s:dirty-%s\n' "$desc" "$tree" "$dirty"
 		else
 			printf 'ksrc:git:%s:%s\n' "$desc" "$tree"

@@ -139,8 +139,9 @@ struct hb_bisect_opts {
 	const char *git, *good, *bad;	 /* git mode */
 	struct hb_bisect_spec spec;
 	int boots, max_tries;
-	int max_steps;			 /* series mode: stop after this many steps (0: no
-					  * limit); the answer is then the range left */
+	int max_steps;			 /* stop after this many steps (0: no limit; the
+					  * command sets none); the answer is then the
+					  * range left */
 	char dir[4096];			 /* results/bisect-<target>-<key12> */
 	char suite_arg[4096];		 /* --suite given to hugebench run */
 };
@@ -165,6 +166,12 @@ struct hb_bisect_answer {
  * err (bad options or target: -EINVAL). o->dir is the folder. */
 int hb_bisect_series(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err,
 		     size_t errlen);
+/* Git mode as a typed call (the nightly's auto-bisect of a git range), as
+ * hb_bisect_series with git, good and bad set (max_steps: stop after that
+ * many steps, the answer then the candidates left, budget_spent). 0 with
+ * *a filled, whatever the answer; or -errno with err. */
+int hb_bisect_git_range(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *err,
+			size_t errlen);
 /* git mode of `hugebench bisect` (bisect/git.c), o with --git, --good and
  * --bad: 0 with *a filled (outcome, line, commit), or -errno with err
  * (-EINVAL: not a ksrc recipe, not a work tree, a --good or --bad that is no

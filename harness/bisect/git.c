@@ -192,6 +192,27 @@ static const char *verdict_word(enum hb_bisect_v v)
 	return v == HB_BV_GOOD ? "good" : v == HB_BV_BAD ? "bad" : "skip";
 }
 
+/* Stopped by o->max_steps with commits left to test: the answer is the
+ * candidates git's refs still hold. */
+static void budget_spent(const struct hb_bisect_opts *o, const struct hb_bisect_gstate *g,
+			 int steps, struct hb_bisect_answer *a)
+{
+	char lo[400], hi[400];
+
+	a->answered = true;
+	a->outcome = HB_BO_AMBIGUOUS;
+	a->budget_spent = true;
+	if (!g->n_cands) {
+		snprintf(a->line, sizeof(a->line), "budget spent (%d steps): the first bad commit is "
+			 "one of %ld (git rev-list %.12s --not <good>)", steps, g->n_total, g->bad);
+		return;
+	}
+	hb_bisect_git_describe(o->git, g->cands[g->n_cands - 1], lo, sizeof(lo));
+	hb_bisect_git_describe(o->git, g->cands[0], hi, sizeof(hi));
+	snprintf(a->line, sizeof(a->line), "budget spent (%d steps): the first bad commit is one "
+		 "of %zu, %s .. %s", steps, g->n_cands, lo, hi);
+}
+
 /* The bisect itself, between `git bisect start` and `git bisect reset`:
  * 0 with *a answered, or -errno with err. */
 static int drive(const struct hb_bisect_opts *o, const char *good, const char *bad,
@@ -237,6 +258,10 @@ static int drive(const struct hb_bisect_opts *o, const char *good, const char *b
 			goto refs;
 		if (!g->n_untested)
 			break;
+		if (o->max_steps > 0 && (int)json_array_size(steps) >= o->max_steps) {
+			budget_spent(o, g, (int)json_array_size(steps), a);
+			goto out;
+		}
 		if (GIT1(o->git, head, "rev-parse", "HEAD") || !hb_bisect_git_testable(g, head)) {
 			/* after the reference's checkout, or git left HEAD elsewhere */
 			GITQ(o->git, "bisect", "next");

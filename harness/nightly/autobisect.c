@@ -10,7 +10,15 @@
  * LKP does, by reverting it on top of the bad side: the series without that
  * patch is built and booted, and judged as a step; good again = verified.
  * The answer becomes the target's culprit and one "bisect" case, which
- * summary.md, junit.xml and kcidb.json report. */
+ * summary.md, junit.xml and kcidb.json report.
+ * A git range (git=PATH good=REV bad=REV on the matrix line, gitrange.c)
+ * is bisected the same way with the git-mode bisect (hb_bisect_git_range,
+ * the same judge, at most N steps) in the night's scratch worktree of the
+ * bad commit (<night>/<target>/src-bad, removed by nightly.c afterwards;
+ * the user's tree is never checked out), and its culprit verified as LKP
+ * does: `git revert --no-edit CULPRIT` on top of the bad commit there,
+ * built, booted and judged as a step; a revert that conflicts leaves it
+ * unverified, and says so. */
 #define _GNU_SOURCE
 #include "bisect.h"
 #include "compare.h"
@@ -203,6 +211,76 @@ static void verify(const struct hb_bisect_opts *o, const struct hb_bisect_answer
 	free(gp);
 }
 
+/* A step of the metric's reference (the good commit), in git mode. */
+static bool ref_step(json_t *st, const void *arg)
+{
+	(void)arg;
+	return json_is_true(json_object_get(st, "base"));
+}
+
+/* A git range's culprit: `git revert --no-edit` of it on top of the bad
+ * commit in the scratch worktree o->git, built, booted and judged as a
+ * step (hb_bisect_judge, the bisect's own judge). */
+static void verify_git(const struct hb_bisect_opts *o, struct hb_nculprit *cu)
+{
+	char kdir[PATH_MAX], err[1024], group[PATH_MAX] = "", why[1024] = "", head[48] = "";
+	char *gp, *ref[64];
+	struct hb_target tg;
+	struct hb_recipe r;
+	enum hb_bisect_v v;
+	json_t *steps;
+	double build_s = 0;
+	bool skip = false;
+	size_t nr = 0;
+	int rc;
+
+	printf("\n== nightly auto-bisect %s: verify: git revert --no-edit %.12s on top of %.12s\n",
+	       o->target, cu->commit, o->bad);
+	if (HB_NGIT(o->git, NULL, 0, "checkout", "-q", "--detach", o->bad) ||
+	    HB_NGIT(o->git, NULL, 0, "-c", "user.name=hugebench nightly", "-c",
+		    "user.email=hugebench@localhost", "revert", "--no-edit", cu->commit)) {
+		HB_NGIT(o->git, NULL, 0, "revert", "--abort");
+		cu->revert_conflicts = true;
+		snprintf(cu->verify, sizeof(cu->verify), "unverified: revert conflicts (git revert "
+			 "--no-edit %.12s on top of %.12s did not apply)", cu->commit, o->bad);
+		printf("== nightly auto-bisect %s: %s\n", o->target, cu->verify);
+		return;
+	}
+	HB_NGIT(o->git, head, sizeof(head), "rev-parse", "HEAD");
+	snprintf(kdir, sizeof(kdir), "%s/kernels", hb_root());
+	if (hb_target_parse(o->target, kdir, &tg, err, sizeof(err)) ||
+	    hb_recipe_load(tg.path, &r, err, sizeof(err))) {
+		snprintf(cu->verify, sizeof(cu->verify), "not verified: %s", err);
+		return;
+	}
+	rc = hb_bisect_build_run(o, &r, o->git, group, sizeof(group), &build_s, &skip, why,
+				 sizeof(why));
+	hb_recipe_free(&r);
+	cu->builds++;
+	if (rc || skip) {
+		snprintf(cu->verify, sizeof(cu->verify), "not verified: %.12s with %.12s reverted "
+			 "%s: %s", o->bad, cu->commit, skip ? "does not build" : "did not boot", why);
+		return;
+	}
+	cu->boots += o->boots;
+	if (asprintf(&gp, "%s/%s", o->dir, group) < 0)
+		return;
+	steps = hb_bisect_steps_load(o);
+	if (o->spec.mode == HB_BISECT_METRIC)
+		nr = hb_bisect_groups(o, steps, ref_step, NULL, ref, 64);
+	json_decref(steps);
+	v = hb_bisect_judge(&o->spec, false, ref, nr, &gp, 1, why, sizeof(why));
+	hb_bisect_free_strs(ref, nr);
+	cu->verified = v == HB_BV_GOOD;
+	snprintf(cu->verify, sizeof(cu->verify), "%s: with %.12s reverted on top of %.12s (%.12s), "
+		 "%s is %s (%s; %s)", cu->verified ? "verified" : "not verified", cu->commit, o->bad,
+		 head, cu->crash[0] ? "the kernel" : cu->what,
+		 v == HB_BV_GOOD ? "good again" : v == HB_BV_BAD ? "still bad" : hb_bisect_v_name(v),
+		 why, group);
+	printf("== nightly auto-bisect %s: %s\n", o->target, cu->verify);
+	free(gp);
+}
+
 /* Runs fn's output into log (stdout and stderr, children too). */
 static int redirect(const char *log, int saved[2])
 {
@@ -237,13 +315,13 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 	struct hb_nculprit *cu = &t->culprit;
 	struct hb_bisect_opts o;
 	struct hb_bisect_answer a;
-	char results[PATH_MAX], log[PATH_MAX], tmo[32], err[1024];
+	char results[PATH_MAX], log[PATH_MAX], tmo[32], err[1024], wt[PATH_MAX];
 	struct hb_ncase *c;
 	int saved[2], boots = 1, rc;
 	double t0 = hb_mono_s();
 
-	if (!row->bisect_budget || t->n_patches < 1 || t->compare_exit != HB_CMP_REGRESSION ||
-	    hb_interrupted)
+	if (!row->bisect_budget || (t->n_patches < 1 && !row->git[0]) ||
+	    t->compare_exit != HB_CMP_REGRESSION || hb_interrupted)
 		return;
 	memset(&o, 0, sizeof(o));
 	memset(&a, 0, sizeof(a));
@@ -272,10 +350,24 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 		o.timeout = tmo;
 		o.timeout_s = row->timeout_s;
 	}
-	snprintf(cu->reproduce, sizeof(cu->reproduce), "hugebench bisect %s --%s %s --suite %s "
-		 "--boots %d%s%s", t->name, cu->metric ? "metric" : "check", cu->what, row->suite,
+	if (row->git[0]) {
+		/* the bad side's scratch worktree (nightly.c), never the user's tree */
+		snprintf(wt, sizeof(wt), "%s/src-bad", t->dir);
+		o.git = wt;
+		o.good = row->good_sha;
+		o.bad = row->bad_sha;
+	}
+	snprintf(cu->reproduce, sizeof(cu->reproduce), "hugebench bisect %s%s%s%s%s%s%s --%s %s "
+		 "--suite %s --boots %d%s%s", t->name, o.git ? " --git " : "", o.git ? row->git : "",
+		 o.git ? " --good " : "", o.git ? row->good_sha : "", o.git ? " --bad " : "",
+		 o.git ? row->bad_sha : "", cu->metric ? "metric" : "check", cu->what, row->suite,
 		 boots, o.timeout ? " --timeout " : "", o.timeout ? tmo : "");
-	if (cu->crash[0])
+	if (o.git)
+		printf("nightly: %s: new %s%s: bisecting %.12s..%.12s of %s, each step judged on %s%s "
+		       "(at most %d steps; log %s)\n", t->name, cu->crash[0] ? "crash: " : "regression "
+		       "of ", cu->crash[0] ? cu->crash : cu->what, o.good, o.bad, row->git, cu->what,
+		       cu->crash[0] ? " with the crash rule" : "", row->bisect_budget, log);
+	else if (cu->crash[0])
 		printf("nightly: %s: new crash (%s): bisecting its series of %d patches, each step "
 		       "judged on %s with the crash rule (at most %d steps; log %s)\n", t->name,
 		       cu->crash, t->n_patches, cu->what, row->bisect_budget, log);
@@ -289,13 +381,29 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 		hb_night_add_case(t, HB_NK_BISECT, "bisect", HB_NS_ERROR, "%s", cu->result);
 		return;
 	}
-	rc = hb_bisect_series(&o, &a, err, sizeof(err));
+	rc = o.git ? hb_bisect_git_range(&o, &a, err, sizeof(err))
+		   : hb_bisect_series(&o, &a, err, sizeof(err));
 	snprintf(cu->dir, sizeof(cu->dir), "%s", o.dir);
 	cu->steps = a.steps;
 	cu->builds = a.builds;
 	cu->boots = a.boots;
 	cu->n = a.n;
-	if (!rc && a.outcome == HB_BO_FOUND) {
+	if (!rc && a.outcome == HB_BO_FOUND && o.git) {
+		char num[32] = "", range[96];
+
+		cu->found = true;
+		snprintf(cu->commit, sizeof(cu->commit), "%s", a.commit);
+		HB_NGIT(row->git, cu->subject, sizeof(cu->subject), "log", "-1", "--format=%s",
+			a.commit);
+		snprintf(range, sizeof(range), "%s..%s", o.good, o.bad);
+		HB_NGIT(row->git, num, sizeof(num), "rev-list", "--count", range);
+		cu->n = atoi(num);
+		snprintf(range, sizeof(range), "%s..%s", o.good, a.commit);
+		HB_NGIT(row->git, num, sizeof(num), "rev-list", "--count", range);
+		cu->index = atoi(num);
+		snprintf(cu->patch, sizeof(cu->patch), "%.12s", a.commit);
+		verify_git(&o, cu);
+	} else if (!rc && a.outcome == HB_BO_FOUND) {
 		cu->found = true;
 		cu->index = a.first_bad;
 		snprintf(cu->patch, sizeof(cu->patch), "%s", a.patch);
@@ -306,6 +414,11 @@ void hb_night_autobisect(struct hb_ntarget *t, const struct hb_mrow *row)
 	if (rc)
 		snprintf(cu->result, sizeof(cu->result), "the bisect could not run: %s; see %s/bisect.log",
 			 err[0] ? err : strerror(-rc), t->name);
+	else if (cu->found && o.git)
+		snprintf(cu->result, sizeof(cu->result), "first bad commit %s (\"%s\"), commit %d of "
+			 "%d in %.12s..%.12s", cu->commit, cu->subject, cu->index, cu->n, o.good, o.bad);
+	else if (!cu->found && o.git && a.outcome != HB_BO_FOUND)
+		snprintf(cu->result, sizeof(cu->result), "%s", a.line);
 	else if (cu->found)
 		snprintf(cu->result, sizeof(cu->result), "first bad patch %d/%d %s%s%s%s", cu->index, cu->n,
 			 cu->patch, cu->subject[0] ? " (\"" : "", cu->subject, cu->subject[0] ? "\")" : "");

@@ -158,13 +158,16 @@ static int write_suite(xmlTextWriterPtr w, const struct hb_night *n, const struc
 		const struct hb_nculprit *cu = &t->culprit;
 		char idx[32];
 		const char *more[][2] = {
-			{ "git_repository_url", t->git_url },
+			/* a git range's local tree too (JUnit asks no https) */
+			{ "git_repository_url", t->git_url[0] ? t->git_url : t->git_tree },
+			{ "good_commit_hash", t->good_commit },
 			{ "git_commit_hash", t->commit },
 			{ "git_repository_branch", t->branch },
 			{ "package", t->package },
 			{ "source", t->source_id },
 			{ "culprit", cu->found ? idx : "" },
 			{ "culprit_patch", cu->patch },
+			{ "culprit_commit", cu->commit },
 			{ "culprit_subject", cu->subject },
 			{ "culprit_verified", !cu->found ? "" : cu->verified ? "yes" : "no" },
 			{ "culprit_verification", cu->found ? cu->verify : "" },

@@ -185,6 +185,10 @@ static json_t *culprit_json(const struct hb_nculprit *cu)
 	json_object_set_new(o, "result", hb_json_text(cu->result));
 	if (cu->found) {
 		json_object_set_new(o, "patch", hb_json_text(cu->patch));
+		if (cu->commit[0])
+			json_object_set_new(o, "commit", hb_json_text(cu->commit));
+		if (cu->revert_conflicts)
+			json_object_set_new(o, "revert_conflicts", json_true());
 		json_object_set_new(o, "subject", hb_json_text(cu->subject));
 		json_object_set_new(o, "index", json_integer(cu->index));
 		json_object_set_new(o, "of", json_integer(cu->n));
@@ -208,6 +212,12 @@ static void origin(json_t *c, const struct hb_ntarget *t)
 		json_object_set_new(c, "git_commit_hash", hb_json_text(t->commit));
 	if (t->branch[0])
 		json_object_set_new(c, "git_repository_branch", hb_json_text(t->branch));
+	/* a git range of a local tree: KCIDB's git_repository_url takes https://
+	 * only, so the path is in misc (and the URL when origin is https) */
+	if (t->git_tree[0])
+		json_object_set_new(misc, "git_repository_path", hb_json_text(t->git_tree));
+	if (t->good_commit[0])
+		json_object_set_new(misc, "good_commit_hash", hb_json_text(t->good_commit));
 	if (t->source_id[0])
 		snprintf(comment, sizeof(comment), "%s%s", t->source_id,
 			 t->n_patches > 0 ? " with the recipe's patches" : "");

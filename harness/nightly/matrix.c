@@ -12,7 +12,9 @@
  * the run as --backend libvirt --connect URI), timeout (seconds per boot),
  * bisect-budget (0-64: when a source recipe's series shows a new regression
  * against its base, bisect it in at most that many steps; 0, the default,
- * off; autobisect.c).
+ * off; autobisect.c), and a git range on a source=ksrc recipe's line:
+ * git=PATH good=REV bad=REV (all three; checked and resolved with git as
+ * the line is read, gitrange.c; not with base= or connect=).
  * Every error is one line "FILE:LINE: problem; what to do".
  */
 #define _GNU_SOURCE
@@ -30,14 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KEYS "suite, boots, base, connect, timeout, bisect-budget"
+#define KEYS "suite, boots, base, connect, timeout, bisect-budget, git, good, bad"
 
 static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
 static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
 {
-	char msg[768];
+	char msg[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -73,6 +75,15 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 			return fail(err, errlen, name, line,
 				    "%s=%s: use a name or path of letters, digits and ._/+-", key, val);
 		snprintf(dst, sizeof(r->suite), "%s", val);
+		return 0;
+	}
+	if (!strcmp(key, "git") || !strcmp(key, "good") || !strcmp(key, "bad")) {
+		char *dst = key[0] == 'g' && key[1] == 'i' ? r->git : key[0] == 'g' ? r->good : r->bad;
+		size_t max = key[0] == 'g' && key[1] == 'i' ? sizeof(r->git) : sizeof(r->good);
+
+		if (strlen(val) >= max)
+			return fail(err, errlen, name, line, "%s=: too long", key);
+		snprintf(dst, max, "%s", val);
 		return 0;
 	}
 	if (!strcmp(key, "connect")) {
@@ -168,6 +179,9 @@ int hb_matrix_parse(const char *text, const char *name, struct hb_matrix *m, cha
 			if (!rc && def.base[0])
 				rc = fail(err, errlen, name, line + 1,
 					  "base= is per target, not in defaults");
+			if (!rc && (def.git[0] || def.good[0] || def.bad[0]))
+				rc = fail(err, errlen, name, line + 1,
+					  "git=, good= and bad= are per target, not in defaults");
 			goto next;
 		}
 		if (strchr(first, '=')) {
@@ -200,6 +214,21 @@ int hb_matrix_parse(const char *text, const char *name, struct hb_matrix *m, cha
 				  "bisect-budget= with connect=: the auto-bisect boots with this "
 				  "machine's QEMU; set bisect-budget=0 on this line or drop connect=");
 			goto next;
+		}
+		if ((r.git[0] || r.good[0] || r.bad[0]) && (r.base[0] || r.connect[0])) {
+			rc = fail(err, errlen, name, line + 1,
+				  "%s with git=: a git range's base is its good= commit, booted "
+				  "with this machine's QEMU; drop %s", r.base[0] ? "base=" : "connect=",
+				  r.base[0] ? "base=" : "connect=");
+			goto next;
+		}
+		{
+			char why[1536];
+
+			if (hb_mrow_git_resolve(&r, why, sizeof(why))) {
+				rc = fail(err, errlen, name, line + 1, "%s", why);
+				goto next;
+			}
 		}
 		for (size_t i = 0; i < m->n; i++)
 			if (!strcmp(m->rows[i].target, r.target)) {

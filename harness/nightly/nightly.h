@@ -19,6 +19,11 @@ struct hb_mrow {
 	int boots;
 	double timeout_s;   /* 0: run's default */
 	int bisect_budget;  /* bisect-budget=: most bisect steps of a new regression; 0 off */
+	/* a git range (gitrange.c): git=PATH good=REV bad=REV on a source=ksrc
+	 * recipe's line; the bad side is the target, the good side its base */
+	char git[1024];	    /* the work tree's top (absolute, as git names it); "" none */
+	char good[128], bad[128];	  /* the revs as written */
+	char good_sha[41], bad_sha[41];	  /* what they resolved to */
 	int line;
 };
 
@@ -66,11 +71,14 @@ struct hb_ncase {
 			     * first failing boot; 0 the whole group */
 };
 
-/* The auto-bisect of a target's series (autobisect.c). */
+/* The auto-bisect of a target's series or git range (autobisect.c). */
 struct hb_nculprit {
 	bool tried;		 /* a bisect ran (or was attempted) */
 	bool found, verified;
-	int index, n;		 /* patch index/n of the recipe's own series */
+	int index, n;		 /* patch index/n of the recipe's own series; a git
+				  * range: the commit's place in good..bad, of n */
+	char commit[48];	 /* a git range: the first bad commit (subject above) */
+	bool revert_conflicts;	 /* a git range: its revert did not apply */
 	bool metric;		 /* bisected a metric (else a check) */
 	char what[200];		 /* the check or metric bisected, "fault.x" */
 	char reproduce[512];	 /* the same bisect by hand */
@@ -104,6 +112,8 @@ struct hb_ntarget {
 	/* where the kernel came from (nightly.c): a recipe's git=/commit=/branch=
 	 * or KSRC's git; "" when unknown (a Debian package has a version only) */
 	char git_url[256], commit[48], branch[128];
+	/* a git range's row: the work tree, and the good side's commit (the base) */
+	char git_tree[1024], good_commit[48];
 	int n_patches;		 /* a source recipe's own series (0: none) */
 	/* from the first boot's result.json (collect.c) */
 	char package[256];	 /* "linux-image-...=VERSION" or "build key ..." */
@@ -154,6 +164,28 @@ void hb_night_origin(struct hb_ntarget *t, const char *recipe_dir);
 /* "file:///abs/path" with bytes outside [A-Za-z0-9/._~-] %-encoded: the log
  * URLs of kcidb.json and summary.md. */
 void hb_night_file_url(const char *path, char *out, size_t len);
+/* ---- git ranges (gitrange.c) ---------------------------------------------------- */
+
+/* git -C TREE args... (NULL-ended, at most 20; argv, no shell); the first
+ * line of its stdout into out (NULL: dropped), git's stderr dropped. Its
+ * exit status, or -1. */
+int hb_night_git(const char *tree, char *out, size_t len, const char *const *args);
+#define HB_NGIT(tree, out, len, ...) hb_night_git(tree, out, len, (const char *const[]){ __VA_ARGS__, NULL })
+/* A row's git=, good=, bad= checked and resolved (matrix.c, per line): git=
+ * an absolute path to the top of a git work tree, good= and bad= commits
+ * in it, good an ancestor of bad. 0, or -1 with one line in why ("git=...:
+ * problem; what to do", no FILE:LINE). Nothing to do without git=. */
+int hb_mrow_git_resolve(struct hb_mrow *r, char *why, size_t len);
+/* git worktree add --detach DIR SHA of repo (DIR must not exist): 0, or -1
+ * with why. remove: git worktree remove --force, then prune. */
+int hb_night_worktree_add(const char *repo, const char *dir, const char *sha, char *why,
+			  size_t len);
+void hb_night_worktree_remove(const char *repo, const char *dir);
+/* A git row's origin into t: commit (the bad side), good_commit, git_tree,
+ * branch (bad= when it names a branch, else a branch pointing at the bad
+ * commit; "" none) and git_url (origin when it is an https URL). */
+void hb_night_git_origin(struct hb_ntarget *t, const struct hb_mrow *r);
+
 /* A new regression of a target whose kernel is a source recipe's series:
  * bisect it (at most row->bisect_budget steps), verify the culprit by
  * building the series without it, fill t->culprit and add a "bisect" case.

@@ -75,9 +75,15 @@ static void subject(const struct hb_night *n, char *buf, size_t len)
 	    (worst ? wt : ft)->culprit.found) {
 		const struct hb_nculprit *cu = &(worst ? wt : ft)->culprit;
 
-		snprintf(buf + strlen(buf), len - strlen(buf), ", due to patch %d/%d \"%s\"%s",
-			 cu->index, cu->n, cu->subject[0] ? cu->subject : cu->patch,
-			 cu->verified ? " (verified)" : " (not verified)");
+		if (cu->commit[0])
+			snprintf(buf + strlen(buf), len - strlen(buf), ", due to commit %.12s \"%s\"",
+				 cu->commit, cu->subject);
+		else
+			snprintf(buf + strlen(buf), len - strlen(buf), ", due to patch %d/%d \"%s\"",
+				 cu->index, cu->n, cu->subject[0] ? cu->subject : cu->patch);
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s",
+			 cu->verified ? " (verified)" : cu->revert_conflicts
+			 ? " (unverified: revert conflicts)" : " (not verified)");
 	}
 	if (findings + infra > 1)
 		snprintf(buf + strlen(buf), len - strlen(buf), " (%zu targets with findings, %zu not run)",
@@ -124,8 +130,14 @@ static void report(FILE *f, const struct hb_night *n, const struct hb_ntarget *t
 	if (t->n_patches > 0)
 		fprintf(f, " (a series of %d patch%s on its base recipe)", t->n_patches,
 			t->n_patches == 1 ? "" : "es");
+	if (t->good_commit[0])
+		fprintf(f, " (the git range %.12s..%.12s)", t->good_commit, t->commit);
 	fputc('\n', f);
-	if (cu->found) {
+	if (cu->found && cu->commit[0]) {
+		fprintf(f, "culprit:         commit %s (\"%s\"), %d of %d in the range\n",
+			cu->commit, cu->subject, cu->index, cu->n);
+		fprintf(f, "                 %s\n", cu->verify);
+	} else if (cu->found) {
 		fprintf(f, "culprit:         patch %d/%d %s%s%s%s\n", cu->index, cu->n, cu->patch,
 			cu->subject[0] ? " (\"" : "", cu->subject, cu->subject[0] ? "\")" : "");
 		fprintf(f, "                 %s\n", cu->verify);
@@ -136,8 +148,8 @@ static void report(FILE *f, const struct hb_night *n, const struct hb_ntarget *t
 		fprintf(f, "commit:          %s%s%s\n", t->commit, t->branch[0] ? " " : "", t->branch);
 	else if (t->branch[0])
 		fprintf(f, "branch:          %s\n", t->branch);
-	if (t->git_url[0])
-		fprintf(f, "repository:      %s\n", t->git_url);
+	if (t->git_url[0] || t->git_tree[0])
+		fprintf(f, "repository:      %s\n", t->git_url[0] ? t->git_url : t->git_tree);
 	if (t->source_id[0])
 		fprintf(f, "source:          %s%s\n", t->source_id,
 			t->commit[0] ? "" : " (a Debian source package: no git commit)");
@@ -149,6 +161,7 @@ static void report(FILE *f, const struct hb_night *n, const struct hb_ntarget *t
 	fprintf(f, "base:            %s (%s)\n", t->against[0] ? t->against : "none",
 		t->against_kind[0] == 'b'   ? "promoted baseline"
 		: t->against_kind[0] == 't' ? "target booted alternately with it"
+		: t->against_kind[0] == 'g' ? "the git range's good commit, run before it"
 					    : "no baseline, no base=");
 	fprintf(f, "kernel:          %s (uname -r in the guest)\n",
 		t->kernel_release[0] ? t->kernel_release : "unknown");
@@ -258,7 +271,8 @@ int hb_summary_write(const struct hb_night *n, const char *path, char *err, size
 		fprintf(f, "| %s | %s | %d | ", t->name, t->suite, t->boots);
 		table_cell(f, t->against[0] ? t->against : "nothing (no baseline, no base=)");
 		fprintf(f, "%s%s | %s", t->against_kind[0] ? " " : "",
-			t->against_kind[0] == 'b' ? "(baseline)" : t->against_kind[0] ? "(target)" : "",
+			t->against_kind[0] == 'b' ? "(baseline)" : t->against_kind[0] == 'g' ? "(good commit)"
+			: t->against_kind[0] ? "(target)" : "",
 			state_word(t->state));
 		if (t->state_reason[0]) {
 			fputs(": ", f);

@@ -294,8 +294,7 @@ static int git_in(const char *repo, const char *log, const char *const *args)
 }
 #define GIT(repo, log, ...) git_in(repo, log, (const char *const[]){ __VA_ARGS__, NULL })
 
-/* stdout of git -C repo ARGS, one line */
-static void git_line(const char *repo, char *out, size_t len, const char *const *args)
+void hb_itest_git_line(const char *repo, char *out, size_t len, const char *const *args)
 {
 	char tmp[] = "/tmp/hb-itest-git-XXXXXX";
 	char *text;
@@ -309,7 +308,6 @@ static void git_line(const char *repo, char *out, size_t len, const char *const 
 	}
 	unlink(tmp);
 }
-#define GITLINE(repo, out, ...) git_line(repo, out, sizeof(out), (const char *const[]){ __VA_ARGS__, NULL })
 
 static const char *cache_dir(void)
 {
@@ -342,11 +340,9 @@ static void source_tree(char *out, size_t len)
 	globfree(&g);
 }
 
-/* .cache/itest/bisect-git-<source>-<recipe>: the source tree as one commit,
- * then one commit per patch of the recipe's series (fixed author and dates:
- * the same commits every time), kept for the next run; sha[0] the base,
- * sha[1..n] the patches. Returns n. */
-static int series_repo(const char *recipe, char *repo, size_t len, char sha[][64], int max)
+/* The repository of a recipe's series as commits (bisect_itest.h; the
+ * nightly's git-range test uses it too). */
+int hb_itest_series_repo(const char *recipe, char *repo, size_t len, char sha[][64], int max)
 {
 	char src[PATH_MAX], tmp[PATH_MAX + 8], mark[PATH_MAX + 32], series[PATH_MAX], log[PATH_MAX];
 	char line[512];
@@ -454,7 +450,7 @@ void test_bisect_git_metric(void **state)
 	char *text;
 
 	(void)state;
-	assert_int_equal(series_repo("minimal-6.1-delay-series", repo, sizeof(repo), sha, 8), 5);
+	assert_int_equal(hb_itest_series_repo("minimal-6.1-delay-series", repo, sizeof(repo), sha, 8), 5);
 	GITLINE(repo, head, "rev-parse", "HEAD");
 	fresh_results("git-metric", results, sizeof(results));
 	t0 = hb_itest_now();

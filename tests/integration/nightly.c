@@ -29,6 +29,16 @@
  * range 3..5, reported as not found (skipped), nothing named as culprit.
  * 2 + 2 + 1, then 2 + 1 boots; the prefixes are cached by the bisect tests
  * before it.
+ *
+ * test_nightly_git_autobisect (issue 22, a git range): the same
+ * series as five commits on the source tree (bisect_itest.c's repository
+ * of it, kept in .cache/itest), a night of `minimal-ksrc git=REPO
+ * good=<base> bad=<5th> suite=smoke boots=1 bisect-budget=4`: exit 1; the
+ * git-mode auto-bisect names the 3rd commit and verifies it by `git
+ * revert` on top of the 5th; summary.md, junit.xml and kcidb.json name the
+ * commit, verified (both files validate); the checkout carries the bad
+ * commit and the tree; the user's repository is left as it was (HEAD, a
+ * clean status, no bisect, no worktree of the night's).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -45,6 +55,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bisect_itest.h"
 #include "itest.h"
 #include "nightly_itest.h"
 
@@ -128,6 +139,23 @@ static int urls_in(json_t *o, const char *night)
 	return n;
 }
 
+/* The night's kcidb.json, validated (kcidb_validate.py) and loaded; p is
+ * kcidb's argument. */
+static json_t *valid_kcidb(const char *night, char *p, size_t plen, char *const kcidb[],
+			   const char *log)
+{
+	char *text;
+	json_t *doc;
+
+	snprintf(p, plen, "%s/kcidb.json", night);
+	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
+	text = hb_itest_slurp(p);
+	doc = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(doc);
+	return doc;
+}
+
 void test_nightly_series_autobisect(void **state)
 {
 	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], realnight[PATH_MAX],
@@ -205,12 +233,7 @@ void test_nightly_series_autobisect(void **state)
 	/* kcidb.json: valid (log URLs are URIs), the culprit in the bisect test
 	 * and the checkout, no made-up commit for a Debian source package, every
 	 * log URL a file of this night */
-	snprintf(p, sizeof(p), "%s/kcidb.json", night);
-	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
-	text = hb_itest_slurp(p);
-	doc = json_loads(text, 0, NULL);
-	free(text);
-	assert_non_null(doc);
+	doc = valid_kcidb(night, p, sizeof(p), kcidb, log);
 	x = json_array_get(json_object_get(doc, "checkouts"), 0);
 	assert_null(json_object_get(x, "git_commit_hash"));
 	assert_non_null(strstr(hb_itest_str(x, "comment"), "debian:linux-source-6.1="));
@@ -489,4 +512,118 @@ void test_nightly_planted_regression(void **state)
 	assert_non_null(strstr(text, "could not be compared (compare-report exit 3)"));
 	free(text);
 	printf("four nights (6 boots): %.0f s\n", hb_itest_now() - t0);
+}
+
+/* A fresh results folder of this test under the integration results. */
+static void night_results(const char *what, char *res, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	if (hb_itest_results_dir()[0] == '/')
+		cwd[0] = 0;
+	snprintf(res, len, "%s/%s", cwd, hb_itest_results_dir());
+	mkdir(res, 0755);
+	snprintf(res, len, "%s/%s/nightly-%s-%d", cwd, hb_itest_results_dir(), what, (int)getpid());
+	assert_int_equal(mkdir(res, 0755), 0);
+}
+
+void test_nightly_git_autobisect(void **state)
+{
+	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], p[PATH_MAX + 64],
+		log[PATH_MAX + 16], repo[PATH_MAX], sha[8][64], head[64], want[1024], line[512];
+	char *n1[] = { "nightly", "--matrix", mx, "--results", res, NULL };
+	char *xmllint[] = { "xmllint", "--noout", "--schema", "tests/schemas/junit-10.xsd", p, NULL };
+	char *kcidb[] = { "python3", "tests/schemas/kcidb_validate.py", p, NULL };
+	const char *subj = "mm: do not map file THP by PMD past EOF";
+	struct hb_itest_out o;
+	double t0;
+	json_t *doc, *x, *cu = NULL;
+	size_t i;
+	char *text;
+
+	(void)state;
+	assert_int_equal(hb_itest_series_repo("minimal-6.1-series", repo, sizeof(repo), sha, 8), 5);
+	GITLINE(repo, head, "rev-parse", "HEAD");
+	night_results("git", res, sizeof(res));
+	snprintf(mx, sizeof(mx), "%s/test.matrix", res);
+	snprintf(log, sizeof(log), "%s/validate.log", res);
+	snprintf(line, sizeof(line), "minimal-ksrc git=%s good=%s bad=%s suite=smoke boots=1 "
+		 "bisect-budget=4\n", repo, sha[0], sha[5]);
+	hb_itest_write(mx, line);
+	t0 = hb_itest_now();
+	hb_itest_hugebench(n1, &o);
+	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
+	snprintf(want, sizeof(want), "first bad commit %s (\"%s\"), commit 3 of 5", sha[3], subj);
+	if (o.exit_code != 1 || !strstr(o.out, want) || !strstr(o.out, "; verified: with "))
+		fail_msg("night exit %d, want 1 and commit %s named, verified:\n%s\n%s", o.exit_code,
+			 sha[3], o.out, o.err);
+	hb_itest_out_free(&o);
+	printf("night of a git range with auto-bisect: %.0f s\n", hb_itest_now() - t0);
+
+	/* summary.md: the subject names the commit; the report its verification */
+	snprintf(p, sizeof(p), "%s/summary.md", night);
+	text = hb_itest_slurp(p);
+	snprintf(want, sizeof(want), "fault.subject_huge_write_faults_PmdMapped failed on "
+		 "minimal-ksrc (regression), due to commit %.12s \"%s\" (verified)\n", sha[3], subj);
+	if (strncmp(text, "Subject: [hugebench nightly ", 28) || !strstr(text, want) ||
+	    strstr(text, want) > strchr(text, '\n') + 1)
+		fail_msg("summary.md's subject is not \"%s\":\n%s", want, text);
+	snprintf(want, sizeof(want), "\nculprit:         commit %s (\"%s\"), 3 of 5 in the range\n"
+		 "                 verified: with %.12s reverted on top of %.12s", sha[3], subj, sha[3],
+		 sha[5]);
+	if (!strstr(text, want) || !strstr(text, repo))
+		fail_msg("summary.md lacks the culprit (%s) or the tree:\n%s", want, text);
+	free(text);
+
+	/* junit.xml: the commit, verified */
+	snprintf(p, sizeof(p), "%s/junit.xml", night);
+	assert_int_equal(validate("junit.xml", xmllint, log), 0);
+	text = hb_itest_slurp(p);
+	snprintf(want, sizeof(want), "<property name=\"culprit_commit\" value=\"%s\"/>", sha[3]);
+	if (!strstr(text, want) || !strstr(text, "<property name=\"culprit_verified\" value=\"yes\"/>") ||
+	    !strstr(text, "<failure type=\"bisect\" message=\"first bad commit "))
+		fail_msg("junit.xml does not name commit %s, verified:\n%s", sha[3], text);
+	free(text);
+
+	/* kcidb.json: valid; the checkout is the bad commit of the tree; the
+	 * bisect test and the checkout name the culprit, verified */
+	doc = valid_kcidb(night, p, sizeof(p), kcidb, log);
+	x = json_array_get(json_object_get(doc, "checkouts"), 0);
+	assert_string_equal(hb_itest_str(x, "git_commit_hash"), sha[5]);
+	assert_string_equal(hb_itest_str(json_object_get(x, "misc"), "git_repository_path"), repo);
+	assert_string_equal(hb_itest_str(json_object_get(json_object_get(x, "misc"), "culprit"),
+					 "commit"), sha[3]);
+	json_array_foreach(json_object_get(doc, "tests"), i, x)
+		if (!strcmp(hb_itest_str(x, "path"), "hugebench.smoke.bisect")) {
+			assert_string_equal(hb_itest_str(x, "status"), "FAIL");
+			cu = json_object_get(json_object_get(x, "misc"), "culprit");
+		}
+	assert_non_null(cu);
+	assert_string_equal(hb_itest_str(cu, "commit"), sha[3]);
+	assert_string_equal(hb_itest_str(cu, "subject"), subj);
+	assert_true(json_is_true(json_object_get(cu, "verified")));
+	assert_true(json_integer_value(json_object_get(cu, "steps")) <= 4);
+	json_decref(doc);
+
+	/* the user's repository as it was: no checkout, no bisect, no worktree */
+	GITLINE(repo, want, "rev-parse", "HEAD");
+	assert_string_equal(want, head);
+	GITLINE(repo, want, "status", "--porcelain");
+	assert_string_equal(want, "");
+	snprintf(p, sizeof(p), "%s/.git/BISECT_START", repo);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/.git/worktrees", repo);
+	{
+		DIR *d = opendir(p);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				fail_msg("worktree %s/%s left behind", p, e->d_name);
+		if (d)
+			closedir(d);
+	}
+	snprintf(p, sizeof(p), "%s/minimal-ksrc/src-bad", night);
+	assert_int_equal(access(p, F_OK), -1);
 }

@@ -779,6 +779,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_kvm_map_gmem),
 		/* a crash regression auto-bisected: 3-4 seeded builds, ~6 boots */
 		cmocka_unit_test(test_nightly_crash_autobisect),
+		/* the auto-bisect of a git range (minimal-6.1-series as five
+		 * commits, minimal-ksrc): 145 s with its kernels cached (251 s
+		 * at load 6), 752 s with none (both sides, three steps and the
+		 * revert built): a clean clone has none, so not in make test,
+		 * which runs git mode end to end in test_bisect_git_metric */
+		cmocka_unit_test(test_nightly_git_autobisect),
 	};
 	bool pre = false;
 	int rc;

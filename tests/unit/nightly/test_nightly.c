@@ -42,6 +42,19 @@ static bool have(const char *prog)
 	return hbt_run_to_end(argv, out, true) == 0;
 }
 
+/* argv exits 2 saying one line (into out) that holds want. */
+static void exit2_one_line(char *const argv[], const char *out, const char *want)
+{
+	char *msg;
+
+	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
+	msg = hb_slurp(out, NULL);
+	assert_non_null(msg);
+	if (!strstr(msg, want) || strchr(msg, '\n') != msg + strlen(msg) - 1)
+		fail_msg("hugebench said: %s", msg);
+	free(msg);
+}
+
 /* ---- the matrix ------------------------------------------------------------- */
 
 static void test_matrix_good(void **state)
@@ -127,6 +140,171 @@ static void test_matrix_bad(void **state)
 	}
 }
 
+/* ---- git ranges (gitrange.c) ------------------------------------------------ */
+
+/* g_tmp/repo: commits c0, c1, c2 (c2 on branch next, checked out; origin an
+ * https URL); sha[i] of each. */
+static void make_repo(char *repo, size_t len, char sha[3][41])
+{
+	char out[PATH_MAX + 16], msg[8];
+	char *init[] = { "git", "-C", repo, "init", "-q", "-b", "next", NULL };
+	char *remote[] = { "git", "-C", repo, "remote", "add", "origin",
+			   "https://git.example.org/linux.git", NULL };
+	char *commit[] = { "git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit",
+			   "-q", "--allow-empty", "-m", msg, NULL };
+
+	snprintf(repo, len, "%s/repo", g_tmp);
+	snprintf(out, sizeof(out), "%s/git.out", g_tmp);
+	if (!hb_is_dir(repo)) {
+		assert_int_equal(hb_mkdir_p(repo), 0);
+		assert_int_equal(hbt_run_to_end(init, out, true), 0);
+		assert_int_equal(hbt_run_to_end(remote, out, true), 0);
+		for (int i = 0; i < 3; i++) {
+			snprintf(msg, sizeof(msg), "c%d", i);
+			assert_int_equal(hbt_run_to_end(commit, out, true), 0);
+		}
+		snprintf(out, sizeof(out), "%s/sub", repo);
+		assert_int_equal(hb_mkdir_p(out), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		char rev[16];
+
+		snprintf(rev, sizeof(rev), "HEAD~%d", 2 - i);
+		assert_int_equal(HB_NGIT(repo, sha[i], 41, "rev-parse", rev), 0);
+		assert_int_equal(strlen(sha[i]), 40);
+	}
+}
+
+static void test_matrix_git(void **state)
+{
+	char repo[PATH_MAX], sha[3][41], text[4096], err[2048];
+	struct hb_matrix m;
+	struct hb_ntarget t;
+
+	(void)state;
+	if (!have("git"))
+		skip();
+	make_repo(repo, sizeof(repo), sha);
+	snprintf(text, sizeof(text), "defaults suite=smoke\nminimal-ksrc git=%s/ good=%.10s bad=next "
+		 "bisect-budget=4\n", repo, sha[0]);
+	if (hb_matrix_parse(text, "m", &m, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.rows[0].git, repo); /* the top, as git names it */
+	assert_int_equal(strlen(m.rows[0].good), 10); /* as written */
+	assert_int_equal(strncmp(m.rows[0].good, sha[0], 10), 0);
+	assert_string_equal(m.rows[0].good_sha, sha[0]);
+	assert_string_equal(m.rows[0].bad, "next");
+	assert_string_equal(m.rows[0].bad_sha, sha[2]);
+	assert_int_equal(m.rows[0].bisect_budget, 4);
+	/* where it came from: the bad commit, its branch, the https origin */
+	memset(&t, 0, sizeof(t));
+	hb_night_git_origin(&t, &m.rows[0]);
+	assert_string_equal(t.commit, sha[2]);
+	assert_string_equal(t.good_commit, sha[0]);
+	assert_string_equal(t.branch, "next");
+	assert_string_equal(t.git_url, "https://git.example.org/linux.git");
+	assert_string_equal(t.git_tree, repo);
+	hb_matrix_free(&m);
+	/* a commit no branch names: no branch made up */
+	snprintf(text, sizeof(text), "minimal-ksrc git=%s good=%s bad=%s\n", repo, sha[0], sha[1]);
+	assert_int_equal(hb_matrix_parse(text, "m", &m, err, sizeof(err)), 0);
+	memset(&t, 0, sizeof(t));
+	hb_night_git_origin(&t, &m.rows[0]);
+	assert_string_equal(t.branch, "");
+	hb_matrix_free(&m);
+}
+
+/* Each bad git range: one line naming the file and line, nothing kept. */
+static void test_matrix_git_bad(void **state)
+{
+	char repo[PATH_MAX], sha[3][41], text[4096], want[4096], err[2048];
+	const char *fmt[][2] = {
+		{ "minimal-ksrc git=%s\n", "m:1: a git range needs all of git=PATH good=REV bad=REV "
+					   "(good= missing)" },
+		{ "minimal-ksrc good=%.0sHEAD~1 bad=HEAD\n", "m:1: a git range needs all of git=PATH "
+							  "good=REV bad=REV (git= missing)" },
+		{ "minimal-ksrc git=%.0srepo good=HEAD~1 bad=HEAD\n",
+		  "m:1: git=repo: give the work tree's absolute path" },
+		{ "minimal-ksrc git=%s/nope good=HEAD~1 bad=HEAD\n", "/nope: no such folder" },
+		{ "minimal-ksrc git=%s/sub good=HEAD~1 bad=HEAD\n", "/sub is not the top of a git work "
+								   "tree; its top is " },
+		{ "minimal-ksrc git=%s good=HEAD~1 bad=nosuchbranch\n",
+		  "m:1: bad=nosuchbranch is not a commit in " },
+		{ "minimal-ksrc git=%s good=--all bad=HEAD\n",
+		  "m:1: good=--all: give a branch, tag or commit of " },
+		{ "minimal-ksrc git=%s good=HEAD bad=next\n",
+		  "m:1: good=HEAD must be an ancestor of bad=next (and not the same commit)" },
+		{ "minimal-ksrc git=%s good=HEAD bad=HEAD~2\n",
+		  "m:1: good=HEAD must be an ancestor of bad=HEAD~2" },
+		{ "minimal-ksrc git=%s good=HEAD~1 bad=HEAD base=minimal-6.1\n",
+		  "m:1: base= with git=: a git range's base is its good= commit" },
+		{ "minimal-ksrc git=%s good=HEAD~1 bad=HEAD connect=qemu:///system\n",
+		  "m:1: connect= with git=" },
+		{ "defaults git=%s\nminimal-ksrc\n",
+		  "m:1: git=, good= and bad= are per target, not in defaults" },
+	};
+
+	(void)state;
+	if (!have("git"))
+		skip();
+	make_repo(repo, sizeof(repo), sha);
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		struct hb_matrix m;
+
+		snprintf(text, sizeof(text), fmt[i][0], repo);
+		snprintf(want, sizeof(want), "%s", fmt[i][1]);
+		err[0] = 0;
+		if (hb_matrix_parse(text, "m", &m, err, sizeof(err)) != -1)
+			fail_msg("accepted: %s", text);
+		if (!strstr(err, want) || strchr(err, '\n'))
+			fail_msg("input %s: error \"%s\", want \"%s\"", text, err, want);
+		assert_null(m.rows);
+	}
+	/* a not-a-repository folder */
+	snprintf(text, sizeof(text), "minimal-ksrc git=%s good=HEAD~1 bad=HEAD\n", g_tmp);
+	{
+		struct hb_matrix m;
+
+		assert_int_equal(hb_matrix_parse(text, "m", &m, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "is not the top of a git work tree"));
+	}
+}
+
+/* The command: git= on a recipe that does not build KSRC is exit 2 with one
+ * line; a good git range passes --dry-run, the good side named as its base. */
+static void test_nightly_git_cli(void **state)
+{
+	char hb[PATH_MAX + 32], mx[PATH_MAX + 16], out[PATH_MAX + 16], res[PATH_MAX + 16];
+	char repo[PATH_MAX], sha[3][41], text[PATH_MAX + 256], *msg;
+	char *argv[] = { hb, "nightly", "--matrix", mx, "--results", res, NULL };
+	char *dry[] = { hb, "nightly", "--matrix", mx, "--results", res, "--dry-run", NULL };
+
+	(void)state;
+	snprintf(hb, sizeof(hb), "%s/build/hugebench", g_root);
+	if (access(hb, X_OK) || !have("git"))
+		skip();
+	make_repo(repo, sizeof(repo), sha);
+	snprintf(mx, sizeof(mx), "%s/git.matrix", g_tmp);
+	snprintf(out, sizeof(out), "%s/git-cli.out", g_tmp);
+	snprintf(res, sizeof(res), "%s/git-results", g_tmp);
+	snprintf(text, sizeof(text), "minimal-6.1 git=%s good=HEAD~2 bad=HEAD bisect-budget=3\n",
+		 repo);
+	hbt_write(mx, text);
+	exit2_one_line(argv, out, "git.matrix:1: git= needs a source=ksrc recipe (one that builds "
+				  "the tree at KSRC, such as minimal-ksrc); minimal-6.1 is not one");
+	snprintf(text, sizeof(text), "minimal-ksrc git=%s good=HEAD~2 bad=HEAD bisect-budget=3\n",
+		 repo);
+	hbt_write(mx, text);
+	assert_int_equal(hbt_run_to_end(dry, out, true), 0);
+	msg = hb_slurp(out, NULL);
+	snprintf(text, sizeof(text), "# compared with minimal-ksrc at %.12s (good=HEAD~2)", sha[0]);
+	if (!strstr(msg, text) || !strstr(msg, "hugebench run --target minimal-ksrc"))
+		fail_msg("hugebench said: %s", msg);
+	free(msg);
+	assert_int_equal(access(res, F_OK), -1); /* no night folder */
+}
+
 /* The command: a bad matrix is one line on stderr and exit 2, nothing made. */
 static void test_nightly_bad_matrix_cli(void **state)
 {
@@ -159,13 +337,9 @@ static void test_nightly_bad_matrix_cli(void **state)
 	free(msg);
 	/* bisect-budget= on a kernel without a series of its own: nothing to bisect */
 	hbt_write(mx, "minimal-6.1-series bisect-budget=3\ndebian-6.12 base=debian-6.1 bisect-budget=2\n");
-	assert_int_equal(hbt_run_to_end(argv, out, true), 2);
-	msg = hb_slurp(out, NULL);
-	if (!strstr(msg, "bad.matrix:2: bisect-budget= needs a source recipe with patches/series of "
-			 "its own; debian-6.12 has none (set bisect-budget=0 on this line)") ||
-	    strchr(msg, '\n') != msg + strlen(msg) - 1)
-		fail_msg("hugebench said: %s", msg);
-	free(msg);
+	exit2_one_line(argv, out, "bad.matrix:2: bisect-budget= needs a source recipe with "
+				  "patches/series of its own; debian-6.12 has none (set bisect-budget=0 "
+				  "on this line)");
 	assert_int_equal(hbt_run_to_end(argv_unknown, out, true), 2);
 	assert_int_equal(access(res, F_OK), -1); /* no night folder */
 }
@@ -524,6 +698,85 @@ static void test_summary(void **state)
 	x = hb_slurp(path, NULL);
 	assert_non_null(strstr(x, "] fault.huge_ShmemPmdMapped_delta_kb failed on minimal-6.1-regress, due to patch 3/5 \"mm: x\" (verified) ("));
 	assert_non_null(strstr(x, "hugebench nightly noticed fault.huge_ShmemPmdMapped_delta_kb failing due to:\n"));
+	free(x);
+	hb_night_free(&n);
+}
+
+/* A git range's culprit in the three outputs: the commit named, verified
+ * (or "unverified: revert conflicts"), the local tree kept out of KCIDB's
+ * https-only git_repository_url. */
+static void test_writers_git_culprit(void **state)
+{
+	char path[PATH_MAX + 16], err[256], out[PATH_MAX + 16], py[PATH_MAX + 48], *x;
+	char *argv[] = { "python3", py, path, NULL };
+	const char *bad = "89abcdef0123456789abcdef0123456789abcdef";
+	struct hb_night n;
+	struct hb_ntarget *t;
+	json_t *doc, *c;
+
+	(void)state;
+	make_night(&n);
+	t = &n.t[0];
+	snprintf(t->name, sizeof(t->name), "minimal-ksrc");
+	t->n_patches = 0;
+	t->git_url[0] = t->branch[0] = 0;
+	snprintf(t->commit, sizeof(t->commit), "%s", bad);
+	snprintf(t->good_commit, sizeof(t->good_commit), "0123456789abcdef0123456789abcdef01234567");
+	snprintf(t->git_tree, sizeof(t->git_tree), "/src/linux");
+	snprintf(t->against, sizeof(t->against), "minimal-ksrc at 0123456789ab (good=v6.1)");
+	snprintf(t->against_kind, sizeof(t->against_kind), "good");
+	snprintf(t->culprit.commit, sizeof(t->culprit.commit), "fedcba9876543210fedcba9876543210fedcba98");
+	snprintf(t->culprit.patch, sizeof(t->culprit.patch), "fedcba987654");
+	t->culprit.index = 3;
+	t->culprit.n = 5;
+	snprintf(t->culprit.result, sizeof(t->culprit.result), "first bad commit %s (\"mm: x\"), "
+		 "commit 3 of 5", t->culprit.commit);
+	snprintf(t->culprit.verify, sizeof(t->culprit.verify), "verified: with fedcba987654 reverted "
+		 "on top of 89abcdef0123, fault.x is good again");
+	snprintf(path, sizeof(path), "%s/summary.md", g_tmp);
+	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
+	x = hb_slurp(path, NULL);
+	if (!strstr(x, "on minimal-ksrc, due to commit fedcba987654 \"mm: x\" (verified)") ||
+	    !strstr(x, "\nculprit:         commit fedcba9876543210fedcba9876543210fedcba98 (\"mm: x\"), "
+		       "3 of 5 in the range\n                 verified: with fedcba987654 reverted") ||
+	    !strstr(x, "change:          minimal-ksrc (the git range 0123456789ab..89abcdef0123)\n") ||
+	    !strstr(x, "\nrepository:      /src/linux\n") ||
+	    !strstr(x, "(the git range's good commit, run before it)"))
+		fail_msg("summary.md:\n%s", x);
+	free(x);
+	snprintf(path, sizeof(path), "%s/junit.xml", g_tmp);
+	assert_int_equal(hb_junit_write(&n, path, err, sizeof(err)), 0);
+	x = hb_slurp(path, NULL);
+	assert_non_null(strstr(x, "<property name=\"culprit_commit\" value=\"fedcba9876543210fedcba9876543210fedcba98\"/>"));
+	assert_non_null(strstr(x, "<property name=\"culprit_verified\" value=\"yes\"/>"));
+	assert_non_null(strstr(x, "<property name=\"git_repository_url\" value=\"/src/linux\"/>"));
+	assert_non_null(strstr(x, "<failure type=\"bisect\" message=\"first bad patch 3/5")); /* the case as made */
+	free(x);
+	snprintf(path, sizeof(path), "%s/kcidb.json", g_tmp);
+	assert_int_equal(hb_kcidb_write(&n, path, err, sizeof(err)), 0);
+	doc = json_load_file(path, 0, NULL);
+	c = json_array_get(json_object_get(doc, "checkouts"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "git_commit_hash")), bad);
+	assert_null(json_object_get(c, "git_repository_url")); /* https only */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(c, "misc"),
+							      "git_repository_path")), "/src/linux");
+	c = json_object_get(json_object_get(c, "misc"), "culprit");
+	assert_string_equal(json_string_value(json_object_get(c, "commit")), t->culprit.commit);
+	assert_true(json_is_true(json_object_get(c, "verified")));
+	json_decref(doc);
+	snprintf(out, sizeof(out), "%s/kcidb-git.out", g_tmp);
+	snprintf(py, sizeof(py), "%s/tests/schemas/kcidb_validate.py", g_root);
+	if (have("python3") && !hbt_run_to_end((char *[]){ "python3", "-c", "import jsonschema", NULL },
+					       out, true) &&
+	    hbt_run_to_end(argv, out, true))
+		fail_msg("kcidb.json does not validate: %s", hb_slurp(out, NULL));
+	/* a revert that conflicts: said so */
+	t->culprit.verified = false;
+	t->culprit.revert_conflicts = true;
+	snprintf(path, sizeof(path), "%s/summary.md", g_tmp);
+	assert_int_equal(hb_summary_write(&n, path, err, sizeof(err)), 0);
+	x = hb_slurp(path, NULL);
+	assert_non_null(strstr(x, "due to commit fedcba987654 \"mm: x\" (unverified: revert conflicts)"));
 	free(x);
 	hb_night_free(&n);
 }
@@ -1013,6 +1266,10 @@ int main(void)
 		cmocka_unit_test(test_matrix_good),
 		cmocka_unit_test(test_matrix_bad),
 		cmocka_unit_test(test_nightly_bad_matrix_cli),
+		cmocka_unit_test(test_matrix_git),
+		cmocka_unit_test(test_matrix_git_bad),
+		cmocka_unit_test(test_nightly_git_cli),
+		cmocka_unit_test(test_writers_git_culprit),
 		cmocka_unit_test(test_nightly_connect_not_run),
 		cmocka_unit_test(test_junit_valid),
 		cmocka_unit_test(test_kcidb_valid),
