@@ -280,24 +280,28 @@ static void assert_gmem_control(json_t *result, bool runs)
 	}
 }
 
+/* mthp.suite's kvm-map line */
+static const char gmem_text[] = "kvm-map size_mb=32 backings=huge,gmem\n";
+
+/* That line alone on target: it passes, gmem runs or is skipped. */
+static void gmem_line(const char *target, bool runs)
+{
+	struct hb_itest_run r;
+
+	hb_itest_run_suite_text(target, "kvm-gmem", gmem_text, NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_gmem_control(r.result, runs);
+	hb_itest_run_free(&r);
+}
+
 /* The gmem control alone, one short boot per kernel (the same assertions as
  * the mthp tests make on that line of mthp.suite). */
 void test_kvm_map_gmem(void **state)
 {
-	static const char text[] = "kvm-map size_mb=32 backings=huge,gmem\n";
-	struct hb_itest_run r;
-
 	(void)state;
-	hb_itest_run_suite_text("debian-7.2", "kvm-gmem", text, NULL, &r);
-	assert_non_null(r.result);
-	assert_int_equal(r.exit_code, 0);
-	assert_gmem_control(r.result, true);
-	hb_itest_run_free(&r);
-	hb_itest_run_suite_text("debian-6.12", "kvm-gmem", text, NULL, &r);
-	assert_non_null(r.result);
-	assert_int_equal(r.exit_code, 0);
-	assert_gmem_control(r.result, false);
-	hb_itest_run_free(&r);
+	gmem_line("debian-7.2", true);
+	gmem_line("debian-6.12", false);
 }
 
 void test_mthp_debian_7_2(void **state)
@@ -743,21 +747,15 @@ void test_mthp_planted_boot(void **state)
  * zap is unchanged), every huge backing check and quick stay green. */
 void test_mthp_planted_gmem(void **state)
 {
-	static const char text[] = "kvm-map size_mb=32 backings=huge,gmem\n";
 	static const struct planted_red red[] = {
 		{ "gmem_punch_2m_hole_reads_zero_bad_pages", "1" },
 		{ "gmem_punch_4k_hole_reads_zero_bad_pages", "1" },
 	};
-	const struct planted p = { .recipe = "minimal-7.2-gmem-regress", .text = text,
+	const struct planted p = { .recipe = "minimal-7.2-gmem-regress", .text = gmem_text,
 				   .workload = "kvm-map", .red = red,
 				   .n = sizeof(red) / sizeof(red[0]), .min_checks = 20 };
-	struct hb_itest_run r;
 
 	(void)state;
-	hb_itest_run_suite_text("minimal-7.2", "planted", text, NULL, &r);
-	assert_non_null(r.result);
-	assert_int_equal(r.exit_code, 0);
-	assert_gmem_control(r.result, true);
-	hb_itest_run_free(&r);
+	gmem_line("minimal-7.2", true);
 	assert_planted_run(&p);
 }

@@ -156,6 +156,20 @@ static json_t *valid_kcidb(const char *night, char *p, size_t plen, char *const 
 	return doc;
 }
 
+/* A fresh results folder of this test under the integration results. */
+static void night_results(const char *what, char *res, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	if (hb_itest_results_dir()[0] == '/')
+		cwd[0] = 0;
+	snprintf(res, len, "%s/%s", cwd, hb_itest_results_dir());
+	mkdir(res, 0755);
+	snprintf(res, len, "%s/%s/nightly-%s-%d", cwd, hb_itest_results_dir(), what, (int)getpid());
+	assert_int_equal(mkdir(res, 0755), 0);
+}
+
 void test_nightly_series_autobisect(void **state)
 {
 	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], realnight[PATH_MAX],
@@ -296,7 +310,7 @@ void test_nightly_series_autobisect(void **state)
 void test_nightly_crash_autobisect(void **state)
 {
 	char res[PATH_MAX], mx[PATH_MAX + 16], night[PATH_MAX], p[PATH_MAX + 64],
-		log[PATH_MAX + 16], cwd[PATH_MAX];
+		log[PATH_MAX + 16];
 	char *n1[] = { "nightly", "--matrix", mx, "--results", res, NULL };
 	char *xmllint[] = { "xmllint", "--noout", "--schema", "tests/schemas/junit-10.xsd", p, NULL };
 	char *kcidb[] = { "python3", "tests/schemas/kcidb_validate.py", p, NULL };
@@ -309,14 +323,7 @@ void test_nightly_crash_autobisect(void **state)
 	size_t i;
 
 	(void)state;
-	assert_non_null(getcwd(cwd, sizeof(cwd)));
-	if (hb_itest_results_dir()[0] == '/')
-		cwd[0] = 0;
-	snprintf(res, sizeof(res), "%s/%s", cwd, hb_itest_results_dir());
-	mkdir(res, 0755);
-	snprintf(res, sizeof(res), "%s/%s/nightly-crash-%d", cwd, hb_itest_results_dir(),
-		 (int)getpid());
-	assert_int_equal(mkdir(res, 0755), 0);
+	night_results("crash", res, sizeof(res));
 	snprintf(mx, sizeof(mx), "%s/test.matrix", res);
 	snprintf(log, sizeof(log), "%s/validate.log", res);
 	hb_itest_write(mx, "minimal-6.1-warn-series base=minimal-6.1 suite=smoke boots=1 "
@@ -349,12 +356,7 @@ void test_nightly_crash_autobisect(void **state)
 		fail_msg("junit.xml does not name the culprit, verified:\n%s", text);
 	free(text);
 
-	snprintf(p, sizeof(p), "%s/kcidb.json", night);
-	assert_int_equal(validate("kcidb.json", kcidb, log), 0);
-	text = hb_itest_slurp(p);
-	doc = json_loads(text, 0, NULL);
-	free(text);
-	assert_non_null(doc);
+	doc = valid_kcidb(night, p, sizeof(p), kcidb, log);
 	json_array_foreach(json_object_get(doc, "tests"), i, x)
 		if (!strcmp(hb_itest_str(x, "path"), "hugebench.smoke.bisect")) {
 			assert_string_equal(hb_itest_str(x, "status"), "FAIL");
@@ -512,20 +514,6 @@ void test_nightly_planted_regression(void **state)
 	assert_non_null(strstr(text, "could not be compared (compare-report exit 3)"));
 	free(text);
 	printf("four nights (6 boots): %.0f s\n", hb_itest_now() - t0);
-}
-
-/* A fresh results folder of this test under the integration results. */
-static void night_results(const char *what, char *res, size_t len)
-{
-	char cwd[PATH_MAX];
-
-	assert_non_null(getcwd(cwd, sizeof(cwd)));
-	if (hb_itest_results_dir()[0] == '/')
-		cwd[0] = 0;
-	snprintf(res, len, "%s/%s", cwd, hb_itest_results_dir());
-	mkdir(res, 0755);
-	snprintf(res, len, "%s/%s/nightly-%s-%d", cwd, hb_itest_results_dir(), what, (int)getpid());
-	assert_int_equal(mkdir(res, 0755), 0);
 }
 
 void test_nightly_git_autobisect(void **state)
