@@ -601,8 +601,8 @@ elif ccache_bin=$(command -v ccache 2>/dev/null); then
 		rm -f "$tdir/ccache-bin/$c"
 		printf '%s\n' '#!/bin/sh' \
 			'# hugebench (kernels/build-source.sh): ccache, but not for an .incbin source' \
-			'for a do case $a in *.[csS]) ! grep -qsF .incbin -- "$a" || exec '"$real"' "$@";; esac; done' \
-			"exec $ccache_bin $real \"\$@\"" >"$tdir/ccache-bin/$c"
+			"for a do case \$a in *.[csS]) ! grep -qsF .incbin -- \"\$a\" || exec $(printf %q "$real") \"\$@\";; esac; done" \
+			"exec $(printf %q "$ccache_bin") $(printf %q "$real") \"\$@\"" >"$tdir/ccache-bin/$c"
 		chmod 755 "$tdir/ccache-bin/$c"
 	done
 	export PATH=$tdir/ccache-bin:$PATH
