@@ -404,35 +404,49 @@ void test_mthp_debian_6_12(void **state)
 	hb_itest_run_free(&r);
 }
 
-/* Booted with the three shmem THP parameters (and one thp_shmem= the kernel
- * rejects: 48K is no power of two): the per-size values, the top level and
- * a new mount's huge= follow them, and that mount allocates as within_size. */
+/* The boot part's run: the per-size knobs only, booted with the three shmem
+ * THP parameters (and one thp_shmem= the kernel rejects: 48K is no power of
+ * two). */
+static const char boot_text[] = "mthp policy=0 write=0 integrity=0\n";
+static const char *const boot_extra[] = {
+	"--cmdline",
+	"thp_shmem=16K-64K:always;2M:advise transparent_hugepage_shmem=within_size "
+	"transparent_hugepage_tmpfs=within_size thp_shmem=48K:always",
+	NULL
+};
+
+/* That run on target passes, the per-size values as the command line set
+ * them; mthp's workload, r to free. */
+static json_t *boot_params_green(const char *target, struct hb_itest_run *r)
+{
+	json_t *w;
+
+	hb_itest_run_suite_text(target, "mthp-boot", boot_text, boot_extra, r);
+	assert_non_null(r->result);
+	assert_int_equal(r->exit_code, 0);
+	w = hb_itest_workload(r->result, "mthp");
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	assert_seen(w, "boot_persize",
+		    "8kB=never 16kB=always 32kB=always 64kB=always 128kB=never 256kB=never "
+		    "512kB=never 1024kB=never 2048kB=advise");
+	return w;
+}
+
+/* Booted with the three shmem THP parameters: the per-size values, the top
+ * level and a new mount's huge= follow them, and that mount allocates as
+ * within_size. */
 void test_mthp_boot_params_debian_7_2(void **state)
 {
-	static const char *const extra[] = {
-		"--cmdline",
-		"thp_shmem=16K-64K:always;2M:advise transparent_hugepage_shmem=within_size "
-		"transparent_hugepage_tmpfs=within_size thp_shmem=48K:always",
-		NULL
-	};
 	struct hb_itest_run r;
 	json_t *w, *ev;
 	size_t i;
 	bool noted = false;
 
 	(void)state;
-	hb_itest_run_suite_text("debian-7.2", "mthp-boot", "mthp policy=0 write=0 integrity=0\n",
-				extra, &r);
-	assert_non_null(r.result);
-	assert_int_equal(r.exit_code, 0);
+	w = boot_params_green("debian-7.2", &r);
 	assert_non_null(strstr(hb_itest_str(json_object_get(r.result, "target"), "cmdline"),
 			       "thp_shmem=16K-64K:always"));
-	w = hb_itest_workload(r.result, "mthp");
-	assert_non_null(w);
-	assert_string_equal(hb_itest_str(w, "status"), "pass");
-	assert_seen(w, "boot_persize",
-		    "8kB=never 16kB=always 32kB=always 64kB=always 128kB=never 256kB=never "
-		    "512kB=never 1024kB=never 2048kB=advise");
 	assert_seen(w, "boot_shmem_enabled", "within_size");
 	assert_seen(w, "boot_tmpfs_default", "huge=within_size");
 	assert_seen(w, "boot_tmpfs_default_within_size_orders", "9:1 3:1 1:1");
@@ -689,16 +703,6 @@ void test_mthp_planted_split(void **state)
 		       NULL);
 }
 
-/* The boot part's run: the per-size knobs only, booted with the three shmem
- * THP parameters (as test_mthp_boot_params_debian_7_2). */
-static const char boot_text[] = "mthp policy=0 write=0 integrity=0\n";
-static const char *const boot_extra[] = {
-	"--cmdline",
-	"thp_shmem=16K-64K:always;2M:advise transparent_hugepage_shmem=within_size "
-	"transparent_hugepage_tmpfs=within_size thp_shmem=48K:always",
-	NULL
-};
-
 /* What the other two parameters left is right on the regression too. */
 static void assert_boot_rest_right(json_t *w)
 {
@@ -724,18 +728,9 @@ void test_mthp_planted_boot(void **state)
 				   .n = sizeof(red) / sizeof(red[0]), .min_checks = 20,
 				   .more = assert_boot_rest_right };
 	struct hb_itest_run r;
-	json_t *w;
 
 	(void)state;
-	hb_itest_run_suite_text("minimal-7.2", "planted", boot_text, boot_extra, &r);
-	assert_non_null(r.result);
-	assert_int_equal(r.exit_code, 0);
-	w = hb_itest_workload(r.result, "mthp");
-	assert_non_null(w);
-	assert_string_equal(hb_itest_str(w, "status"), "pass");
-	assert_seen(w, "boot_persize",
-		    "8kB=never 16kB=always 32kB=always 64kB=always 128kB=never 256kB=never "
-		    "512kB=never 1024kB=never 2048kB=advise");
+	boot_params_green("minimal-7.2", &r);
 	hb_itest_run_free(&r);
 	assert_planted_run(&p);
 }
