@@ -147,6 +147,7 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 {
 	char path[PATH_MAX], reason[512], built_as[sizeof(((struct hb_stream_info *)0)->kernel_release)];
 	struct hb_stream_info info;
+	bool wrong_image;
 	static struct hb_kissue issues[MAX_ISSUES];
 	size_t n_issues = 0;
 	json_t *mods, *wls, *target = json_object_get(res, "target");
@@ -169,15 +170,11 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	 * (a stale cache entry, a mixed-up build), not a result of this one. */
 	snprintf(built_as, sizeof(built_as), "%s",
 		 json_string_value(json_object_get(target, "kernel_release")) ?: "");
-	if (info.kernel_release[0]) {
-		if (built_as[0] && strcmp(built_as, info.kernel_release))
-			json_object_set_new(target, "image_release", json_string(built_as));
-		else
-			built_as[0] = 0;
+	wrong_image = info.kernel_release[0] && built_as[0] && strcmp(built_as, info.kernel_release);
+	if (wrong_image)
+		json_object_set_new(target, "image_release", json_string(built_as));
+	if (info.kernel_release[0])
 		json_object_set_new(target, "kernel_release", json_string(info.kernel_release));
-	} else {
-		built_as[0] = 0;
-	}
 	if (console) {
 		size_t found = hb_console_scan_n(console, console_len, issues, MAX_ISSUES);
 
@@ -190,7 +187,7 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	/* a panic found on the console says more than how the run ended */
 	if (infra_error && *infra_error && strcmp(verdict, "panic"))
 		snprintf(reason, sizeof(reason), "%s", infra_error);
-	if (built_as[0]) {
+	if (wrong_image) {
 		verdict = "error";
 		snprintf(reason, sizeof(reason), "the guest ran kernel %s, but the image was built as "
 			 "%s: a wrong or stale image, its results are not this target's (rebuild it: "
