@@ -573,6 +573,48 @@ void hb_itest_line_after(const char *out, const char *marker, char *buf, size_t 
 	}
 }
 
+static void show_tail(const char *path, int lines)
+{
+	char *t = hb_itest_slurp(path);
+	const char *p;
+	int n = 0;
+
+	if (!t || !*t) { /* absent (slurp gives "") or empty: nothing to show */
+		free(t);
+		return;
+	}
+	/* back from the end to just after the (lines+1)th newline from it */
+	for (p = t + strlen(t); p > t; p--)
+		if (p[-1] == '\n' && ++n > lines)
+			break;
+	fprintf(stderr, "--- %s (last %d lines) ---\n%s\n", path, lines, p);
+	free(t);
+}
+
+void hb_itest_show(const struct hb_itest_out *o)
+{
+	char dir[4096], p[4096 + 300];
+	DIR *d;
+	struct dirent *e;
+
+	fprintf(stderr, "--- exit %d; stdout ---\n%s\n--- stderr ---\n%s\n", o->exit_code,
+		o->out ? o->out : "", o->err ? o->err : "");
+	hb_itest_line_after(o->out ? o->out : "", " -> ", dir, sizeof(dir));
+	if (!dir[0])
+		return;
+	snprintf(p, sizeof(p), "%s/summary.md", dir);
+	show_tail(p, 200);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/run.log", dir, e->d_name);
+		show_tail(p, 40);
+	}
+	closedir(d);
+}
+
 void hb_itest_assert_stalled(const char *target, const char *const *extra,
 			     struct hb_itest_run *r)
 {

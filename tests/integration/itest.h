@@ -104,5 +104,16 @@ void hb_itest_rm_rf(const char *path);
 /* The rest of the line after the first marker in out into buf ("" when
  * absent): e.g. the folder after " -> " on hugebench's first line. */
 void hb_itest_line_after(const char *out, const char *marker, char *buf, size_t len);
+/* Everything a failed command left, on stderr: its whole stdout and stderr
+ * (cmocka's fail_msg keeps only the first 1 KiB of a message) and, when its
+ * output names a folder after " -> " (a nightly's or a run's), that folder's
+ * summary.md and the last lines of each run.log one level down. */
+void hb_itest_show(const struct hb_itest_out *o);
+/* fail_msg after hb_itest_show(o): for a failure whose evidence is o. */
+#define hb_itest_fail_out(o, ...)            \
+	do {                                 \
+		hb_itest_show(o);            \
+		fail_msg(__VA_ARGS__);       \
+	} while (0)
 
 #endif

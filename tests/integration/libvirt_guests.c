@@ -462,8 +462,7 @@ void test_libvirt_nightly_two_connections(void **state)
 	hb_itest_write(mx, matrix);
 	hb_itest_hugebench(argv, &o);
 	if (o.exit_code != 1)
-		fail_msg("nightly over two connections: exit %d, want 1:\n%s\n%s", o.exit_code, o.out,
-			 o.err);
+		hb_itest_fail_out(&o, "nightly over two connections: exit %d, want 1", o.exit_code);
 	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
 	assert_true(night[0]);
 	assert_non_null(strstr(o.out, "--backend libvirt --connect qemu:///system"));

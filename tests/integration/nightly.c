@@ -202,8 +202,7 @@ void test_nightly_series_autobisect(void **state)
 	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
 	if (o.exit_code != 1 || !strstr(o.out, "nightly: minimal-6.1-series: bisect of ") ||
 	    !strstr(o.out, culprit) || !strstr(o.out, "; verified: with patch 3 reverted"))
-		fail_msg("night exit %d, want 1 and the culprit verified:\n%s\n%s", o.exit_code, o.out,
-			 o.err);
+		hb_itest_fail_out(&o, "night exit %d, want 1 and the culprit verified", o.exit_code);
 	hb_itest_out_free(&o);
 	assert_non_null(realpath(night, realnight));
 
@@ -279,8 +278,8 @@ void test_nightly_series_autobisect(void **state)
 	if (o.exit_code != 1 ||
 	    !strstr(o.out, "bisect of fault.subject_huge_write_faults_PmdMapped: budget spent: the "
 			   "first bad patch is one of 3..5 of 5 (1 steps, 1 builds, 1 boots"))
-		fail_msg("night with budget 1: exit %d, want 1 and the range 3..5:\n%s\n%s",
-			 o.exit_code, o.out, o.err);
+		hb_itest_fail_out(&o, "night with budget 1: exit %d, want 1 and the range 3..5",
+				  o.exit_code);
 	hb_itest_out_free(&o);
 	snprintf(p, sizeof(p), "%s/summary.md", night);
 	text = hb_itest_slurp(p);
@@ -335,8 +334,8 @@ void test_nightly_crash_autobisect(void **state)
 	if (o.exit_code != 1 ||
 	    !strstr(o.out, "nightly: minimal-6.1-warn-series: new crash (boot-1: kernel-warning") ||
 	    !strstr(o.out, want))
-		fail_msg("night exit %d, want 1, a crash bisected and '%s':\n%s\n%s", o.exit_code,
-			 want, o.out, o.err);
+		hb_itest_fail_out(&o, "night exit %d, want 1, a crash bisected and '%s'", o.exit_code,
+			 want);
 	hb_itest_out_free(&o);
 
 	snprintf(p, sizeof(p), "%s/summary.md", night);
@@ -396,7 +395,7 @@ void test_nightly_planted_regression(void **state)
 	hb_itest_write(mx, "minimal-6.1 suite=smoke boots=1\n");
 	hb_itest_hugebench(n1, &o);
 	if (o.exit_code != 0)
-		fail_msg("night 0 exit %d, want 0:\n%s\n%s", o.exit_code, o.out, o.err);
+		hb_itest_fail_out(&o, "night 0 exit %d, want 0", o.exit_code);
 	assert_non_null(strstr(o.out, "baseline of minimal-6.1: "));
 	hb_itest_out_free(&o);
 	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/history.jsonl", res);
@@ -411,7 +410,7 @@ void test_nightly_planted_regression(void **state)
 	hb_itest_hugebench(n1, &o);
 	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
 	if (o.exit_code != 1)
-		fail_msg("nightly exit %d, want 1:\n%s\n%s", o.exit_code, o.out, o.err);
+		hb_itest_fail_out(&o, "nightly exit %d, want 1", o.exit_code);
 	assert_non_null(strstr(o.out, "not clean (exit 1): no baseline promoted"));
 	hb_itest_out_free(&o);
 	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1-regress", res);
@@ -464,7 +463,7 @@ void test_nightly_planted_regression(void **state)
 	hb_itest_hugebench(n2, &o);
 	hb_itest_line_after(o.out, " -> ", night2, sizeof(night2));
 	if (o.exit_code != 1)
-		fail_msg("night 2 exit %d, want 1:\n%s\n%s", o.exit_code, o.out, o.err);
+		hb_itest_fail_out(&o, "night 2 exit %d, want 1", o.exit_code);
 	hb_itest_out_free(&o);
 	assert_string_not_equal(night, night2);
 	snprintf(p, sizeof(p), "%s/minimal-6.1-regress/runs/minimal-6.1", night2);
@@ -499,7 +498,7 @@ void test_nightly_planted_regression(void **state)
 	hb_itest_hugebench(n2, &o);
 	hb_itest_line_after(o.out, " -> ", night2, sizeof(night2));
 	if (o.exit_code != 3)
-		fail_msg("night 3 exit %d, want 3:\n%s\n%s", o.exit_code, o.out, o.err);
+		hb_itest_fail_out(&o, "night 3 exit %d, want 3", o.exit_code);
 	assert_non_null(strstr(o.out, "nightly: minimal-6.1: NOT RUN/COMPARED: not compared with its baseline (compare-report exit 3); see minimal-6.1/compare.log"));
 	hb_itest_out_free(&o);
 	snprintf(p, sizeof(p), "%s/minimal-6.1/compare.log", night2);
@@ -544,8 +543,8 @@ void test_nightly_git_autobisect(void **state)
 	hb_itest_line_after(o.out, " -> ", night, sizeof(night));
 	snprintf(want, sizeof(want), "first bad commit %s (\"%s\"), commit 3 of 5", sha[3], subj);
 	if (o.exit_code != 1 || !strstr(o.out, want) || !strstr(o.out, "; verified: with "))
-		fail_msg("night exit %d, want 1 and commit %s named, verified:\n%s\n%s", o.exit_code,
-			 sha[3], o.out, o.err);
+		hb_itest_fail_out(&o, "night exit %d, want 1 and commit %s named, verified", o.exit_code,
+			 sha[3]);
 	hb_itest_out_free(&o);
 	printf("night of a git range with auto-bisect: %.0f s\n", hb_itest_now() - t0);
 
