@@ -335,7 +335,7 @@ void test_nightly_crash_autobisect(void **state)
 	    !strstr(o.out, "nightly: minimal-6.1-warn-series: new crash (boot-1: kernel-warning") ||
 	    !strstr(o.out, want))
 		hb_itest_fail_out(&o, "night exit %d, want 1, a crash bisected and '%s'", o.exit_code,
-			 want);
+				  want);
 	hb_itest_out_free(&o);
 
 	snprintf(p, sizeof(p), "%s/summary.md", night);
@@ -544,7 +544,7 @@ void test_nightly_git_autobisect(void **state)
 	snprintf(want, sizeof(want), "first bad commit %s (\"%s\"), commit 3 of 5", sha[3], subj);
 	if (o.exit_code != 1 || !strstr(o.out, want) || !strstr(o.out, "; verified: with "))
 		hb_itest_fail_out(&o, "night exit %d, want 1 and commit %s named, verified", o.exit_code,
-			 sha[3]);
+				  sha[3]);
 	hb_itest_out_free(&o);
 	printf("night of a git range with auto-bisect: %.0f s\n", hb_itest_now() - t0);
 
