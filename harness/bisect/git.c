@@ -346,8 +346,8 @@ int hb_bisect_git(struct hb_bisect_opts *o, struct hb_bisect_answer *a, char *er
 
 		snprintf(spec, sizeof(spec), "%s^{commit}", ref);
 		if (ref[0] == '-' ||
-		    hb_bisect_gitv(o->git, sha, 64, true,
-				   (const char *const[]){ "rev-parse", "--verify", "-q", spec, NULL })) {
+		    hb_git(o->git, sha, 64, HB_GIT_ONE_LINE,
+			   (const char *const[]){ "rev-parse", "--verify", "-q", spec, NULL })) {
 			hb_set_err(err, errlen, "bisect --git: %s is not a commit in %s", ref, o->git);
 			return -EINVAL;
 		}

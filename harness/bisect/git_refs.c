@@ -14,22 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hb_bisect_gitv(const char *path, char *out, size_t outlen, bool one_line,
-		   const char *const *args)
-{
-	char *argv[16] = { "git", "-C", (char *)path };
-	char buf[4096] = "";
-	int n = 3, rc;
-
-	for (; *args && n < 15; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	rc = hb_spawn_capture(argv, out ? out : buf, out ? outlen : sizeof(buf));
-	if (out && one_line)
-		out[strcspn(out, "\n")] = 0;
-	return rc;
-}
-
 void hb_bisect_gstate_free(struct hb_bisect_gstate *g)
 {
 	hb_bisect_free_strs(g->cands, g->n_cands);
@@ -81,12 +65,12 @@ int hb_bisect_gstate_read(const char *path, struct hb_bisect_gstate *g)
 
 	hb_bisect_gstate_free(g);
 	if (GIT1(path, g->bad, "rev-parse", "--verify", "-q", "refs/bisect/bad") ||
-	    hb_bisect_gitv(path, g->goods, sizeof(g->goods), false,
-		 (const char *const[]){ "for-each-ref", "--format=%(objectname)",
-					"refs/bisect/good-*", NULL }) ||
-	    hb_bisect_gitv(path, g->skips, sizeof(g->skips), false,
-		 (const char *const[]){ "for-each-ref", "--format=%(objectname)",
-					"refs/bisect/skip-*", NULL }) ||
+	    hb_git(path, g->goods, sizeof(g->goods), 0,
+		   (const char *const[]){ "for-each-ref", "--format=%(objectname)",
+					  "refs/bisect/good-*", NULL }) ||
+	    hb_git(path, g->skips, sizeof(g->skips), 0,
+		   (const char *const[]){ "for-each-ref", "--format=%(objectname)",
+					  "refs/bisect/skip-*", NULL }) ||
 	    rev_list(path, g, true, num, sizeof(num)))
 		return -1;
 	g->n_total = strtol(num, NULL, 10);

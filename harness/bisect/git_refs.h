@@ -5,18 +5,17 @@
 #define HB_BISECT_GIT_REFS_H
 
 #include "bisect.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* git -C path args... (NULL-ended, at most 12) with stdout into out
- * (trailing newline cut when one line is wanted); its exit code. */
-int hb_bisect_gitv(const char *path, char *out, size_t outlen, bool one_line,
-		   const char *const *args);
+/* git -C path args... (hb_git, util.h): GIT1 its first line of stdout into
+ * out (an array), GITQ stdout dropped; git's stderr shown. Its exit code. */
 #define GIT1(path, out, ...)                                                                       \
-	hb_bisect_gitv(path, out, sizeof(out), true, (const char *const[]){ __VA_ARGS__, NULL })
+	hb_git(path, out, sizeof(out), HB_GIT_ONE_LINE, (const char *const[]){ __VA_ARGS__, NULL })
 #define GITQ(path, ...)                                                                            \
-	hb_bisect_gitv(path, NULL, 0, true, (const char *const[]){ __VA_ARGS__, NULL })
+	hb_git(path, NULL, 0, HB_GIT_ONE_LINE, (const char *const[]){ __VA_ARGS__, NULL })
 
 #define HB_GIT_LIST_MAX 4096 /* candidates listed; a larger range is only counted */
 

@@ -143,6 +143,13 @@ static void __attribute__((noreturn)) exec_command(const struct hb_spawn *s, int
 		if (out_fd > 2)
 			close(out_fd);
 	}
+	if (s->quiet && !s->log_path) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0 && fd != 2) {
+			dup2(fd, 2);
+			close(fd);
+		}
+	}
 	if (s->as_user && (setgroups(0, NULL) || setgid(s->gid) || setuid(s->uid))) {
 		err = errno;
 		goto fail;
@@ -421,12 +428,12 @@ void hb_env_free(struct hb_env *e)
 	e->v = NULL;
 }
 
-int hb_spawn_capture(char *const argv[], char *out, size_t outlen)
+/* hb_run with stdout (when s->capture) into out, truncated to outlen. */
+static int run_into(const struct hb_spawn *s, char *out, size_t outlen)
 {
-	struct hb_spawn s = { .argv = argv, .capture = out != NULL };
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = hb_run(&s, out ? &buf : NULL, &len);
+	int rc = hb_run(s, out ? &buf : NULL, &len);
 
 	if (out && outlen) {
 		size_t k = buf ? (len < outlen - 1 ? len : outlen - 1) : 0;
@@ -439,6 +446,13 @@ int hb_spawn_capture(char *const argv[], char *out, size_t outlen)
 	return rc;
 }
 
+int hb_spawn_capture(char *const argv[], char *out, size_t outlen)
+{
+	struct hb_spawn s = { .argv = argv, .capture = out != NULL };
+
+	return run_into(&s, out, outlen);
+}
+
 pid_t hb_spawn_bg(char *const argv[], const char *log_path)
 {
 	struct hb_spawn s = { .argv = argv, .log_path = log_path };
@@ -446,3 +460,22 @@ pid_t hb_spawn_bg(char *const argv[], const char *log_path)
 	return hb_start(&s);
 }
 
+int hb_git(const char *tree, char *out, size_t outlen, unsigned flags, const char *const *args)
+{
+	char *argv[24] = { "git", "-C", (char *)tree };
+	char drop[4096];
+	struct hb_spawn s = { .argv = argv, .capture = true, .quiet = flags & HB_GIT_QUIET };
+	int n = 3, rc;
+
+	for (; *args && n < 23; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	if (!out) { /* read and dropped, not printed on ours */
+		out = drop;
+		outlen = sizeof(drop);
+	}
+	rc = run_into(&s, out, outlen);
+	if (outlen && (flags & HB_GIT_ONE_LINE))
+		out[strcspn(out, "\n")] = 0;
+	return rc;
+}

@@ -49,6 +49,7 @@ struct hb_spawn {
 	char *const *envp;	/* NULL: inherit ours */
 	const char *log_path;	/* stdout+stderr appended here (not with capture) */
 	bool capture;		/* stdout captured by hb_run(); stderr inherited */
+	bool quiet;		/* stderr to /dev/null (not with log_path) */
 	bool as_user;		/* run as uid/gid below (hb_build_user()) */
 	uid_t uid;
 	gid_t gid;
@@ -65,6 +66,12 @@ pid_t hb_start(const struct hb_spawn *s);
 void hb_stop(pid_t pid, int sig);
 /* Short forms: stdout into out (truncated to outlen) or inherited. */
 int hb_spawn_capture(char *const argv[], char *out, size_t outlen);
+/* git -C tree args... (NULL-ended, at most 20; argv, no shell): its stdout
+ * into out (truncated to outlen; out NULL: dropped), only its first line
+ * with HB_GIT_ONE_LINE; git's stderr inherited, or dropped with HB_GIT_QUIET
+ * (where the caller says its own line). Its exit status, or -1. */
+enum { HB_GIT_ONE_LINE = 1, HB_GIT_QUIET = 2 };
+int hb_git(const char *tree, char *out, size_t outlen, unsigned flags, const char *const *args);
 /* An environment for hb_spawn.envp: ours, with each name of add[] that has a
  * value replaced by (or added as) name=value; a NULL value leaves the
  * inherited one. 0, or -1 (out of memory); release with hb_env_free(). */

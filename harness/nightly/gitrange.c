@@ -17,39 +17,10 @@
 #include "nightly.h"
 #include "util.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-int hb_night_git(const char *tree, char *out, size_t len, const char *const *args)
-{
-	char buf[256];
-	char *argv[24] = { "git", "-C", (char *)tree };
-	int n = 3, rc, saved, null;
-
-	for (; *args && n < 23; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	/* git's own complaint would be a second line next to ours */
-	fflush(stderr);
-	saved = dup(2);
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 2);
-		close(null);
-	}
-	rc = hb_spawn_capture(argv, out ? out : buf, out ? len : sizeof(buf));
-	if (saved >= 0) {
-		dup2(saved, 2);
-		close(saved);
-	}
-	if (out)
-		out[strcspn(out, "\n")] = 0;
-	return rc;
-}
 
 /* rev resolved to a commit of tree into sha (41): 0, or -1 with why. */
 static int resolve(const char *tree, const char *key, const char *rev, char *sha, char *why,

@@ -166,11 +166,12 @@ void hb_night_origin(struct hb_ntarget *t, const char *recipe_dir);
 void hb_night_file_url(const char *path, char *out, size_t len);
 /* ---- git ranges (gitrange.c) ---------------------------------------------------- */
 
-/* git -C TREE args... (NULL-ended, at most 20; argv, no shell); the first
- * line of its stdout into out (NULL: dropped), git's stderr dropped. Its
- * exit status, or -1. */
-int hb_night_git(const char *tree, char *out, size_t len, const char *const *args);
-#define HB_NGIT(tree, out, len, ...) hb_night_git(tree, out, len, (const char *const[]){ __VA_ARGS__, NULL })
+/* git -C TREE args... (hb_git, util.h): the first line of its stdout into
+ * out (NULL: dropped), git's stderr dropped (the night says its own line).
+ * Its exit status, or -1. */
+#define HB_NGIT(tree, out, len, ...)                                                               \
+	hb_git(tree, out, len, HB_GIT_ONE_LINE | HB_GIT_QUIET,                                     \
+	       (const char *const[]){ __VA_ARGS__, NULL })
 /* A row's git=, good=, bad= checked and resolved (matrix.c, per line): git=
  * an absolute path to the top of a git work tree, good= and bad= commits
  * in it, good an ancestor of bad. 0, or -1 with one line in why ("git=...:
