@@ -134,21 +134,53 @@ int hb_night_bisect_pick(const struct hb_ntarget *t, struct hb_bisect_spec *spec
 	return -1;
 }
 
-/* The recorded groups of prefix k in the bisect folder (absolute). */
-static size_t groups_of(const struct hb_bisect_opts *o, int k, char **out, size_t max)
+/* The reference steps of a metric's judge: a series' prefix 0 (no patch
+ * of it), a git range's good commit (marked "base"). */
+static bool series_ref(json_t *st, const void *arg)
 {
-	json_t *steps = hb_bisect_steps_load(o), *st;
-	size_t i, n = 0;
+	(void)arg;
+	return json_integer_value(json_object_get(st, "k")) == 0;
+}
 
-	json_array_foreach(steps, i, st) {
-		const char *g = json_string_value(json_object_get(st, "group"));
+static bool git_ref(json_t *st, const void *arg)
+{
+	(void)arg;
+	return json_is_true(json_object_get(st, "base"));
+}
 
-		if (json_integer_value(json_object_get(st, "k")) == k && g && n < max &&
-		    asprintf(&out[n], "%s/%s", o->dir, g) >= 0)
-			n++;
+/* The revert's boots (group, relative to o->dir) judged as a step is, by
+ * the bisect's own judge: the crash rule too (a revert that still warns is
+ * not good again), a metric against the reference steps (ref). Sets
+ * cu->verified and counts the boots; the verdict, why says on what. */
+static enum hb_bisect_v judge_revert(const struct hb_bisect_opts *o, const char *group,
+				     bool (*ref)(json_t *st, const void *arg),
+				     struct hb_nculprit *cu, char *why, size_t len)
+{
+	char *gp, *refs[64];
+	enum hb_bisect_v v;
+	size_t nr = 0;
+
+	cu->boots += o->boots;
+	if (asprintf(&gp, "%s/%s", o->dir, group) < 0) {
+		snprintf(why, len, "out of memory");
+		return HB_BV_SKIP;
 	}
-	json_decref(steps);
-	return n;
+	if (o->spec.mode == HB_BISECT_METRIC) {
+		json_t *steps = hb_bisect_steps_load(o);
+
+		nr = hb_bisect_groups(o, steps, ref, NULL, refs, 64);
+		json_decref(steps);
+	}
+	v = hb_bisect_judge(&o->spec, false, refs, nr, &gp, 1, why, len);
+	hb_bisect_free_strs(refs, nr);
+	free(gp);
+	cu->verified = v == HB_BV_GOOD;
+	return v;
+}
+
+static const char *revert_word(enum hb_bisect_v v)
+{
+	return v == HB_BV_GOOD ? "good again" : v == HB_BV_BAD ? "still bad" : hb_bisect_v_name(v);
 }
 
 /* Revert the culprit on top of the bad side: build the whole series but
@@ -156,11 +188,11 @@ static size_t groups_of(const struct hb_bisect_opts *o, int k, char **out, size_
 static void verify(const struct hb_bisect_opts *o, const struct hb_bisect_answer *a,
 		   struct hb_nculprit *cu)
 {
-	char kdir[PATH_MAX], err[1024], group[PATH_MAX] = "", why[1024] = "", *gp, *base[64];
+	char kdir[PATH_MAX], err[1024], group[PATH_MAX] = "", why[1024] = "";
 	struct hb_target tg;
 	struct hb_recipe r;
 	enum hb_bisect_v v;
-	size_t first, idx, nb;
+	size_t first, idx;
 	double build_s = 0;
 	bool skip = false;
 	char *drop;
@@ -192,30 +224,11 @@ static void verify(const struct hb_bisect_opts *o, const struct hb_bisect_answer
 			 a->first_bad, skip ? "does not build" : "did not boot", why);
 		return;
 	}
-	cu->boots += o->boots;
-	if (asprintf(&gp, "%s/%s", o->dir, group) < 0)
-		return;
-	/* judged as a step is: the crash rule too (a revert that still warns
-	 * is not good again) */
-	nb = o->spec.mode == HB_BISECT_METRIC ? groups_of(o, 0, base, 64) : 0;
-	v = hb_bisect_judge(&o->spec, false, base, nb, &gp, 1, why, sizeof(why));
-	for (size_t i = 0; i < nb; i++)
-		free(base[i]);
-	cu->verified = v == HB_BV_GOOD;
+	v = judge_revert(o, group, series_ref, cu, why, sizeof(why));
 	snprintf(cu->verify, sizeof(cu->verify), "%s: with patch %d reverted on top of the series, %s "
 		 "is %s (%s; %s)", cu->verified ? "verified" : "not verified", a->first_bad,
-		 cu->crash[0] ? "the kernel" : cu->what,
-		 v == HB_BV_GOOD ? "good again" : v == HB_BV_BAD ? "still bad" : hb_bisect_v_name(v),
-		 why, group);
+		 cu->crash[0] ? "the kernel" : cu->what, revert_word(v), why, group);
 	printf("== nightly auto-bisect %s: %s\n", o->target, cu->verify);
-	free(gp);
-}
-
-/* A step of the metric's reference (the good commit), in git mode. */
-static bool ref_step(json_t *st, const void *arg)
-{
-	(void)arg;
-	return json_is_true(json_object_get(st, "base"));
 }
 
 /* A git range's culprit: `git revert --no-edit` of it on top of the bad
@@ -224,14 +237,11 @@ static bool ref_step(json_t *st, const void *arg)
 static void verify_git(const struct hb_bisect_opts *o, struct hb_nculprit *cu)
 {
 	char kdir[PATH_MAX], err[1024], group[PATH_MAX] = "", why[1024] = "", head[48] = "";
-	char *gp, *ref[64];
 	struct hb_target tg;
 	struct hb_recipe r;
 	enum hb_bisect_v v;
-	json_t *steps;
 	double build_s = 0;
 	bool skip = false;
-	size_t nr = 0;
 	int rc;
 
 	printf("\n== nightly auto-bisect %s: verify: git revert --no-edit %.12s on top of %.12s\n",
@@ -262,23 +272,11 @@ static void verify_git(const struct hb_bisect_opts *o, struct hb_nculprit *cu)
 			 "%s: %s", o->bad, cu->commit, skip ? "does not build" : "did not boot", why);
 		return;
 	}
-	cu->boots += o->boots;
-	if (asprintf(&gp, "%s/%s", o->dir, group) < 0)
-		return;
-	steps = hb_bisect_steps_load(o);
-	if (o->spec.mode == HB_BISECT_METRIC)
-		nr = hb_bisect_groups(o, steps, ref_step, NULL, ref, 64);
-	json_decref(steps);
-	v = hb_bisect_judge(&o->spec, false, ref, nr, &gp, 1, why, sizeof(why));
-	hb_bisect_free_strs(ref, nr);
-	cu->verified = v == HB_BV_GOOD;
+	v = judge_revert(o, group, git_ref, cu, why, sizeof(why));
 	snprintf(cu->verify, sizeof(cu->verify), "%s: with %.12s reverted on top of %.12s (%.12s), "
 		 "%s is %s (%s; %s)", cu->verified ? "verified" : "not verified", cu->commit, o->bad,
-		 head, cu->crash[0] ? "the kernel" : cu->what,
-		 v == HB_BV_GOOD ? "good again" : v == HB_BV_BAD ? "still bad" : hb_bisect_v_name(v),
-		 why, group);
+		 head, cu->crash[0] ? "the kernel" : cu->what, revert_word(v), why, group);
 	printf("== nightly auto-bisect %s: %s\n", o->target, cu->verify);
-	free(gp);
 }
 
 /* Runs fn's output into log (stdout and stderr, children too). */
