@@ -1,10 +1,16 @@
 /* libvirt.c - libvirt backend (see libvirt.h). One boot is: upload kernel
  * and initramfs into the "hugebench" storage pool of the libvirt host,
- * create a transient domain (paused, auto-destroyed with our connection),
- * open both serial ports as streams, resume, copy the streams into
- * console.log / stream.jsonl while following the results like qemu.c does,
- * and destroy the domain and delete the volumes on the way out. Pool,
- * uploads and the TCG wrapper are lv_store.c. */
+ * create a transient domain (auto-destroyed with our connection) whose
+ * serial ports are two more volumes QEMU writes as plain files, copy what
+ * they gain into console.log / stream.jsonl while following the results
+ * like qemu.c does, and destroy the domain and delete the volumes on the
+ * way out. Pool, uploads, downloads and the TCG wrapper are lv_store.c.
+ *
+ * Why files and not ptys (issue 33): a pty that the host drains late makes
+ * the guest's UART wait, the guest idles, and under -icount sleep=off QEMU
+ * moves guest time to the next timer at once, over and over: 20 s of a
+ * stopped reader became three hours of guest time and a false "timed out".
+ * A file write never waits for a reader (docs/guest-time.md). */
 #define _GNU_SOURCE
 #include "libvirt.h"
 #include "follow.h"
@@ -44,10 +50,11 @@ int hb_libvirt_probe(const char *uri, char *qver, size_t qlen, char *real, size_
 	return 0;
 }
 
-int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const char *kernel,
-			  const char *initrd, const char *emulator, char *out, size_t outlen)
+int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name,
+			  const struct hb_lv_files *files, char *out, size_t outlen)
 {
 	char n[512], k[8192], i[8192], c[4096], e[8192 + 32] = "", ic[256] = "";
+	char s0[4096], s1[4096];
 	/* --guest-ram huge-tmpfs: guest RAM on a memfd QEMU maps shared, as VM
 	 * hosts back guests with shmem; huge pages where the host's
 	 * shmem_enabled allows them for memfds */
@@ -59,14 +66,17 @@ int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const c
 	bool kvm = strcmp(vm->accel, "kvm") == 0;
 	int len;
 
-	if (hb_lv_xml_escape(name, n, sizeof(n)) || hb_lv_xml_escape(kernel, k, sizeof(k)) ||
-	    hb_lv_xml_escape(initrd, i, sizeof(i)) ||
+	if (hb_lv_xml_escape(name, n, sizeof(n)) ||
+	    hb_lv_xml_escape(files->kernel, k, sizeof(k)) ||
+	    hb_lv_xml_escape(files->initrd, i, sizeof(i)) ||
+	    hb_lv_xml_escape(files->console, s0, sizeof(s0)) ||
+	    hb_lv_xml_escape(files->stream, s1, sizeof(s1)) ||
 	    hb_lv_xml_escape(vm->cmdline, c, sizeof(c)))
 		return -1;
-	if (emulator) {
+	if (files->emulator) {
 		char esc[8192];
 
-		if (hb_lv_xml_escape(emulator, esc, sizeof(esc)))
+		if (hb_lv_xml_escape(files->emulator, esc, sizeof(esc)))
 			return -1;
 		snprintf(e, sizeof(e), "    <emulator>%s</emulator>\n", esc);
 	}
@@ -81,7 +91,7 @@ int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const c
 			 vm->icount);
 	/* What qemu.c runs: q35, -cpu max (host under KVM), -no-reboot, no
 	 * default devices, ttyS0 = console, ttyS1 = result stream. The serial
-	 * ports are ptys that hugebench reads as libvirt streams. */
+	 * ports are files (volumes of the pool), as qemu.c's -serial file:. */
 	len = snprintf(out, outlen,
 		       "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
 		       "  <name>%s</name>\n"
@@ -102,24 +112,25 @@ int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const c
 		       "  <devices>\n"
 		       "%s"
 		       "    <controller type='usb' model='none'/>\n"
-		       "    <serial type='pty'><target port='0'/></serial>\n"
-		       "    <serial type='pty'><target port='1'/></serial>\n"
+		       "    <serial type='file'><source path='%s'/><target port='0'/></serial>\n"
+		       "    <serial type='file'><source path='%s'/><target port='1'/></serial>\n"
 		       "    <memballoon model='none'/>\n"
 		       "  </devices>\n"
 		       "%s"
 		       "</domain>\n",
 		       kvm ? "kvm" : "qemu", n, vm->memory_mb, mb, vm->vcpus, k, i, c,
-		       kvm ? "host-passthrough" : "maximum", e, ic);
+		       kvm ? "host-passthrough" : "maximum", e, s0, s1, ic);
 	return len < 0 || (size_t)len >= outlen ? -1 : 0;
 }
 
 /* ---- one run -------------------------------------------------------------- */
 
-/* A serial port as a libvirt stream, copied into a file as data arrives. */
+/* A serial port: a volume QEMU writes, copied into a local file as it grows. */
 struct chan {
-	virStreamPtr st;
+	virStorageVolPtr vol;
+	unsigned long long off; /* bytes copied so far */
 	int fd;
-	bool watching, eof, failed;
+	bool failed;
 };
 
 struct lv_run {
@@ -128,54 +139,23 @@ struct lv_run {
 	int stop_detail;
 };
 
-static void chan_cb(virStreamPtr st, int events, void *opaque)
+/* Copies what both serial files gained since the last call. A download
+ * that fails once is not tried again for that port; the connection's own
+ * checks say whether libvirt is gone. */
+static void chan_copy(virConnectPtr conn, struct lv_run *r)
 {
-	struct chan *c = opaque;
-	char buf[1 << 16];
+	for (int i = 0; i < 2; i++) {
+		struct chan *c = &r->ch[i];
 
-	(void)events;
-	for (;;) {
-		int n = virStreamRecv(st, buf, sizeof(buf));
-
-		if (n == -2)
-			return; /* nothing more for now */
-		if (n > 0) {
-			for (int off = 0; off < n;) {
-				ssize_t w = write(c->fd, buf + off, (size_t)(n - off));
-
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					break; /* a full disk: the verdict says what is missing */
-				off += (int)w;
-			}
-			continue;
-		}
-		/* 0: the pty closed (the domain ended); -1: the stream broke */
-		c->eof = true;
-		c->failed = n < 0;
-		virStreamEventRemoveCallback(st);
-		c->watching = false;
-		return;
+		if (c->vol && c->fd >= 0 && !c->failed && hb_lv_tail(conn, c->vol, &c->off, c->fd))
+			c->failed = true;
 	}
 }
 
-/* Called once the domain is gone (ended, destroyed, or the connection
- * lost). No virStreamFinish or virStreamAbort: both wait for the daemon's
- * reply, and a daemon that already closed its end of a console stream (the
- * pty went away with QEMU) may drop the request instead of answering, which
- * kept a run in poll() for good. The daemon frees its end with the pty and
- * with our connection, which is closed right after. */
 static void chan_close(struct chan *c)
 {
-	if (c->st) {
-		if (c->watching)
-			virStreamEventRemoveCallback(c->st);
-		virStreamFree(c->st);
-	}
 	if (c->fd >= 0)
 		close(c->fd);
-	c->st = NULL;
 	c->fd = -1;
 }
 
@@ -226,28 +206,6 @@ static bool event_loop_ready(void)
 	return state == 1;
 }
 
-static int open_chan(virDomainPtr dom, virConnectPtr conn, const char *dev, const char *path,
-		     struct chan *c, char *err, size_t errlen)
-{
-	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (c->fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-		return -1;
-	}
-	c->st = virStreamNew(conn, VIR_STREAM_NONBLOCK);
-	if (!c->st || virDomainOpenConsole(dom, dev, c->st, VIR_DOMAIN_CONSOLE_FORCE) < 0 ||
-	    virStreamEventAddCallback(c->st,
-				      VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
-					      VIR_STREAM_EVENT_HANGUP,
-				      chan_cb, c, NULL) < 0) {
-		snprintf(err, errlen, "cannot open the guest's %s as a libvirt stream: %s", dev,
-			 hb_lv_error());
-		return -1;
-	}
-	c->watching = true;
-	return 0;
-}
-
 static void write_log(const char *path, const char *uri, const char *name, const char *how,
 		      const char *xml)
 {
@@ -273,12 +231,14 @@ static const char *stop_text(int detail)
 int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_outcome *out)
 {
 	static unsigned seq;
-	char host[256] = "host", name[400], vname[2][420], vpath[2][4096], emulator[4096] = "";
+	static const char *const suffix[HB_LV_NVOL] = { "kernel", "initrd", "console", "stream" };
+	char host[256] = "host", name[400], vname[HB_LV_NVOL][420], vpath[HB_LV_NVOL][4096];
+	char emulator[4096] = "";
 	char *xml = NULL;
 	const size_t xml_len = 32768;
 	virConnectPtr conn = NULL;
 	virStoragePoolPtr pool = NULL;
-	virStorageVolPtr vol[2] = { NULL, NULL };
+	virStorageVolPtr vol[HB_LV_NVOL] = { NULL };
 	virDomainPtr dom = NULL;
 	struct hb_follower *f = calloc(1, sizeof(*f));
 	struct lv_run r = { .ch = { { .fd = -1 }, { .fd = -1 } } };
@@ -286,7 +246,7 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	char cut[128] = "";
 	int ev_id = -1, rb_id = -1, timer = -1, rc = -1;
 	bool killed = false, close_cb = false;
-	double deadline, grace_end = 0, drain_end = 0, next_check = 0, up_t0;
+	double deadline, grace_end = 0, next_check = 0, up_t0;
 
 	memset(out, 0, sizeof(*out));
 	out->qemu_status = -1;
@@ -323,20 +283,26 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	gethostname(host, sizeof(host) - 1);
 	host[strcspn(host, "./ ")] = 0;
 	snprintf(name, sizeof(name), HB_LV_PREFIX "%s-%ld-%u", host, (long)getpid(), ++seq);
-	snprintf(vname[0], sizeof(vname[0]), "%s-kernel", name);
-	snprintf(vname[1], sizeof(vname[1]), "%s-initrd", name);
+	for (int v = 0; v < HB_LV_NVOL; v++)
+		snprintf(vname[v], sizeof(vname[v]), "%s-%s", name, suffix[v]);
 	pool = hb_lv_pool(conn, out->error, sizeof(out->error));
 	if (!pool)
 		goto done;
 	hb_lv_guard_arm(&guard, 300, "uploading kernel and initramfs");
 	hb_lv_sweep(pool, host);
 	up_t0 = hb_mono_s();
-	vol[0] = hb_lv_upload(conn, pool, vm->kernel, vname[0], 0644, vpath[0], sizeof(vpath[0]),
-			out->error, sizeof(out->error));
-	if (vol[0])
-		vol[1] = hb_lv_upload(conn, pool, vm->initrd, vname[1], 0644, vpath[1], sizeof(vpath[1]),
-				out->error, sizeof(out->error));
-	if (!vol[1])
+	vol[HB_LV_KERNEL] = hb_lv_upload(conn, pool, vm->kernel, vname[HB_LV_KERNEL], 0644,
+					 vpath[HB_LV_KERNEL], sizeof(vpath[0]), out->error,
+					 sizeof(out->error));
+	if (vol[HB_LV_KERNEL])
+		vol[HB_LV_INITRD] = hb_lv_upload(conn, pool, vm->initrd, vname[HB_LV_INITRD], 0644,
+						 vpath[HB_LV_INITRD], sizeof(vpath[0]), out->error,
+						 sizeof(out->error));
+	/* the serial ports' files: QEMU writes them, we copy them as they grow */
+	for (int v = HB_LV_CONSOLE; v <= HB_LV_STREAM && vol[v - 1]; v++)
+		vol[v] = hb_lv_create_empty(pool, vname[v], 0600, vpath[v], sizeof(vpath[0]),
+					    out->error, sizeof(out->error));
+	if (!vol[HB_LV_STREAM])
 		goto done;
 	if (!vm->quiet) {
 		struct stat k, i;
@@ -350,15 +316,31 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 	if (strcmp(vm->accel, "tcg") == 0 &&
 	    hb_lv_tcg_wrapper(conn, pool, emulator, sizeof(emulator), out->error, sizeof(out->error)))
 		goto done;
-	if (hb_libvirt_domain_xml(vm, name, vpath[0], vpath[1], emulator[0] ? emulator : NULL, xml,
-				  xml_len)) {
+	if (hb_libvirt_domain_xml(vm, name,
+				  &(struct hb_lv_files){ .kernel = vpath[HB_LV_KERNEL],
+							 .initrd = vpath[HB_LV_INITRD],
+							 .console = vpath[HB_LV_CONSOLE],
+							 .stream = vpath[HB_LV_STREAM],
+							 .emulator = emulator[0] ? emulator : NULL },
+				  xml, xml_len)) {
 		snprintf(out->error, sizeof(out->error), "the domain XML does not fit: path too long");
 		goto done;
 	}
 	write_log(vm->qemu_log, uri, name, "starting", xml);
 
-	/* Created paused: both serial ports are open before the guest says a
-	 * word (a pty nobody reads loses what QEMU writes to it). */
+	/* Created paused: the lifecycle events are registered before the
+	 * guest runs. The local copies of the serial files start empty. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i ? vm->stream_path : vm->console_path;
+
+		r.ch[i].vol = vol[HB_LV_CONSOLE + i];
+		r.ch[i].fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (r.ch[i].fd < 0) {
+			snprintf(out->error, sizeof(out->error), "cannot create %s: %s", path,
+				 strerror(errno));
+			goto done;
+		}
+	}
 	f->quiet = vm->quiet;
 	f->t0 = hb_mono_s();
 	hb_lv_guard_arm(&guard, 120, "starting the domain");
@@ -372,11 +354,6 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 						 VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), &r, NULL);
 	rb_id = virConnectDomainEventRegisterAny(conn, dom, VIR_DOMAIN_EVENT_ID_REBOOT,
 						 VIR_DOMAIN_EVENT_CALLBACK(on_reboot), &r, NULL);
-	if (open_chan(dom, conn, "serial0", vm->console_path, &r.ch[0], out->error,
-		      sizeof(out->error)) ||
-	    open_chan(dom, conn, "serial1", vm->stream_path, &r.ch[1], out->error,
-		      sizeof(out->error)))
-		goto done;
 	f->fd = open(vm->stream_path, O_RDONLY | O_CLOEXEC);
 	if (virDomainResume(dom) < 0) {
 		snprintf(out->error, sizeof(out->error), "cannot resume domain %s: %s", name,
@@ -395,6 +372,8 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 		hb_lv_guard_arm(&guard, 60, "waiting for libvirt during the boot");
 		if (virEventRunDefaultImpl() < 0 || hb_lv_guard_fired(&guard, NULL, 0))
 			r.conn_lost = true;
+		if (!r.conn_lost)
+			chan_copy(conn, &r);
 		hb_follow(f);
 		now = hb_mono_s();
 		if (!r.stopped && now > next_check) {
@@ -415,12 +394,11 @@ int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_ou
 		    !r.conn_lost)
 			out->host_kvm_stats = hb_lv_kvm_stats(dom, vm->accel);
 		if (r.stopped || r.conn_lost) {
-			/* what the ptys still held comes before their end of file */
-			if (!drain_end)
-				drain_end = now + 3;
-			if ((r.ch[0].eof && r.ch[1].eof) || r.conn_lost || now > drain_end)
-				break;
-			continue;
+			/* the files outlive the domain: one more copy has
+			 * everything QEMU wrote */
+			if (!r.conn_lost)
+				chan_copy(conn, &r);
+			break;
 		}
 		/* the same rules as qemu.c: time limit, stall watchdog, grace
 		 * after suite_end, Ctrl-C */
@@ -494,8 +472,8 @@ done:
 	chan_close(&r.ch[1]);
 	if (dom)
 		virDomainFree(dom);
-	hb_lv_drop(&vol[0]);
-	hb_lv_drop(&vol[1]);
+	for (int v = 0; v < HB_LV_NVOL; v++)
+		hb_lv_drop(&vol[v]);
 	if (pool)
 		virStoragePoolFree(pool);
 	if (conn) {

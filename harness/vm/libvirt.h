@@ -1,9 +1,10 @@
 /* libvirt.h - the libvirt backend (`hugebench run --backend libvirt
  * [--connect URI]`): the same guest as the QEMU backend (qemu.h), run as a
  * transient, auto-destroyed libvirt domain on any libvirt host, local or
- * remote. Kernel and initramfs are uploaded into a storage pool, console and
- * results come back over libvirt streams into the same console.log and
- * stream.jsonl files. */
+ * remote. Kernel and initramfs are uploaded into a storage pool; QEMU writes
+ * console and results into two more volumes of that pool as plain files
+ * (never blocking the guest), and hugebench copies them as they grow, over
+ * the libvirt connection, into the same console.log and stream.jsonl. */
 #ifndef HB_LIBVIRT_H
 #define HB_LIBVIRT_H
 
@@ -25,10 +26,15 @@ int hb_libvirt_probe(const char *uri, char *qver, size_t qlen, char *real, size_
  * uploaded volumes deleted on every way out; if hugebench dies, libvirt's
  * auto-destroy ends the domain when the connection closes. */
 int hb_libvirt_run(const struct hb_vm_spec *vm, const char *uri, struct hb_vm_outcome *out);
-/* The transient domain's XML for vm named name, kernel and initrd at these
- * paths on the libvirt host, emulator (NULL: libvirt's default) as QEMU;
- * -1 when it does not fit. */
-int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name, const char *kernel,
-			  const char *initrd, const char *emulator, char *out, size_t outlen);
+/* Paths on the libvirt host of one boot's files. */
+struct hb_lv_files {
+	const char *kernel, *initrd;
+	const char *console, *stream; /* ttyS0, ttyS1: written by QEMU */
+	const char *emulator;	      /* NULL: libvirt's default QEMU */
+};
+/* The transient domain's XML for vm named name with these files; -1 when it
+ * does not fit. */
+int hb_libvirt_domain_xml(const struct hb_vm_spec *vm, const char *name,
+			  const struct hb_lv_files *files, char *out, size_t outlen);
 
 #endif

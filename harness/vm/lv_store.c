@@ -185,6 +185,81 @@ fail:
 	return NULL;
 }
 
+virStorageVolPtr hb_lv_create_empty(virStoragePoolPtr pool, const char *name, int mode,
+				    char *vpath, size_t vlen, char *err, size_t errlen)
+{
+	char xml[1024], ename[512];
+	virStorageVolPtr vol;
+	char *p;
+
+	if (hb_lv_xml_escape(name, ename, sizeof(ename))) {
+		snprintf(err, errlen, "volume name %s too long", name);
+		return NULL;
+	}
+	snprintf(xml, sizeof(xml),
+		 "<volume><name>%s</name><capacity unit='bytes'>0</capacity>"
+		 "<target><format type='raw'/><permissions><mode>0%o</mode></permissions>"
+		 "</target></volume>",
+		 ename, mode);
+	vol = virStorageVolCreateXML(pool, xml, 0);
+	if (!vol) {
+		snprintf(err, errlen, "cannot create volume %s in pool " POOL_NAME ": %s", name,
+			 hb_lv_error());
+		return NULL;
+	}
+	p = virStorageVolGetPath(vol);
+	if (!p) {
+		snprintf(err, errlen, "volume %s has no path: %s", name, hb_lv_error());
+		hb_lv_drop(&vol);
+		return NULL;
+	}
+	snprintf(vpath, vlen, "%s", p);
+	free(p);
+	return vol;
+}
+
+struct sink {
+	int fd;
+	unsigned long long n;
+};
+
+static int write_sink(virStreamPtr st, const char *data, size_t n, void *opaque)
+{
+	struct sink *s = opaque;
+
+	(void)st;
+	for (size_t done = 0; done < n;) {
+		ssize_t w = write(s->fd, data + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1; /* a full disk: the verdict says what is missing */
+		done += (size_t)w;
+		s->n += (unsigned long long)w;
+	}
+	return (int)n;
+}
+
+int hb_lv_tail(virConnectPtr conn, virStorageVolPtr vol, unsigned long long *off, int fd)
+{
+	virStreamPtr st = virStreamNew(conn, 0);
+	struct sink s = { fd, 0 };
+	int rc = -1;
+
+	if (!st)
+		return -1;
+	/* length 0: to the end the file has now */
+	if (virStorageVolDownload(vol, st, *off, 0, 0) == 0 &&
+	    virStreamRecvAll(st, write_sink, &s) == 0 && virStreamFinish(st) == 0)
+		rc = 0;
+	else
+		virStreamAbort(st);
+	virStreamFree(st);
+	*off += s.n;
+	return rc;
+}
+
 void hb_lv_drop(virStorageVolPtr *vol)
 {
 	if (!*vol)
@@ -290,7 +365,7 @@ int hb_lv_tcg_wrapper(virConnectPtr conn, virStoragePoolPtr pool, char *path, si
 
 /* After a lost connection: a new one ends the domain (if libvirt's
  * auto-destroy has not) and deletes the boot's volumes, by name. */
-void hb_lv_cleanup(const char *uri, const char *name, char vname[2][420])
+void hb_lv_cleanup(const char *uri, const char *name, char vname[HB_LV_NVOL][420])
 {
 	char err[512];
 	virConnectPtr c = hb_lv_connect(uri, err, sizeof(err));
@@ -308,7 +383,7 @@ void hb_lv_cleanup(const char *uri, const char *name, char vname[2][420])
 		virDomainFree(dom);
 	}
 	pool = virStoragePoolLookupByName(c, POOL_NAME);
-	for (int i = 0; pool && i < 2; i++) {
+	for (int i = 0; pool && i < HB_LV_NVOL; i++) {
 		virStorageVolPtr v = virStorageVolLookupByName(pool, vname[i]);
 
 		hb_lv_drop(&v);

@@ -31,6 +31,14 @@ void hb_lv_sweep(virStoragePoolPtr pool, const char *host);
 virStorageVolPtr hb_lv_upload(virConnectPtr conn, virStoragePoolPtr pool, const char *path,
 			      const char *name, int mode, char *vpath, size_t vlen, char *err,
 			      size_t errlen);
+/* An empty volume name (mode), for a serial port that QEMU writes as a
+ * plain file on the libvirt host; its path into vpath. */
+virStorageVolPtr hb_lv_create_empty(virStoragePoolPtr pool, const char *name, int mode,
+				    char *vpath, size_t vlen, char *err, size_t errlen);
+/* Appends to fd what volume vol holds beyond *off (a download from that
+ * offset to its current end) and moves *off past it. 0, or -1 when libvirt
+ * failed (what arrived before is kept and counted). */
+int hb_lv_tail(virConnectPtr conn, virStorageVolPtr vol, unsigned long long *off, int fd);
 /* Deletes and frees *vol (NULL: nothing). */
 void hb_lv_drop(virStorageVolPtr *vol);
 /* The emulator wrapper that adds thread=single to -accel tcg, installed
@@ -41,8 +49,11 @@ int hb_lv_tcg_wrapper(virConnectPtr conn, virStoragePoolPtr pool, char *path, si
  * query-stats through libvirt), named as qemu.c names them (pages_2m, ...),
  * or {"unavailable": why}. */
 json_t *hb_lv_kvm_stats(virDomainPtr dom, const char *accel);
+/* The volumes of one boot: kernel, initramfs, console (ttyS0), result
+ * stream (ttyS1). */
+enum { HB_LV_KERNEL, HB_LV_INITRD, HB_LV_CONSOLE, HB_LV_STREAM, HB_LV_NVOL };
 /* After a lost connection: destroys domain name and deletes the volumes
  * vname over a new connection. */
-void hb_lv_cleanup(const char *uri, const char *name, char vname[2][420]);
+void hb_lv_cleanup(const char *uri, const char *name, char vname[HB_LV_NVOL][420]);
 
 #endif

@@ -39,13 +39,17 @@ static const struct hb_vm_spec tcg_vm = {
 	.memory_mb = 2048,
 };
 
+static const struct hb_lv_files files = { "/k", "/i", "/c", "/s", NULL };
+
 static void test_domain_xml_tcg(void **state)
 {
 	char xml[8192];
 
 	(void)state;
-	assert_int_equal(hb_libvirt_domain_xml(&tcg_vm, "hugebench-h-1-1", "/pool/k'1", "/pool/i",
-					       "/pool/w&1", xml, sizeof(xml)),
+	assert_int_equal(hb_libvirt_domain_xml(&tcg_vm, "hugebench-h-1-1",
+					       &(struct hb_lv_files){ "/pool/k'1", "/pool/i", "/pool/c<0",
+								      "/pool/s", "/pool/w&1" },
+					       xml, sizeof(xml)),
 			 0);
 	assert_non_null(strstr(xml, "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/"
 				    "domain/qemu/1.0'>"));
@@ -67,9 +71,13 @@ static void test_domain_xml_tcg(void **state)
 	/* -no-reboot: a reboot (end of suite, panic=-1) ends the domain */
 	assert_non_null(strstr(xml, "<on_reboot>destroy</on_reboot>"));
 	assert_non_null(strstr(xml, "<on_crash>destroy</on_crash>"));
-	/* ttyS0 console, ttyS1 result stream */
-	assert_non_null(strstr(xml, "<serial type='pty'><target port='0'/></serial>"));
-	assert_non_null(strstr(xml, "<serial type='pty'><target port='1'/></serial>"));
+	/* ttyS0 console, ttyS1 result stream: files QEMU writes, never a pty
+	 * whose late reader would stall the guest (issue 33) */
+	assert_non_null(strstr(xml, "<serial type='file'><source path='/pool/c&lt;0'/>"
+				    "<target port='0'/></serial>"));
+	assert_non_null(strstr(xml, "<serial type='file'><source path='/pool/s'/>"
+				    "<target port='1'/></serial>"));
+	assert_null(strstr(xml, "pty"));
 	/* -nodefaults: no balloon, no USB */
 	assert_non_null(strstr(xml, "<memballoon model='none'/>"));
 	assert_non_null(strstr(xml, "<controller type='usb' model='none'/>"));
@@ -84,7 +92,7 @@ static void test_domain_xml_icount(void **state)
 
 	(void)state;
 	vm.icount = HB_QEMU_ICOUNT;
-	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", &files, xml, sizeof(xml)), 0);
 	assert_non_null(strstr(xml, "  <qemu:commandline>\n"
 				    "    <qemu:arg value='-icount'/>\n"
 				    "    <qemu:arg value='" HB_QEMU_ICOUNT "'/>\n"
@@ -99,16 +107,16 @@ static void test_domain_xml_kvm_and_overflow(void **state)
 
 	(void)state;
 	vm.accel = "kvm";
-	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", &files, xml, sizeof(xml)), 0);
 	assert_non_null(strstr(xml, "<domain type='kvm' "));
 	/* no instruction counter under KVM, even if asked */
 	vm.icount = HB_QEMU_ICOUNT;
-	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", &files, xml, sizeof(xml)), 0);
 	assert_null(strstr(xml, "-icount"));
 	vm.icount = NULL;
 	assert_null(strstr(xml, "<emulator>"));
 	assert_non_null(strstr(xml, "<cpu mode='host-passthrough'/>"));
-	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, small, sizeof(small)), -1);
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", &files, small, sizeof(small)), -1);
 }
 
 static void test_backend_options(void **state)
@@ -138,10 +146,10 @@ static void test_domain_xml_memfd(void **state)
 	char xml[8192];
 
 	(void)state;
-	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", &files, xml, sizeof(xml)), 0);
 	assert_null(strstr(xml, "<memoryBacking>"));
 	vm.ram_memfd = true;
-	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", "/k", "/i", NULL, xml, sizeof(xml)), 0);
+	assert_int_equal(hb_libvirt_domain_xml(&vm, "n", &files, xml, sizeof(xml)), 0);
 	assert_non_null(strstr(xml, "<memory unit='MiB'>2048</memory>\n"
 				    "  <memoryBacking>\n"
 				    "    <source type='memfd'/>\n"
