@@ -201,6 +201,10 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 		json_object_set_new(res, "unverified_expectations",
 				    json_pack("{s:i, s:i}", "checks", info.n_unverified, "disagree",
 					      info.n_unverified_disagree));
+	if (info.n_clock_jumps)
+		json_object_set_new(res, "clock_jumps",
+				    json_pack("{s:i, s:s}", "reps", info.n_clock_jumps, "first",
+					      info.clock_jump));
 	saved = save(dir, res) == 0;
 	printf("\nverdict: %s (%s)\n", verdict, reason);
 	printf("workloads: %d pass, %d fail, %d skip, %d error; kernel issues: %zu\n", info.n_pass,
@@ -209,6 +213,10 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 		printf("unverified expectations: %d checks use a table extrapolated to this kernel, "
 		       "%d disagree with it (checks with \"basis\" in result.json; they fail nothing)\n",
 		       info.n_unverified, info.n_unverified_disagree);
+	if (info.n_clock_jumps)
+		printf("clock jumps: %d repetition(s), first %s; their workloads' metrics are marked "
+		       "untrusted and compare-report leaves them out (docs/guest-time.md)\n",
+		       info.n_clock_jumps, info.clock_jump);
 	printf("result: %s\n", dir);
 	free(stream);
 	free(console);

@@ -20,6 +20,8 @@
 #define HB_EV_KNOBS_RESTORED "knobs_restored"
 #define HB_EV_HOST_STATE_RESTORED "host_state_restored"
 #define HB_EV_LEFTOVERS_REMOVED "leftovers_removed"
+/* the runner, after each repetition: guest and host (RTC) seconds it took */
+#define HB_EV_CLOCK "clock"
 
 /* Workload API (workloads/api/hb_core.c), inside a workload's run. */
 #define HB_EV_METRIC "metric"

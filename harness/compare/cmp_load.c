@@ -183,6 +183,9 @@ static void hb_cmp_ld_metric(struct hb_cmp_ld *ld, json_t *j, const char *pre,
 	m->name = hb_cmp_ld_name(ld, j, pre, "name");
 	m->unit = hb_cmp_ld_str(ld, j, pre, "unit", false);
 	m->unavailable = hb_cmp_ld_str(ld, j, pre, "unavailable", false);
+	/* measured across a guest clock jump (run's clock_decide): no value */
+	if (!m->unavailable)
+		m->unavailable = hb_cmp_ld_str(ld, j, pre, "untrusted", false);
 	better = hb_cmp_ld_str(ld, j, pre, "better", true);
 	snprintf(field, sizeof(field), "%sbetter", pre);
 	if (!better)

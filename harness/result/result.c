@@ -6,6 +6,7 @@
  * checked against docs/result-schema.md before it reaches result.json. A
  * line that fails is counted (stream_bad_lines) and the next one read. */
 #define _GNU_SOURCE
+#include "guestclock.h"
 #include "protocol.h"
 #include "stats.h"
 #include "result.h"
@@ -529,6 +530,36 @@ static void finish_summaries(json_t *wls)
 	}
 }
 
+/* The runner's clock event of each repetition (guest and host seconds):
+ * a repetition whose guest time ran far ahead of host time measured across
+ * a clock jump, so every metric of the workload is marked "untrusted" with
+ * the reason (compare-report leaves such metrics out) and the workload
+ * gets "clock_jump". Its checks stand: they assert outcomes, not times. */
+static void clock_decide(json_t *w, struct hb_stream_info *info)
+{
+	json_t *ev, *m;
+	size_t i, j;
+	char why[256];
+
+	json_array_foreach(json_object_get(w, "events"), i, ev) {
+		json_t *g = json_object_get(ev, "guest_s"), *h = json_object_get(ev, "host_s");
+		const char *type = json_string_value(json_object_get(ev, HB_EV_KEY));
+
+		if (!type || strcmp(type, HB_EV_CLOCK) || !json_is_number(g) || !json_is_number(h) ||
+		    !hb_clock_jumped(json_number_value(g), json_number_value(h), why, sizeof(why)))
+			continue;
+		if (!info->n_clock_jumps++)
+			snprintf(info->clock_jump, sizeof(info->clock_jump), "%s rep %lld: %s",
+				 json_string_value(json_object_get(w, "name")),
+				 (long long)json_integer_value(json_object_get(ev, "rep")), why);
+		if (json_object_get(w, "clock_jump"))
+			continue;
+		json_object_set_new(w, "clock_jump", json_string(why));
+		json_array_foreach(json_object_get(w, "metrics"), j, m)
+			json_object_set_new(m, "untrusted", json_string(why));
+	}
+}
+
 /* The host decides a workload's status from its checks, not from what the
  * guest's workload_end says: a failed check makes a pass or a skip a fail
  * (an error stays an error, it is worse). A check with a "basis" (its
@@ -624,6 +655,7 @@ json_t *hb_result_from_stream_n(const char *stream, size_t len, json_t **modules
 		json_object_del(w, "_metric");
 		checks_decide(w);
 		unread_decides(w);
+		clock_decide(w, info);
 		st = json_string_value(json_object_get(w, "status"));
 		if (strcmp(st, "pass") == 0)
 			info->n_pass++;

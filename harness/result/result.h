@@ -31,6 +31,11 @@ struct hb_stream_info {
 	/* checks with a "basis": expectations extrapolated to this kernel, and
 	 * those of them the kernel disagreed with (they fail no workload) */
 	int n_unverified, n_unverified_disagree;
+	/* repetitions whose guest time ran far ahead of host time (a clock
+	 * jump, guestclock.h): their workload's metrics are marked untrusted;
+	 * the first one's words */
+	int n_clock_jumps;
+	char clock_jump[256];
 };
 
 /* Build the "workloads" array (and "modules") from len bytes of stream
