@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <ftw.h>
 #include <signal.h>
 #include <spawn.h>
@@ -646,4 +647,89 @@ void hb_itest_assert_stalled(const char *target, const char *const *extra,
 		assert_true(run > 0 && run - boot < 10 + 40);
 	}
 	assert_true(hb_itest_now() - t0 < 10 + 300);
+}
+
+/* The guest's clock events (the runner's, one per repetition): guest and
+ * host seconds of workload w's repetition rep, -1 when absent. */
+static double clock_of(json_t *w, int rep, const char *key)
+{
+	json_t *ev;
+	size_t i;
+
+	json_array_foreach(json_object_get(w, "events"), i, ev)
+		if (!strcmp(hb_itest_str(ev, "ev"), "clock") &&
+		    json_integer_value(json_object_get(ev, "rep")) == rep &&
+		    json_is_number(json_object_get(ev, key)))
+			return json_number_value(json_object_get(ev, key));
+	return -1;
+}
+
+void hb_itest_assert_reader_stall(const char *target, const char *const *extra,
+				  struct hb_itest_run *r)
+{
+	char dir[] = "/tmp/hb-itest-XXXXXX", path[256];
+	struct hb_itest_bg bg;
+	double t0, mean[3];
+	int started = 0, ended = 0;
+	json_t *w;
+	size_t i;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/stall3.suite", dir);
+	hb_itest_write(path, "fault size_mb=64\nfault size_mb=64\nfault size_mb=64\n");
+	hb_itest_run_start(target, path, extra, &bg);
+	t0 = hb_itest_now();
+	while (!started && !hb_itest_run_poll(&bg) && hb_itest_now() - t0 < 600) {
+		char *out = hb_itest_slurp(bg.out);
+
+		started = strstr(out, "workload 1/3") != NULL;
+		free(out);
+		usleep(50000);
+	}
+	if (!started) {
+		hb_itest_run_collect(&bg, r);
+		hb_itest_rm_rf(dir);
+		fail_msg("the first workload never started:\n%s\n%s", r->out, r->err);
+	}
+	assert_int_equal(kill(bg.pid, SIGSTOP), 0);
+	{
+		/* no workload had ended yet when the reader stopped */
+		char *out = hb_itest_slurp(bg.out);
+
+		for (const char *p = out; (p = strstr(p, "]   -> ")); p += 3)
+			ended++;
+		free(out);
+	}
+	sleep(HB_ITEST_READER_STALL_S);
+	assert_int_equal(kill(bg.pid, SIGCONT), 0);
+	hb_itest_run_collect(&bg, r);
+	hb_itest_rm_rf(dir);
+	printf("reader stopped %d s after the first workload started (%d ended before)\n",
+	       HB_ITEST_READER_STALL_S, ended);
+	assert_int_equal(ended, 0);
+	if (r->exit_code != 0 || !r->result)
+		fail_msg("exit %d, want 0 (a stalled reader must not change the run):\n%s\n%s",
+			 r->exit_code, r->out, r->err);
+	assert_string_equal(hb_itest_str(r->result, "verdict"), "pass");
+	assert_null(json_object_get(r->result, "clock_jumps"));
+	assert_int_equal(json_array_size(json_object_get(r->result, "workloads")), 3);
+	json_array_foreach(json_object_get(r->result, "workloads"), i, w) {
+		double g = clock_of(w, 0, "guest_s"), h = clock_of(w, 0, "host_s");
+		json_t *m = hb_itest_metric(w, "write_fault_huge");
+
+		printf("fault %zu: guest %.1f s, host %.0f s, write_fault_huge mean %.0f ns\n", i, g,
+		       h, json_number_value(json_object_get(json_object_get(m, "summary"), "mean")));
+		assert_string_equal(hb_itest_str(w, "status"), "pass");
+		assert_null(json_object_get(w, "clock_jump"));
+		/* 64 MiB of faults is ~5 s of guest time; a jump is minutes */
+		assert_true(g > 0 && g < 60);
+		assert_non_null(m);
+		assert_null(json_object_get(m, "untrusted"));
+		mean[i] = json_number_value(json_object_get(json_object_get(m, "summary"), "mean"));
+		assert_true(mean[i] > 0);
+	}
+	for (i = 1; i < 3; i++)
+		if (fabs(mean[0] / mean[i] - 1) > 0.01)
+			fail_msg("write_fault_huge of the stalled repetition %.0f ns, of repetition %zu "
+				 "%.0f ns: more than 1 %% apart", mean[0], i, mean[i]);
 }

@@ -97,6 +97,16 @@ void hb_itest_assert_timed_out(const char *target, const char *const *extra,
  * reason names the silence, well before the time limit. */
 void hb_itest_assert_stalled(const char *target, const char *const *extra,
 			     struct hb_itest_run *r);
+/* Issue 33: three identical `fault size_mb=64` workloads on TARGET with
+ * extra arguments; hugebench (the reader of console and stream) is stopped
+ * (SIGSTOP) for HB_ITEST_READER_STALL_S seconds once the first workload has
+ * started, then continued. Nothing the guest measures may change: exit 0,
+ * every workload passes, none timed out, no clock jump is recorded, each
+ * repetition's guest time stays that of a fault workload, and the stalled
+ * repetition's write_fault_huge mean is within 1 % of the others'. */
+#define HB_ITEST_READER_STALL_S 20
+void hb_itest_assert_reader_stall(const char *target, const char *const *extra,
+				  struct hb_itest_run *r);
 /* text into path (asserting it could be written). */
 void hb_itest_write(const char *path, const char *text);
 /* Removes a tree the test made (no links followed, no shell). */

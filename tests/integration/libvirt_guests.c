@@ -397,6 +397,27 @@ void test_libvirt_stall(void **state)
 	hb_itest_run_free(&r);
 }
 
+/* Issue 33: hugebench stopped for 20 s inside a workload of a boot over
+ * qemu+ssh://. Before, the serial ports were ptys that hugebench drained
+ * through libvirt streams: the guest's UART waited for it, every vCPU
+ * idled, QEMU (-icount sleep=off) skipped guest time to the next timer
+ * again and again, and the workload ended "timed out after 300 s" with the
+ * guest clock at 10 859 s. Now QEMU writes files that hugebench copies
+ * over the connection: the guest never waits for the reader. */
+void test_libvirt_reader_stall(void **state)
+{
+	struct hb_itest_run r;
+
+	(void)state;
+	libvirt_up();
+	hb_itest_assert_reader_stall(TARGET, (const char *[]){ "--backend", "libvirt", "--connect",
+								uri_ssh, NULL },
+				     &r);
+	assert_int_equal(hugebench_domains(), 0);
+	assert_int_equal(hugebench_volumes(), 0);
+	hb_itest_run_free(&r);
+}
+
 /* Every result.json under dir (recursively: one per boot): environment.backend is
  * libvirt and libvirt_uri starts with uri_prefix. Returns how many. */
 static int boots_through(const char *dir, const char *uri_prefix)

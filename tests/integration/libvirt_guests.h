@@ -9,6 +9,7 @@ void test_libvirt_interrupt_local(void **state);
 void test_libvirt_interrupt_ssh(void **state);
 void test_libvirt_timeout(void **state);
 void test_libvirt_stall(void **state);
+void test_libvirt_reader_stall(void **state);
 void test_libvirt_nightly_two_connections(void **state);
 void test_libvirt_reboot(void **state);
 void test_libvirt_two_hosts(void **state);

@@ -431,6 +431,17 @@ static void test_stall(void **state)
 	hb_itest_run_free(&r);
 }
 
+/* Issue 33: hugebench, the reader of the files QEMU writes, stopped for
+ * 20 s inside a workload: the guest neither waits nor jumps in time. */
+static void test_reader_stall(void **state)
+{
+	struct hb_itest_run r;
+
+	(void)state;
+	hb_itest_assert_reader_stall("debian-6.12", NULL, &r);
+	hb_itest_run_free(&r);
+}
+
 /* Guest RAM on a host huge tmpfs file with the host KVM's stats read over
  * QMP at the end: here (TCG) the stats are "unavailable" with the reason,
  * the run itself passes, and the host mount is gone afterwards. */
@@ -715,6 +726,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_compare_formats),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_stall),
+		cmocka_unit_test(test_reader_stall),
 		cmocka_unit_test(test_guest_ram_huge_tmpfs),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_kill9_leaves_nothing),
@@ -729,6 +741,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_libvirt_interrupt_ssh),
 		cmocka_unit_test(test_libvirt_timeout),
 		cmocka_unit_test(test_libvirt_stall),
+		cmocka_unit_test(test_libvirt_reader_stall),
 		cmocka_unit_test(test_libvirt_reboot),
 		cmocka_unit_test(test_libvirt_two_hosts),
 		cmocka_unit_test(test_libvirt_guest_ram_memfd),
