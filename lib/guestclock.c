@@ -21,7 +21,7 @@ bool hb_clock_jumped(double guest_s, double host_s, char *why, size_t len)
 	if (why && len)
 		snprintf(why, len,
 			 "guest time ran %.0f s in %.0f s of host time (RTC): a clock jump, "
-			 "the guest waited and QEMU skipped the idle time",
+			 "the guest idled (waiting or asleep) and QEMU skipped the idle time",
 			 guest_s, host_s);
 	return true;
 }

@@ -5,6 +5,7 @@
 #include "hb.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <termios.h>
@@ -52,12 +53,23 @@ static void selftest_run(struct hb_ctx *ctx)
 		}
 	} else if (strcmp(mode, "skip") == 0) {
 		hb_skip(ctx, "mode=skip asks for a skip");
+	} else if (strcmp(mode, "idle") == 0) {
+		/* 200 s of guest time asleep, a metric timed across it: under
+		 * the virtual clock QEMU skips the idle time, guest time runs
+		 * far ahead of host time, and the run must call it a clock
+		 * jump and not trust the metric (docs/guest-time.md) */
+		uint64_t t0 = hb_now_ns();
+
+		sleep(200);
+		hb_metric1(ctx, "selftest_idle_ns", "ns", HB_LOWER, (double)(hb_now_ns() - t0));
+		hb_check(ctx, "selftest_ok", true, "true", "true");
 	}
 }
 
 static const struct hb_param selftest_params[] = {
-	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip",
-	  .help = "what the workload does: pass, fail a check, crash, hang, panic or reset the guest, skip" },
+	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip|idle",
+	  .help = "what the workload does: pass, fail a check, crash, hang, panic or reset the guest, skip, "
+		  "or sleep 200 s with a metric timed across the sleep (idle)" },
 	HB_PARAM_END,
 };
 

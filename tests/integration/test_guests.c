@@ -442,6 +442,32 @@ static void test_reader_stall(void **state)
 	hb_itest_run_free(&r);
 }
 
+/* A clock jump is seen and said (issue 33): a workload asleep for 200 s of
+ * guest time, which the virtual clock skips in a few host seconds, with a
+ * metric timed across the sleep. Its checks stand (pass), the metric is
+ * marked untrusted, the run counts the jump and prints it. */
+static void test_clock_jump_flagged(void **state)
+{
+	struct hb_itest_run r;
+	json_t *w, *m;
+
+	(void)state;
+	hb_itest_run_suite_text("debian-6.12", "selfidle", "selftest mode=idle\n", NULL, &r);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(r.result);
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
+	w = hb_itest_workload(r.result, "selftest");
+	m = hb_itest_metric(w, "selftest_idle_ns");
+	assert_non_null(m);
+	printf("clock jump: %s\n", hb_itest_str(w, "clock_jump"));
+	assert_non_null(strstr(hb_itest_str(m, "untrusted"), "clock jump"));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(r.result, "clock_jumps"),
+							    "reps")),
+			 1);
+	assert_non_null(strstr(r.out, "clock jumps: 1 repetition(s), first selftest rep 0"));
+	hb_itest_run_free(&r);
+}
+
 /* Guest RAM on a host huge tmpfs file with the host KVM's stats read over
  * QMP at the end: here (TCG) the stats are "unavailable" with the reason,
  * the run itself passes, and the host mount is gone afterwards. */
@@ -727,6 +753,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_reader_stall),
+		cmocka_unit_test(test_clock_jump_flagged),
 		cmocka_unit_test(test_guest_ram_huge_tmpfs),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_kill9_leaves_nothing),
