@@ -7,7 +7,12 @@
 # cpio archive to OUT.cpio, which must not exist yet: it is created with
 # noclobber (O_EXCL), so a symlink planted there is not followed. The harness
 # passes a path inside its private mkdtemp() folder and renames the result.
+# The archive is reproducible (issue 34): the same suite, modules and
+# hb-guest give the same bytes in every run (modes from a fixed umask, every
+# time stamp 0, owner root, inode numbers renumbered), so two runs boot the
+# same input, and environment.initramfs_sha256 shows it.
 set -eu
+umask 022
 staging=$1 out=$2 guest=$3
 shift 3
 busybox=/bin/busybox
@@ -31,5 +36,8 @@ while [ $# -ge 2 ]; do
 	*) cp "$src" "$dst" ;;
 	esac
 done
+find "$staging" ! -type l -exec chmod u+rwX,go+rX,go-w {} +
+find "$staging" -exec touch -h -d @0 {} +
 set -C
-(cd "$staging" && find . -print | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out"
+(cd "$staging" && find . -print | LC_ALL=C sort |
+	cpio -o -H newc --quiet --reproducible -R 0:0) > "$out"

@@ -385,6 +385,7 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 	/* fio, stress-ng, kselftest: a layer appended only for suites that run them */
 	if (hb_ext_layer_add(&c->k, c->ext_tools, c->initrd, err, errlen))
 		return HB_EXIT_INFRA;
+	hb_sha256_file(c->initrd, c->initrd_sha);
 	if (!strcmp(c->o.clock, "virtual") && !strcmp(c->o.accel, "auto")) {
 		/* QEMU's instruction counter exists only under TCG */
 		snprintf(c->accel, sizeof(c->accel), "tcg");
@@ -444,6 +445,8 @@ static void describe(const struct run_ctx *c, json_t *res)
 	json_object_set_new(tgt, "kernel_release", json_string(c->k.release));
 	json_object_set_new(tgt, "image", hb_json_text(c->k.image));
 	json_object_set_new(tgt, "image_sha256", json_string(c->sha));
+	if (c->initrd_sha[0])
+		json_object_set_new(env, "initramfs_sha256", json_string(c->initrd_sha));
 	if (c->k.package[0])
 		json_object_set_new(tgt, "package", json_string(c->k.package));
 	if (c->k.packages[0]) {

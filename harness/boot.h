@@ -33,6 +33,7 @@ struct run_ctx {
 	bool ext_tools;			  /* the suite runs fio, stress-ng or kselftest */
 	struct hb_backend be;		  /* --backend, prepared: QEMU version, libvirt URI */
 	char initrd[PATH_MAX], sha[65], accel[8], accel_reason[256], cmdline[1024];
+	char initrd_sha[65];		  /* reproducible: equal across runs of one input */
 	char clock[8], clock_reason[200]; /* "virtual" (QEMU -icount) or "wall", and why */
 	char vcpus_reason[240];		  /* why o.vcpus differs from what was asked, or "" */
 	bool have_image;

@@ -223,6 +223,41 @@ static void test_planted_symlinks(void **state)
 	unlink(out);
 }
 
+/* Two builds of one input, a second apart and under another umask, are the
+ * same bytes (issue 34: a run is not one draw of its initramfs). */
+static void test_reproducible(void **state)
+{
+	struct hb_kernel k;
+	char out[2][PATH_MAX], sha[2][65], err[512] = "";
+	mode_t old;
+
+	(void)state;
+	if (!g_have_tools)
+		skip();
+	clean_images();
+	memset(&k, 0, sizeof(k));
+	for (int i = 0; i < 2; i++) {
+		old = umask(i ? 077 : 022);
+		assert_int_equal(hb_image_build(&k, "fault size_mb=16\n", "t", out[i],
+						sizeof(out[i]), err, sizeof(err)),
+				 0);
+		umask(old);
+		assert_int_equal(hb_sha256_file(out[i], sha[i]), 0);
+		if (!i)
+			sleep(1); /* time stamps would differ */
+	}
+	assert_string_not_equal(out[0], out[1]);
+	assert_string_equal(sha[0], sha[1]);
+	/* another suite is another archive */
+	assert_int_equal(hb_image_build(&k, "fault size_mb=32\n", "t", out[1], sizeof(out[1]), err,
+					sizeof(err)),
+			 0);
+	assert_int_equal(hb_sha256_file(out[1], sha[1]), 0);
+	assert_string_not_equal(sha[0], sha[1]);
+	unlink(out[0]);
+	unlink(out[1]);
+}
+
 /* A failing build leaves neither a placeholder archive nor a work folder. */
 static void test_failure_cleans_up(void **state)
 {
@@ -247,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_long_module_list),
 		cmocka_unit_test(test_planted_symlinks),
 		cmocka_unit_test(test_failure_cleans_up),
+		cmocka_unit_test(test_reproducible),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
