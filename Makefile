@@ -403,11 +403,14 @@ test-long: all $(BUILD)/tests/test_guests
 # 1's (and kept in build/test-results/stream-2.log).
 integration: all $(BUILD)/tests/test_guests
 	@mkdir -p $(BUILD)/test-results
-	@export HB_STREAM_RUN=$$$$; \
+	@export HB_STREAM_RUN=$$$$ HB_TEST_TIMES=$(BUILD)/test-results/times.txt; \
+	rm -f $$HB_TEST_TIMES; \
 	$(BUILD)/tests/test_guests --stream 2 >$(BUILD)/test-results/stream-2.log 2>&1 & s2=$$!; \
 	$(BUILD)/tests/test_guests --stream 1; r1=$$?; wait $$s2; r2=$$?; \
 	echo "== stream 2: libvirt tests, then shared ones ($(BUILD)/test-results/stream-2.log)"; \
 	cat $(BUILD)/test-results/stream-2.log; \
+	echo "== the 12 longest guest tests (both streams; all: $$HB_TEST_TIMES)"; \
+	sort -rn $$HB_TEST_TIMES 2>/dev/null | head -12; \
 	echo "== integration: stream 1 exit $$r1, stream 2 exit $$r2"; \
 	[ $$r1 = 0 ] && [ $$r2 = 0 ]
 
