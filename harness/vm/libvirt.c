@@ -130,7 +130,6 @@ struct chan {
 	virStorageVolPtr vol;
 	unsigned long long off; /* bytes copied so far */
 	int fd;
-	bool failed;
 };
 
 struct lv_run {
@@ -140,15 +139,16 @@ struct lv_run {
 };
 
 /* Copies what both serial files gained since the last call. A download
- * that fails once is not tried again for that port; the connection's own
- * checks say whether libvirt is gone. */
+ * that fails is tried again at the next turn from where it stopped: the
+ * connection's own checks say whether libvirt is gone, and a guest whose
+ * events stop arriving meets the stall watchdog. */
 static void chan_copy(virConnectPtr conn, struct lv_run *r)
 {
 	for (int i = 0; i < 2; i++) {
 		struct chan *c = &r->ch[i];
 
-		if (c->vol && c->fd >= 0 && !c->failed && hb_lv_tail(conn, c->vol, &c->off, c->fd))
-			c->failed = true;
+		if (c->vol && c->fd >= 0)
+			hb_lv_tail(conn, c->vol, &c->off, c->fd);
 	}
 }
 
