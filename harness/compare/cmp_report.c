@@ -11,12 +11,7 @@
  * twice has "fragment" and "fragment#2", each compared with its own
  * counterpart. Functional regressions count whatever the statistics, over
  * every boot (cmp_functional.c; docs/compare.md has the numbers):
- *  - with fewer than 3 boots on a side, deterministically: a check that
- *    fails in any NEW boot and passed in every BASE boot (or was not run
- *    there), a workload that is fail/error in a NEW boot and in no BASE
- *    boot, or that ran in every BASE boot and is missing from a NEW boot, a
- *    NEW boot with a worse verdict than every BASE boot;
- *  - with >= 3 boots a side, as rates (hb_cmp_rate_regression): the share
+ *  - at every boot count, as rates (hb_cmp_rate_regression): the share
  *    of boots failing a check, with a workload fail/error or missing, or
  *    with a verdict of fail or worse (error or worse, ...) rose by
  *    Fisher's exact test at alpha, or it failed in every NEW boot and no
@@ -372,7 +367,8 @@ int hb_cmp_pair_build_groups(const struct hb_cmp_group *a, const struct hb_cmp_g
 	p->gb = b;
 	p->a = a->boots[0];
 	p->b = b->boots[0];
-	p->rates = a->n >= HB_CMP_MIN_BOOTS && b->n >= HB_CMP_MIN_BOOTS;
+	/* one functional rule at every boot count (monotone in failing NEW boots) */
+	p->rates = true;
 	hb_cmp_env(p);
 	p->clock = hb_cmp_pair_clock(p);
 	if (hb_cmp_calib_find(o->calibration, a, b, &p->calib, p->calib_note,

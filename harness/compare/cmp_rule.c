@@ -58,9 +58,11 @@
  * instructions: most metrics repeat within 0.5 %), else min_effect_pct
  * (5 %, for the wall clock's noise).
  *
- * Functional findings with >= 3 boots a side (hb_cmp_rate_regression, used
- * by cmp_functional.c): a failure rate that rose by Fisher's exact test at
- * alpha, or a failure in every NEW boot and no BASE boot.
+ * Functional findings at every boot count (hb_cmp_rate_regression, used by
+ * cmp_functional.c): a failure rate that rose by Fisher's exact test at
+ * alpha, or a failure in every NEW boot and no BASE boot. Monotone: one
+ * more failing NEW boot (added, or a passing one failing) never takes a
+ * regression away (tests/unit/compare/test_functional.c checks the grid).
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"

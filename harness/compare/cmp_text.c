@@ -316,9 +316,8 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 		char note[600];
 
 		hb_cmp_clean(note, sizeof(note), p->calib_note);
-		const char *fr = p->rates ? "failure rates over boots (Fisher, or every NEW boot "
-					    "and no BASE boot)"
-					  : "deterministic (fewer than 3 boots on a side)";
+		const char *fr = "failure rates over boots (Fisher, or every NEW boot and no BASE "
+				 "boot)";
 
 		const char *me = !strcmp(p->clock, "virtual")
 					 ? "virtual: minimum effects min_effect_virtual_pct"
