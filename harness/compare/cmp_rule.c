@@ -587,11 +587,24 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 			 r->q_better, o->alpha, -w, nz);
 		return;
 	}
+	if ((w > 0 && r->q_worse <= o->alpha) || (w < 0 && r->q_better <= o->alpha)) {
+		/* certain (q <= alpha) but smaller than the minimum effect: listed
+		 * with its size and interval, never shown as "same" */
+		char lo[24] = "-", hi[24] = "-";
+
+		if (!isnan(r->ci_lo)) {
+			snprintf(lo, sizeof(lo), "%+.2f%%", (r->ci_lo - 1) * 100);
+			snprintf(hi, sizeof(hi), "%+.2f%%", (r->ci_hi - 1) * 100);
+		}
+		r->verdict = HB_CMP_SMALL;
+		snprintf(r->why, sizeof(r->why), "certain change %+.2f%% [%s, %s] (q=%.2g), %s by %.2f%% "
+			 "< min effect %g%% (%s): below the minimum effect, not a regression",
+			 r->change_pct, lo, hi, w > 0 ? r->q_worse : r->q_better,
+			 w > 0 ? "worse" : "better", fabs(w), r->min_effect_pct, r->min_effect_source);
+		return;
+	}
 	r->verdict = HB_CMP_SAME;
-	if (w > 0 && r->q_worse <= o->alpha)
-		snprintf(r->why, sizeof(r->why), "significant but %.1f%% < min effect %g%% (%s)", w,
-			 r->min_effect_pct, r->min_effect_source);
-	else if (w > 0)
+	if (w > 0)
 		snprintf(r->why, sizeof(r->why), "not significant (q=%.2g > %g; detectable %.3g%%%s)",
 			 r->q_worse, o->alpha, r->mde_pct, nz);
 	else

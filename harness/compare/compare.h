@@ -54,8 +54,11 @@
  * factor (either way), and significantly (F-test at alpha), is a note. */
 #define HB_CMP_SD_RATIO_NOTE 3.0
 
-/* Exit codes of compare-report (docs/exit-codes.md). */
-enum { HB_CMP_OK = 0, HB_CMP_REGRESSION = 1, HB_CMP_USAGE = 2, HB_CMP_INCOMPARABLE = 3 };
+/* Exit codes of compare-report (docs/exit-codes.md). HB_CMP_NOTHING_TESTED:
+ * no regression found, but no metric could be tested (e.g. 2 + 2 boots
+ * without a calibration): not "no regression", and never green. */
+enum { HB_CMP_OK = 0, HB_CMP_REGRESSION = 1, HB_CMP_USAGE = 2, HB_CMP_INCOMPARABLE = 3,
+       HB_CMP_NOTHING_TESTED = 4 };
 
 enum hb_cmp_better { HB_CMP_LOWER, HB_CMP_HIGHER, HB_CMP_INFO };
 
@@ -292,6 +295,10 @@ enum hb_cmp_verdict {
 	HB_CMP_UNAVAILABLE,  /* unavailable on a side */
 	HB_CMP_MISSING,	     /* present on one side only */
 	HB_CMP_ADVISORY,     /* too few boots and no calibration: cannot fail the run */
+	HB_CMP_SMALL,	     /* significant (certain) but below the minimum effect: listed
+			      * with its size, not a regression */
+	HB_CMP_UNTESTABLE,   /* the boots vary more than the calibration says (and there
+			      * are too few of them to judge alone): not judged, said so */
 };
 
 struct hb_cmp_opts {
@@ -353,7 +360,7 @@ struct hb_cmp_mres {
 				* descriptive only, never in BH or the exit code */
 	enum hb_cmp_verdict verdict;
 	bool not_judged; /* tested, but a statistic is not a number: UNTESTED, why says */
-	char why[160];
+	char why[256];
 };
 
 /* Fill r's statistics for one metric from its per-boot entries a[0..na)
@@ -471,6 +478,10 @@ struct hb_cmp_pair {
 	size_t n_f, f_cap;
 	size_t n_regressions;
 	size_t n_direction; /* metrics whose `better` differs between the sides */
+	/* Metrics that could be judged (not info, a value on both sides), those
+	 * of them tested (in the BH family: p->family) and not, and the certain
+	 * changes below the minimum effect (verdict small, worse direction). */
+	size_t n_judgeable, n_untested, n_small;
 	/* storage the rows point into */
 	struct hb_cmp_wkey *wk;
 	size_t n_wk;
@@ -498,6 +509,21 @@ int hb_cmp_pair_build(const struct hb_cmp_run *a, const struct hb_cmp_run *b,
 		      const struct hb_cmp_thresholds *t, const struct hb_cmp_opts *o,
 		      struct hb_cmp_pair *p);
 void hb_cmp_pair_free(struct hb_cmp_pair *p);
+
+/* The outcome of a pair: a regression; else nothing tested when it has
+ * metrics to judge and none could be tested; else ok. */
+enum hb_cmp_outcome { HB_CMP_OUT_OK, HB_CMP_OUT_REGRESSION, HB_CMP_OUT_NOTHING };
+enum hb_cmp_outcome hb_cmp_pair_outcome(const struct hb_cmp_pair *p);
+/* Of a report: REGRESSION when a pair has one, else NOTHING when a pair
+ * tested nothing, else OK; hb_cmp_outcome_exit maps it to the exit code. */
+enum hb_cmp_outcome hb_cmp_report_outcome(const struct hb_cmp_report *r);
+int hb_cmp_outcome_exit(enum hb_cmp_outcome o);
+/* The verdict line of a pair, without markup: "REGRESSION (2 regressions)",
+ * "nothing tested: ..., not 'no regression'", or "no regression (58 of 61
+ * metrics tested; untested: ...; below the minimum effect: ...)". */
+void hb_cmp_pair_verdict(const struct hb_cmp_pair *p, char *buf, size_t len);
+/* "!! REGRESSION", "nothing tested" or "no regression". */
+const char *hb_cmp_outcome_word(enum hb_cmp_outcome o);
 
 /* ---- renderers (0 or -1 on a write error) ------------------------------------ */
 int hb_cmp_render_text(FILE *f, const struct hb_cmp_report *r);
