@@ -148,15 +148,16 @@ static size_t sim_cal_boots(const struct sim *s, enum sim_noise noise)
 	return noise >= SIM_VIRTUAL && s->virt_path ? s->virt_boots : s->cal_boots;
 }
 
-/* The sd a calibration of cal_boots A/A boots would have measured. */
-static double sim_cal_sd(struct sim *s, size_t i, enum sim_noise noise)
+/* The sd a calibration of cal_boots A/A boots would have measured, as
+ * compare-report takes it (hb_cmp_calib_scale); *used the boots it rests on. */
+static double sim_cal_sd(struct sim *s, size_t i, enum sim_noise noise, size_t *used)
 {
 	double x[64];
 	size_t n = sim_cal_boots(s, noise) < 64 ? sim_cal_boots(s, noise) : 64;
 
 	for (size_t k = 0; k < n; k++)
-		x[k] = sim_dev(s, i, noise);
-	return hb_stats_sd(x, n);
+		x[k] = 1000 * exp(sim_dev(s, i, noise));
+	return hb_cmp_calib_scale(x, n, used, NULL);
 }
 
 struct sim_out {
@@ -179,7 +180,8 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 
 	for (size_t i = 0; i < s->n; i++) {
 		double mult = (long)i == target ? 1 + shift : 1;
-		double cal = calib ? sim_cal_sd(s, i, noise) : NAN;
+		size_t used = 0;
+		double cal = calib ? sim_cal_sd(s, i, noise, &used) : NAN;
 		struct hb_cmp_limits lim = s->m[i].lim;
 
 		for (size_t k = 0; k < nb; k++) {
@@ -195,8 +197,8 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 		}
 		r[i] = (struct hb_cmp_mres){ .workload = s->m[i].wl };
 		lim.virtual_clock = sim_virtual(s, noise);
-		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &lim, cal,
-					 sim_cal_boots(s, noise), &s->o, &r[i]);
+		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &lim, cal, used,
+					 &s->o, &r[i]);
 	}
 	hb_cmp_decide(r, s->n, &s->o);
 	out->any_worse = out->target_worse = false;

@@ -136,6 +136,33 @@ static bool hb_cmp_env_differs(const char *x, const char *y)
 
 /* ---- measuring ----------------------------------------------------------------- */
 
+double hb_cmp_calib_scale(const double *c, size_t n, size_t *used, size_t *dropped)
+{
+	double *l = n ? malloc(n * sizeof(*l)) : NULL, sd;
+	size_t d = n;
+
+	if (used)
+		*used = n;
+	if (dropped)
+		*dropped = n;
+	if (!l)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (!(c[i] > 0)) {
+			free(l);
+			return NAN;
+		}
+		l[i] = log(c[i]);
+	}
+	sd = hb_stats_sd_drop1(l, n, &d);
+	free(l);
+	if (used)
+		*used = d < n ? n - 1 : n;
+	if (dropped)
+		*dropped = d;
+	return sd;
+}
+
 struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err, size_t errlen)
 {
 	struct hb_cmp_run **ok = hb_cmp_xcalloc(g->n, sizeof(*ok));
@@ -251,6 +278,7 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 		m.center = exp(hb_stats_mean(l, r->na));
 		free(l);
 		m.n = r->na;
+		m.sd_robust = hb_cmp_calib_scale(r->ca, r->na, &m.used, &m.dropped);
 		m.key = malloc(strlen(r->workload) + strlen(r->name) + 2);
 		m.centers = malloc(r->na * sizeof(double));
 		if (!m.key || !m.centers) {

@@ -74,9 +74,9 @@ double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const
 	snprintf(key, len, "%s.%s", wl_label, metric);
 	v = hb_cmp_idx_get(c->ix, NULL, key, NULL, NULL);
 	if (v) {
-		sd = c->m[*v].sd_log;
+		sd = c->m[*v].sd_robust;
 		if (boots)
-			*boots = c->m[*v].n;
+			*boots = c->m[*v].used;
 	}
 	if (key != small)
 		free(key);
@@ -104,9 +104,12 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 		for (size_t k = 0; c->m[i].centers && k < c->m[i].n; k++)
 			json_array_append_new(cs, json_real(c->m[i].centers[k]));
 		json_object_set_new(ms, c->m[i].key,
-				    json_pack("{s:f, s:f, s:I, s:o}", "sd_log", c->m[i].sd_log, "center",
-					      c->m[i].center, "boots", (json_int_t)c->m[i].n,
-					      "centers", cs));
+				    json_pack("{s:f, s:f, s:I, s:o, s:f, s:o}", "sd_log", c->m[i].sd_log,
+					      "center", c->m[i].center, "boots", (json_int_t)c->m[i].n,
+					      "centers", cs, "sd_log_robust", c->m[i].sd_robust,
+					      "dropped_boot", c->m[i].dropped < c->m[i].n
+								  ? json_integer((json_int_t)c->m[i].dropped + 1)
+								  : json_null()));
 	}
 	for (size_t i = 0; i < c->boots; i++) {
 		const struct hb_cmp_calib_boot *b = &c->boot[i];
@@ -311,6 +314,15 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 			m.centers = malloc(m.n * sizeof(double));
 			for (size_t k = 0; m.centers && k < m.n; k++)
 				m.centers[k] = json_number_value(json_array_get(cs, k));
+		}
+		/* the robust scale is recomputed from the centers (a file written
+		 * before it existed holds the plain sd only); without centers the
+		 * plain sd is all there is */
+		m.sd_robust = m.centers ? hb_cmp_calib_scale(m.centers, m.n, &m.used, &m.dropped)
+					: NAN;
+		if (isnan(m.sd_robust)) {
+			m.sd_robust = m.sd_log;
+			m.used = m.dropped = m.n;
 		}
 		if (!m.key || hb_cmp_append((void **)&c->m, &c->n, &cap, sizeof(m), &m)) {
 			free(m.key);

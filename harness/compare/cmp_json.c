@@ -83,6 +83,11 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 	json_object_set_new(o, "new_boots", json_integer((json_int_t)m->nb));
 	json_object_set_new(o, "base_centers", hb_cmp_jnums(m->ca, m->na));
 	json_object_set_new(o, "new_centers", hb_cmp_jnums(m->cb, m->nb));
+	/* an outlier boot left out of the test (issue 34), null none */
+	json_object_set_new(o, "base_outlier_boot", isnan(m->excl_a) ? json_null()
+								   : json_real(m->excl_a));
+	json_object_set_new(o, "new_outlier_boot", isnan(m->excl_b) ? json_null()
+								 : json_real(m->excl_b));
 	json_object_set_new(o, "base_reps", json_integer((json_int_t)m->reps_a));
 	json_object_set_new(o, "new_reps", json_integer((json_int_t)m->reps_b));
 	json_object_set_new(o, "ratio", hb_cmp_jnum(m->ratio));

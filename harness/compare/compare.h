@@ -53,6 +53,22 @@
 /* A measured boot sd that differs from the calibrated one by more than this
  * factor (either way), and significantly (F-test at alpha), is a note. */
 #define HB_CMP_SD_RATIO_NOTE 3.0
+/* The ceiling on the calibrated sd (log scale, 0.15: about 16 %), issue 34.
+ * A calibration sets a floor under the measured sd (>= 3 boots a side) and
+ * is the sd itself below that; with a calibrated sd of 0.15 and 10
+ * calibration boots, a lone 3x change among 61 metrics is still flagged at
+ * 2 + 2 boots (t = 7.3 on 8 df, p = 4e-5 < 0.01 / 61). Above it the floor
+ * is capped, and with fewer than 3 boots a side the metric is untestable:
+ * its own boots must show its noise. The virtual clock's metrics measured
+ * here are all below it (largest 13.6 %, by the robust estimate less). */
+#define HB_CMP_CALIB_SD_CEIL 0.15
+/* An outlier boot among the compared ones (issue 34), with a calibration
+ * only: more than HB_CMP_OUTLIER_RATIO times off its side's median and
+ * beyond HB_CMP_OUTLIER_SDS calibrated sds. A factor of 2 is far beyond any
+ * virtual-clock boot noise measured here (largest sd 13.6 %); the sds keep
+ * a noisy wall-clock metric's far boots in. */
+#define HB_CMP_OUTLIER_RATIO 2.0
+#define HB_CMP_OUTLIER_SDS 5.0
 
 /* Exit codes of compare-report (docs/exit-codes.md). HB_CMP_NOTHING_TESTED:
  * no regression found, but no metric could be tested (e.g. 2 + 2 boots
@@ -168,7 +184,12 @@ void hb_cmp_group_free(struct hb_cmp_group *g);
 /* ---- calibration: measured boot-to-boot noise ---------------------------------- */
 struct hb_cmp_calib_metric {
 	char *key;	 /* "<workload>[#instance].<metric>" */
-	double sd_log;	 /* sd of the log boot centers */
+	double sd_log;	 /* sd of the log boot centers (as measured; shown) */
+	/* what the rule uses: hb_cmp_calib_scale() of the centers, which one
+	 * outlier boot cannot inflate, on `used` boots (n - 1 when one was
+	 * dropped: `dropped`, else n) */
+	double sd_robust;
+	size_t used, dropped;
 	double center;	 /* geometric mean of the boot centers */
 	size_t n;	 /* boots it was measured on */
 	double *centers; /* the boot centers (n) */
@@ -218,8 +239,16 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,
 		      size_t notelen);
-/* sd of the log boot centers of "<workload label>.<metric>", NAN if absent;
- * *boots (may be NULL) gets the number of boots it was measured on. */
+/* The calibrated sd of boot centers c[0..n) (all > 0, else NAN): the sd of
+ * their logs by hb_stats_sd_drop1 (with >= 4 boots the one farthest from
+ * the median is left out, and a consistency factor applied), so that one
+ * outlier boot cannot blind a metric (issue 34). *used gets the boots it
+ * rests on (n - 1 or n), *dropped the index left out (n: none); either may
+ * be NULL. */
+double hb_cmp_calib_scale(const double *c, size_t n, size_t *used, size_t *dropped);
+/* The calibrated sd (hb_cmp_calib_scale) of "<workload label>.<metric>",
+ * NAN if absent; *boots (may be NULL) gets the boots it rests on (the test
+ * has *boots - 1 df). */
 double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
 		       size_t *boots);
 void hb_cmp_calib_free(struct hb_cmp_calib *c);
@@ -352,6 +381,9 @@ struct hb_cmp_mres {
 	double calib_df;       /* its df: calibration boots - 1; 0 taken as known */
 	double sd_check_p;     /* F-test of sd_measured against the calibrated sd */
 	bool sd_disagrees;     /* significantly and > HB_CMP_SD_RATIO_NOTE x apart */
+	/* a boot center left out as an outlier boot (cmp_rule.c), NAN none;
+	 * it sits at ca[na] / cb[nb] */
+	double excl_a, excl_b;
 	/* The smallest change a lone true effect can show: BH over m metrics
 	 * needs p <= alpha / m, at `power`, and never below the minimum effect
 	 * (hb_cmp_decide() fills it: m is the family size). */
