@@ -154,12 +154,22 @@ double hb_cmp_calib_scale(const double *c, size_t n, size_t *used, size_t *dropp
 		}
 		l[i] = log(c[i]);
 	}
+	/* the boot farthest from the median, and the robust scale of the
+	 * others; it is an outlier boot only when it is far beyond that noise
+	 * and more than 2x off (the rule's criterion for compared boots) */
 	sd = hb_stats_sd_drop1(l, n, &d);
+	if (d < n && fabs(l[d] - hb_stats_median(l, n)) >
+			     fmax(log(HB_CMP_OUTLIER_RATIO), HB_CMP_OUTLIER_SDS * sd)) {
+		l[d] = l[n - 1];
+		sd = hb_stats_sd(l, n - 1);
+		if (used)
+			*used = n - 1;
+		if (dropped)
+			*dropped = d;
+	} else {
+		sd = hb_stats_sd(l, n);
+	}
 	free(l);
-	if (used)
-		*used = d < n ? n - 1 : n;
-	if (dropped)
-		*dropped = d;
 	return sd;
 }
 

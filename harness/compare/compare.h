@@ -240,11 +240,15 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,
 		      size_t notelen);
 /* The calibrated sd of boot centers c[0..n) (all > 0, else NAN): the sd of
- * their logs by hb_stats_sd_drop1 (with >= 4 boots the one farthest from
- * the median is left out, and a consistency factor applied), so that one
- * outlier boot cannot blind a metric (issue 34). *used gets the boots it
- * rests on (n - 1 or n), *dropped the index left out (n: none); either may
- * be NULL. */
+ * their logs without an outlier boot (issue 34: one boot at 8x made a
+ * 6-boot calibration's sd 85 % and hid a 10x change for good). With >= 4
+ * boots, the one farthest from the median is an outlier when it is more
+ * than HB_CMP_OUTLIER_RATIO times off it and beyond HB_CMP_OUTLIER_SDS
+ * robust sds of the others (hb_stats_sd_drop1: their sd with a consistency
+ * factor); it is then left out. A rarer mode a few % away stays in: it is
+ * the noise the calibration must show (a 2 % mode seen in 1 of 10 boots).
+ * *used gets the boots it rests on (n - 1 or n), *dropped the index left
+ * out (n: none); either may be NULL. */
 double hb_cmp_calib_scale(const double *c, size_t n, size_t *used, size_t *dropped);
 /* The calibrated sd (hb_cmp_calib_scale) of "<workload label>.<metric>",
  * NAN if absent; *boots (may be NULL) gets the boots it rests on (the test

@@ -323,13 +323,12 @@ static void test_zero_sd(void **state)
 	assert_true(fabs(hbt_num(m, "boot_sd_log") - HB_CMP_SD_FLOOR) < 1e-12);
 	assert_true(hbt_num(m, "boot_sd_calibrated") == 0);
 	json_decref(root);
-	/* +6 %: a regression, with a finite test (p > 0; 3 df: the calibrated
-	 * sd of 5 boots leaves the farthest out since issue 34, so it rests on 4) */
+	/* +6 %: a regression, with a finite test (p > 0, 4 df) */
 	cmp = hbt_report(a, group_same("z_c", 1060, 1, &virt), hbt_path("cal_z"), NULL, &rc, &root);
 	m = hbt_metric_of(cmp, "fault", "f");
 	assert_int_equal(rc, HB_CMP_REGRESSION);
 	assert_true(hbt_num(m, "p_worse") > 0);
-	assert_true(hbt_num(m, "test_df") == 3);
+	assert_true(hbt_num(m, "test_df") == 4);
 	json_decref(root);
 	/* 3 constant boots a side, no calibration: Welch on sd 0 */
 	a = group_same("z_3a", 1000, 3, &virt);

@@ -257,10 +257,19 @@ static void test_calib_scale(void **state)
 	for (int k = 0; k < 10; k++)
 		lx[k] = log(x[k]);
 	assert_true(hb_stats_sd(lx, 10) > 0.6); /* what the calibration said before */
-	/* 7 at 1000, 3 at 1200: the slow mode is kept (one of its boots left out) */
+	/* 7 at 1000, 3 at 1200: the slow mode is kept */
 	for (int k = 0; k < 10; k++)
 		x[k] = k < 7 ? 1000 : 1200;
-	assert_true(hb_cmp_calib_scale(x, 10, NULL, NULL) > 0.05);
+	assert_true(hb_cmp_calib_scale(x, 10, &used, NULL) > 0.08);
+	assert_int_equal(used, 10);
+	/* and so is a rare mode seen once: 9 at 1000, 1 at 1020 */
+	for (int k = 0; k < 10; k++)
+		x[k] = k < 9 ? 1000 : 1020;
+	assert_true(hb_cmp_calib_scale(x, 10, &used, NULL) > 0.005);
+	assert_int_equal(used, 10);
+	/* a boot at 1.5x stays in (not 2x off): the ceiling bounds what it does */
+	x[9] = 1500;
+	assert_int_equal((hb_cmp_calib_scale(x, 10, &used, NULL), used), 10);
 	/* 3 boots: the plain sd (too few to leave one out) */
 	assert_true(fabs(hb_cmp_calib_scale((const double[]){ 1, 2, 4 }, 3, &used, NULL) -
 			 log(2)) < 1e-12);
