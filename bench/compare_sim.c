@@ -110,6 +110,7 @@ struct sim {
 	bool virtual_file; /* the file was measured on the virtual clock */
 	const char *virt_path; /* a virtual-clock file for the virtual rows, or NULL */
 	size_t virt_boots, virt_matched; /* its boots; metrics found in it */
+	int virt_center_rule; /* its center_rule (1 when absent: boot medians) */
 	size_t *shiftable; /* indexes of the metrics that may be shifted */
 	size_t n_shiftable;
 	size_t n_runmode; /* metrics with run-level modes */
@@ -402,6 +403,9 @@ static int sim_load_virtual(struct sim *s, const char *path)
 	ms = json_object_get(root, "metrics");
 	clock = json_string_value(json_object_get(root, "clock"));
 	s->virt_boots = (size_t)json_integer_value(json_object_get(root, "boots"));
+	s->virt_center_rule = json_is_integer(json_object_get(root, "center_rule"))
+				      ? (int)json_integer_value(json_object_get(root, "center_rule"))
+				      : 1;
 	if (!json_is_object(ms) || s->virt_boots < 3 || !clock || strcmp(clock, "virtual")) {
 		fprintf(stderr, "compare_sim: %s: not a virtual-clock calibration (clock virtual, "
 				"metrics, boots >= 3)\n", path);
@@ -628,6 +632,11 @@ int main(int argc, char **argv)
 			       nvs ? hb_stats_median(vs, nvs) * 100 : NAN,
 			       nvs ? hb_stats_quantile(vs, nvs, 1) * 100 : NAN, vz, s.n_runmode,
 			       SIM_MODES_MAX);
+			if (s.virt_center_rule < HB_CMP_CENTER_RULE)
+				printf(" Warning: its centers are boot medians (center_rule %d), the "
+				       "rule's virtual-clock center is the mean (center_rule %d): the "
+				       "rows model the noise of medians; recalibrate to model means.",
+				       s.virt_center_rule, HB_CMP_CENTER_RULE);
 		}
 		if (shift_only) {
 			printf(" Power: the worsened metric is one of the %zu matching %s (", s.n_shiftable,

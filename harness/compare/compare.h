@@ -33,6 +33,16 @@
 /* Version 2 records every boot's clock, vCPUs, memory, QEMU and host kernel;
  * version 1 files are refused (cmp_calib_file.c). */
 #define HB_CMP_CALIB_SCHEMA HB_SCHEMA_CALIB
+/* Which boot center a calibration's centers and sds are of (issue 34):
+ * 1, a file without "center_rule": the median of a distribution's samples
+ * on either clock; 2: on the virtual clock always the mean, on the wall
+ * clock the median of a distribution, else the mean (cmp_rule.c). A
+ * virtual-clock calibration of rule 1 describes another center than the
+ * rule's and is not used. */
+#define HB_CMP_CENTER_RULE 2
+/* A calibration whose boots are this many days older than the compared
+ * ones is used with a warning in the calibration note. */
+#define HB_CMP_CALIB_STALE_DAYS 30
 /* Boots per side from which boot-to-boot variance is estimated from the
  * data, and from which functional failures are judged as rates. */
 #define HB_CMP_MIN_BOOTS 3
@@ -207,6 +217,13 @@ struct hb_cmp_calib_boot {
 struct hb_cmp_calib {
 	char *path;
 	char *host_cpu, *accelerator, *suite, *family, *target, *created, *group, *clock;
+	int center_rule; /* HB_CMP_CENTER_RULE when written now; 1 when absent */
+	/* how it was made: the host measuring it, its online CPUs and load
+	 * averages (1, 5, 15 min) then, the first and last boot's `created`
+	 * (NULL / -1 / NAN: unknown, a file written before they were recorded) */
+	char *host, *boots_from, *boots_to;
+	long host_cpus;
+	double load[3];
 	size_t boots;
 	struct hb_cmp_calib_boot *boot; /* boots entries */
 	struct hb_cmp_calib_metric *m;

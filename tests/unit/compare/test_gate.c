@@ -428,6 +428,72 @@ static void test_3x_every_setting(void **state)
 	free((void *)dir);
 }
 
+/* A group like grp() with environment.clock and created set. */
+static const char *grp_at(const char *name, const double *c, int n, const char *clock,
+			  const char *created)
+{
+	json_t *docs[16];
+
+	for (int k = 0; k < n; k++) {
+		docs[k] = hbt_doc1("fault", hbt_met("f", "lower", &c[k], 1, 1));
+		json_object_set_new(json_object_get(docs[k], "environment"), "clock",
+				    json_string(clock));
+		json_object_set_new(docs[k], "created", json_string(created));
+	}
+	return hbt_write_group(name, docs, n);
+}
+
+/* The calibration records its center rule and how it was made; a
+ * virtual-clock one of boot medians (center rule 1, every file before) is
+ * not used; a stale one is used with a warning (issue 34, item 4). */
+static void test_calibration_center_and_provenance(void **state)
+{
+	static const double cal[5] = { 1000, 1001, 999, 1000.5, 999.5 };
+	char file[1024], err[512], nm[256];
+	const char *dir = strdup(calibrate(grp_at("cp_cal", cal, 5, "virtual",
+						  "2026-01-01T00:00:00Z"), "cp"));
+	const char *a = strdup(grp_at("cp_a", around(1000, 3), 3, "virtual", "2026-01-02T00:00:00Z"));
+	const char *b = strdup(grp_at("cp_b", around(1000, 3), 3, "virtual", "2026-03-01T00:00:00Z"));
+	struct hb_cmp_group *g;
+	json_t *root, *cmp, *j;
+	const char *note;
+	int rc;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/group.json", hbt_path("cp_cal"));
+	g = hb_cmp_group_load(file, err, sizeof(err));
+	assert_non_null(g);
+	assert_int_equal(hb_cmp_calib_name(g->boots[0], nm, sizeof(nm)), 0);
+	hb_cmp_group_free(g);
+	snprintf(file, sizeof(file), "%s/%s", dir, nm);
+	j = json_load_file(file, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(j, "center_rule")), HB_CMP_CENTER_RULE);
+	assert_non_null(json_string_value(json_object_get(json_object_get(j, "made"), "host")));
+	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "made"), "loadavg")), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "made"),
+							      "boots_to")),
+			    "2026-01-01T00:00:00Z");
+	/* used; its boots are 59 days older than NEW's: a warning */
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	note = json_string_value(json_object_get(cmp, "calibration_note"));
+	assert_non_null(json_string_value(json_object_get(cmp, "calibration")));
+	assert_non_null(strstr(note, "warning: its boots are 59 days older"));
+	json_decref(root);
+	/* the same file without center_rule: boot medians, not used */
+	json_object_del(j, "center_rule");
+	assert_int_equal(json_dump_file(j, file, 0), 0);
+	json_decref(j);
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	note = json_string_value(json_object_get(cmp, "calibration_note"));
+	assert_true(json_is_null(json_object_get(cmp, "calibration")));
+	assert_non_null(strstr(note, "holds boot medians (center_rule 1), the rule uses means"));
+	json_decref(root);
+	free((void *)a);
+	free((void *)b);
+	free((void *)dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_boots_disagree_with_calibration),
 		cmocka_unit_test(test_ceiling),
 		cmocka_unit_test(test_3x_every_setting),
+		cmocka_unit_test(test_calibration_center_and_provenance),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_rng_teardown);
