@@ -72,12 +72,15 @@
  * its own boots must show its noise. The virtual clock's metrics measured
  * here are all below it (largest 13.6 %, by the robust estimate less). */
 #define HB_CMP_CALIB_SD_CEIL 0.15
-/* An outlier boot among the compared ones (issue 34), with a calibration
- * only: more than HB_CMP_OUTLIER_RATIO times off its side's median and
- * beyond HB_CMP_OUTLIER_SDS calibrated sds. A factor of 2 is far beyond any
- * virtual-clock boot noise measured here (largest sd 13.6 %); the sds keep
- * a noisy wall-clock metric's far boots in. */
-#define HB_CMP_OUTLIER_RATIO 2.0
+/* An outlier boot (issue 34), in a calibration or, with a calibration,
+ * among the compared boots: more than HB_CMP_OUTLIER_RATIO times off its
+ * side's median and beyond HB_CMP_OUTLIER_SDS (robust or calibrated) sds.
+ * Measured here, the farthest boot of a metric is 1.5x off the median on
+ * the virtual clock, and up to 2.8x on the wall clock in its slow modes
+ * (recover.*, mlock.*) that must count as noise (at 2x the wall-clock A/A
+ * simulation flagged 6.7 % instead of 0.6 % of suites at 3 + 3 boots with
+ * a calibration); the issue's outlier boot was 8x. */
+#define HB_CMP_OUTLIER_RATIO 4.0
 #define HB_CMP_OUTLIER_SDS 5.0
 
 /* Exit codes of compare-report (docs/exit-codes.md). HB_CMP_NOTHING_TESTED:
