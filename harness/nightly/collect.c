@@ -395,7 +395,8 @@ static void collect_compare(struct hb_ntarget *t, json_t *rep)
 		if (!strcmp(v, "regression")) {
 			st = HB_NS_FAIL;
 			judged = true;
-		} else if (!strcmp(v, "same") || !strcmp(v, "improvement")) {
+		} else if (!strcmp(v, "same") || !strcmp(v, "improvement") || !strcmp(v, "small")) {
+			/* small: certain but below the minimum effect, its why says */
 			st = HB_NS_PASS;
 			judged = true;
 		}
