@@ -631,6 +631,17 @@ static void hb_cmp_noise_txt(char *buf, size_t len, const struct hb_cmp_mres *r)
 		snprintf(buf, len, "; boot sd %.2g%% %s", r->sd_log * 100, r->sd_source);
 }
 
+/* The interval of the change lies entirely on the worse (or the better)
+ * side of no change. */
+static bool hb_cmp_interval_side(const struct hb_cmp_mres *r, bool worse)
+{
+	bool up = (r->better == HB_CMP_HIGHER) != worse; /* the ratio is above 1 */
+
+	if (isnan(r->ci_lo) || isnan(r->ci_hi))
+		return false;
+	return up ? r->ci_lo > 1 : r->ci_hi < 1;
+}
+
 static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 {
 	double w = r->worse_pct;
@@ -649,9 +660,11 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 			 r->q_better, o->alpha, -w, nz);
 		return;
 	}
-	if ((w > 0 && r->q_worse <= o->alpha) || (w < 0 && r->q_better <= o->alpha)) {
-		/* certain (q <= alpha) but smaller than the minimum effect: listed
-		 * with its size and interval, never shown as "same" */
+	if ((w > 0 && (r->q_worse <= o->alpha || hb_cmp_interval_side(r, true))) ||
+	    (w < 0 && (r->q_better <= o->alpha || hb_cmp_interval_side(r, false)))) {
+		/* certain (q <= alpha, or its interval entirely on that side of no
+		 * change) but smaller than the minimum effect: listed with its size
+		 * and interval, never shown as "same" */
 		char lo[24] = "-", hi[24] = "-";
 
 		if (!isnan(r->ci_lo)) {
