@@ -473,19 +473,22 @@ struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name
 
 json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 {
-	/* the one gate of user-named files: regular, no FIFO wait, bounded;
-	 * read whole and parsed from memory (issue 34: json_loadf() takes a
-	 * byte at a time through getc, 5 % of a compare-report of two 3-boot
-	 * quick groups) */
-	size_t len;
-	char *buf = hb_userfile_read(path, HB_CMP_MAX_FILE, &len, err, errlen);
+	/* the one gate of user-named files: regular, no FIFO wait, bounded */
+	int fd = hb_userfile_open(path, HB_CMP_MAX_FILE, err, errlen);
 	json_error_t je;
 	json_t *root;
+	FILE *f;
 
-	if (!buf)
+	if (fd < 0)
 		return NULL;
-	root = json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je);
-	free(buf);
+	/* through stdio: json_loadfd() reads one byte per read() */
+	if (!(f = fdopen(fd, "r"))) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	root = json_loadf(f, HB_CMP_JSON_FLAGS, &je);
+	fclose(f);
 	if (!root)
 		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", path, je.line,
 			 je.column, hb_cmp_json_problem(&je));
