@@ -84,6 +84,11 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	}
 	printf("calibration: %zu boots of %s (kernel family %s, suite %s, %s, %s clock) -> %s\n",
 	       c->boots, c->target, c->family, c->suite, c->accelerator, c->clock, path);
+	printf("made on %s (%ld CPUs online), load averages %.2f %.2f %.2f (1, 5, 15 min) when "
+	       "written; boots %s .. %s; center rule %d (virtual clock: means)\n",
+	       c->host ? c->host : "?", c->host_cpus, c->load[0], c->load[1], c->load[2],
+	       c->boots_from ? c->boots_from : "?", c->boots_to ? c->boots_to : "?",
+	       c->center_rule);
 	/* the noisiest last: what a verdict at 5 boots per side can judge */
 	qsort(c->m, c->n, sizeof(*c->m), cmp_sd);
 	hb_cmp_opts_default(&o);
