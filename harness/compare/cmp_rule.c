@@ -562,10 +562,9 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 				 r->sd_check_p, r->na, r->nb, HB_CMP_MIN_BOOTS);
 		else
 			snprintf(r->why, sizeof(r->why),
-				 "untestable: calibrated boot sd %.2g%% is above the ceiling %.3g%%; "
-				 "%zu vs %zu boots are too few to show its noise (>= %d a side)",
-				 cal * 100, expm1(HB_CMP_CALIB_SD_CEIL) * 100, r->na, r->nb,
-				 HB_CMP_MIN_BOOTS);
+				 "untestable: calibrated boot sd %.2g%% is above the ceiling %.3g%% (log "
+				 "scale); %zu vs %zu boots are too few to show its noise (>= %d a side)",
+				 cal * 100, HB_CMP_CALIB_SD_CEIL * 100, r->na, r->nb, HB_CMP_MIN_BOOTS);
 	} else if (!isnan(cal) && pos) {
 		r->mode = HB_CMP_MODE_CALIB;
 		hb_cmp_t_calib(ca, r->na, cb, r->nb, cal, r->calib_df, wg, o, r);
