@@ -238,13 +238,15 @@ static void finish(struct job *j, int status, const char *results)
 		return;
 	}
 	if (status == HB_EXIT_INFRA) {
-		/* a boot that did not run (no kernel, no connection, a timeout) makes
-		 * any comparison of the groups meaningless: report the boots, compare
-		 * nothing */
+		/* a boot that did not run (no kernel, no connection, a timeout), or
+		 * for `ab` a BASE boot that failed (issue 34: an error of the
+		 * comparison, not a regression of NEW), makes any comparison of the
+		 * groups meaningless: report the boots, compare nothing */
 		struct hb_ncase *c = hb_night_add_case(
 			t, HB_NK_BOOT, "run", HB_NS_ERROR,
-			"not every boot of %s ran (hugebench exited %d): not compared; see %s/run.log",
-			t->name, status, t->dir);
+			"not every boot of %s ran%s (hugebench exited %d): not compared; see %s/run.log",
+			t->name, t->against_kind[0] == 't' ? ", or a boot of its base failed" : "",
+			status, t->dir);
 
 		hb_night_collect(t, t->group, NULL);
 		t->state = HB_TS_INFRA;
