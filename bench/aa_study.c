@@ -98,7 +98,7 @@ static void aa_compare(struct aa_ctx *c, const struct hb_cmp_group *ga, const si
 		const struct hb_cmp_mres *m = &p.m[i];
 		size_t r = aa_row(c, m);
 		bool j = m->verdict == HB_CMP_SAME || m->verdict == HB_CMP_WORSE ||
-			 m->verdict == HB_CMP_BETTER;
+			 m->verdict == HB_CMP_BETTER || m->verdict == HB_CMP_SMALL;
 
 		c->judged[r] += j;
 		judged += j;

@@ -76,7 +76,15 @@
 #define SIM_VIRT_CONST 0.1
 
 enum sim_noise { SIM_MEASURED, SIM_RESAMPLED, SIM_BIMODAL, SIM_VIRTUAL, SIM_VIRTUAL_RESAMPLED,
-		 SIM_N_NOISE };
+		 SIM_RUNMODE, SIM_N_NOISE };
+
+/* --noise names, in enum order */
+static const char *const sim_noise_names[SIM_N_NOISE] = {
+	"measured", "resampled", "bimodal", "virtual", "virtual-resampled", "run-level",
+};
+/* a metric with this many distinct boot centers or fewer (and more than
+ * one) has discrete modes: in the run-level model its mode sticks to a run */
+#define SIM_MODES_MAX 4
 
 #define SIM_VIRTUAL_DEFAULT "bench/data/debian-6.12-tcg-virtual-quick.json"
 
@@ -87,6 +95,7 @@ struct sim_metric {
 	double *dev_virt; /* the virtual-clock file's log deviations (n_virt), or NULL */
 	size_t n_virt;
 	bool bimodal;	/* bimodal in the bimodal model */
+	bool runmode;	/* discrete modes in the virtual file: run-level in that model */
 	double *dev;	/* measured log deviations from the mean (n) */
 	size_t n;
 	struct hb_cmp_limits lim;
@@ -101,8 +110,12 @@ struct sim {
 	bool virtual_file; /* the file was measured on the virtual clock */
 	const char *virt_path; /* a virtual-clock file for the virtual rows, or NULL */
 	size_t virt_boots, virt_matched; /* its boots; metrics found in it */
+	int virt_center_rule; /* its center_rule (1 when absent: boot medians) */
 	size_t *shiftable; /* indexes of the metrics that may be shifted */
 	size_t n_shiftable;
+	size_t n_runmode; /* metrics with run-level modes */
+	/* the run-level model: each metric's mode in the run being simulated */
+	double run_dev[SIM_MAX_METRICS];
 	struct hb_cmp_opts o;
 };
 
@@ -124,6 +137,11 @@ static double sim_dev(struct sim *s, size_t i, enum sim_noise noise)
 		/* fall through */
 	case SIM_MEASURED:
 		return m->sd > 0 ? gsl_ran_gaussian(s->rng, m->sd) : 0;
+	case SIM_RUNMODE:
+		/* a metric with modes keeps its run's; the others vary by boot */
+		if (m->runmode)
+			return s->run_dev[i];
+		/* fall through */
 	case SIM_VIRTUAL_RESAMPLED:
 		if (m->dev_virt)
 			return m->dev_virt[gsl_rng_uniform_int(s->rng, m->n_virt)];
@@ -148,21 +166,33 @@ static size_t sim_cal_boots(const struct sim *s, enum sim_noise noise)
 	return noise >= SIM_VIRTUAL && s->virt_path ? s->virt_boots : s->cal_boots;
 }
 
-/* The sd a calibration of cal_boots A/A boots would have measured. */
-static double sim_cal_sd(struct sim *s, size_t i, enum sim_noise noise)
+/* The sd a calibration of cal_boots A/A boots would have measured, as
+ * compare-report takes it (hb_cmp_calib_scale); *used the boots it rests on. */
+static double sim_cal_sd(struct sim *s, size_t i, enum sim_noise noise, size_t *used)
 {
 	double x[64];
 	size_t n = sim_cal_boots(s, noise) < 64 ? sim_cal_boots(s, noise) : 64;
 
 	for (size_t k = 0; k < n; k++)
-		x[k] = sim_dev(s, i, noise);
-	return hb_stats_sd(x, n);
+		x[k] = 1000 * exp(sim_dev(s, i, noise));
+	return hb_cmp_calib_scale(x, n, used, NULL);
 }
 
 struct sim_out {
 	bool any_worse, target_worse;
 	double mde_sum; /* median detectable change of this suite */
+	double untestable_sum; /* metrics untestable in this suite */
 };
+
+/* A new run starts (the run-level model): each metric with modes takes one
+ * of its measured boot values, for every boot of that run. */
+static void sim_new_run(struct sim *s, size_t i, enum sim_noise noise)
+{
+	const struct sim_metric *m = &s->m[i];
+
+	if (noise == SIM_RUNMODE && m->runmode)
+		s->run_dev[i] = m->dev_virt[gsl_rng_uniform_int(s->rng, m->n_virt)];
+}
 
 /* One suite: nb boots per side, metric `target` (or none) made `shift`
  * worse in NEW. */
@@ -178,12 +208,21 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 	size_t k_mde = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
-		double mult = (long)i == target ? 1 + shift : 1;
-		double cal = calib ? sim_cal_sd(s, i, noise) : NAN;
+		double mult = (long)i == target ? 1 + shift : 1, cal = NAN;
+		size_t used = 0;
 		struct hb_cmp_limits lim = s->m[i].lim;
 
-		for (size_t k = 0; k < nb; k++) {
+		/* three separately started runs: the calibration's, BASE's, NEW's
+		 * (only the run-level model tells them apart) */
+		if (calib) {
+			sim_new_run(s, i, noise);
+			cal = sim_cal_sd(s, i, noise, &used);
+		}
+		sim_new_run(s, i, noise);
+		for (size_t k = 0; k < nb; k++)
 			va[i][k] = 1000 * exp(sim_dev(s, i, noise));
+		sim_new_run(s, i, noise);
+		for (size_t k = 0; k < nb; k++) {
 			vb[i][k] = 1000 * mult * exp(sim_dev(s, i, noise));
 			ma[i][k] = (struct hb_cmp_metric){ .name = s->m[i].name, .unit = "ns",
 							   .better = HB_CMP_LOWER,
@@ -195,12 +234,13 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 		}
 		r[i] = (struct hb_cmp_mres){ .workload = s->m[i].wl };
 		lim.virtual_clock = sim_virtual(s, noise);
-		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &lim, cal,
-					 sim_cal_boots(s, noise), &s->o, &r[i]);
+		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &lim, cal, used,
+					 &s->o, &r[i]);
 	}
 	hb_cmp_decide(r, s->n, &s->o);
 	out->any_worse = out->target_worse = false;
 	for (size_t i = 0; i < s->n; i++) {
+		out->untestable_sum += r[i].verdict == HB_CMP_UNTESTABLE;
 		if (!isnan(r[i].mde_pct))
 			mde[k_mde++] = r[i].mde_pct;
 		if (r[i].verdict == HB_CMP_WORSE) {
@@ -210,6 +250,9 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 			out->any_worse = true;
 			if ((long)i == target)
 				out->target_worse = true;
+		} else if ((long)i == target && shift >= 1 && getenv("SIM_DEBUG")) {
+			fprintf(stderr, "3x missed: %zu boots: %s.%s: %s (%s)\n", nb, s->m[i].wl,
+				s->m[i].name, hb_cmp_verdict_name(r[i].verdict), r[i].why);
 		}
 	}
 	out->mde_sum += k_mde ? hb_stats_median(mde, k_mde) : NAN;
@@ -360,6 +403,9 @@ static int sim_load_virtual(struct sim *s, const char *path)
 	ms = json_object_get(root, "metrics");
 	clock = json_string_value(json_object_get(root, "clock"));
 	s->virt_boots = (size_t)json_integer_value(json_object_get(root, "boots"));
+	s->virt_center_rule = json_is_integer(json_object_get(root, "center_rule"))
+				      ? (int)json_integer_value(json_object_get(root, "center_rule"))
+				      : 1;
 	if (!json_is_object(ms) || s->virt_boots < 3 || !clock || strcmp(clock, "virtual")) {
 		fprintf(stderr, "compare_sim: %s: not a virtual-clock calibration (clock virtual, "
 				"metrics, boots >= 3)\n", path);
@@ -378,6 +424,19 @@ static int sim_load_virtual(struct sim *s, const char *path)
 			continue;
 		m->sd_virt = sd;
 		s->virt_matched++;
+		{
+			size_t distinct = 0;
+
+			for (size_t k = 0; k < m->n_virt; k++) {
+				bool seen = false;
+
+				for (size_t j = 0; j < k && !seen; j++)
+					seen = m->dev_virt[j] == m->dev_virt[k];
+				distinct += !seen;
+			}
+			m->runmode = distinct > 1 && distinct <= SIM_MODES_MAX;
+			s->n_runmode += m->runmode;
+		}
 	}
 	json_decref(root);
 	s->virt_path = path;
@@ -433,8 +492,12 @@ static void sim_functional(double alpha)
 
 int main(int argc, char **argv)
 {
-	static const size_t boots[] = { 1, 3, 5 };
-	static const double shifts[] = { 0.01, 0.02, 0.05, 0.10, 0.25 };
+	static const size_t all_boots[] = { 1, 2, 3, 5 };
+	static const double shifts[] = { 0.01, 0.02, 0.05, 0.10, 0.25, 2.0 };
+	size_t boots[8];
+	size_t n_boots = 0;
+	bool noise_on[SIM_N_NOISE];
+	const char *boots_arg = NULL, *noise_arg = NULL;
 	const char *cal = "bench/data/debian-6.12-tcg-quick.json", *thf = "configs/thresholds.conf";
 	const char *shift_only = NULL, *virt = NULL;
 	struct hb_cmp_thresholds th;
@@ -456,6 +519,10 @@ int main(int argc, char **argv)
 			shift_only = v;
 		else if (v && !strcmp(o, "--virtual"))
 			virt = v;
+		else if (v && !strcmp(o, "--boots"))
+			boots_arg = v;
+		else if (v && !strcmp(o, "--noise"))
+			noise_arg = v;
 		else if (!strcmp(o, "--trials") && x >= 20 && x <= 1e7)
 			trials = (long)x;
 		else if (!strcmp(o, "--seed") && !isnan(x))
@@ -463,10 +530,49 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: compare_sim [--calibration FILE] [--trials N (20..1e7)] "
 					"[--seed N] [--thresholds FILE] [--shift-only GLOB,...] "
-					"[--virtual FILE|none]\n");
+					"[--virtual FILE|none] [--boots N,... (1..10)] [--noise "
+					"measured|resampled|bimodal|virtual|virtual-resampled|"
+					"run-level,...]\n");
 			return 2;
 		}
 		i++;
+	}
+	for (size_t k = 0; !boots_arg && k < sizeof(all_boots) / sizeof(all_boots[0]); k++)
+		boots[n_boots++] = all_boots[k];
+	if (boots_arg) {
+		char buf[128], *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", boots_arg);
+		for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			double x = sim_arg(w, 1, SIM_MAX_BOOTS);
+
+			if (isnan(x) || n_boots == 8) {
+				fprintf(stderr, "compare_sim: --boots: \"%s\" is not a list of boot "
+						"counts from 1 to %d\n", boots_arg, SIM_MAX_BOOTS);
+				return 2;
+			}
+			boots[n_boots++] = (size_t)x;
+		}
+	}
+	for (int k = 0; k < SIM_N_NOISE; k++)
+		noise_on[k] = !noise_arg;
+	if (noise_arg) {
+		char buf[256], *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", noise_arg);
+		for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			int k = 0;
+
+			while (k < SIM_N_NOISE && strcmp(w, sim_noise_names[k]))
+				k++;
+			if (k == SIM_N_NOISE) {
+				fprintf(stderr, "compare_sim: --noise: \"%s\" is not one of measured, "
+						"resampled, bimodal, virtual, virtual-resampled, run-level\n",
+					w);
+				return 2;
+			}
+			noise_on[k] = true;
+		}
 	}
 	hb_stats_init();
 	if (hb_cmp_thresholds_load(thf, &th, err, sizeof(err))) {
@@ -518,10 +624,19 @@ int main(int argc, char **argv)
 					vz += s.m[i].sd_virt == 0;
 				}
 			printf(" Virtual-clock rows: the noise of %s (%zu boots; %zu of the %zu metrics "
-			       "found in it, boot sd median %.2f%%, up to %.1f%%, %zu constant).",
+			       "found in it, boot sd median %.2f%%, up to %.1f%%, %zu constant). Run-level "
+			       "modes: the %zu metrics with 2 to %d distinct boot centers in it take one of "
+			       "them per run (the calibration's, BASE's and NEW's runs each draw one), the "
+			       "others vary from boot to boot as resampled.",
 			       s.virt_path, s.virt_boots, s.virt_matched, s.n,
 			       nvs ? hb_stats_median(vs, nvs) * 100 : NAN,
-			       nvs ? hb_stats_quantile(vs, nvs, 1) * 100 : NAN, vz);
+			       nvs ? hb_stats_quantile(vs, nvs, 1) * 100 : NAN, vz, s.n_runmode,
+			       SIM_MODES_MAX);
+			if (s.virt_center_rule < HB_CMP_CENTER_RULE)
+				printf(" Warning: its centers are boot medians (center_rule %d), the "
+				       "rule's virtual-clock center is the mean (center_rule %d): the "
+				       "rows model the noise of medians; recalibrate to model means.",
+				       s.virt_center_rule, HB_CMP_CENTER_RULE);
 		}
 		if (shift_only) {
 			printf(" Power: the worsened metric is one of the %zu matching %s (", s.n_shiftable,
@@ -534,8 +649,8 @@ int main(int argc, char **argv)
 		printf("\n\n");
 	}
 	printf("| boot noise | boots / side | calibration | false alarms / suite | power +1%% | "
-	       "+2%% | +5%% | +10%% | +25%% | median detectable |\n"
-	       "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	       "+2%% | +5%% | +10%% | +25%% | 3x | median detectable | untestable metrics / "
+	       "suite |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int nz = 0; nz < SIM_N_NOISE; nz++) {
 		enum sim_noise noise = (enum sim_noise)nz;
 		const char *label = nz == SIM_MEASURED	    ? "measured (lognormal)"
@@ -544,26 +659,29 @@ int main(int argc, char **argv)
 				    : s.virtual_file	    ? "virtual clock (this file)"
 				    : !s.virt_path	    ? "virtual clock (synthetic)"
 				    : nz == SIM_VIRTUAL	    ? "virtual clock (measured, lognormal)"
-							    : "virtual clock (measured, resampled)";
+				    : nz == SIM_VIRTUAL_RESAMPLED ? "virtual clock (measured, resampled)"
+								  : "virtual clock (run-level modes)";
 
 		/* resampled virtual boots need a measured virtual-clock file */
-		if (nz == SIM_VIRTUAL_RESAMPLED && !s.virt_path)
+		if ((nz == SIM_VIRTUAL_RESAMPLED || nz == SIM_RUNMODE) && !s.virt_path)
 			continue;
-		for (size_t b = 0; b < sizeof(boots) / sizeof(boots[0]); b++)
+		if (!noise_on[nz])
+			continue;
+		for (size_t b = 0; b < n_boots; b++)
 			for (int calib = 0; calib < 2; calib++) {
 				struct sim_out o = { 0 };
-				long fa = 0, hit[5] = { 0 }, per = trials / 2;
+				long fa = 0, hit[6] = { 0 }, per = trials / 2;
 
 				if (boots[b] < HB_CMP_MIN_BOOTS && !calib) {
 					printf("| %s | %zu | no | advisory: never judged | - | - | - | - | "
-					       "- | - |\n", label, boots[b]);
+					       "- | - | - | all |\n", label, boots[b]);
 					continue;
 				}
 				for (long t = 0; t < trials; t++) {
 					sim_suite(&s, noise, boots[b], calib, -1, 0, &o);
 					fa += o.any_worse;
 				}
-				for (int k = 0; k < 5; k++)
+				for (int k = 0; k < 6; k++)
 					for (long t = 0; t < per; t++) {
 						struct sim_out q = { 0 };
 
@@ -575,14 +693,16 @@ int main(int argc, char **argv)
 						hit[k] += q.target_worse;
 					}
 				printf("| %s | %zu | %s | %.2f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | "
-				       "%.1f%% | %.3g%% |\n",
+				       "%.1f%% | %.1f%% | %.3g%% | %.2f |\n",
 				       label, boots[b], calib ? "yes" : "no",
 				       100.0 * (double)fa / (double)trials,
 				       100.0 * (double)hit[0] / (double)per,
 				       100.0 * (double)hit[1] / (double)per,
 				       100.0 * (double)hit[2] / (double)per,
 				       100.0 * (double)hit[3] / (double)per,
-				       100.0 * (double)hit[4] / (double)per, o.mde_sum / (double)trials);
+				       100.0 * (double)hit[4] / (double)per,
+				       100.0 * (double)hit[5] / (double)per, o.mde_sum / (double)trials,
+				       o.untestable_sum / (double)trials);
 				fflush(stdout);
 			}
 	}

@@ -43,7 +43,7 @@ static int cmp_sd(const void *x, const void *y)
 {
 	const struct hb_cmp_calib_metric *a = x, *b = y;
 
-	return (a->sd_log > b->sd_log) - (a->sd_log < b->sd_log);
+	return (a->sd_robust > b->sd_robust) - (a->sd_robust < b->sd_robust);
 }
 
 /* Measure the group at `path` and write the file; an exit code. */
@@ -84,6 +84,11 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	}
 	printf("calibration: %zu boots of %s (kernel family %s, suite %s, %s, %s clock) -> %s\n",
 	       c->boots, c->target, c->family, c->suite, c->accelerator, c->clock, path);
+	printf("made on %s (%ld CPUs online), load averages %.2f %.2f %.2f (1, 5, 15 min) when "
+	       "written; boots %s .. %s; center rule %d (virtual clock: means)\n",
+	       c->host ? c->host : "?", c->host_cpus, c->load[0], c->load[1], c->load[2],
+	       c->boots_from ? c->boots_from : "?", c->boots_to ? c->boots_to : "?",
+	       c->center_rule);
 	/* the noisiest last: what a verdict at 5 boots per side can judge */
 	qsort(c->m, c->n, sizeof(*c->m), cmp_sd);
 	hb_cmp_opts_default(&o);
@@ -111,7 +116,8 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	for (size_t i = 0; i < c->n; i++) {
 		static const size_t nb[] = { 1, 3, 5, 10 };
 		char clean[256], wl[256], *dot, *hash;
-		double me, sd = fmax(c->m[i].sd_log, HB_CMP_SD_FLOOR);
+		/* what the rule uses: the robust sd (one outlier boot left out) */
+		double me, sd = fmax(c->m[i].sd_robust, HB_CMP_SD_FLOOR);
 
 		hb_cmp_clean(clean, sizeof(clean), c->m[i].key);
 		/* "<workload>[#k].<metric>": thresholds match the workload's name */
@@ -123,15 +129,18 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 		if (hash)
 			*hash = 0;
 		me = hb_cmp_min_effect(&th, wl, dot ? dot + 1 : "", virt);
-		printf("%-52s %7.2f%% %5g%% ", clean, c->m[i].sd_log * 100, me);
+		printf("%-52s %7.2f%% %5g%% ", clean, c->m[i].sd_robust * 100, me);
 		for (int k = 0; k < 4; k++) {
 			/* t quantiles: the calibration's df with one boot a side, the
 			 * boots' own with >= 3 (as the rule) */
 			double df = nb[k] >= HB_CMP_MIN_BOOTS ? (double)(2 * nb[k] - 2)
-							      : (double)c->m[i].n - 1;
+							      : (double)c->m[i].used - 1;
 
 			printf(" %6.1f%%", fmax(me, hb_cmp_detectable_pct(sd, df, nb[k], nb[k], c->n, &o)));
 		}
+		if (c->m[i].dropped < c->m[i].n)
+			printf("   (boot %zu left out as the farthest: plain sd %.2f%%)",
+			       c->m[i].dropped + 1, c->m[i].sd_log * 100);
 		putchar('\n');
 	}
 	hb_cmp_thresholds_free(&th);

@@ -6,7 +6,8 @@
  * calibration that matches, refuses sides that are not comparable (exit 3
  * unless --force), builds one comparison per NEW side against BASE, renders
  * it and returns the exit code: 0 no regression, 1 regression, 2 usage,
- * input or output error, 3 not comparable. A reader that stops early
+ * input or output error, 3 not comparable, 4 nothing tested (no metric
+ * could be tested: not "no regression"). A reader that stops early
  * (`| head`) does not change the exit code.
  */
 #define _DEFAULT_SOURCE
@@ -49,8 +50,9 @@ static const char hb_cmp_usage[] =
 	"metrics are judged with >= 3 boots per side (Welch on log boot centers), or\n"
 	"against a calibration with fewer; otherwise they are advisory\n"
 	"exit: 0 no regression, 1 regression, 2 usage, input or output error (e.g. disk\n"
-	"      full), 3 not comparable; when the reader of stdout stops early (`| head`)\n"
-	"      the exit code is still the verdict's\n";
+	"      full), 3 not comparable, 4 nothing tested (no regression found, but no\n"
+	"      metric could be tested: e.g. 2 + 2 boots without a calibration); when the\n"
+	"      reader of stdout stops early (`| head`) the exit code is still the verdict's\n";
 
 static int hb_cmp_usage_err(const char *fmt, const char *arg)
 {
@@ -240,8 +242,8 @@ int hb_compare(const struct hb_compare_req *q)
 	struct hb_cmp_group **runs = NULL;
 	struct hb_compare_req c = *q;
 	char err[1024], dflt_th[4096], dflt_res[4096], dflt_cal[4200];
+	enum hb_cmp_outcome out;
 	int ret, nruns = 0;
-	size_t bad = 0;
 
 	hb_stats_init();
 	hb_cmp_thresholds_default(&th);
@@ -301,18 +303,18 @@ int hb_compare(const struct hb_compare_req *q)
 			ret = HB_CMP_USAGE;
 			goto out;
 		}
-		bad += rep.pairs[rep.n_pairs - 1].n_regressions > 0;
 	}
 	if (!hb_cmp_all_comparable(&rep, c.force) && !c.force) {
 		ret = HB_CMP_INCOMPARABLE;
 		goto out;
 	}
+	out = hb_cmp_report_outcome(&rep);
 	switch (hb_cmp_render_to(&c, &rep)) {
 	case 0:
 		break;
 	case 1:
 		fprintf(stderr, "hugebench compare-report: stdout closed early; result: %s\n",
-			bad ? "REGRESSION" : "no regression");
+			hb_cmp_outcome_word(out));
 		break;
 	default:
 		ret = HB_CMP_USAGE;
@@ -320,8 +322,17 @@ int hb_compare(const struct hb_compare_req *q)
 	}
 	if (c.output)
 		fprintf(stderr, "hugebench compare-report: wrote %s: %s\n", c.output,
-			bad ? "REGRESSION" : "no regression");
-	ret = bad ? HB_CMP_REGRESSION : HB_CMP_OK;
+			hb_cmp_outcome_word(out));
+	/* nothing tested is said on stderr too: an exit code of its own is easy
+	 * to miss in a script that only tests for 1 */
+	for (size_t i = 0; i < rep.n_pairs; i++)
+		if (hb_cmp_pair_outcome(&rep.pairs[i]) == HB_CMP_OUT_NOTHING) {
+			char v[1024];
+
+			hb_cmp_pair_verdict(&rep.pairs[i], v, sizeof(v));
+			fprintf(stderr, "hugebench compare-report: %s: %s\n", runs[i + 1]->path, v);
+		}
+	ret = hb_cmp_outcome_exit(out);
 out:
 	for (size_t i = 0; i < rep.n_pairs; i++)
 		hb_cmp_pair_free(&rep.pairs[i]);

@@ -181,6 +181,13 @@ static int compare(const char *self, const char *tdir, const char *results, cons
 	return hb_run(&s, NULL, NULL);
 }
 
+/* compare-report wrote its report: a verdict (0, 1) or nothing tested (4). */
+static bool compared(int exit_code)
+{
+	return exit_code == HB_CMP_OK || exit_code == HB_CMP_REGRESSION ||
+	       exit_code == HB_CMP_NOTHING_TESTED;
+}
+
 /* A child ended: find its groups, compare, collect the cases. */
 static void finish(struct job *j, int status, const char *results)
 {
@@ -231,13 +238,15 @@ static void finish(struct job *j, int status, const char *results)
 		return;
 	}
 	if (status == HB_EXIT_INFRA) {
-		/* a boot that did not run (no kernel, no connection, a timeout) makes
-		 * any comparison of the groups meaningless: report the boots, compare
-		 * nothing */
+		/* a boot that did not run (no kernel, no connection, a timeout), or
+		 * for `ab` a BASE boot that failed (issue 34: an error of the
+		 * comparison, not a regression of NEW), makes any comparison of the
+		 * groups meaningless: report the boots, compare nothing */
 		struct hb_ncase *c = hb_night_add_case(
 			t, HB_NK_BOOT, "run", HB_NS_ERROR,
-			"not every boot of %s ran (hugebench exited %d): not compared; see %s/run.log",
-			t->name, status, t->dir);
+			"not every boot of %s ran%s (hugebench exited %d): not compared; see %s/run.log",
+			t->name, t->against_kind[0] == 't' ? ", or a boot of its base failed" : "",
+			status, t->dir);
 
 		hb_night_collect(t, t->group, NULL);
 		t->state = HB_TS_INFRA;
@@ -251,14 +260,14 @@ static void finish(struct job *j, int status, const char *results)
 			snprintf(out, sizeof(out), "%s/compare.%s", t->dir, ext[k][1]);
 			t->compare_exit = compare(j->argv[0], t->dir, results, t->base_group,
 						  t->group, ext[k][0], out);
-			if (t->compare_exit != HB_CMP_OK && t->compare_exit != HB_CMP_REGRESSION)
+			if (!compared(t->compare_exit))
 				break;
 		}
 	}
-	hb_night_collect(t, t->group, t->compare_exit == HB_CMP_OK ||
-					      t->compare_exit == HB_CMP_REGRESSION ? cj : NULL);
-	if (t->base_group[0] && t->compare_exit != HB_CMP_OK &&
-	    t->compare_exit != HB_CMP_REGRESSION) {
+	/* nothing tested (4) is a comparison too: its report is collected, and
+	 * collect.c makes the row an error, never green */
+	hb_night_collect(t, t->group, compared(t->compare_exit) ? cj : NULL);
+	if (t->base_group[0] && !compared(t->compare_exit)) {
 		struct hb_ncase *c = hb_night_add_case(
 			t, HB_NK_COMPARE, "compare", HB_NS_ERROR,
 			"%s and %s could not be compared (compare-report exit %d); see %s/compare.log",

@@ -42,6 +42,27 @@ static int usage(FILE *to)
 	return HB_EXIT_USAGE;
 }
 
+/* ab's exit code from compare-report's and each side's boots' (issue 34):
+ * a regression, an input error or sides not comparable as compare-report
+ * said; then a failing NEW boot (a failed check or a kernel warning is a
+ * finding of NEW); then a failing BASE boot, which is an error of the
+ * comparison (its reference is broken), not a regression of NEW: 3, and
+ * said so; then nothing tested (4); else 0. */
+int hb_ab_exit(int crc, int base_rc, int new_rc)
+{
+	if (crc == HB_CMP_REGRESSION || crc == HB_CMP_USAGE || crc == HB_CMP_INCOMPARABLE)
+		return crc;
+	if (new_rc == HB_EXIT_FAIL)
+		return HB_EXIT_FAIL;
+	if (base_rc == HB_EXIT_FAIL) {
+		hb_err("a BASE boot failed (a check, or the kernel complained): an error of the "
+		       "comparison, not a regression of NEW; fix or re-run BASE (exit %d)",
+		       HB_EXIT_INFRA);
+		return HB_EXIT_INFRA;
+	}
+	return crc;
+}
+
 static int worst(int a, int b)
 {
 	/* 3 (infrastructure) > 1 (fail) > 0; 2 (usage) does not happen here */
@@ -565,7 +586,6 @@ int hb_cmd_ab(int argc, char **argv)
 		q.args = sides;
 		q.nargs = 2;
 		crc = hb_compare(&q);
-		/* a failed check or a kernel warning in a boot is a finding too */
-		return crc ? crc : rc;
+		return hb_ab_exit(crc, g[0].rc, g[1].rc);
 	}
 }

@@ -35,5 +35,8 @@ int hb_run_group(const struct run_opts *o, bool force_group, char *dir_out, size
 /* ab's boot order: the side (0 BASE, 1 NEW) booted k-th (k 0 or 1) in pair
  * `pair`: A B, then B A, and so on (ABBA counterbalancing). */
 int hb_ab_side(int pair, int k);
+/* ab's exit code from compare-report's (crc) and the worst boot of each
+ * side (0, HB_EXIT_FAIL): a failing BASE boot is 3, not 1 (issue 34). */
+int hb_ab_exit(int crc, int base_rc, int new_rc);
 
 #endif

@@ -243,12 +243,14 @@ enum hb_bisect_v hb_bisect_judge_metric(const struct hb_bisect_spec *s, char *co
 		v = HB_BV_BAD;
 		break;
 	case HB_CMP_SAME:
+	case HB_CMP_SMALL:
 	case HB_CMP_BETTER:
 		/* not significant: good unless its center is worse by the effect */
 		v = m->worse_pct >= m->min_effect_pct ? HB_BV_UNCERTAIN : HB_BV_GOOD;
 		break;
 	case HB_CMP_ADVISORY:
 	case HB_CMP_UNTESTED:
+	case HB_CMP_UNTESTABLE:
 		v = HB_BV_UNCERTAIN;
 		break;
 	default: /* info only, unavailable, missing: nothing to judge */

@@ -29,6 +29,16 @@ void hb_stats_init(void);
 
 double hb_stats_mean(const double *x, size_t n);
 double hb_stats_sd(const double *x, size_t n); /* sample sd (n - 1); NAN for n < 2 */
+/* A scale that one outlier cannot inflate: with n >= HB_STATS_DROP1_MIN
+ * values, the sample sd of the n - 1 left when the value farthest from the
+ * median is dropped, times a consistency factor c(n) that makes its square
+ * unbiased for the variance of normal data (c(4) = 1.659, c(10) = 1.228,
+ * c(30) = 1.092; measured by simulation, 200 000 draws a size, c(64) for
+ * n > 64); below that, the sample sd. *dropped (may be NULL) gets the index
+ * of the value left out, or n when none. NAN for n < 2 or a value that is
+ * not finite. Exactly 0 when the values left are identical. */
+#define HB_STATS_DROP1_MIN 4
+double hb_stats_sd_drop1(const double *x, size_t n, size_t *dropped);
 /* R's default quantile (type 7) of unsorted data, 0 <= q <= 1. */
 double hb_stats_quantile(const double *x, size_t n, double q);
 double hb_stats_median(const double *x, size_t n);

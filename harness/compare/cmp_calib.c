@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 void hb_cmp_kernel_family(const char *release, char *buf, size_t len)
 {
@@ -136,6 +137,43 @@ static bool hb_cmp_env_differs(const char *x, const char *y)
 
 /* ---- measuring ----------------------------------------------------------------- */
 
+double hb_cmp_calib_scale(const double *c, size_t n, size_t *used, size_t *dropped)
+{
+	double *l = n ? malloc(n * sizeof(*l)) : NULL, sd;
+	size_t d = n;
+
+	if (used)
+		*used = n;
+	if (dropped)
+		*dropped = n;
+	if (!l)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (!(c[i] > 0)) {
+			free(l);
+			return NAN;
+		}
+		l[i] = log(c[i]);
+	}
+	/* the boot farthest from the median, and the robust scale of the
+	 * others; it is an outlier boot only when it is far beyond that noise
+	 * and more than 2x off (the rule's criterion for compared boots) */
+	sd = hb_stats_sd_drop1(l, n, &d);
+	if (d < n && fabs(l[d] - hb_stats_median(l, n)) >
+			     fmax(log(HB_CMP_OUTLIER_RATIO), HB_CMP_OUTLIER_SDS * sd)) {
+		l[d] = l[n - 1];
+		sd = hb_stats_sd(l, n - 1);
+		if (used)
+			*used = n - 1;
+		if (dropped)
+			*dropped = d;
+	} else {
+		sd = hb_stats_sd(l, n);
+	}
+	free(l);
+	return sd;
+}
+
 struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err, size_t errlen)
 {
 	struct hb_cmp_run **ok = hb_cmp_xcalloc(g->n, sizeof(*ok));
@@ -211,6 +249,31 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 	c->group = hb_cmp_calib_dup(g->group_id ? g->group_id : g->path);
 	c->path = hb_cmp_calib_dup(name0);
 	c->clock = hb_cmp_calib_dup(ok[0]->clock);
+	c->center_rule = HB_CMP_CENTER_RULE;
+	{
+		/* how it was made: where, under what load, from which boots */
+		char host[256];
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c->host = gethostname(host, sizeof(host)) ? NULL : strdup(host);
+		c->host_cpus = cpus > 0 ? cpus : -1;
+		if (getloadavg(c->load, 3) != 3)
+			c->load[0] = c->load[1] = c->load[2] = NAN;
+		for (size_t i = 0; i < n; i++) {
+			const char *t = ok[i]->created;
+
+			if (!t)
+				continue;
+			if (!c->boots_from || strcmp(t, c->boots_from) < 0) {
+				free(c->boots_from);
+				c->boots_from = strdup(t);
+			}
+			if (!c->boots_to || strcmp(t, c->boots_to) > 0) {
+				free(c->boots_to);
+				c->boots_to = strdup(t);
+			}
+		}
+	}
 	c->boots = n;
 	c->boot = hb_cmp_xcalloc(n, sizeof(*c->boot));
 	if (!c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->target || !c->group ||
@@ -251,6 +314,7 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 		m.center = exp(hb_stats_mean(l, r->na));
 		free(l);
 		m.n = r->na;
+		m.sd_robust = hb_cmp_calib_scale(r->ca, r->na, &m.used, &m.dropped);
 		m.key = malloc(strlen(r->workload) + strlen(r->name) + 2);
 		m.centers = malloc(r->na * sizeof(double));
 		if (!m.key || !m.centers) {
@@ -384,6 +448,59 @@ static int hb_cmp_calib_env_match(const struct hb_cmp_calib *c, const struct hb_
 	return 0;
 }
 
+/* Seconds since the epoch of an ISO-8601 UTC stamp "YYYY-MM-DDTHH:MM:SSZ"
+ * (or its compact "YYYYMMDDTHHMMSSZ"); -1 when it is neither. */
+static long long hb_cmp_iso_s(const char *s)
+{
+	struct tm tm = { 0 };
+	int y, mo, d, h, mi, se;
+
+	if (!s || (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &se) != 6 &&
+		   sscanf(s, "%4d%2d%2dT%2d%2d%2d", &y, &mo, &d, &h, &mi, &se) != 6))
+		return -1;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = se;
+	return (long long)timegm(&tm);
+}
+
+/* Warnings appended to the note of a calibration that is used: made on
+ * another host than this one, or from boots much older than the compared
+ * ones (a kernel, QEMU or host update since may have changed the noise). */
+static void hb_cmp_calib_warn(const struct hb_cmp_calib *c, const struct hb_cmp_group *a,
+			      const struct hb_cmp_group *b, char *note, size_t notelen)
+{
+	char host[256];
+	long long made = hb_cmp_iso_s(c->boots_to ? c->boots_to : c->created), newest = -1;
+	size_t l;
+
+	for (int s = 0; s < 2; s++) {
+		const struct hb_cmp_group *g = s ? b : a;
+
+		for (size_t i = 0; i < g->n; i++) {
+			long long t = hb_cmp_iso_s(g->boots[i]->created);
+
+			if (t > newest)
+				newest = t;
+		}
+	}
+	l = strlen(note);
+	if (c->host && !gethostname(host, sizeof(host)) && strcmp(host, c->host) && l < notelen)
+		l += (size_t)snprintf(note + l, notelen - l, "; warning: made on host %s, this is %s",
+				      c->host, host);
+	if (made >= 0 && newest >= 0 && newest - made > HB_CMP_CALIB_STALE_DAYS * 86400LL &&
+	    l < notelen)
+		l += (size_t)snprintf(note + l, notelen - l, "; warning: its boots are %lld days older "
+				      "than the compared ones (recalibrate after a host, QEMU or "
+				      "kernel update)", (newest - made) / 86400);
+	if (!c->host && l < notelen)
+		snprintf(note + l, notelen - l, "; made before calibrations recorded their host and "
+			 "load");
+}
+
 int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		      const struct hb_cmp_group *b, struct hb_cmp_calib **out, char *note,
 		      size_t notelen)
@@ -439,8 +556,18 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		hb_cmp_calib_free(c);
 		return 0;
 	}
+	if (!strcmp(c->clock, "virtual") && c->center_rule < HB_CMP_CENTER_RULE) {
+		/* its sds are of boot medians; the rule's virtual-clock center is the
+		 * mean (issue 34: 664 vs 5 120 for one metric) */
+		snprintf(note, notelen, "none: %s holds boot medians (center_rule %d), the rule uses "
+			 "means on the virtual clock: recalibrate (hugebench calibrate --from GROUP)",
+			 path, c->center_rule);
+		hb_cmp_calib_free(c);
+		return 0;
+	}
 	snprintf(note, notelen, "%s (%zu boots of %s, %s clock, %s; %zu metrics)", path, c->boots,
 		 c->target, c->clock, c->created, c->n);
+	hb_cmp_calib_warn(c, a, b, note, notelen);
 	*out = c;
 	return 0;
 }

@@ -35,6 +35,9 @@ void hb_cmp_calib_free(struct hb_cmp_calib *c)
 	free(c->created);
 	free(c->group);
 	free(c->clock);
+	free(c->host);
+	free(c->boots_from);
+	free(c->boots_to);
 	for (size_t i = 0; c->boot && i < c->boots; i++) {
 		free(c->boot[i].run);
 		free(c->boot[i].clock);
@@ -74,9 +77,9 @@ double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const
 	snprintf(key, len, "%s.%s", wl_label, metric);
 	v = hb_cmp_idx_get(c->ix, NULL, key, NULL, NULL);
 	if (v) {
-		sd = c->m[*v].sd_log;
+		sd = c->m[*v].sd_robust;
 		if (boots)
-			*boots = c->m[*v].n;
+			*boots = c->m[*v].used;
 	}
 	if (key != small)
 		free(key);
@@ -104,9 +107,12 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 		for (size_t k = 0; c->m[i].centers && k < c->m[i].n; k++)
 			json_array_append_new(cs, json_real(c->m[i].centers[k]));
 		json_object_set_new(ms, c->m[i].key,
-				    json_pack("{s:f, s:f, s:I, s:o}", "sd_log", c->m[i].sd_log, "center",
-					      c->m[i].center, "boots", (json_int_t)c->m[i].n,
-					      "centers", cs));
+				    json_pack("{s:f, s:f, s:I, s:o, s:f, s:o}", "sd_log", c->m[i].sd_log,
+					      "center", c->m[i].center, "boots", (json_int_t)c->m[i].n,
+					      "centers", cs, "sd_log_robust", c->m[i].sd_robust,
+					      "dropped_boot", c->m[i].dropped < c->m[i].n
+								  ? json_integer((json_int_t)c->m[i].dropped + 1)
+								  : json_null()));
 	}
 	for (size_t i = 0; i < c->boots; i++) {
 		const struct hb_cmp_calib_boot *b = &c->boot[i];
@@ -131,10 +137,21 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 	json_object_set_new(root, "boots", json_integer((json_int_t)c->boots));
 	json_object_set_new(root, "boot_env", bs);
 	json_object_set_new(root, "created", json_string(c->created));
+	json_object_set_new(root, "center_rule", json_integer(c->center_rule));
+	json_object_set_new(root, "made",
+			    json_pack("{s:o, s:o, s:[o, o, o], s:o, s:o, s:s}", "host",
+				      hb_cmp_jstr_or_null(c->host), "host_cpus",
+				      c->host_cpus > 0 ? json_integer(c->host_cpus) : json_null(),
+				      "loadavg", isnan(c->load[0]) ? json_null() : json_real(c->load[0]),
+				      isnan(c->load[1]) ? json_null() : json_real(c->load[1]),
+				      isnan(c->load[2]) ? json_null() : json_real(c->load[2]),
+				      "boots_from", hb_cmp_jstr_or_null(c->boots_from), "boots_to",
+				      hb_cmp_jstr_or_null(c->boots_to), "by", "hugebench calibrate"));
 	json_object_set_new(root, "sd_log",
-			    json_string("per metric: sample sd of log(boot center) over the boots; "
-					"boot center = the mean of the boot's samples; the "
-					"median for >= 5 per repetition on the wall clock"));
+			    json_string("per metric: sample sd of log(boot center) over the boots "
+					"(sd_log_robust: without an outlier boot, what the rule uses); "
+					"boot center = the mean of the boot's samples; the median for "
+					">= 5 per repetition on the wall clock (center_rule 2)"));
 	json_object_set_new(root, "metrics", ms);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(8)))
@@ -281,6 +298,31 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 	c->target = hb_cmp_calib_dup(s[5]);
 	c->created = hb_cmp_calib_dup(s[6]);
 	c->group = hb_cmp_calib_dup(json_string_value(json_object_get(root, "group")));
+	v = json_object_get(root, "center_rule");
+	if (v && !(json_is_integer(v) && json_integer_value(v) >= 1 &&
+		   json_integer_value(v) <= HB_CMP_CENTER_RULE)) {
+		snprintf(err, errlen, "%s: center_rule: expected an integer from 1 to %d", path,
+			 HB_CMP_CENTER_RULE);
+		goto bad;
+	}
+	c->center_rule = v ? (int)json_integer_value(v) : 1;
+	{
+		json_t *made = json_object_get(root, "made"), *la = json_object_get(made, "loadavg");
+		const char *h = json_string_value(json_object_get(made, "host"));
+		const char *bf = json_string_value(json_object_get(made, "boots_from"));
+		const char *bt = json_string_value(json_object_get(made, "boots_to"));
+		json_t *cpus = json_object_get(made, "host_cpus");
+
+		c->host = h ? strdup(h) : NULL;
+		c->boots_from = bf ? strdup(bf) : NULL;
+		c->boots_to = bt ? strdup(bt) : NULL;
+		c->host_cpus = json_is_integer(cpus) ? (long)json_integer_value(cpus) : -1;
+		for (int k = 0; k < 3; k++) {
+			json_t *x = json_array_get(la, (size_t)k);
+
+			c->load[k] = json_is_number(x) ? json_number_value(x) : NAN;
+		}
+	}
 	if (!c->boot || !c->host_cpu || !c->accelerator || !c->suite || !c->family || !c->clock ||
 	    !c->target || !c->created || !c->group) {
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -311,6 +353,15 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 			m.centers = malloc(m.n * sizeof(double));
 			for (size_t k = 0; m.centers && k < m.n; k++)
 				m.centers[k] = json_number_value(json_array_get(cs, k));
+		}
+		/* the robust scale is recomputed from the centers (a file written
+		 * before it existed holds the plain sd only); without centers the
+		 * plain sd is all there is */
+		m.sd_robust = m.centers ? hb_cmp_calib_scale(m.centers, m.n, &m.used, &m.dropped)
+					: NAN;
+		if (isnan(m.sd_robust)) {
+			m.sd_robust = m.sd_log;
+			m.used = m.dropped = m.n;
 		}
 		if (!m.key || hb_cmp_append((void **)&c->m, &c->n, &cap, sizeof(m), &m)) {
 			free(m.key);

@@ -219,13 +219,40 @@ void hb_cmp_metrics(struct hb_cmp_ctx *c)
 	for (size_t i = 0; i < p->n_m; i++) {
 		struct hb_cmp_mres *r = &p->m[i];
 
+		bool judgeable = r->better != HB_CMP_INFO && r->verdict != HB_CMP_INFO_ONLY &&
+				 r->verdict != HB_CMP_MISSING && r->verdict != HB_CMP_UNAVAILABLE;
+		bool tested = r->verdict == HB_CMP_SAME || r->verdict == HB_CMP_WORSE ||
+			      r->verdict == HB_CMP_BETTER || r->verdict == HB_CMP_SMALL;
+
+		p->n_judgeable += judgeable;
+		p->n_untested += judgeable && !tested;
 		if (r->verdict == HB_CMP_WORSE)
 			hb_cmp_find(p, HB_CMP_F_METRIC, true, r->workload, r->name,
 				    "%s worse by %.1f%% (%s)", r->name, r->worse_pct, r->why);
+		else if (r->verdict == HB_CMP_SMALL && r->worse_pct > 0) {
+			p->n_small++;
+			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name, "%s %s", r->name,
+				    r->why);
+		} else if (r->verdict == HB_CMP_UNTESTABLE)
+			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name, "%s %s", r->name,
+				    r->why);
 		else if (r->not_judged)
 			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name, "%s %s", r->name,
 				    r->why);
-		if (r->sd_disagrees)
+		for (int s = 0; s < 2; s++) {
+			double x = s ? r->excl_b : r->excl_a;
+			const double *cs = s ? r->cb : r->ca;
+			size_t nc = s ? r->nb : r->na;
+
+			if (!isnan(x))
+				hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name,
+					    "%s: a %s boot at %.6g (%.3gx the median of the other %zu) "
+					    "left out as an outlier boot (beyond %gx and %g calibrated "
+					    "sds)", r->name, s ? "NEW" : "BASE", x,
+					    x / hb_stats_median(cs, nc), nc, HB_CMP_OUTLIER_RATIO,
+					    HB_CMP_OUTLIER_SDS);
+		}
+		if (r->sd_disagrees && r->verdict != HB_CMP_UNTESTABLE)
 			hb_cmp_find(p, HB_CMP_F_METRIC, false, r->workload, r->name,
 				    "%s: boot sd of these boots %.2g%% (pooled, %.0f df) vs %.2g%% "
 				    "%s, F-test p=%.2g: the calibration may not describe these boots",

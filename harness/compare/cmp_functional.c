@@ -1,9 +1,10 @@
 /* cmp_functional.c - compare-report's functional findings in a pair of
  * groups: workload status side by side, checks, kernel issues and run
- * verdicts (the metrics are cmp_findings.c's). With fewer than 3 boots on a
- * side a functional failure in NEW that BASE never had is a regression;
- * with >= 3 a side checks, workload statuses and run verdicts are judged as
- * failure rates (hb_cmp_rate_regression, cmp_rule.c), so that a check
+ * verdicts (the metrics are cmp_findings.c's). At every boot count
+ * checks, workload statuses and run verdicts are judged as failure rates
+ * (hb_cmp_rate_regression, cmp_rule.c: one rule, monotone in the failing
+ * NEW boots; it used to be "any NEW failure" below 3 boots a side, which
+ * flagged 1 of 2 failing boots but not 2 of 3), so that a check
  * failing in 10 % of boots does not raise an alarm in one A/A comparison
  * out of five; kernel issues and panics stay deterministic (a kernel
  * WARNING, BUG or panic is never noise). The rules are described at the top
@@ -136,9 +137,6 @@ void hb_cmp_workloads(struct hb_cmp_ctx *c)
 		const struct hb_cmp_wkey *k = &p->wk[i];
 		struct hb_cmp_wlrow *r = &p->wl[p->n_wl++];
 		struct hb_cmp_wlsum ua, ub;
-		size_t bad_a, bad_b;
-		bool a_ran;
-		char ob[48];
 
 		r->name = k->label;
 		hb_cmp_wl_sum(k, 0, p->ga->n, &ua, r->sum_a, sizeof(r->sum_a));
@@ -147,33 +145,7 @@ void hb_cmp_workloads(struct hb_cmp_ctx *c)
 		r->status_b = ub.worst ? ub.worst->status : NULL;
 		r->reason_a = ua.worst ? ua.worst->reason : NULL;
 		r->reason_b = ub.worst ? ub.worst->reason : NULL;
-		if (p->rates) {
-			hb_cmp_wl_rates(c, k, r, &ua, &ub);
-			continue;
-		}
-		bad_a = ua.n[2] + ua.n[3];
-		bad_b = ub.n[2] + ub.n[3];
-		/* ran in every BASE boot (not only skipped) */
-		a_ran = !ua.absent && ua.n[0] < ua.boots;
-		/* pass/skip/absent in every BASE boot -> fail/error in a NEW boot;
-		 * ran in BASE -> not run in a NEW boot */
-		r->regression = (bad_b && !bad_a) || (a_ran && ub.absent);
-		if (r->regression && bad_b && !bad_a) {
-			hb_cmp_of_boots(ob, sizeof(ob), bad_b, ub.boots);
-			hb_cmp_find(p, HB_CMP_F_WORKLOAD, true, k->label, "status",
-				    "workload %s -> %s%s%s%s", r->status_a ? r->sum_a : "(not run)",
-				    r->status_b, ob, r->reason_b && *r->reason_b ? ": " : "",
-				    r->reason_b ? r->reason_b : "");
-		} else if (r->regression) {
-			hb_cmp_of_boots(ob, sizeof(ob), ub.absent, ub.boots);
-			hb_cmp_find(p, HB_CMP_F_WORKLOAD, true, k->label, "status",
-				    "workload %s -> (not run)%s", r->sum_a, ob);
-		} else if (r->status_a && r->status_b && strcmp(r->sum_a, r->sum_b)) {
-			hb_cmp_find(p, HB_CMP_F_WORKLOAD, false, k->label, "status",
-				    "workload %s -> %s%s%s", r->sum_a, r->sum_b,
-				    r->reason_b && *r->reason_b ? ": " : "",
-				    r->reason_b ? r->reason_b : "");
-		}
+		hb_cmp_wl_rates(c, k, r, &ua, &ub);
 	}
 }
 
@@ -230,27 +202,19 @@ static void hb_cmp_check_one(struct hb_cmp_ctx *c, size_t *cap, const struct hb_
 	row.pass_b = hb_cmp_check_state(&c->x[1], k, 1, cname, row.observed_b,
 					sizeof(row.observed_b), &row.expected, &row.failed_b,
 					&row.ran_b);
-	if (p->rates)
-		row.regression = hb_cmp_rate_regression(row.failed_a, row.ran_a, row.failed_b,
-							 row.ran_b, alpha, &row.p);
-	else
-		row.regression = row.pass_b == 0 && row.pass_a != 0;
+	row.regression = hb_cmp_rate_regression(row.failed_a, row.ran_a, row.failed_b, row.ran_b,
+						 alpha, &row.p);
 	row.flaky = (row.failed_a && row.failed_a < row.ran_a) ||
 		    (row.failed_b && row.failed_b < row.ran_b);
 	if (hb_cmp_append((void **)&p->checks, &p->n_checks, cap, sizeof(row), &row))
 		c->oom = true;
 	hb_cmp_of_boots(ob, sizeof(ob), row.failed_b, p->gb->n);
 	hb_cmp_rate_why(why, sizeof(why), row.failed_a, row.failed_b, row.ran_b, row.p, alpha);
-	if (row.regression && p->rates)
+	if (row.regression)
 		hb_cmp_find(p, HB_CMP_F_CHECK, true, k->label, cname,
 			    "check %s fails in %zu of %zu NEW boots, %zu of %zu BASE boots%s "
 			    "(expected %s, NEW observed %s)", cname, row.failed_b, row.ran_b,
 			    row.failed_a, row.ran_a, why, hb_cmp_s(row.expected), row.observed_b);
-	else if (row.regression)
-		hb_cmp_find(p, HB_CMP_F_CHECK, true, k->label, cname,
-			    "check %s %s in BASE, fails in NEW%s (expected %s, observed %s)", cname,
-			    row.pass_a == 1 ? "passed" : "was not run", ob, hb_cmp_s(row.expected),
-			    row.observed_b);
 	else if (row.flaky)
 		hb_cmp_find(p, HB_CMP_F_CHECK, false, k->label, cname,
 			    "check %s flaky: fails in %zu of %zu BASE boots, %zu of %zu NEW boots%s; "
@@ -410,7 +374,7 @@ void hb_cmp_issues(struct hb_cmp_ctx *c)
 				    r->issues[i].line, hb_cmp_s(r->issues[i].excerpt));
 		}
 	}
-	if (p->rates && hb_cmp_verdict_rates(c, ra, rb))
+	if (hb_cmp_verdict_rates(c, ra, rb))
 		return;
 	hb_cmp_of_boots(ob, sizeof(ob), cnt_b, p->gb->n);
 	if (rb > ra)

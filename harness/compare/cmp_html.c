@@ -294,8 +294,17 @@ static void hb_cmp_html_pair(FILE *f, const struct hb_cmp_pair *p, size_t k)
 	hb_cmp_esc(f, hb_cmp_side_name(p, 0));
 	fputs(" &rarr; ", f);
 	hb_cmp_esc(f, hb_cmp_side_name(p, 1));
-	fprintf(f, ": <span class=\"%s\">%s</span></h2>\n", p->n_regressions ? "badw" : "goodw",
-		p->n_regressions ? "REGRESSION" : "no regression");
+	{
+		enum hb_cmp_outcome out = hb_cmp_pair_outcome(p);
+		char verdict[1024];
+
+		hb_cmp_pair_verdict(p, verdict, sizeof(verdict));
+		fprintf(f, ": <span class=\"%s\">%s</span></h2>\n<p>Verdict: ",
+			out == HB_CMP_OUT_OK ? "goodw" : "badw",
+			out == HB_CMP_OUT_REGRESSION ? "REGRESSION" : hb_cmp_outcome_word(out));
+		hb_cmp_esc(f, verdict);
+		fputs("</p>\n", f);
+	}
 	if (!p->comparable)
 		fputs("<p class=\"badw\">Not comparable (compared because of --force).</p>\n", f);
 	fprintf(f, "<p>Boots: %zu BASE, %zu NEW. Clock: %s (minimum effects: %s). Calibration: ",
@@ -355,7 +364,8 @@ int hb_cmp_render_html(FILE *f, const struct hb_cmp_report *r)
 	      "<h1>hugebench compare-report</h1>\n", f);
 	fprintf(f, "<p>Result: <span class=\"%s\">%s</span> (%zu of %zu NEW run%s with a regression). "
 		   "Benjamini-Hochberg FDR %g, %g%% intervals, thresholds ",
-		bad ? "badw" : "goodw", bad ? "REGRESSION" : "no regression", bad, r->n_pairs,
+		hb_cmp_report_outcome(r) == HB_CMP_OUT_OK ? "goodw" : "badw",
+		bad ? "REGRESSION" : hb_cmp_outcome_word(hb_cmp_report_outcome(r)), bad, r->n_pairs,
 		r->n_pairs == 1 ? "" : "s", r->opts.alpha, r->opts.ci_level * 100);
 	hb_cmp_esc(f, r->thresholds_path ? r->thresholds_path : "built-in");
 	fputs(". A regression is worse in the metric's own direction.</p>\n", f);

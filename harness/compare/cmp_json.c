@@ -38,7 +38,8 @@ static json_t *hb_cmp_jstr(const char *s)
 static const char *hb_cmp_jverdict(enum hb_cmp_verdict v)
 {
 	static const char *const names[] = { "same", "regression", "improvement", "info",
-					     "untested", "unavailable", "missing", "advisory" };
+					     "untested", "unavailable", "missing", "advisory",
+					     "small", "untestable" };
 
 	return names[v];
 }
@@ -82,6 +83,11 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 	json_object_set_new(o, "new_boots", json_integer((json_int_t)m->nb));
 	json_object_set_new(o, "base_centers", hb_cmp_jnums(m->ca, m->na));
 	json_object_set_new(o, "new_centers", hb_cmp_jnums(m->cb, m->nb));
+	/* an outlier boot left out of the test (issue 34), null none */
+	json_object_set_new(o, "base_outlier_boot", isnan(m->excl_a) ? json_null()
+								   : json_real(m->excl_a));
+	json_object_set_new(o, "new_outlier_boot", isnan(m->excl_b) ? json_null()
+								 : json_real(m->excl_b));
 	json_object_set_new(o, "base_reps", json_integer((json_int_t)m->reps_a));
 	json_object_set_new(o, "new_reps", json_integer((json_int_t)m->reps_b));
 	json_object_set_new(o, "ratio", hb_cmp_jnum(m->ratio));
@@ -133,6 +139,17 @@ static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 	json_object_set_new(o, "clock", json_string(p->clock ? p->clock : "wall"));
 	json_object_set_new(o, "regressions", json_integer((json_int_t)p->n_regressions));
 	json_object_set_new(o, "bh_family", json_integer((json_int_t)p->family));
+	{
+		static const char *const outs[] = { "ok", "regression", "untested" };
+		char verdict[1024];
+
+		hb_cmp_pair_verdict(p, verdict, sizeof(verdict));
+		json_object_set_new(o, "result", json_string(outs[hb_cmp_pair_outcome(p)]));
+		json_object_set_new(o, "verdict", hb_cmp_jstr(verdict));
+		json_object_set_new(o, "judgeable_metrics", json_integer((json_int_t)p->n_judgeable));
+		json_object_set_new(o, "untested_metrics", json_integer((json_int_t)p->n_untested));
+		json_object_set_new(o, "small_changes", json_integer((json_int_t)p->n_small));
+	}
 	json_object_set_new(o, "functional_rule", json_string(p->rates ? "rates" : "deterministic"));
 	a = json_array();
 	for (size_t i = 0; i < p->n_env; i++)
@@ -207,7 +224,10 @@ json_t *hb_cmp_report_json(const struct hb_cmp_report *r)
 		json_array_append_new(a, hb_cmp_jpair(&r->pairs[i]));
 	}
 	json_object_set_new(o, "schema", json_string(HB_CMP_SCHEMA));
-	json_object_set_new(o, "result", json_string(bad ? "regression" : "ok"));
+	json_object_set_new(o, "result",
+			    json_string(bad ? "regression"
+					: hb_cmp_report_outcome(r) == HB_CMP_OUT_NOTHING ? "untested"
+											 : "ok"));
 	json_object_set_new(o, "alpha", json_real(r->opts.alpha));
 	json_object_set_new(o, "ci_level", json_real(r->opts.ci_level));
 	json_object_set_new(o, "bootstrap_resamples", json_integer(r->opts.boot_B));

@@ -11,12 +11,7 @@
  * twice has "fragment" and "fragment#2", each compared with its own
  * counterpart. Functional regressions count whatever the statistics, over
  * every boot (cmp_functional.c; docs/compare.md has the numbers):
- *  - with fewer than 3 boots on a side, deterministically: a check that
- *    fails in any NEW boot and passed in every BASE boot (or was not run
- *    there), a workload that is fail/error in a NEW boot and in no BASE
- *    boot, or that ran in every BASE boot and is missing from a NEW boot, a
- *    NEW boot with a worse verdict than every BASE boot;
- *  - with >= 3 boots a side, as rates (hb_cmp_rate_regression): the share
+ *  - at every boot count, as rates (hb_cmp_rate_regression): the share
  *    of boots failing a check, with a workload fail/error or missing, or
  *    with a verdict of fail or worse (error or worse, ...) rose by
  *    Fisher's exact test at alpha, or it failed in every NEW boot and no
@@ -372,7 +367,8 @@ int hb_cmp_pair_build_groups(const struct hb_cmp_group *a, const struct hb_cmp_g
 	p->gb = b;
 	p->a = a->boots[0];
 	p->b = b->boots[0];
-	p->rates = a->n >= HB_CMP_MIN_BOOTS && b->n >= HB_CMP_MIN_BOOTS;
+	/* one functional rule at every boot count (monotone in failing NEW boots) */
+	p->rates = true;
 	hb_cmp_env(p);
 	p->clock = hb_cmp_pair_clock(p);
 	if (hb_cmp_calib_find(o->calibration, a, b, &p->calib, p->calib_note,
@@ -431,3 +427,148 @@ void hb_cmp_pair_free(struct hb_cmp_pair *p)
 	memset(p, 0, sizeof(*p));
 }
 
+
+/* ---- the outcome: regression, nothing tested, or none ---------------------------------- */
+
+enum hb_cmp_outcome hb_cmp_pair_outcome(const struct hb_cmp_pair *p)
+{
+	if (p->n_regressions)
+		return HB_CMP_OUT_REGRESSION;
+	/* metrics to judge and none tested: saying "no regression" would claim
+	 * what was not looked at (issue 34) */
+	if (p->n_judgeable && !p->family)
+		return HB_CMP_OUT_NOTHING;
+	return HB_CMP_OUT_OK;
+}
+
+enum hb_cmp_outcome hb_cmp_report_outcome(const struct hb_cmp_report *r)
+{
+	enum hb_cmp_outcome o = HB_CMP_OUT_OK;
+
+	for (size_t i = 0; i < r->n_pairs; i++) {
+		enum hb_cmp_outcome x = hb_cmp_pair_outcome(&r->pairs[i]);
+
+		if (x == HB_CMP_OUT_REGRESSION)
+			return x;
+		if (x == HB_CMP_OUT_NOTHING)
+			o = x;
+	}
+	return o;
+}
+
+int hb_cmp_outcome_exit(enum hb_cmp_outcome o)
+{
+	return o == HB_CMP_OUT_REGRESSION ? HB_CMP_REGRESSION
+	       : o == HB_CMP_OUT_NOTHING  ? HB_CMP_NOTHING_TESTED
+					  : HB_CMP_OK;
+}
+
+const char *hb_cmp_outcome_word(enum hb_cmp_outcome o)
+{
+	return o == HB_CMP_OUT_REGRESSION ? "!! REGRESSION"
+	       : o == HB_CMP_OUT_NOTHING  ? "nothing tested"
+					  : "no regression";
+}
+
+/* Append to buf (snprintf-style, never past len). */
+static void hb_cmp_cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(buf);
+	va_list ap;
+
+	if (l + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + l, len - l, fmt, ap);
+	va_end(ap);
+}
+
+/* Why the untested metrics were not tested, in a few words. */
+static void hb_cmp_untested_why(const struct hb_cmp_pair *p, char *buf, size_t len)
+{
+	size_t adv = 0, unt = 0, other = 0;
+	const struct hb_cmp_mres *first_adv = NULL;
+
+	for (size_t i = 0; i < p->n_m; i++) {
+		const struct hb_cmp_mres *m = &p->m[i];
+
+		if (m->verdict == HB_CMP_ADVISORY) {
+			adv++;
+			if (!first_adv)
+				first_adv = m;
+		} else if (m->verdict == HB_CMP_UNTESTABLE) {
+			unt++;
+		} else if (m->verdict == HB_CMP_UNTESTED) {
+			other++;
+		}
+	}
+	buf[0] = 0;
+	if (adv)
+		hb_cmp_cat(buf, len, "%zu advisory: %zu vs %zu boots without a calibration, "
+			   ">= %d a side or hugebench calibrate", adv, first_adv->na, first_adv->nb,
+			   HB_CMP_MIN_BOOTS);
+	if (unt)
+		hb_cmp_cat(buf, len, "%s%zu untestable: the boots vary more than the calibration "
+			   "says", buf[0] ? "; " : "", unt);
+	if (other)
+		hb_cmp_cat(buf, len, "%s%zu with too few values or not numbers", buf[0] ? "; " : "",
+			   other);
+}
+
+void hb_cmp_pair_verdict(const struct hb_cmp_pair *p, char *buf, size_t len)
+{
+	enum hb_cmp_outcome o = hb_cmp_pair_outcome(p);
+	char why[512];
+	size_t shown = 0;
+
+	buf[0] = 0;
+	if (o == HB_CMP_OUT_REGRESSION) {
+		hb_cmp_cat(buf, len, "REGRESSION (%zu regression%s)", p->n_regressions,
+			   p->n_regressions == 1 ? "" : "s");
+		return;
+	}
+	hb_cmp_untested_why(p, why, sizeof(why));
+	if (o == HB_CMP_OUT_NOTHING) {
+		hb_cmp_cat(buf, len, "nothing tested: none of the %zu metrics could be tested (%s), "
+			   "not 'no regression'", p->n_judgeable, why);
+		return;
+	}
+	if (!p->n_judgeable) {
+		hb_cmp_cat(buf, len, "no regression (no metric to judge: functional findings only)");
+		return;
+	}
+	hb_cmp_cat(buf, len, "no regression (%zu of %zu metrics tested", p->family, p->n_judgeable);
+	if (p->n_untested) {
+		hb_cmp_cat(buf, len, "; %zu not tested (%s):", p->n_untested, why);
+		for (size_t i = 0; i < p->n_m && shown < 4; i++) {
+			const struct hb_cmp_mres *m = &p->m[i];
+
+			if (m->verdict != HB_CMP_ADVISORY && m->verdict != HB_CMP_UNTESTABLE &&
+			    m->verdict != HB_CMP_UNTESTED)
+				continue;
+			if (m->better == HB_CMP_INFO)
+				continue;
+			hb_cmp_cat(buf, len, "%s %s.%s", shown ? "," : "", m->workload, m->name);
+			shown++;
+		}
+		if (p->n_untested > shown)
+			hb_cmp_cat(buf, len, ", ...");
+	}
+	if (p->n_small) {
+		shown = 0;
+		hb_cmp_cat(buf, len, "; %zu certain change%s below the minimum effect:", p->n_small,
+			   p->n_small == 1 ? "" : "s");
+		for (size_t i = 0; i < p->n_m && shown < 4; i++) {
+			const struct hb_cmp_mres *m = &p->m[i];
+
+			if (m->verdict != HB_CMP_SMALL || !(m->worse_pct > 0))
+				continue;
+			hb_cmp_cat(buf, len, "%s %s.%s %+.2f%%", shown ? "," : "", m->workload, m->name,
+				   m->change_pct);
+			shown++;
+		}
+		if (p->n_small > shown)
+			hb_cmp_cat(buf, len, ", ...");
+	}
+	hb_cmp_cat(buf, len, ")");
+}

@@ -58,9 +58,11 @@
  * instructions: most metrics repeat within 0.5 %), else min_effect_pct
  * (5 %, for the wall clock's noise).
  *
- * Functional findings with >= 3 boots a side (hb_cmp_rate_regression, used
- * by cmp_functional.c): a failure rate that rose by Fisher's exact test at
- * alpha, or a failure in every NEW boot and no BASE boot.
+ * Functional findings at every boot count (hb_cmp_rate_regression, used by
+ * cmp_functional.c): a failure rate that rose by Fisher's exact test at
+ * alpha, or a failure in every NEW boot and no BASE boot. Monotone: one
+ * more failing NEW boot (added, or a passing one failing) never takes a
+ * regression away (tests/unit/compare/test_functional.c checks the grid).
  */
 #define _DEFAULT_SOURCE
 #include "compare.h"
@@ -313,7 +315,8 @@ static void hb_cmp_check_finite(struct hb_cmp_mres *r)
 {
 	const char *bad = NULL;
 
-	if (r->mode != HB_CMP_MODE_BOOTS && r->mode != HB_CMP_MODE_CALIB)
+	if ((r->mode != HB_CMP_MODE_BOOTS && r->mode != HB_CMP_MODE_CALIB) ||
+	    r->verdict == HB_CMP_UNTESTABLE)
 		return;
 	if (isnan(r->p_worse) || isnan(r->p_better))
 		bad = "the test's p-value could not be computed";
@@ -349,6 +352,7 @@ static void hb_cmp_reset(struct hb_cmp_mres *r, const struct hb_cmp_metric *any,
 	r->ci_lo = r->ci_hi = r->p_worse = r->p_better = r->q_worse = r->q_better = NAN;
 	r->sd_log = r->mde_pct = r->p_within = NAN;
 	r->sd_measured = r->sd_calib = r->sd_check_p = NAN;
+	r->excl_a = r->excl_b = NAN;
 	r->verdict = HB_CMP_UNTESTED;
 }
 
@@ -372,6 +376,39 @@ static size_t hb_cmp_presence(const struct hb_cmp_metric *const *m, size_t n, si
 		}
 	}
 	return present;
+}
+
+/* One outlier boot of a side of >= 3 (issue 34: a BASE of [1, 1, 8x] hid
+ * a 3x change): the boot farthest from the side's median, when it is more
+ * than HB_CMP_OUTLIER_RATIO times off and beyond HB_CMP_OUTLIER_SDS
+ * calibrated sds, is moved to the end of c and *n reduced; returns its
+ * center, or NAN when none. Only with a calibration, which says what a
+ * boot's noise is: without one a far boot may be the metric's own noise
+ * (wall-clock metrics vary by up to 65 %). At most one a side. */
+static double hb_cmp_outlier_boot(double *c, size_t *n, double cal)
+{
+	double med, far = 0, lim = fmax(log(HB_CMP_OUTLIER_RATIO), HB_CMP_OUTLIER_SDS * cal), x;
+	size_t k = *n;
+	double *l;
+
+	if (*n < HB_CMP_MIN_BOOTS || !(l = malloc(*n * sizeof(*l))))
+		return NAN;
+	for (size_t i = 0; i < *n; i++)
+		l[i] = log(c[i]);
+	med = hb_stats_median(l, *n);
+	for (size_t i = 0; i < *n; i++)
+		if (fabs(l[i] - med) > far) {
+			far = fabs(l[i] - med);
+			k = i;
+		}
+	free(l);
+	if (k == *n || !(far > lim))
+		return NAN;
+	x = c[k];
+	c[k] = c[*n - 1];
+	c[*n - 1] = x;
+	--*n;
+	return x;
 }
 
 /* Centers of one side into c; returns how many, -1 if one is not finite. */
@@ -407,7 +444,7 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 	const char *src = "-";
 	long ka, kb;
 	double cal;
-	bool wg, pos, median;
+	bool wg, pos, median, noisier = false;
 
 	for (size_t i = 0; !any && i < na; i++)
 		any = a[i];
@@ -476,22 +513,58 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 		src = "thresholds";
 	}
 	cal = isnan(r->sd_calib) ? NAN : fmax(r->sd_calib, HB_CMP_SD_FLOOR);
+	if (pos && !isnan(cal) && r->better != HB_CMP_INFO) {
+		r->excl_a = hb_cmp_outlier_boot(ca, &r->na, cal);
+		r->excl_b = hb_cmp_outlier_boot(cb, &r->nb, cal);
+	}
 	if (pos)
 		hb_cmp_pooled(ca, r->na, cb, r->nb, &r->sd_measured, &r->df_measured);
+	/* does the noise of these boots look like the calibration's? */
+	if (r->better != HB_CMP_INFO && !isnan(cal) && !isnan(r->sd_measured) &&
+	    r->df_measured >= 1) {
+		double sm = fmax(r->sd_measured, HB_CMP_SD_FLOOR), ratio = sm / cal;
+
+		r->sd_check_p = hb_stats_var_ratio_p(ratio * ratio, r->df_measured,
+						     r->calib_df > 0 ? r->calib_df : 1e6);
+		r->sd_disagrees = r->sd_check_p <= o->alpha &&
+				  (ratio > HB_CMP_SD_RATIO_NOTE || ratio < 1 / HB_CMP_SD_RATIO_NOTE);
+		noisier = r->sd_disagrees && ratio > 1;
+	}
 	if (r->na >= HB_CMP_MIN_BOOTS && r->nb >= HB_CMP_MIN_BOOTS) {
-		double measured;
+		double measured, floor = fmin(cal, HB_CMP_CALIB_SD_CEIL);
 
 		r->mode = HB_CMP_MODE_BOOTS;
-		if (pos && !isnan(cal) && !(r->sd_measured >= cal)) {
-			/* the calibrated sd is a floor under the measured one */
-			hb_cmp_t_calib(ca, r->na, cb, r->nb, cal, r->calib_df, wg, o, r);
-			r->sd_log = cal;
+		if (pos && !isnan(cal) && !(r->sd_measured >= floor)) {
+			/* the calibrated sd is a floor under the measured one, capped
+			 * at the ceiling: a calibration cannot blind a metric */
+			hb_cmp_t_calib(ca, r->na, cb, r->nb, floor, r->calib_df, wg, o, r);
+			r->sd_log = floor;
 			r->sd_source = src;
 		} else {
 			hb_cmp_welch_boots(ca, r->na, cb, r->nb, wg, o, r, &measured);
 			r->sd_log = measured;
 			r->sd_source = isnan(measured) ? "-" : "measured";
 		}
+	} else if (!isnan(cal) && pos && r->better != HB_CMP_INFO &&
+		   (cal > HB_CMP_CALIB_SD_CEIL || noisier)) {
+		/* fewer than 3 boots a side: the calibration alone would decide, and
+		 * it cannot vouch for these boots. Said so, never a silent "same" or
+		 * a flag on the calibration alone (issue 34). */
+		r->mode = HB_CMP_MODE_CALIB;
+		r->verdict = HB_CMP_UNTESTABLE;
+		r->center_a = exp(hb_cmp_mean_log(ca, r->na));
+		r->center_b = exp(hb_cmp_mean_log(cb, r->nb));
+		if (noisier)
+			snprintf(r->why, sizeof(r->why),
+				 "untestable: these boots vary %.2g%% (pooled, %.0f df), the calibration "
+				 "says %.2g%% (F-test p=%.2g); %zu vs %zu boots are too few to judge "
+				 "alone (>= %d a side)", r->sd_measured * 100, r->df_measured, cal * 100,
+				 r->sd_check_p, r->na, r->nb, HB_CMP_MIN_BOOTS);
+		else
+			snprintf(r->why, sizeof(r->why),
+				 "untestable: calibrated boot sd %.2g%% is above the ceiling %.3g%% (log "
+				 "scale); %zu vs %zu boots are too few to show its noise (>= %d a side)",
+				 cal * 100, HB_CMP_CALIB_SD_CEIL * 100, r->na, r->nb, HB_CMP_MIN_BOOTS);
 	} else if (!isnan(cal) && pos) {
 		r->mode = HB_CMP_MODE_CALIB;
 		hb_cmp_t_calib(ca, r->na, cb, r->nb, cal, r->calib_df, wg, o, r);
@@ -510,16 +583,6 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 						   pool_b->n, wg ? HB_STATS_GREATER : HB_STATS_LESS, &t))
 				r->p_within = t.p;
 		}
-	}
-	/* does the noise of these boots look like the calibration's? */
-	if (r->better != HB_CMP_INFO && !isnan(cal) && !isnan(r->sd_measured) &&
-	    r->df_measured >= 2) {
-		double sm = fmax(r->sd_measured, HB_CMP_SD_FLOOR), ratio = sm / cal;
-
-		r->sd_check_p = hb_stats_var_ratio_p(ratio * ratio, r->df_measured,
-						     r->calib_df > 0 ? r->calib_df : 1e6);
-		r->sd_disagrees = r->sd_check_p <= o->alpha &&
-				  (ratio > HB_CMP_SD_RATIO_NOTE || ratio < 1 / HB_CMP_SD_RATIO_NOTE);
 	}
 	/* 1 + (NEW - BASE) / |BASE|: center_b / center_a for a positive BASE. */
 	r->ratio = hb_stats_rel(r->center_a, r->center_b);
@@ -567,6 +630,17 @@ static void hb_cmp_noise_txt(char *buf, size_t len, const struct hb_cmp_mres *r)
 		snprintf(buf, len, "; boot sd %.2g%% %s", r->sd_log * 100, r->sd_source);
 }
 
+/* The interval of the change lies entirely on the worse (or the better)
+ * side of no change. */
+static bool hb_cmp_interval_side(const struct hb_cmp_mres *r, bool worse)
+{
+	bool up = (r->better == HB_CMP_HIGHER) != worse; /* the ratio is above 1 */
+
+	if (isnan(r->ci_lo) || isnan(r->ci_hi))
+		return false;
+	return up ? r->ci_lo > 1 : r->ci_hi < 1;
+}
+
 static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 {
 	double w = r->worse_pct;
@@ -585,11 +659,26 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 			 r->q_better, o->alpha, -w, nz);
 		return;
 	}
+	if ((w > 0 && (r->q_worse <= o->alpha || hb_cmp_interval_side(r, true))) ||
+	    (w < 0 && (r->q_better <= o->alpha || hb_cmp_interval_side(r, false)))) {
+		/* certain (q <= alpha, or its interval entirely on that side of no
+		 * change) but smaller than the minimum effect: listed with its size
+		 * and interval, never shown as "same" */
+		char lo[24] = "-", hi[24] = "-";
+
+		if (!isnan(r->ci_lo)) {
+			snprintf(lo, sizeof(lo), "%+.2f%%", (r->ci_lo - 1) * 100);
+			snprintf(hi, sizeof(hi), "%+.2f%%", (r->ci_hi - 1) * 100);
+		}
+		r->verdict = HB_CMP_SMALL;
+		snprintf(r->why, sizeof(r->why), "certain change %+.2f%% [%s, %s] (q=%.2g), %s by %.2f%% "
+			 "< min effect %g%% (%s): below the minimum effect, not a regression",
+			 r->change_pct, lo, hi, w > 0 ? r->q_worse : r->q_better,
+			 w > 0 ? "worse" : "better", fabs(w), r->min_effect_pct, r->min_effect_source);
+		return;
+	}
 	r->verdict = HB_CMP_SAME;
-	if (w > 0 && r->q_worse <= o->alpha)
-		snprintf(r->why, sizeof(r->why), "significant but %.1f%% < min effect %g%% (%s)", w,
-			 r->min_effect_pct, r->min_effect_source);
-	else if (w > 0)
+	if (w > 0)
 		snprintf(r->why, sizeof(r->why), "not significant (q=%.2g > %g; detectable %.3g%%%s)",
 			 r->q_worse, o->alpha, r->mde_pct, nz);
 	else

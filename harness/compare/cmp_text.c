@@ -294,20 +294,27 @@ static void hb_cmp_snap_table(struct hb_cmp_out *o, const struct hb_cmp_pair *p)
 static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 			    const struct hb_cmp_pair *p, size_t k)
 {
-	char ida[512], idb[512];
+	char ida[512], idb[512], verdict[1024];
+	enum hb_cmp_outcome out = hb_cmp_pair_outcome(p);
 
 	hb_cmp_clean(ida, sizeof(ida), hb_cmp_side_name(p, 0));
 	hb_cmp_clean(idb, sizeof(idb), hb_cmp_side_name(p, 1));
+	hb_cmp_pair_verdict(p, verdict, sizeof(verdict));
 	if (o->md) {
 		fprintf(o->f, "## %zu. ", k + 1);
 		hb_cmp_md_puts(o->f, ida);
 		fputs(" vs ", o->f);
 		hb_cmp_md_puts(o->f, idb);
-		fprintf(o->f, ": %s\n\n", p->n_regressions ? "**REGRESSION**" : "no regression");
+		fprintf(o->f, ": %s\n\n", out == HB_CMP_OUT_REGRESSION ? "**REGRESSION**"
+					  : out == HB_CMP_OUT_NOTHING  ? "**nothing tested**"
+								       : "no regression");
+		fputs("Verdict: ", o->f);
+		hb_cmp_md_puts(o->f, verdict);
+		fputs("\n\n", o->f);
 	} else {
-		fprintf(o->f, "\n== %zu. BASE %s\n      NEW  %s\n   => %s (%zu regression%s)\n",
-			k + 1, ida, idb, p->n_regressions ? "!! REGRESSION" : "no regression",
-			p->n_regressions, p->n_regressions == 1 ? "" : "s");
+		fprintf(o->f, "\n== %zu. BASE %s\n      NEW  %s\n   => %s%s\n", k + 1, ida, idb,
+			out == HB_CMP_OUT_REGRESSION ? "!! " : out == HB_CMP_OUT_NOTHING ? "?? " : "",
+			verdict);
 	}
 	if (!p->comparable)
 		fprintf(o->f, o->md ? "> **Not comparable** (compared because of --force).\n\n"
@@ -316,9 +323,8 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 		char note[600];
 
 		hb_cmp_clean(note, sizeof(note), p->calib_note);
-		const char *fr = p->rates ? "failure rates over boots (Fisher, or every NEW boot "
-					    "and no BASE boot)"
-					  : "deterministic (fewer than 3 boots on a side)";
+		const char *fr = "failure rates over boots (Fisher, or every NEW boot and no BASE "
+				 "boot)";
 
 		const char *me = !strcmp(p->clock, "virtual")
 					 ? "virtual: minimum effects min_effect_virtual_pct"
@@ -349,24 +355,27 @@ static void hb_cmp_pair_out(struct hb_cmp_out *o, const struct hb_cmp_report *r,
 static int hb_cmp_render(FILE *f, const struct hb_cmp_report *r, bool md)
 {
 	struct hb_cmp_out o = { f, md };
+	enum hb_cmp_outcome out = hb_cmp_report_outcome(r);
 	char th[1024];
-	size_t bad = 0;
+	size_t bad = 0, none = 0;
 
-	for (size_t i = 0; i < r->n_pairs; i++)
+	for (size_t i = 0; i < r->n_pairs; i++) {
 		bad += r->pairs[i].n_regressions > 0;
+		none += hb_cmp_pair_outcome(&r->pairs[i]) == HB_CMP_OUT_NOTHING;
+	}
 	hb_cmp_clean(th, sizeof(th), r->thresholds_path ? r->thresholds_path : "built-in");
 	if (md) {
-		fprintf(f, "# hugebench compare-report\n\n**Result: %s** (%zu of %zu NEW run%s with a regression; "
-			   "BH FDR %g, thresholds ",
-			bad ? "REGRESSION" : "no regression", bad, r->n_pairs, r->n_pairs == 1 ? "" : "s",
-			r->opts.alpha);
+		fprintf(f, "# hugebench compare-report\n\n**Result: %s** (%zu of %zu NEW run%s with a "
+			   "regression, %zu with nothing tested; BH FDR %g, thresholds ",
+			out == HB_CMP_OUT_REGRESSION ? "REGRESSION" : hb_cmp_outcome_word(out), bad,
+			r->n_pairs, r->n_pairs == 1 ? "" : "s", none, r->opts.alpha);
 		hb_cmp_md_puts(f, th);
 		fputs(")\n\n", f);
 	} else {
-		fprintf(f, "hugebench compare-report: %s (%zu of %zu NEW run%s with a regression; "
-			   "BH FDR %g, thresholds %s)\n",
-			bad ? "!! REGRESSION" : "no regression", bad, r->n_pairs,
-			r->n_pairs == 1 ? "" : "s", r->opts.alpha, th);
+		fprintf(f, "hugebench compare-report: %s (%zu of %zu NEW run%s with a regression, %zu "
+			   "with nothing tested; BH FDR %g, thresholds %s)\n",
+			hb_cmp_outcome_word(out), bad, r->n_pairs, r->n_pairs == 1 ? "" : "s", none,
+			r->opts.alpha, th);
 	}
 	for (size_t i = 0; i < r->n_pairs; i++)
 		hb_cmp_pair_out(&o, r, &r->pairs[i], i);

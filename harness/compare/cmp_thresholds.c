@@ -176,7 +176,8 @@ double hb_cmp_min_effect(const struct hb_cmp_thresholds *t, const char *workload
 const char *hb_cmp_verdict_name(enum hb_cmp_verdict v)
 {
 	static const char *const names[] = { "same", "REGRESSION", "improvement", "info",
-					     "untested", "unavailable", "missing", "advisory" };
+					     "untested", "unavailable", "missing", "advisory",
+					     "small", "untestable" };
 
 	return names[v];
 }

@@ -395,7 +395,8 @@ static void collect_compare(struct hb_ntarget *t, json_t *rep)
 		if (!strcmp(v, "regression")) {
 			st = HB_NS_FAIL;
 			judged = true;
-		} else if (!strcmp(v, "same") || !strcmp(v, "improvement")) {
+		} else if (!strcmp(v, "same") || !strcmp(v, "improvement") || !strcmp(v, "small")) {
+			/* small: certain but below the minimum effect, its why says */
 			st = HB_NS_PASS;
 			judged = true;
 		}
@@ -470,7 +471,14 @@ static void collect_compare(struct hb_ntarget *t, json_t *rep)
 	if (nreg)
 		c = hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_FAIL, "%zu regression%s: %s%s",
 				      nreg, nreg == 1 ? "" : "s", what, nreg > 6 ? ", ..." : "");
-	else
+	else if (!strcmp(jstr(pair, "result"), "untested")) {
+		/* no metric could be tested: not a pass (issue 34) */
+		c = hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_ERROR, "against %s: %s",
+				      t->against, jstr(pair, "verdict"));
+		if (c)
+			worse_state(t, HB_TS_INFRA, c->message);
+		return;
+	} else
 		c = hb_night_add_case(t, HB_NK_COMPARE, "compare", HB_NS_PASS,
 				      "no regression against %s", t->against);
 	if (!c)

@@ -11,6 +11,8 @@
 #include "boot.h"
 #include "vm_spec.h"
 #include "run.h"
+#include "compare.h"
+#include "util.h"
 
 static void choose(const char *req, const char *accel, const char *want)
 {
@@ -79,6 +81,25 @@ static void test_ab_order(void **state)
 	assert_int_equal(first[1], 5);
 }
 
+/* ab's exit code (issue 34): a failing BASE boot is an error of the
+ * comparison (3), not a regression of NEW (it was 1). */
+static void test_ab_exit(void **state)
+{
+	(void)state;
+	assert_int_equal(hb_ab_exit(HB_CMP_OK, HB_EXIT_OK, HB_EXIT_OK), 0);
+	assert_int_equal(hb_ab_exit(HB_CMP_REGRESSION, HB_EXIT_OK, HB_EXIT_OK), 1);
+	assert_int_equal(hb_ab_exit(HB_CMP_OK, HB_EXIT_OK, HB_EXIT_FAIL), 1);
+	assert_int_equal(hb_ab_exit(HB_CMP_OK, HB_EXIT_FAIL, HB_EXIT_OK), HB_EXIT_INFRA);
+	assert_int_equal(hb_ab_exit(HB_CMP_NOTHING_TESTED, HB_EXIT_FAIL, HB_EXIT_OK),
+			 HB_EXIT_INFRA);
+	/* NEW's own failure or a regression stays a finding whatever BASE did */
+	assert_int_equal(hb_ab_exit(HB_CMP_OK, HB_EXIT_FAIL, HB_EXIT_FAIL), 1);
+	assert_int_equal(hb_ab_exit(HB_CMP_REGRESSION, HB_EXIT_FAIL, HB_EXIT_OK), 1);
+	assert_int_equal(hb_ab_exit(HB_CMP_NOTHING_TESTED, HB_EXIT_OK, HB_EXIT_OK),
+			 HB_CMP_NOTHING_TESTED);
+	assert_int_equal(hb_ab_exit(HB_CMP_INCOMPARABLE, HB_EXIT_OK, HB_EXIT_OK), 3);
+}
+
 static int run_args(const char *const *words)
 {
 	char *argv[16];
@@ -112,6 +133,7 @@ int main(void)
 		cmocka_unit_test(test_clock_choice),
 		cmocka_unit_test(test_vcpus_choice),
 		cmocka_unit_test(test_ab_order),
+		cmocka_unit_test(test_ab_exit),
 		cmocka_unit_test(test_clock_option_errors),
 	};
 

@@ -6,8 +6,9 @@
  * test at alpha, or when NEW failed in every boot and BASE in none. Before,
  * any failure in NEW that BASE never had was a regression: a check failing
  * in 10 % of boots raised an alarm in 20-24 % of A/A comparisons at 3-5
- * boots a side (computed below). With fewer than 3 boots on a side the old
- * rule stays (a single run against a single run), and a kernel panic or
+ * boots a side (computed below). Since issue 34 the same rule holds with
+ * fewer than 3 boots on a side (it is monotone in the failing NEW boots;
+ * one run against one run is 1 of 1, a regression), and a kernel panic or
  * BUG seen in NEW alone is a regression even once.
  */
 #define _GNU_SOURCE
@@ -80,6 +81,36 @@ static void test_rate_rule_numbers(void **state)
 	assert_true(fabs(aa_alarm(5, 0.3, false) - 0.1398) < 1e-4);
 }
 
+ /* Monotone in the failing NEW boots (issue 34): whatever the boots, one
+ * more failing NEW boot (added to the side, or a passing one now failing)
+ * never takes a regression away. */
+static void test_rate_rule_monotone(void **state)
+{
+	(void)state;
+	for (size_t na = 0; na <= 12; na++)
+		for (size_t ka = 0; ka <= na; ka++)
+			for (size_t nb = 1; nb <= 12; nb++)
+				for (size_t kb = 0; kb <= nb; kb++) {
+					bool r = hb_cmp_rate_regression(ka, na, kb, nb, 0.01, NULL);
+
+					if (!r)
+						continue;
+					/* one more boot, failing */
+					assert_true(hb_cmp_rate_regression(ka, na, kb + 1, nb + 1, 0.01,
+									   NULL));
+					/* a passing boot failing instead */
+					if (kb < nb)
+						assert_true(hb_cmp_rate_regression(ka, na, kb + 1, nb,
+										   0.01, NULL));
+				}
+	/* the cases of the issue: 1 of 2, 2 of 3 and 4 of 5 (0 in BASE) alike */
+	assert_false(hb_cmp_rate_regression(0, 2, 1, 2, 0.01, NULL));
+	assert_false(hb_cmp_rate_regression(0, 3, 2, 3, 0.01, NULL));
+	assert_false(hb_cmp_rate_regression(0, 5, 4, 5, 0.01, NULL));
+	assert_true(hb_cmp_rate_regression(0, 2, 2, 2, 0.01, NULL));
+	assert_true(hb_cmp_rate_regression(0, 1, 1, 1, 0.01, NULL));
+}
+
 /* A boot whose workload "fault" has check "pmd" passing or not, workload
  * status st, run verdict v and, when issue is not NULL, one kernel issue. */
 static json_t *boot(bool pass, const char *st, const char *v, const char *issue)
@@ -136,12 +167,20 @@ static void test_checks_over_boots(void **state)
 	cmp = hbt_report(base5, side("c_n54", 5, 4, NULL, NULL, NULL), "none", NULL, &rc, &root);
 	assert_int_equal(rc, HB_CMP_OK);
 	json_decref(root);
-	/* 2 boots a side: the deterministic rule of fewer boots */
+	/* 2 boots a side: the same rule (issue 34). 1 of 2 failing was a
+	 * regression under the "any NEW failure" rule of fewer than 3 boots
+	 * while 2 of 3 and 4 of 5 were not: not monotone. Now 1 of 2 is a
+	 * flaky note and 2 of 2 a regression, as 2 of 3 and 3 of 3. */
 	cmp = hbt_report(side("c_b2", 2, 0, NULL, NULL, NULL), side("c_n2", 2, 1, NULL, NULL, NULL),
 			 "none", NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_OK);
+	assert_int_equal(hbt_findings(cmp, "check", "fault", "pmd", false), 1);
+	assert_string_equal(json_string_value(json_object_get(cmp, "functional_rule")), "rates");
+	json_decref(root);
+	cmp = hbt_report(side("c_b22", 2, 0, NULL, NULL, NULL),
+			 side("c_n22", 2, 2, NULL, NULL, NULL), "none", NULL, &rc, &root);
 	assert_int_equal(rc, HB_CMP_REGRESSION);
-	assert_string_equal(json_string_value(json_object_get(cmp, "functional_rule")),
-			    "deterministic");
+	assert_int_equal(hbt_findings(cmp, "check", "fault", "pmd", true), 1);
 	json_decref(root);
 	/* one run against one run: passed in BASE, fails in NEW */
 	assert_int_equal(hbt_compare(NULL, "--calibration", "none",
@@ -190,6 +229,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rate_rule_numbers),
+		cmocka_unit_test(test_rate_rule_monotone),
 		cmocka_unit_test(test_checks_over_boots),
 		cmocka_unit_test(test_workloads_and_verdicts_over_boots),
 	};

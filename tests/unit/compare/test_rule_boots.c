@@ -49,7 +49,8 @@ static void test_aa_pseudo_replication(void **state)
 		json_t *m;
 
 		cmp = hbt_report(a, b, "none", NULL, &rc, &root);
-		assert_int_equal(rc, HB_CMP_OK);
+		/* advisory only: nothing tested, not "no regression" (issue 34) */
+		assert_int_equal(rc, HB_CMP_NOTHING_TESTED);
 		m = hbt_metric_of(cmp, "fault", "f");
 		assert_non_null(m);
 		assert_string_equal(json_string_value(json_object_get(m, "verdict")), "advisory");
@@ -99,7 +100,8 @@ static void test_vanished_metric(void **state)
 
 	(void)state;
 	cmp = hbt_report(a, b, "none", NULL, &rc, &root);
-	assert_int_equal(rc, HB_CMP_OK);
+	/* one boot a side, the rest advisory: nothing tested (issue 34) */
+	assert_int_equal(rc, HB_CMP_NOTHING_TESTED);
 	assert_int_equal(hbt_findings(cmp, "metric", "access", "rand", false), 1);
 	assert_int_equal(hbt_findings(cmp, "metric", "access", "tlb", false), 1);
 	json_decref(root);
@@ -120,7 +122,8 @@ static void test_direction_disagreement(void **state)
 
 	(void)state;
 	assert_int_equal(hbt_compare(NULL, a, b, NULL), HB_CMP_INCOMPARABLE);
-	assert_int_equal(hbt_compare(&out, "--force", a, b, NULL), HB_CMP_OK);
+	/* one boot a side: advisory, nothing tested (issue 34) */
+	assert_int_equal(hbt_compare(&out, "--force", a, b, NULL), HB_CMP_NOTHING_TESTED);
 	assert_non_null(strstr(out, "better=lower in BASE, higher in NEW"));
 	free(out);
 }
@@ -147,7 +150,8 @@ static void test_dropped_sample(void **state)
 		b = hbt_write_run("nan_b", hbt_doc1("fault", mm));
 	}
 	cmp = hbt_report(a, b, "none", NULL, &rc, &root);
-	assert_int_equal(rc, HB_CMP_OK);
+	/* one boot a side: advisory, nothing tested (issue 34) */
+	assert_int_equal(rc, HB_CMP_NOTHING_TESTED);
 	m = hbt_metric_of(cmp, "fault", "f");
 	assert_true(fabs(hbt_num(m, "change_pct")) < 2);
 	json_decref(root);
@@ -234,9 +238,9 @@ static void test_symmetric_threshold(void **state)
 	cmp = hbt_report(g[0], g[1], "none", NULL, &rc, &root);
 	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "regression");
 	json_decref(root);
-	/* +4.9 %: short of it */
+	/* +4.9 %: short of it; certain, so listed as "small" (issue 34) */
 	cmp = hbt_report(g[2], g[3], "none", NULL, &rc, &root);
-	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "same");
+	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "small");
 	json_decref(root);
 }
 

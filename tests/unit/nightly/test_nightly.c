@@ -977,6 +977,33 @@ static void write_compare(const char *path, const char *group, int base_failed,
 	free(j);
 }
 
+/* A comparison that tested nothing (compare-report exit 4, issue 34): its
+ * compare case is an error with the verdict line, the row not clean. */
+static void test_collect_untested(void **state)
+{
+	char g[PATH_MAX + 16], cj[PATH_MAX + 16], *j = NULL;
+	struct hb_ntarget t = { 0 };
+
+	(void)state;
+	snprintf(g, sizeof(g), "%s/grp-untested", g_tmp);
+	make_group(g, "pass");
+	snprintf(cj, sizeof(cj), "%s/compare-untested.json", g_tmp);
+	assert_true(asprintf(&j, "{\"result\":\"untested\",\"comparisons\":[{\"result\":"
+			     "\"untested\",\"verdict\":\"nothing tested: none of the 2 metrics "
+			     "could be tested (2 advisory), not 'no regression'\",\"metrics\":[],"
+			     "\"findings\":[],\"base\":{\"kernel_release\":\"6.1.0-base\","
+			     "\"path\":\"%s/boot-1/result.json\"},\"checks\":[]}]}", g) > 0);
+	hbt_write(cj, j);
+	free(j);
+	snprintf(t.against, sizeof(t.against), "baseline-x");
+	hb_night_collect(&t, g, cj);
+	assert_int_equal(t.state, HB_TS_INFRA);
+	assert_int_equal(t.cases[t.n - 1].kind, HB_NK_COMPARE);
+	assert_int_equal(t.cases[t.n - 1].status, HB_NS_ERROR);
+	assert_non_null(strstr(t.cases[t.n - 1].message, "against baseline-x: nothing tested"));
+	free_target(&t);
+}
+
 /* What the nightly's auto-bisect bisects: a regressed check first; a crash
  * (a boot that warned, here) where the compared side passed a check: that
  * check, with the crash rule; nothing when the compared side passed none. */
@@ -1277,6 +1304,7 @@ int main(void)
 		cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_bisect_pick),
+		cmocka_unit_test(test_collect_untested),
 		cmocka_unit_test(test_patch_subject_url),
 		cmocka_unit_test(test_night_state),
 		cmocka_unit_test(test_origin),
