@@ -713,6 +713,7 @@ void hb_itest_assert_reader_stall(const char *target, const char *const *extra,
 	assert_string_equal(hb_itest_str(r->result, "verdict"), "pass");
 	assert_null(json_object_get(r->result, "clock_jumps"));
 	assert_int_equal(json_array_size(json_object_get(r->result, "workloads")), 3);
+	hb_itest_assert_host_clock(r->result);
 	json_array_foreach(json_object_get(r->result, "workloads"), i, w) {
 		double g = clock_of(w, 0, "guest_s"), h = clock_of(w, 0, "host_s");
 		json_t *m = hb_itest_metric(w, "write_fault_huge");
@@ -732,4 +733,25 @@ void hb_itest_assert_reader_stall(const char *target, const char *const *extra,
 		if (fabs(mean[0] / mean[i] - 1) > 0.01)
 			fail_msg("write_fault_huge of the stalled repetition %.0f ns, of repetition %zu "
 				 "%.0f ns: more than 1 %% apart", mean[0], i, mean[i]);
+}
+
+void hb_itest_assert_host_clock(json_t *result)
+{
+	json_t *w, *ev;
+	size_t i, j;
+	int n = 0;
+
+	json_array_foreach(json_object_get(result, "workloads"), i, w) {
+		json_array_foreach(json_object_get(w, "events"), j, ev) {
+			if (strcmp(hb_itest_str(ev, "ev"), "clock"))
+				continue;
+			if (!json_is_number(json_object_get(ev, "host_s")))
+				fail_msg("workload %s rep %lld: no host time in its clock event (no RTC "
+					 "in the guest?)",
+					 hb_itest_str(w, "name"),
+					 (long long)json_integer_value(json_object_get(ev, "rep")));
+			n++;
+		}
+	}
+	assert_true(n > 0);
 }

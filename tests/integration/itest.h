@@ -107,6 +107,9 @@ void hb_itest_assert_stalled(const char *target, const char *const *extra,
 #define HB_ITEST_READER_STALL_S 20
 void hb_itest_assert_reader_stall(const char *target, const char *const *extra,
 				  struct hb_itest_run *r);
+/* Every repetition of result has a clock event with guest and host (RTC)
+ * seconds: the guest could read host time (docs/guest-time.md). */
+void hb_itest_assert_host_clock(json_t *result);
 /* text into path (asserting it could be written). */
 void hb_itest_write(const char *path, const char *text);
 /* Removes a tree the test made (no links followed, no shell). */
