@@ -72,12 +72,14 @@ int hb_cmd_doctor(int argc, char **argv)
 		line("PMU (host)", pmu ? "present" : "absent: TLB-miss metrics will be 'unavailable'",
 		     NULL);
 	}
-	if (statvfs(hb_cache_dir(), &sv) == 0 ||
-	    (hb_mkdir_p(hb_cache_dir()) == 0 && statvfs(hb_cache_dir(), &sv) == 0)) {
-		snprintf(buf, sizeof(buf), "%s (%.1f GiB free)", hb_cache_dir(),
-			 (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
-		line("cache", buf, NULL);
-	}
+	/* the machine's cache, shared by every clone: where and why there */
+	if (statvfs(hb_cache_dir(), &sv) == 0)
+		snprintf(buf, sizeof(buf), "%s (%s; %.1f GiB free)", hb_cache_dir(),
+			 hb_cache_origin(), (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
+	else
+		snprintf(buf, sizeof(buf), "%s (%s; not created yet)", hb_cache_dir(),
+			 hb_cache_origin());
+	line("cache", buf, NULL);
 	printf("%s\n", problems ? "doctor: something is missing; run: make deps" : "doctor: ready");
 	return problems ? HB_EXIT_INFRA : 0;
 }

@@ -128,7 +128,20 @@ int hb_parse_double(const char *opt, const char *s, double min, double max, doub
 int hb_parse_int(const char *opt, const char *s, long min, long max, int *out);
 /* Directory of the hugebench checkout (where Makefile and kernels/ live). */
 const char *hb_root(void);
-/* Cache directory: $HUGEBENCH_CACHE or <root>/.cache */
+/* The cache of downloaded and built kernels, ccache, images and probe
+ * answers, one per machine and shared by every clone (docs/kernels.md, "The
+ * cache"): $HUGEBENCH_CACHE if set (made absolute against cwd); else for root
+ * HB_SYSTEM_CACHE; else $XDG_CACHE_HOME/hugebench (an absolute value only) or
+ * $HOME/.cache/hugebench. hb_cache_dir_for() is that decision without the
+ * environment: 0 with out and *origin (a phrase for doctor), or -1 (nothing
+ * fits: no home). */
+#define HB_SYSTEM_CACHE "/var/cache/hugebench"
+int hb_cache_dir_for(bool root, const char *env_cache, const char *cwd, const char *xdg,
+		     const char *home, char *out, size_t len, const char **origin);
 const char *hb_cache_dir(void);
+/* Where hb_cache_dir() came from: "HUGEBENCH_CACHE", "default for root", ... */
+const char *hb_cache_origin(void);
+/* Creates the cache folder and its CACHEDIR.TAG; 0 or -1 with errno. */
+int hb_cache_ensure(void);
 
 #endif

@@ -120,11 +120,12 @@ void test_source_bad_patch(void **state)
 		       " end of context\n");
 	hb_itest_hugebench(argv, &o);
 	{
-		char tree[300];
+		char tree[4400];
 		char *rm[] = { "/bin/rm", "-rf", dir, tree, NULL };
 
 		/* the recipe and the source tree the build prepared for it */
-		snprintf(tree, sizeof(tree), ".cache/trees/%s", dir + strlen("kernels/"));
+		snprintf(tree, sizeof(tree), "%s/trees/%s", hb_itest_cache_dir(),
+			 dir + strlen("kernels/"));
 		hb_itest_spawn_to(rm, "/dev/null");
 	}
 	assert_int_equal(o.exit_code, 2);

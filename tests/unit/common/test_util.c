@@ -46,11 +46,44 @@ static void test_kv_contract(void **state)
 			       sizeof(v)));
 }
 
+/* Where the cache is (issue 33): one per machine, outside the clone. */
+static void test_cache_dir_choice(void **state)
+{
+	char d[64];
+	const char *o;
+
+	(void)state;
+	/* the override wins for everyone, made absolute against cwd */
+	assert_int_equal(hb_cache_dir_for(true, "/srv/c/", "/w", "/x", "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/srv/c");
+	assert_string_equal(o, "HUGEBENCH_CACHE");
+	assert_int_equal(hb_cache_dir_for(false, "c", "/w/clone", NULL, "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/w/clone/c");
+	/* root: the system folder, whatever HOME and XDG say (sudo keeps them) */
+	assert_int_equal(hb_cache_dir_for(true, "", "/w", "/home/u/.cache", "/home/u", d, sizeof(d),
+					  &o), 0);
+	assert_string_equal(d, HB_SYSTEM_CACHE);
+	assert_string_equal(o, "default for root");
+	/* a user: XDG if absolute, else ~/.cache */
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", "/x/c", "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/x/c/hugebench");
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", "rel", "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/h/.cache/hugebench");
+	assert_string_equal(o, "default: ~/.cache");
+	/* no home at all, or a path too long: no answer, never a truncated one */
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", NULL, "", d, sizeof(d), &o), -1);
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", NULL,
+					  "/0123456789012345678901234567890123456789012345678901234567", d,
+					  sizeof(d), &o), -1);
+	assert_string_equal(d, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strict_numbers),
 		cmocka_unit_test(test_kv_contract),
+		cmocka_unit_test(test_cache_dir_choice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
