@@ -95,9 +95,13 @@ int hb_invoking_user(uid_t *uid, gid_t *gid);
 
 /* Who untrusted build steps run as. As root: the user who ran sudo, else
  * HB_BUILD_ACCOUNT (created with useradd --system the first time): 0 with
- * *uid, *gid and name filled. Not root: 1 (run as ourselves; name is ours).
+ * *uid, *gid and name filled. With shared (the machine's system cache, which
+ * every sudo user shares): always HB_BUILD_ACCOUNT, so the cache's build
+ * folders keep one owner instead of being chowned from user to user under
+ * each other's builds. Not root: 1 (run as ourselves; name is ours).
  * -1 with err filled when the account cannot be made. */
-int hb_build_user(uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err, size_t errlen);
+int hb_build_user(bool shared, uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err,
+		  size_t errlen);
 
 /* Set by the handlers hb_signals_install() puts on SIGINT, SIGTERM and
  * SIGHUP (which also ignores SIGPIPE). */

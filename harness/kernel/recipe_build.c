@@ -162,7 +162,9 @@ static int choose_builder(const struct hb_recipe *r, const char *cache_dir, cons
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	rc = hb_build_user(&b->uid, &b->gid, b->name, sizeof(b->name), err, errlen);
+	/* the system cache is every sudo user's: one build account owns it */
+	rc = hb_build_user(strcmp(cache_dir, HB_SYSTEM_CACHE) == 0, &b->uid, &b->gid, b->name,
+			   sizeof(b->name), err, errlen);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
