@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -51,15 +52,25 @@ int hb_cmd_doctor(int argc, char **argv)
 	 * kernel) are in the cache; `hugebench run` probes what is missing. */
 	{
 		int n_kvm, n_tcg;
+		char haccel[16], hwhy[600];
 
 		hb_accel_probed(q, &n_kvm, &n_tcg);
-		if (n_kvm + n_tcg == 0)
+		if (access("/dev/kvm", R_OK | W_OK) != 0)
+			snprintf(buf, sizeof(buf), "TCG for every kernel: no usable /dev/kvm (no probe)");
+		else if (hb_accel_host_cached(haccel, sizeof(haccel), hwhy, sizeof(hwhy)))
+			/* the host is the cause: no kernel is probed again */
+			snprintf(buf, sizeof(buf), "%s for every kernel on this host (cached): %s",
+				 !strcmp(haccel, "kvm") ? "KVM" : "TCG", hwhy);
+		else if (n_kvm + n_tcg == 0)
 			snprintf(buf, sizeof(buf), "not probed yet on this host and QEMU");
 		else
 			snprintf(buf, sizeof(buf), "probed %d guest kernel(s): KVM worked for %d, TCG for %d",
 				 n_kvm + n_tcg, n_kvm, n_tcg);
 		line("accelerator (auto)", buf,
-		     n_kvm + n_tcg ? NULL : "hugebench run probes KVM once per kernel (up to 45 s)");
+		     n_kvm + n_tcg || strstr(buf, "every kernel")
+			     ? NULL
+			     : "hugebench run probes KVM (up to 45 s) once per kernel, or once per host "
+			       "when the host is the cause");
 	}
 	snprintf(buf, sizeof(buf), "guests under TCG -cpu max: svm+npt; host CPU: %s%s",
 		 hb_cpu_has_flag("svm") ? "svm " : "", hb_cpu_has_flag("vmx") ? "vmx" : "no svm/vmx");

@@ -176,6 +176,17 @@ void hb_hex(const unsigned char *d, unsigned int n, char *out)
 	out[2 * n] = '\0';
 }
 
+int hb_sha256_hex(const void *data, size_t len, char out_hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL))
+		return -1;
+	hb_hex(md, mdlen, out_hex);
+	return 0;
+}
+
 int hb_sha256_file(const char *path, char out_hex[65])
 {
 	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];

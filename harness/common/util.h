@@ -117,6 +117,8 @@ bool hb_is_file(const char *path);
 bool hb_is_dir(const char *path);
 /* SHA-256 of a file's bytes (OpenSSL), as 64 hex digits; 0 or -1 (errno). */
 int hb_sha256_file(const char *path, char hex[65]);
+/* The same of len bytes in memory. */
+int hb_sha256_hex(const void *data, size_t len, char hex[65]);
 /* n bytes as 2n lowercase hex digits and a NUL. */
 void hb_hex(const unsigned char *d, unsigned int n, char *out);
 double hb_mono_s(void);
