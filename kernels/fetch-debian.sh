@@ -124,7 +124,7 @@ fi
 # One folder per package version: the cache is the machine's, shared by every
 # clone, and another clone may be booting the version unpacked before while
 # this one fetches a newer one, so a version is never replaced in place.
-dir="$cache/$pkg${HB_MODULES:+-modules-$HB_MODULES}=${ver//:/%3a}"
+dir="$cache/$pkg${HB_MODULES:+-modules-$HB_MODULES}_${ver//:/%3a}"
 deb_dir="$cache/debs"
 mkdir -p "$deb_dir"
 # One fetch at a time per cache (every clone's and every run's): two first

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "bisect_itest.h"
+#include "cache_itest.h"
 #include "boots.h"
 #include "compare_itest.h"
 #include "external.h"
@@ -699,6 +700,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_target),
 		cmocka_unit_test(test_corrupt_bzimage),
 		cmocka_unit_test(test_bad_suite),
+		cmocka_unit_test(test_cache_shared_by_clones),
+		cmocka_unit_test(test_accel_probe_once_per_host),
 		cmocka_unit_test(test_fault_debian_6_1),
 		cmocka_unit_test(test_fault_debian_6_12),
 		cmocka_unit_test(test_quick_debian_6_1),
