@@ -110,8 +110,24 @@ static int give_cache_to_builder(const char *cache_dir, const struct builder *b,
 	if (!b->drop)
 		return 0;
 	owner_stamp(cache_dir, (unsigned)b->uid, stamp, sizeof(stamp));
-	if (access(stamp, F_OK) == 0)
-		return 0;
+	if (access(stamp, F_OK) == 0) {
+		/* the stamp holds only while the folders are still ours: another
+		 * account's build (a sudo user's, with a cache several share) may
+		 * have taken them since; a stat each is cheap, the scan is not */
+		bool ours = true;
+
+		for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+			char path[HB_RECIPE_PATH_MAX + 16];
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/%s", cache_dir, sub[i]);
+			if (lstat(path, &st) == 0 && st.st_uid != b->uid)
+				ours = false;
+		}
+		if (ours)
+			return 0;
+		unlink(stamp);
+	}
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		char path[HB_RECIPE_PATH_MAX + 16], owner[32];
 		struct stat st;
