@@ -44,6 +44,22 @@ static void cache_path(const struct hb_kernel *k, char *buf, size_t len)
 	snprintf(buf, len, "%s/accel/%s--qemu-%s--%.16s", hb_cache_dir(), u.release, q, sha);
 }
 
+enum hb_accel_probe hb_accel_probe_outcome(bool finished, bool timed_out, int qemu_status,
+					   bool console_empty, const char *qemu_log)
+{
+	if (finished)
+		return HB_PROBE_FINISHED;
+	if (timed_out)
+		return HB_PROBE_TIMEOUT;
+	/* QEMU's failure is the host's only when QEMU names KVM ("Could not
+	 * access KVM kernel module", "kvm_init_vcpu failed", an MSR -cpu host
+	 * cannot set): a kernel image QEMU cannot load fails before any output
+	 * too, and is that kernel's answer */
+	if (qemu_status != 0 && console_empty && qemu_log && strcasestr(qemu_log, "kvm"))
+		return HB_PROBE_QEMU_FAILED;
+	return HB_PROBE_GUEST_FAILED;
+}
+
 /* Boots k under KVM with a one-check suite: 1 it finished, 0 it did not
  * (a clear no: timeout or QEMU refused), -1 no answer (interrupted, the probe
  * could not be set up) - not to be cached. */
@@ -86,11 +102,11 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen, enum hb_
 	{
 		struct stat cst;
 		bool silent = stat(con, &cst) != 0 || cst.st_size == 0;
+		char *qlog = hb_slurp(log, NULL);
 
-		*what = ok ? HB_PROBE_FINISHED
-		      : o.end == HB_END_TIMEOUT ? HB_PROBE_TIMEOUT
-		      : o.qemu_status != 0 && silent ? HB_PROBE_QEMU_FAILED
-						    : HB_PROBE_GUEST_FAILED;
+		*what = hb_accel_probe_outcome(ok, o.end == HB_END_TIMEOUT, o.qemu_status, silent,
+					       qlog);
+		free(qlog);
 	}
 	if (ok)
 		snprintf(why, wlen, "a probe boot of %s under KVM finished in %.1f s", k->release,

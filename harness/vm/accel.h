@@ -37,9 +37,14 @@ void hb_accel_probed(const char *qver, int *n_kvm, int *n_tcg);
 enum hb_accel_probe {
 	HB_PROBE_FINISHED,	/* the guest finished its suite: KVM works for it */
 	HB_PROBE_TIMEOUT,	/* no end within the probe's time */
-	HB_PROBE_QEMU_FAILED,	/* QEMU -accel kvm exited with an error before the guest printed anything */
+	HB_PROBE_QEMU_FAILED,	/* QEMU -accel kvm exited with an error naming KVM before the guest printed anything */
 	HB_PROBE_GUEST_FAILED,	/* the guest ran and ended without finishing */
 };
+/* How a probe ended, from what it left: the guest finished, the time limit
+ * ended it, QEMU's exit status, whether the console got any byte, QEMU's
+ * log (may be NULL). */
+enum hb_accel_probe hb_accel_probe_outcome(bool finished, bool timed_out, int qemu_status,
+					   bool console_empty, const char *qemu_log);
 /* What identifies this host's KVM for the probe: an answer caused by the
  * host holds until one of these changes. */
 struct hb_accel_host {

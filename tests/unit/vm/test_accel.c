@@ -65,6 +65,33 @@ static void test_accel_host_wide(void **state)
 	assert_false(hb_accel_host_wide("kvm_amd", HB_PROBE_FINISHED));
 }
 
+/* How a probe ended: only QEMU naming KVM, before any guest output, is
+ * QEMU's (the host's) failure; a kernel QEMU cannot load is the kernel's. */
+static void test_accel_probe_outcome(void **state)
+{
+	(void)state;
+	assert_int_equal(hb_accel_probe_outcome(true, false, 0, false, NULL), HB_PROBE_FINISHED);
+	assert_int_equal(hb_accel_probe_outcome(false, true, -1, true, NULL), HB_PROBE_TIMEOUT);
+	assert_int_equal(hb_accel_probe_outcome(false, false, 1, true,
+						"qemu-system-x86_64: Could not access KVM kernel module: "
+						"No such file or directory\n"),
+			 HB_PROBE_QEMU_FAILED);
+	assert_int_equal(hb_accel_probe_outcome(false, false, 1, true,
+						"qemu-system-x86_64: error: failed to set MSR 0x48b\n"
+						"kvm_init_vcpu failed\n"),
+			 HB_PROBE_QEMU_FAILED);
+	/* a kernel QEMU cannot load: no KVM in the message */
+	assert_int_equal(hb_accel_probe_outcome(false, false, 1, true,
+						"qemu-system-x86_64: linux kernel too old to load a ram disk\n"),
+			 HB_PROBE_GUEST_FAILED);
+	assert_int_equal(hb_accel_probe_outcome(false, false, 1, true, NULL), HB_PROBE_GUEST_FAILED);
+	/* the guest printed something: it ran, whatever QEMU said after */
+	assert_int_equal(hb_accel_probe_outcome(false, false, 1, false, "kvm: exiting\n"),
+			 HB_PROBE_GUEST_FAILED);
+	/* a clean exit without a finished suite (a panic with panic=-1) */
+	assert_int_equal(hb_accel_probe_outcome(false, false, 0, true, "kvm"), HB_PROBE_GUEST_FAILED);
+}
+
 /* The host's key: every part that can change KVM's answer changes the name;
  * the name is one path component. */
 static void test_accel_host_key(void **state)
@@ -165,6 +192,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accel_stream),
 		cmocka_unit_test(test_accel_host_wide),
+		cmocka_unit_test(test_accel_probe_outcome),
 		cmocka_unit_test(test_accel_host_key),
 		cmocka_unit_test(test_accel_host_cache_decides),
 	};
