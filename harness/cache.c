@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/statvfs.h>
@@ -24,19 +26,53 @@ static double free_gib(const char *dir)
 	return (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30);
 }
 
-/* Every entry but the tag and the lock file, removed while no other
- * hugebench holds the cache (each holds .in-use.lock shared). */
+/* What hugebench itself puts at the top of its cache: only these names are
+ * removed, so a HUGEBENCH_CACHE that names a folder holding anything else
+ * never loses it. */
+static bool ours(const char *name)
+{
+	static const char *const names[] = { "kernels", "apt",	  "src",    "trees",
+					     "builds",	"ccache", "ext",    "images",
+					     "accel",	"itest" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return !strncmp(name, "l1ram-", 6) || !strncmp(name, ".owned-by-", 10);
+}
+
+/* A folder no cache should be: "/", the home folder, the clone. */
+static bool forbidden(const char *dir)
+{
+	char real[PATH_MAX], other[PATH_MAX];
+	const char *home = getenv("HOME");
+
+	if (!realpath(dir, real))
+		return true;
+	if (!strcmp(real, "/"))
+		return true;
+	if (home && realpath(home, other) && !strcmp(real, other))
+		return true;
+	return realpath(hb_root(), other) && !strcmp(real, other);
+}
+
+/* hugebench's entries, removed while no other hugebench holds the cache
+ * (each holds .in-use.lock shared); the tag and the lock file stay. */
 static int cache_clean(const char *dir)
 {
 	char path[PATH_MAX + 300];
 	struct dirent *e;
 	double before;
-	int fd, n = 0, failed = 0;
+	int fd, n = 0, kept = 0, failed = 0;
 	DIR *d;
 
 	if (!hb_is_dir(dir)) {
 		printf("cache %s does not exist: nothing to clean\n", dir);
 		return 0;
+	}
+	if (forbidden(dir)) {
+		hb_err("%s is /, your home or the clone: not emptied (check HUGEBENCH_CACHE)", dir);
+		return HB_EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "%s/CACHEDIR.TAG", dir);
 	if (access(path, F_OK)) {
@@ -63,6 +99,11 @@ static int cache_clean(const char *dir)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 		    !strcmp(e->d_name, "CACHEDIR.TAG") || !strcmp(e->d_name, ".in-use.lock"))
 			continue;
+		if (!ours(e->d_name)) {
+			printf("left %s/%s: not something hugebench made\n", dir, e->d_name);
+			kept++;
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		{
 			char *argv[] = { "rm", "-rf", "--", path, NULL };
@@ -78,7 +119,7 @@ static int cache_clean(const char *dir)
 	if (d)
 		closedir(d);
 	close(fd);
-	printf("cache %s emptied: %d entries removed, %.1f GiB freed\n", dir, n,
+	printf("cache %s emptied: %d entries removed, %d left, %.1f GiB freed\n", dir, n, kept,
 	       free_gib(dir) - before > 0 ? free_gib(dir) - before : 0.0);
 	return failed ? HB_EXIT_INFRA : 0;
 }

@@ -9,6 +9,11 @@
  * minimal-6.1 build (make test's prebuild), the second clone finds it:
  * build-source.sh says "cached" and compiles nothing. A few seconds.
  *
+ * test_cache_clean: `hugebench cache clean` (make clean-cache) removes what
+ * hugebench made and nothing else, refuses a folder without its
+ * CACHEDIR.TAG (exit 2) and "/" (exit 2), and a cache another hugebench
+ * holds (exit 3, nothing removed). No guest, under a second.
+ *
  * test_accel_probe_once_per_host: on a host whose /dev/kvm is the
  * paravirtual kvm_pvm, `ab` of two kernels new to a fresh cache probes KVM
  * once (up to 45 s), for the first kernel; the second boot's accelerator
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -163,6 +169,78 @@ void test_cache_shared_by_clones(void **state)
 			       cache);
 		}
 	}
+	hb_itest_rm_rf(tmpl);
+}
+
+/* `HUGEBENCH_CACHE=cache hugebench cache clean`: its exit code. */
+static int clean(const char *cache, struct hb_itest_out *o)
+{
+	char *saved = getenv("HUGEBENCH_CACHE") ? strdup(getenv("HUGEBENCH_CACHE")) : NULL;
+	char *argv[] = { "cache", "clean", NULL };
+
+	setenv("HUGEBENCH_CACHE", cache, 1);
+	hb_itest_hugebench(argv, o);
+	if (saved)
+		setenv("HUGEBENCH_CACHE", saved, 1);
+	else
+		unsetenv("HUGEBENCH_CACHE");
+	free(saved);
+	return o->exit_code;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[4400];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+void test_cache_clean(void **state)
+{
+	char tmpl[] = "/tmp/hb-itest-clean-XXXXXX", path[4400];
+	struct hb_itest_out o;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(path, sizeof(path), "%s/kernels/linux-image-x", tmpl);
+	{
+		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
+
+		assert_int_equal(hb_itest_spawn_to(mk, "/dev/null"), 0);
+	}
+	snprintf(path, sizeof(path), "%s/builds", tmpl);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/mine", tmpl);
+	assert_int_equal(mkdir(path, 0755), 0);
+	/* no tag: not hugebench's folder, left alone */
+	assert_int_equal(clean(tmpl, &o), 2);
+	assert_non_null(strstr(o.err, "CACHEDIR.TAG"));
+	hb_itest_out_free(&o);
+	assert_true(exists(tmpl, "kernels") && exists(tmpl, "builds"));
+	snprintf(path, sizeof(path), "%s/CACHEDIR.TAG", tmpl);
+	hb_itest_write(path, "Signature: 8a477f597d28d172789f06886806bc55\n");
+	/* in use by another hugebench (the shared lock every run holds) */
+	snprintf(path, sizeof(path), "%s/.in-use.lock", tmpl);
+	fd = open(path, O_RDONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_SH), 0);
+	assert_int_equal(clean(tmpl, &o), 3);
+	assert_non_null(strstr(o.err, "in use"));
+	hb_itest_out_free(&o);
+	assert_true(exists(tmpl, "kernels") && exists(tmpl, "builds"));
+	close(fd);
+	/* free: hugebench's entries go, the rest stays */
+	assert_int_equal(clean(tmpl, &o), 0);
+	hb_itest_out_free(&o);
+	assert_false(exists(tmpl, "kernels"));
+	assert_false(exists(tmpl, "builds"));
+	assert_true(exists(tmpl, "mine"));
+	assert_true(exists(tmpl, "CACHEDIR.TAG"));
+	/* "/" is never a cache to empty */
+	assert_int_equal(clean("/", &o), 2);
+	hb_itest_out_free(&o);
 	hb_itest_rm_rf(tmpl);
 }
 

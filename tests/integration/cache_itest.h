@@ -4,6 +4,7 @@
 #define HB_CACHE_ITEST_H
 
 void test_cache_shared_by_clones(void **state);
+void test_cache_clean(void **state);
 void test_accel_probe_once_per_host(void **state);
 
 #endif

@@ -701,6 +701,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_corrupt_bzimage),
 		cmocka_unit_test(test_bad_suite),
 		cmocka_unit_test(test_cache_shared_by_clones),
+		cmocka_unit_test(test_cache_clean),
 		cmocka_unit_test(test_accel_probe_once_per_host),
 		cmocka_unit_test(test_fault_debian_6_1),
 		cmocka_unit_test(test_fault_debian_6_12),
