@@ -202,12 +202,27 @@ static int choose_builder(const struct hb_recipe *r, const char *cache_dir, cons
 		struct hb_spawn sp = { .argv = argv, .as_user = true, .uid = b->uid, .gid = b->gid };
 
 		if (hb_run(&sp, NULL, NULL) != 0) {
+			/* name what is closed: the cache (shared by every clone), the
+			 * clone, or KSRC */
+			char *const tc[] = { "test", "-x", (char *)cache_dir, NULL };
+			char *const tr[] = { "test", "-r", recipe, "-a", "-r", script, NULL };
+			struct hb_spawn sc = { .argv = tc, .as_user = true, .uid = b->uid,
+					       .gid = b->gid };
+			struct hb_spawn sr = { .argv = tr, .as_user = true, .uid = b->uid,
+					       .gid = b->gid };
+			const char *what = hb_run(&sc, NULL, NULL) != 0	  ? "the cache"
+					   : hb_run(&sr, NULL, NULL) != 0 ? "the clone at"
+									  : "KSRC";
+			const char *where = !strcmp(what, "the cache")	  ? cache_dir
+					    : !strcmp(what, "the clone at") ? r->kernels_dir
+									    : (ksrc ? ksrc : "");
+
 			fprintf(stderr,
 				"hugebench: warning: building %s as root: the account %s cannot reach "
-				"%s%s%s (a folder on the way is closed to other users); a clone and "
-				"HUGEBENCH_CACHE outside /root build unprivileged (docs/privileges.md)\n",
-				r->name, b->name, cache_dir, ksrc && ksrc[0] ? " or KSRC " : "",
-				ksrc && ksrc[0] ? ksrc : "");
+				"%s %s (a folder on the way is closed to other users); a clone, "
+				"HUGEBENCH_CACHE and KSRC outside /root build unprivileged "
+				"(docs/privileges.md)\n",
+				r->name, b->name, what, where);
 			/* what this build writes is root's: scan again next time */
 			owner_stamp(cache_dir, (unsigned)b->uid, stamp, sizeof(stamp));
 			if (unlink(stamp) && errno != ENOENT) {
