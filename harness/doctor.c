@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -91,6 +92,19 @@ int hb_cmd_doctor(int argc, char **argv)
 		snprintf(buf, sizeof(buf), "%s (%s; not created yet)", hb_cache_dir(),
 			 hb_cache_origin());
 	line("cache", buf, NULL);
+	{
+		/* the per-clone cache of hugebench before issue 33: unused now */
+		char old[PATH_MAX + 16], real_old[PATH_MAX], real_cur[PATH_MAX];
+
+		snprintf(old, sizeof(old), "%s/.cache", hb_root());
+		if (hb_is_dir(old) && realpath(old, real_old) &&
+		    !(realpath(hb_cache_dir(), real_cur) && !strcmp(real_old, real_cur))) {
+			snprintf(buf, sizeof(buf), "%s is not used any more (the cache is the machine's)",
+				 old);
+			snprintf(old, sizeof(old), "rm -rf -- '%s'", real_old);
+			line("old per-clone cache", buf, old);
+		}
+	}
 	printf("%s\n", problems ? "doctor: something is missing; run: make deps" : "doctor: ready");
 	return problems ? HB_EXIT_INFRA : 0;
 }
