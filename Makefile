@@ -87,7 +87,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UNIT_H := $(wildcard tests/unit/*.h)
 UNIT_HELPERS := $(call obj,$(wildcard tests/unit/helpers*.c))
 
-.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress test-long compare kernel clean doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
+.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress test-long compare kernel clean clean-cache doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -392,7 +392,8 @@ mthp-regress: all $(BUILD)/tests/test_guests
 test-long: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests --long
 
-# Boots real guests: Debian 6.1 and 6.12 under TCG (kernels cached in .cache/).
+# Boots real guests: Debian 6.1 and 6.12 under TCG (kernels cached in the
+# machine's cache, `build/hugebench cache show`).
 # ccache-reuse.sh (a one-patch recipe on the built minimal-6.1 is seeded from
 # its objects and compiles only a handful of files, docs/kernels.md) runs as
 # stream 1's last test, test_build_reuse.
@@ -424,5 +425,12 @@ test: test-deps
 	@$(MAKE) --no-print-directory unit sanitize integration || \
 		{ tests/integration/prebuild.sh stop; exit 1; }
 
+# `make clean` removes build/ only: the cache (downloaded and built kernels,
+# ccache, images, probe answers) is the machine's, shared by every clone
+# (`build/hugebench cache show` says where). `make clean-cache` empties it,
+# refused while another hugebench uses it.
 clean:
 	rm -rf $(BUILD)
+
+clean-cache: all
+	$(BUILD)/hugebench cache clean

@@ -30,5 +30,6 @@ int hb_cmd_bisect(int argc, char **argv);	/* bisect.c */
 int hb_cmd_bisect_step(int argc, char **argv);	/* bisect.c */
 int hb_cmd_kernels(int argc, char **argv);	/* kernels.c */
 int hb_cmd_kernel(int argc, char **argv);	/* kernels.c */
+int hb_cmd_cache(int argc, char **argv);	/* cache.c */
 
 #endif

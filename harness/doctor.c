@@ -10,7 +10,9 @@
 #include "util.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -51,15 +53,25 @@ int hb_cmd_doctor(int argc, char **argv)
 	 * kernel) are in the cache; `hugebench run` probes what is missing. */
 	{
 		int n_kvm, n_tcg;
+		char haccel[16], hwhy[600];
 
 		hb_accel_probed(q, &n_kvm, &n_tcg);
-		if (n_kvm + n_tcg == 0)
+		if (access("/dev/kvm", R_OK | W_OK) != 0)
+			snprintf(buf, sizeof(buf), "TCG for every kernel: no usable /dev/kvm (no probe)");
+		else if (hb_accel_host_cached(haccel, sizeof(haccel), hwhy, sizeof(hwhy)))
+			/* the host is the cause: no kernel is probed again */
+			snprintf(buf, sizeof(buf), "%s for every kernel on this host (cached): %s",
+				 !strcmp(haccel, "kvm") ? "KVM" : "TCG", hwhy);
+		else if (n_kvm + n_tcg == 0)
 			snprintf(buf, sizeof(buf), "not probed yet on this host and QEMU");
 		else
 			snprintf(buf, sizeof(buf), "probed %d guest kernel(s): KVM worked for %d, TCG for %d",
 				 n_kvm + n_tcg, n_kvm, n_tcg);
 		line("accelerator (auto)", buf,
-		     n_kvm + n_tcg ? NULL : "hugebench run probes KVM once per kernel (up to 45 s)");
+		     n_kvm + n_tcg || strstr(buf, "every kernel")
+			     ? NULL
+			     : "hugebench run probes KVM (up to 45 s) once per kernel, or once per host "
+			       "when the host is the cause");
 	}
 	snprintf(buf, sizeof(buf), "guests under TCG -cpu max: svm+npt; host CPU: %s%s",
 		 hb_cpu_has_flag("svm") ? "svm " : "", hb_cpu_has_flag("vmx") ? "vmx" : "no svm/vmx");
@@ -72,11 +84,26 @@ int hb_cmd_doctor(int argc, char **argv)
 		line("PMU (host)", pmu ? "present" : "absent: TLB-miss metrics will be 'unavailable'",
 		     NULL);
 	}
-	if (statvfs(hb_cache_dir(), &sv) == 0 ||
-	    (hb_mkdir_p(hb_cache_dir()) == 0 && statvfs(hb_cache_dir(), &sv) == 0)) {
-		snprintf(buf, sizeof(buf), "%s (%.1f GiB free)", hb_cache_dir(),
-			 (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
-		line("cache", buf, NULL);
+	/* the machine's cache, shared by every clone: where and why there */
+	if (statvfs(hb_cache_dir(), &sv) == 0)
+		snprintf(buf, sizeof(buf), "%s (%s; %.1f GiB free)", hb_cache_dir(),
+			 hb_cache_origin(), (double)sv.f_bavail * (double)sv.f_frsize / (1 << 30));
+	else
+		snprintf(buf, sizeof(buf), "%s (%s; not created yet)", hb_cache_dir(),
+			 hb_cache_origin());
+	line("cache", buf, NULL);
+	{
+		/* the per-clone cache of hugebench before issue 33: unused now */
+		char old[PATH_MAX + 16], real_old[PATH_MAX], real_cur[PATH_MAX];
+
+		snprintf(old, sizeof(old), "%s/.cache", hb_root());
+		if (hb_is_dir(old) && realpath(old, real_old) &&
+		    !(realpath(hb_cache_dir(), real_cur) && !strcmp(real_old, real_cur))) {
+			snprintf(buf, sizeof(buf), "%s is not used any more (the cache is the machine's)",
+				 old);
+			snprintf(old, sizeof(old), "rm -rf -- '%s'", real_old);
+			line("old per-clone cache", buf, old);
+		}
 	}
 	printf("%s\n", problems ? "doctor: something is missing; run: make deps" : "doctor: ready");
 	return problems ? HB_EXIT_INFRA : 0;

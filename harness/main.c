@@ -27,6 +27,7 @@ static const struct {
 	{ "bisect", hb_cmd_bisect, "find the patch of a recipe's series (or the commit) that regressed" },
 	{ "kernels", hb_cmd_kernels, "list the known targets" },
 	{ "kernel", hb_cmd_kernel, "fetch or build a target's kernel without booting it" },
+	{ "cache", hb_cmd_cache, "the machine's cache of kernels, ccache, images: path, show, clean" },
 	{ "help", cmd_help, "this list; `help workloads`: every workload and its parameters" },
 };
 

@@ -40,7 +40,7 @@ hb_apt_mirror() {
 }
 
 hb_apt_init() {
-	local archive=$1 cache=$2 dir age max now mtime mirror
+	local archive=$1 cache=$2 dir age max now mtime mirror new
 	HB_APT_OPTS=()
 	if [ -z "$archive" ]; then
 		HB_APT_LISTS=$(apt-config shell L Dir::State::Lists/d | sed -n "s/^L='\(.*\)'$/\1/p")
@@ -72,12 +72,17 @@ hb_apt_init() {
 	mkdir -p "$dir/archives/partial"
 	: >>"$dir/status"
 	mirror=$(hb_apt_mirror)
-	printf 'deb [signed-by=%s] %s %s main\n' "$HB_APT_KEYRING" "$mirror" "$archive" >"$dir/sources.list.new"
-	if ! cmp -s "$dir/sources.list.new" "$dir/sources.list" 2>/dev/null; then
-		mv "$dir/sources.list.new" "$dir/sources.list"
+	# a name of its own: another clone or run may be here at the same time
+	# (the cache is the machine's), and a shared .new name let one remove
+	# the other's file between its write and its mv
+	new=$(mktemp "$dir/sources.list.XXXXXX")
+	chmod 644 "$new"
+	printf 'deb [signed-by=%s] %s %s main\n' "$HB_APT_KEYRING" "$mirror" "$archive" >"$new"
+	if ! cmp -s "$new" "$dir/sources.list" 2>/dev/null; then
+		mv "$new" "$dir/sources.list"
 		rm -f "$dir/updated"
 	else
-		rm -f "$dir/sources.list.new"
+		rm -f "$new"
 	fi
 	max=${HB_APT_MAX_AGE:-43200}
 	now=$(date +%s)

@@ -29,7 +29,10 @@
 # clear line on stderr, prefixed "hugebench: [build] error:"); 3 the archive
 # could not be reached. Progress goes to stderr.
 #
-# Cache layout (CACHE_DIR is /work/main/.cache by default, git-ignored):
+# Cache layout (CACHE_DIR is the machine's cache, shared by every clone:
+# /var/cache/hugebench for root, ~/.cache/hugebench for a user, or
+# HUGEBENCH_CACHE; docs/kernels.md, "The cache"). Each part below has a lock
+# (src/.lock, trees/<recipe>/.lock) and appears complete by one rename:
 #   src/debs/<pkg>_<ver>_all.deb       downloaded source package
 #   src/<pkg>-<ver>/tree/               pristine unpacked tree (shared)
 #   trees/<recipe>/src/                 hardlink copy + patches (per recipe)

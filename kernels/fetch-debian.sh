@@ -121,17 +121,17 @@ else
 	done
 fi
 
-dir="$cache/$pkg${HB_MODULES:+-modules-$HB_MODULES}"
+# One folder per package version: the cache is the machine's, shared by every
+# clone, and another clone may be booting the version unpacked before while
+# this one fetches a newer one, so a version is never replaced in place.
+dir="$cache/$pkg${HB_MODULES:+-modules-$HB_MODULES}_${ver//:/%3a}"
 deb_dir="$cache/debs"
 mkdir -p "$deb_dir"
-# One fetch at a time per cache: two first runs must not unpack into the
-# same place.
+# One fetch at a time per cache (every clone's and every run's): two first
+# runs must not download into or unpack to the same place. The unpacked
+# folder appears by one rename, complete.
 exec 9>"$cache/.fetch.lock"
 flock 9
-if [ -f "$dir/.unpacked" ] && [ "$(cat "$dir/.version" 2>/dev/null)" != "$ver" ]; then
-	log "$pkg: cached $(cat "$dir/.version" 2>/dev/null) differs from the wanted $ver; fetching again"
-	rm -rf "$dir"
-fi
 
 # download PKG: the .deb of PKG=$ver into $deb_dir, checked; prints its path
 download() {

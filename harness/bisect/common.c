@@ -81,6 +81,14 @@ int hb_bisect_build_run(const struct hb_bisect_opts *o, struct hb_recipe *r, con
 	double t0 = hb_mono_s();
 	int rc;
 
+	if (hb_cache_ensure()) {
+		snprintf(why, whylen, "bisect: cannot create the cache %s: %s", hb_cache_dir(),
+			 strerror(errno));
+		*build_s = 0;
+		*skip = false;
+		group[0] = 0;
+		return -EIO;
+	}
 	rc = hb_recipe_build(r, hb_cache_dir(), ksrc, &b, err, sizeof(err));
 	*build_s = hb_mono_s() - t0;
 	*skip = rc == -EINVAL && skippable(err);

@@ -73,7 +73,8 @@ int hb_invoking_user(uid_t *uid, gid_t *gid)
 	return 0;
 }
 
-int hb_build_user(uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err, size_t errlen)
+int hb_build_user(bool shared, uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err,
+		  size_t errlen)
 {
 	struct passwd *pw;
 
@@ -82,7 +83,7 @@ int hb_build_user(uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err,
 		snprintf(name, namelen, "%s", pw ? pw->pw_name : "?");
 		return 1;
 	}
-	if (hb_invoking_user(uid, gid) == 0) {
+	if (!shared && hb_invoking_user(uid, gid) == 0) {
 		pw = getpwuid(*uid);
 		if (pw)
 			snprintf(name, namelen, "%s", pw->pw_name);

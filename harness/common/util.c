@@ -14,6 +14,8 @@
 #include <string.h>
 #include <signal.h>
 #include <grp.h>
+#include <pwd.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -174,6 +176,17 @@ void hb_hex(const unsigned char *d, unsigned int n, char *out)
 	out[2 * n] = '\0';
 }
 
+int hb_sha256_hex(const void *data, size_t len, char out_hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL))
+		return -1;
+	hb_hex(md, mdlen, out_hex);
+	return 0;
+}
+
 int hb_sha256_file(const char *path, char out_hex[65])
 {
 	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
@@ -265,18 +278,112 @@ const char *hb_root(void)
 	return root;
 }
 
+int hb_cache_dir_for(bool root, const char *env_cache, const char *cwd, const char *xdg,
+		     const char *home, char *out, size_t len, const char **origin)
+{
+	int n;
+
+	if (env_cache && *env_cache) {
+		/* absolute, so that scripts, QEMU and child processes started
+		 * elsewhere all name the same folder */
+		if (env_cache[0] == '/' || !cwd || !*cwd)
+			n = snprintf(out, len, "%s", env_cache);
+		else
+			n = snprintf(out, len, "%s/%s", cwd, env_cache);
+		*origin = "HUGEBENCH_CACHE";
+	} else if (root) {
+		/* one cache for every clone, as apt keeps /var/cache/apt; the
+		 * build account reaches it (0755 folders, builds chown their part) */
+		n = snprintf(out, len, "%s", HB_SYSTEM_CACHE);
+		*origin = "default for root";
+	} else if (xdg && xdg[0] == '/') {
+		/* the XDG Base Directory spec: a relative value is ignored */
+		n = snprintf(out, len, "%s/hugebench", xdg);
+		*origin = "default: $XDG_CACHE_HOME";
+	} else if (home && home[0] == '/') {
+		n = snprintf(out, len, "%s/.cache/hugebench", home);
+		*origin = "default: ~/.cache";
+	} else {
+		out[0] = 0;
+		*origin = "none";
+		return -1;
+	}
+	if (n < 0 || (size_t)n >= len) {
+		out[0] = 0;
+		return -1;
+	}
+	/* no trailing slashes: the folder's name is compared and printed */
+	while (n > 1 && out[n - 1] == '/')
+		out[--n] = 0;
+	return 0;
+}
+
+static const char *g_cache_origin = "";
+
 const char *hb_cache_dir(void)
 {
 	static char dir[PATH_MAX];
-	const char *env = getenv("HUGEBENCH_CACHE");
 
 	if (!dir[0]) {
-		if (env && *env)
-			snprintf(dir, sizeof(dir), "%s", env);
-		else
+		char cwd[PATH_MAX];
+		const char *home = getenv("HOME");
+		struct passwd *pw = NULL;
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			cwd[0] = 0;
+		if (!home || home[0] != '/') {
+			pw = getpwuid(geteuid());
+			home = pw ? pw->pw_dir : NULL;
+		}
+		if (hb_cache_dir_for(geteuid() == 0, getenv("HUGEBENCH_CACHE"), cwd,
+				     getenv("XDG_CACHE_HOME"), home, dir, sizeof(dir),
+				     &g_cache_origin)) {
+			/* no HUGEBENCH_CACHE, not root, no home: the clone */
 			snprintf(dir, sizeof(dir), "%s/.cache", hb_root());
+			g_cache_origin = "fallback: no HOME, the clone's .cache";
+		}
 	}
 	return dir;
+}
+
+const char *hb_cache_origin(void)
+{
+	hb_cache_dir();
+	return g_cache_origin;
+}
+
+/* The CACHEDIR.TAG of https://bford.info/cachedir/: backup tools skip the
+ * folder, and `hugebench cache clean` empties only a folder that has it. */
+#define HB_CACHEDIR_TAG "Signature: 8a477f597d28d172789f06886806bc55\n" \
+	"# This file is a cache directory tag created by hugebench.\n" \
+	"# Everything here can be made again; `hugebench cache clean` empties it.\n"
+
+int hb_cache_ensure(void)
+{
+	static int held = -1;
+	char path[PATH_MAX + 16];
+
+	if (hb_mkdir_p(hb_cache_dir()))
+		return -1;
+	/* the build account must reach the system cache whatever root's umask */
+	if (geteuid() == 0 && !strcmp(hb_cache_dir(), HB_SYSTEM_CACHE))
+		(void)chmod(HB_SYSTEM_CACHE, 0755);
+	snprintf(path, sizeof(path), "%s/CACHEDIR.TAG", hb_cache_dir());
+	if (access(path, F_OK) && hb_write_text(path, HB_CACHEDIR_TAG))
+		return -1;
+	/* A shared lock for as long as this process lives: `hugebench cache
+	 * clean` takes it exclusively and so never empties the cache under a
+	 * running fetch, build or boot (children need not hold it: the guard
+	 * ends them with us). */
+	if (held < 0) {
+		snprintf(path, sizeof(path), "%s/.in-use.lock", hb_cache_dir());
+		held = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (held >= 0 && flock(held, LOCK_SH) != 0) {
+			close(held);
+			held = -1;
+		}
+	}
+	return 0;
 }
 
 int hb_parse_double(const char *opt, const char *s, double min, double max, double *out)

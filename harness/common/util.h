@@ -95,9 +95,13 @@ int hb_invoking_user(uid_t *uid, gid_t *gid);
 
 /* Who untrusted build steps run as. As root: the user who ran sudo, else
  * HB_BUILD_ACCOUNT (created with useradd --system the first time): 0 with
- * *uid, *gid and name filled. Not root: 1 (run as ourselves; name is ours).
+ * *uid, *gid and name filled. With shared (the machine's system cache, which
+ * every sudo user shares): always HB_BUILD_ACCOUNT, so the cache's build
+ * folders keep one owner instead of being chowned from user to user under
+ * each other's builds. Not root: 1 (run as ourselves; name is ours).
  * -1 with err filled when the account cannot be made. */
-int hb_build_user(uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err, size_t errlen);
+int hb_build_user(bool shared, uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err,
+		  size_t errlen);
 
 /* Set by the handlers hb_signals_install() puts on SIGINT, SIGTERM and
  * SIGHUP (which also ignores SIGPIPE). */
@@ -113,6 +117,8 @@ bool hb_is_file(const char *path);
 bool hb_is_dir(const char *path);
 /* SHA-256 of a file's bytes (OpenSSL), as 64 hex digits; 0 or -1 (errno). */
 int hb_sha256_file(const char *path, char hex[65]);
+/* The same of len bytes in memory. */
+int hb_sha256_hex(const void *data, size_t len, char hex[65]);
 /* n bytes as 2n lowercase hex digits and a NUL. */
 void hb_hex(const unsigned char *d, unsigned int n, char *out);
 double hb_mono_s(void);
@@ -128,7 +134,20 @@ int hb_parse_double(const char *opt, const char *s, double min, double max, doub
 int hb_parse_int(const char *opt, const char *s, long min, long max, int *out);
 /* Directory of the hugebench checkout (where Makefile and kernels/ live). */
 const char *hb_root(void);
-/* Cache directory: $HUGEBENCH_CACHE or <root>/.cache */
+/* The cache of downloaded and built kernels, ccache, images and probe
+ * answers, one per machine and shared by every clone (docs/kernels.md, "The
+ * cache"): $HUGEBENCH_CACHE if set (made absolute against cwd); else for root
+ * HB_SYSTEM_CACHE; else $XDG_CACHE_HOME/hugebench (an absolute value only) or
+ * $HOME/.cache/hugebench. hb_cache_dir_for() is that decision without the
+ * environment: 0 with out and *origin (a phrase for doctor), or -1 (nothing
+ * fits: no home). */
+#define HB_SYSTEM_CACHE "/var/cache/hugebench"
+int hb_cache_dir_for(bool root, const char *env_cache, const char *cwd, const char *xdg,
+		     const char *home, char *out, size_t len, const char **origin);
 const char *hb_cache_dir(void);
+/* Where hb_cache_dir() came from: "HUGEBENCH_CACHE", "default for root", ... */
+const char *hb_cache_origin(void);
+/* Creates the cache folder and its CACHEDIR.TAG; 0 or -1 with errno. */
+int hb_cache_ensure(void);
 
 #endif

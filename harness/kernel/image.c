@@ -79,6 +79,7 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 	int a = 0, n, rc, fd;
 
 	out[0] = 0;
+	(void)hb_cache_ensure(); /* the tag and the in-use lock; mkdir below says why if not */
 	if (snprintf(base, sizeof(base), "%s/images", hb_cache_dir()) >= (int)sizeof(base) - 16 ||
 	    hb_mkdir_p(base)) {
 		snprintf(err, errlen, "cannot create %s/images", hb_cache_dir());

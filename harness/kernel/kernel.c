@@ -51,6 +51,12 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 	}
 	if (hb_recipe_load(t->path, &r, err, errlen))
 		return -EINVAL;
+	if (hb_cache_ensure()) {
+		snprintf(err, errlen, "cannot create the cache %s (%s): %s", hb_cache_dir(),
+			 hb_cache_origin(), strerror(errno));
+		hb_recipe_free(&r);
+		return -EIO;
+	}
 	snprintf(k->cmdline, sizeof(k->cmdline), "%s", r.cmdline);
 	if (r.kind == HB_RECIPE_DEBIAN) {
 		/* the recipe's values reach the script as its environment */

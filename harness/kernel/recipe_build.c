@@ -110,8 +110,24 @@ static int give_cache_to_builder(const char *cache_dir, const struct builder *b,
 	if (!b->drop)
 		return 0;
 	owner_stamp(cache_dir, (unsigned)b->uid, stamp, sizeof(stamp));
-	if (access(stamp, F_OK) == 0)
-		return 0;
+	if (access(stamp, F_OK) == 0) {
+		/* the stamp holds only while the folders are still ours: another
+		 * account's build (a sudo user's, with a cache several share) may
+		 * have taken them since; a stat each is cheap, the scan is not */
+		bool ours = true;
+
+		for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+			char path[HB_RECIPE_PATH_MAX + 16];
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/%s", cache_dir, sub[i]);
+			if (lstat(path, &st) == 0 && st.st_uid != b->uid)
+				ours = false;
+		}
+		if (ours)
+			return 0;
+		unlink(stamp);
+	}
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		char path[HB_RECIPE_PATH_MAX + 16], owner[32];
 		struct stat st;
@@ -162,7 +178,9 @@ static int choose_builder(const struct hb_recipe *r, const char *cache_dir, cons
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	rc = hb_build_user(&b->uid, &b->gid, b->name, sizeof(b->name), err, errlen);
+	/* the system cache is every sudo user's: one build account owns it */
+	rc = hb_build_user(strcmp(cache_dir, HB_SYSTEM_CACHE) == 0, &b->uid, &b->gid, b->name,
+			   sizeof(b->name), err, errlen);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
@@ -184,12 +202,27 @@ static int choose_builder(const struct hb_recipe *r, const char *cache_dir, cons
 		struct hb_spawn sp = { .argv = argv, .as_user = true, .uid = b->uid, .gid = b->gid };
 
 		if (hb_run(&sp, NULL, NULL) != 0) {
+			/* name what is closed: the cache (shared by every clone), the
+			 * clone, or KSRC */
+			char *const tc[] = { "test", "-x", (char *)cache_dir, NULL };
+			char *const tr[] = { "test", "-r", recipe, "-a", "-r", script, NULL };
+			struct hb_spawn sc = { .argv = tc, .as_user = true, .uid = b->uid,
+					       .gid = b->gid };
+			struct hb_spawn sr = { .argv = tr, .as_user = true, .uid = b->uid,
+					       .gid = b->gid };
+			const char *what = hb_run(&sc, NULL, NULL) != 0	  ? "the cache"
+					   : hb_run(&sr, NULL, NULL) != 0 ? "the clone at"
+									  : "KSRC";
+			const char *where = !strcmp(what, "the cache")	  ? cache_dir
+					    : !strcmp(what, "the clone at") ? r->kernels_dir
+									    : (ksrc ? ksrc : "");
+
 			fprintf(stderr,
 				"hugebench: warning: building %s as root: the account %s cannot reach "
-				"%s%s%s (a folder on the way is closed to other users); a clone and "
-				"HUGEBENCH_CACHE outside /root build unprivileged (docs/privileges.md)\n",
-				r->name, b->name, cache_dir, ksrc && ksrc[0] ? " or KSRC " : "",
-				ksrc && ksrc[0] ? ksrc : "");
+				"%s %s (a folder on the way is closed to other users); a clone, "
+				"HUGEBENCH_CACHE and KSRC outside /root build unprivileged "
+				"(docs/privileges.md)\n",
+				r->name, b->name, what, where);
 			/* what this build writes is root's: scan again next time */
 			owner_stamp(cache_dir, (unsigned)b->uid, stamp, sizeof(stamp));
 			if (unlink(stamp) && errno != ENOENT) {

@@ -10,10 +10,13 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -41,10 +44,26 @@ static void cache_path(const struct hb_kernel *k, char *buf, size_t len)
 	snprintf(buf, len, "%s/accel/%s--qemu-%s--%.16s", hb_cache_dir(), u.release, q, sha);
 }
 
+enum hb_accel_probe hb_accel_probe_outcome(bool finished, bool timed_out, int qemu_status,
+					   bool console_empty, const char *qemu_log)
+{
+	if (finished)
+		return HB_PROBE_FINISHED;
+	if (timed_out)
+		return HB_PROBE_TIMEOUT;
+	/* QEMU's failure is the host's only when QEMU names KVM ("Could not
+	 * access KVM kernel module", "kvm_init_vcpu failed", an MSR -cpu host
+	 * cannot set): a kernel image QEMU cannot load fails before any output
+	 * too, and is that kernel's answer */
+	if (qemu_status != 0 && console_empty && qemu_log && strcasestr(qemu_log, "kvm"))
+		return HB_PROBE_QEMU_FAILED;
+	return HB_PROBE_GUEST_FAILED;
+}
+
 /* Boots k under KVM with a one-check suite: 1 it finished, 0 it did not
  * (a clear no: timeout or QEMU refused), -1 no answer (interrupted, the probe
  * could not be set up) - not to be cached. */
-static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
+static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen, enum hb_accel_probe *what)
 {
 	char dir[PATH_MAX], initrd[PATH_MAX], err[512], con[PATH_MAX], str[PATH_MAX], log[PATH_MAX];
 	struct hb_vm_outcome o;
@@ -80,6 +99,15 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 	unlink(initrd);
 	stream = hb_slurp(str, &slen);
 	ok = stream && hb_accel_stream_finished(stream, slen);
+	{
+		struct stat cst;
+		bool silent = stat(con, &cst) != 0 || cst.st_size == 0;
+		char *qlog = hb_slurp(log, NULL);
+
+		*what = hb_accel_probe_outcome(ok, o.end == HB_END_TIMEOUT, o.qemu_status, silent,
+					       qlog);
+		free(qlog);
+	}
 	if (ok)
 		snprintf(why, wlen, "a probe boot of %s under KVM finished in %.1f s", k->release,
 			 o.total_s);
@@ -110,12 +138,107 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen)
 	return ok;
 }
 
+/* The host's identity for the probe (struct hb_accel_host). */
+static void this_host(struct hb_accel_host *h, struct utsname *u, char *q, size_t qlen)
+{
+	struct stat st;
+
+	uname(u);
+	hb_qemu_version(q, qlen);
+	h->release = u->release;
+	h->version = u->version;
+	h->qemu = q;
+	h->module = hb_kvm_vendor_module();
+	h->rdev = stat("/dev/kvm", &st) == 0 ? (unsigned long)st.st_rdev : 0;
+}
+
+int hb_accel_host_key(const struct hb_accel_host *h, char *buf, size_t len)
+{
+	char vsha[65] = "";
+	int n;
+
+	/* uname -v holds blanks, '#', ':': only its hash goes into the name */
+	if (hb_sha256_hex(h->version, strlen(h->version), vsha))
+		snprintf(vsha, sizeof(vsha), "unknown");
+	n = snprintf(buf, len, "host--%s--%.12s--qemu-%s--%s--%lx", h->release, vsha, h->qemu,
+		     h->module, h->rdev);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	for (char *c = buf; *c; c++)
+		if (*c == '/' || *c == ' ')
+			*c = '_';
+	return 0;
+}
+
+bool hb_accel_host_wide(const char *module, enum hb_accel_probe outcome)
+{
+	if (outcome == HB_PROBE_FINISHED)
+		return false;
+	if (outcome == HB_PROBE_QEMU_FAILED)
+		return true;
+	return module && !strcmp(module, "kvm_pvm");
+}
+
+void hb_accel_host_file(char *buf, size_t len)
+{
+	struct hb_accel_host h;
+	struct utsname u;
+	char q[32], key[400];
+
+	this_host(&h, &u, q, sizeof(q));
+	if (hb_accel_host_key(&h, key, sizeof(key)))
+		snprintf(key, sizeof(key), "host--unnamed");
+	snprintf(buf, len, "%s/accel/%s", hb_cache_dir(), key);
+}
+
+/* A cache file "accel\nreason\n": true with both filled. */
+static bool read_answer(const char *path, char *accel, size_t alen, char *reason, size_t rlen)
+{
+	char *text = hb_slurp(path, NULL), *nl;
+
+	if (!text || !(nl = strchr(text, '\n'))) {
+		free(text);
+		return false;
+	}
+	*nl = 0;
+	nl[1 + strcspn(nl + 1, "\n")] = 0;
+	snprintf(accel, alen, "%s", text);
+	snprintf(reason, rlen, "%s", nl + 1);
+	free(text);
+	return !strcmp(accel, "kvm") || !strcmp(accel, "tcg");
+}
+
+bool hb_accel_host_cached(char *accel, size_t alen, char *reason, size_t rlen)
+{
+	char path[PATH_MAX];
+
+	hb_accel_host_file(path, sizeof(path));
+	return read_answer(path, accel, alen, reason, rlen);
+}
+
+/* An answer cached for this kernel, or for every kernel on this host. */
+static bool cached_answer(const char *kpath, char *accel, size_t alen, char *reason, size_t rlen)
+{
+	char why[600];
+
+	if (read_answer(kpath, accel, alen, why, sizeof(why))) {
+		snprintf(reason, rlen, "%s (cached probe)", why);
+		return true;
+	}
+	if (hb_accel_host_cached(accel, alen, why, sizeof(why))) {
+		snprintf(reason, rlen, "%s (cached for this host: no kernel is probed again; "
+			 "hugebench doctor shows it)", why);
+		return true;
+	}
+	return false;
+}
+
 void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *accel, size_t alen,
 		     char *reason, size_t rlen)
 {
-	char cpath[PATH_MAX];
-	char *cached;
-	int probe;
+	char cpath[PATH_MAX], dir[PATH_MAX], lock[PATH_MAX + 16];
+	enum hb_accel_probe what = HB_PROBE_GUEST_FAILED;
+	int probe, fd;
 
 	if (strcmp(requested, "auto") != 0) {
 		snprintf(accel, alen, "%s", requested);
@@ -128,31 +251,47 @@ void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *acc
 		return;
 	}
 	cache_path(k, cpath, sizeof(cpath));
-	cached = hb_slurp(cpath, NULL);
-	if (cached && strchr(cached, '\n')) {
-		char *nl = strchr(cached, '\n');
-
-		*nl = 0;
-		nl[1 + strcspn(nl + 1, "\n")] = 0;
-		snprintf(accel, alen, "%s", cached);
-		snprintf(reason, rlen, "%s (cached probe)", nl + 1);
-		free(cached);
+	if (cached_answer(cpath, accel, alen, reason, rlen))
+		return;
+	/* One probe at a time per cache: a second run (another clone, the other
+	 * side of an ab) waits and then finds the answer. */
+	(void)hb_cache_ensure();
+	snprintf(dir, sizeof(dir), "%s/accel", hb_cache_dir());
+	hb_mkdir_p(dir);
+	snprintf(lock, sizeof(lock), "%s/.probe.lock", dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		printf("[accel] waiting for another run's KVM probe\n");
+		fflush(stdout);
+		if (flock(fd, LOCK_EX) != 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (cached_answer(cpath, accel, alen, reason, rlen)) {
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
-	free(cached);
-	printf("[accel] probing KVM with %s (up to %.0f s, once per host/QEMU/kernel)\n", k->release,
-	       PROBE_TIMEOUT_S);
+	printf("[accel] probing KVM with %s (up to %.0f s, once per host/QEMU/kernel; once per "
+	       "host when the host is the cause)\n", k->release, PROBE_TIMEOUT_S);
 	fflush(stdout);
-	probe = probe_kvm(k, reason, rlen);
+	probe = probe_kvm(k, reason, rlen, &what);
 	snprintf(accel, alen, "%s", probe == 1 ? "kvm" : "tcg");
 	if (probe >= 0) {
-		char dir[PATH_MAX], text[600];
+		char text[600];
 
-		snprintf(dir, sizeof(dir), "%s/accel", hb_cache_dir());
-		hb_mkdir_p(dir);
 		snprintf(text, sizeof(text), "%s\n%s\n", accel, reason);
 		hb_write_text(cpath, text);
+		if (hb_accel_host_wide(hb_kvm_vendor_module(), what)) {
+			char hpath[PATH_MAX];
+
+			hb_accel_host_file(hpath, sizeof(hpath));
+			hb_write_text(hpath, text);
+		}
 	}
+	if (fd >= 0)
+		close(fd);
 }
 
 bool hb_accel_stream_finished(const char *stream, size_t len)

@@ -311,12 +311,7 @@ void hb_itest_git_line(const char *repo, char *out, size_t len, const char *cons
 
 static const char *cache_dir(void)
 {
-	static char dir[PATH_MAX];
-	const char *c = getenv("HUGEBENCH_CACHE");
-
-	if (!dir[0] && !realpath(c && *c ? c : ".cache", dir))
-		snprintf(dir, sizeof(dir), "%s", c && *c ? c : ".cache");
-	return dir;
+	return hb_itest_cache_dir();
 }
 
 /* The unpacked linux-source-6.1 tree minimal-6.1 is built from. */

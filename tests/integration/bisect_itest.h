@@ -7,7 +7,7 @@ void test_bisect_series_check(void **state);
 void test_bisect_series_metric(void **state);
 void test_bisect_git_metric(void **state);
 void test_bisect_hang_is_bad(void **state);
-/* .cache/itest/bisect-git-<source>-<recipe>: the source tree as one commit,
+/* <cache>/itest/bisect-git-<source>-<recipe>: the source tree as one commit,
  * then one commit per patch of the recipe's series (fixed dates: the same
  * commits every time), kept between runs; sha[0] the base, sha[1..n] the
  * patches. Returns n. */

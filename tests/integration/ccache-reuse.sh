@@ -50,7 +50,7 @@ fi
 	say "run from the repository root after make all"
 	exit 1
 }
-cache=${HUGEBENCH_CACHE:-$PWD/.cache}
+cache=$(build/hugebench cache path) || exit 1
 names=()
 work=$(mktemp -d)
 cleanup() {

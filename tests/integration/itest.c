@@ -148,6 +148,23 @@ int hb_itest_spawn_to(char *const argv[], const char *path)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+const char *hb_itest_cache_dir(void)
+{
+	static char dir[4096];
+
+	if (!dir[0]) {
+		char *argv[] = { "cache", "path", NULL };
+		struct hb_itest_out o;
+
+		hb_itest_hugebench(argv, &o);
+		assert_int_equal(o.exit_code, 0);
+		snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(o.out, "\n"), o.out);
+		hb_itest_out_free(&o);
+		assert_true(dir[0] == '/');
+	}
+	return dir;
+}
+
 void hb_itest_out_free(struct hb_itest_out *o)
 {
 	free(o->out);

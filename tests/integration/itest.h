@@ -23,6 +23,9 @@ struct hb_itest_run {
 /* argv[0] is the subcommand; the binary is build/hugebench. */
 void hb_itest_hugebench(char *const argv[], struct hb_itest_out *o);
 void hb_itest_out_free(struct hb_itest_out *o);
+/* The cache the tests' hugebench uses (`hugebench cache path`): the
+ * machine's, or HUGEBENCH_CACHE; absolute. */
+const char *hb_itest_cache_dir(void);
 /* fn(pid, command line with NULs as blanks, arg) for every process, until
  * fn returns true. */
 void hb_itest_procs(bool (*fn)(pid_t pid, const char *cmdline, void *arg), void *arg);

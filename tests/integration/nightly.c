@@ -32,7 +32,7 @@
  *
  * test_nightly_git_autobisect (issue 22, a git range): the same
  * series as five commits on the source tree (bisect_itest.c's repository
- * of it, kept in .cache/itest), a night of `minimal-ksrc git=REPO
+ * of it, kept in <cache>/itest), a night of `minimal-ksrc git=REPO
  * good=<base> bad=<5th> suite=smoke boots=1 bisect-budget=4`: exit 1; the
  * git-mode auto-bisect names the 3rd commit and verifies it by `git
  * revert` on top of the 5th; summary.md, junit.xml and kcidb.json name the

@@ -26,7 +26,6 @@ set -uo pipefail
 export LC_ALL=C
 
 res=${HB_TEST_RESULTS:-build/test-results}
-cache=${HUGEBENCH_CACHE:-$PWD/.cache}
 lock=$res/prebuild.lock
 log=$res/prebuild.log
 say() { printf 'prebuild: %s\n' "$*" >&2; }
@@ -40,6 +39,8 @@ EXT_MM="6.1 6.12"
 	say "run from the repository root after make all"
 	exit 2
 }
+# the machine's cache (HUGEBENCH_CACHE, else the default hugebench uses)
+cache=$(build/hugebench cache path) || exit 2
 mkdir -p "$res"
 
 case ${1:-} in

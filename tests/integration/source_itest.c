@@ -120,11 +120,12 @@ void test_source_bad_patch(void **state)
 		       " end of context\n");
 	hb_itest_hugebench(argv, &o);
 	{
-		char tree[300];
+		char tree[4400];
 		char *rm[] = { "/bin/rm", "-rf", dir, tree, NULL };
 
 		/* the recipe and the source tree the build prepared for it */
-		snprintf(tree, sizeof(tree), ".cache/trees/%s", dir + strlen("kernels/"));
+		snprintf(tree, sizeof(tree), "%s/trees/%s", hb_itest_cache_dir(),
+			 dir + strlen("kernels/"));
 		hb_itest_spawn_to(rm, "/dev/null");
 	}
 	assert_int_equal(o.exit_code, 2);
@@ -192,7 +193,10 @@ static void builder_run(const char *cache, const char *ksrc, char *const *argv, 
 	char who[400];
 	FILE *f;
 
-	setenv("HUGEBENCH_CACHE", cache, 1);
+	if (cache)
+		setenv("HUGEBENCH_CACHE", cache, 1);
+	else
+		unsetenv("HUGEBENCH_CACHE"); /* the machine's default */
 	setenv("KSRC", ksrc, 1);
 	hb_itest_hugebench(argv, o);
 	unsetenv("KSRC");
@@ -210,6 +214,36 @@ static void builder_run(const char *cache, const char *ksrc, char *const *argv, 
 		got[strcspn(got, "\n")] = '\0';
 		fclose(f);
 	}
+}
+
+/* A fake KSRC tree in folder tmpl/ksrc whose merge_config.sh writes
+ * `id -un` into <O>/who/name and fails: nothing is compiled. */
+static void fake_ksrc(const char *tmpl, char *ksrc, size_t klen)
+{
+	char path[4400];
+
+	snprintf(ksrc, klen, "%s/ksrc", tmpl);
+	snprintf(path, sizeof(path), "%s/arch/x86", ksrc);
+	{
+		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
+
+		hb_itest_spawn_to(mk, "/dev/null");
+	}
+	snprintf(path, sizeof(path), "%s/scripts/kconfig", ksrc);
+	{
+		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
+
+		hb_itest_spawn_to(mk, "/dev/null");
+	}
+	snprintf(path, sizeof(path), "%s/Makefile", ksrc);
+	hb_itest_write(path, "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\nall:\n\t@id -un\n");
+	snprintf(path, sizeof(path), "%s/Kconfig", ksrc);
+	hb_itest_write(path, "mainmenu \"fake\"\n");
+	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", ksrc);
+	hb_itest_write(path, "#!/bin/sh\n# records who runs the tree's code, then fails\n"
+			     "while [ $# -gt 0 ]; do [ \"$1\" = -O ] && o=$2; shift; done\n"
+			     "rm -rf \"$o/who\"; mkdir \"$o/who\"; id -un >\"$o/who/name\"\nexit 1\n");
+	assert_int_equal(chmod(path, 0755), 0);
 }
 
 /* A recipe's tree runs code during the build (here its merge_config.sh,
@@ -232,29 +266,7 @@ void test_source_build_unprivileged(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(tmpl));
 	assert_int_equal(chmod(tmpl, 0755), 0);
-	snprintf(ksrc, sizeof(ksrc), "%s/ksrc", tmpl);
-	snprintf(path, sizeof(path), "%s/arch/x86", ksrc);
-	{
-		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
-
-		hb_itest_spawn_to(mk, "/dev/null");
-	}
-	snprintf(path, sizeof(path), "%s/scripts/kconfig", ksrc);
-	{
-		char *mk[] = { "/bin/mkdir", "-p", path, NULL };
-
-		hb_itest_spawn_to(mk, "/dev/null");
-	}
-	snprintf(path, sizeof(path), "%s/Makefile", ksrc);
-	hb_itest_write(path, "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\nall:\n\t@id -un\n");
-	snprintf(path, sizeof(path), "%s/Kconfig", ksrc);
-	hb_itest_write(path, "mainmenu \"fake\"\n");
-	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", ksrc);
-	hb_itest_write(path, "#!/bin/sh\n# records who runs the tree's code, then fails\n"
-			     "while [ $# -gt 0 ]; do [ \"$1\" = -O ] && o=$2; shift; done\n"
-			     "rm -rf \"$o/who\"; mkdir \"$o/who\"; id -un >\"$o/who/name\"\nexit 1\n");
-	assert_int_equal(chmod(path, 0755), 0);
-
+	fake_ksrc(tmpl, ksrc, sizeof(ksrc));
 	snprintf(dir, sizeof(dir), "kernels/zz-test-builder-%d", (int)getpid());
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(path, sizeof(path), "%s/recipe", dir);
@@ -305,6 +317,63 @@ void test_source_build_unprivileged(void **state)
 	}
 }
 
+/* The machine's system cache (issue 33): as root, a build there runs as
+ * hb-build even when SUDO_UID names a user, so the shared src/, trees/,
+ * builds/ and ccache/ keep one owner (docs/privileges.md); root only when
+ * the account cannot reach the clone, the tree or the cache. The fake tree
+ * of test_source_build_unprivileged, with HUGEBENCH_CACHE unset. */
+void test_source_build_system_cache(void **state)
+{
+	char tmpl[] = "/tmp/hb-itest-syscache-XXXXXX", dir[256], tree[4400], ksrc[300];
+	char want[64], got[64] = "", cache[4096];
+	char *argv[] = { "kernel", "--target", dir + strlen("kernels/"), NULL };
+	char *saved = getenv("HUGEBENCH_CACHE") ? strdup(getenv("HUGEBENCH_CACHE")) : NULL;
+	struct hb_itest_out o;
+
+	(void)state;
+	if (geteuid() != 0 || (saved && *saved)) {
+		printf("# skipped: the system cache is root's default, and HUGEBENCH_CACHE is set\n");
+		free(saved);
+		skip();
+	}
+	free(saved);
+	snprintf(cache, sizeof(cache), "%s", hb_itest_cache_dir());
+	assert_string_equal(cache, "/var/cache/hugebench");
+	assert_non_null(mkdtemp(tmpl));
+	assert_int_equal(chmod(tmpl, 0755), 0);
+	fake_ksrc(tmpl, ksrc, sizeof(ksrc));
+	snprintf(dir, sizeof(dir), "kernels/zz-test-syscache-%d", (int)getpid());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(tree, sizeof(tree), "%s/recipe", dir);
+	hb_itest_write(tree, "kind=source\nbase=minimal-6.1\nsource=ksrc\n");
+	snprintf(tree, sizeof(tree), "%s/trees/%s", cache, dir + strlen("kernels/"));
+	/* a sudo user, as in `sudo make test`: not the builder here */
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	builder_run(NULL, ksrc, argv, tree, &o, got, sizeof(got));
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	{
+		const char *paths[] = { cache, dir, ksrc, NULL };
+
+		snprintf(want, sizeof(want), "hb-build");
+		for (const char *const *p = paths; *p; p++)
+			if (!open_to_others(*p))
+				snprintf(want, sizeof(want), "root");
+	}
+	printf("# system cache: expected %s, the tree's code ran as '%s' (exit %d)\n", want, got,
+	       o.exit_code);
+	assert_int_equal(o.exit_code, 2);
+	assert_non_null(strstr(o.err, "merging the config failed"));
+	assert_string_equal(got, want);
+	hb_itest_out_free(&o);
+	{
+		char *rm[] = { "/bin/rm", "-rf", dir, tree, tmpl, NULL };
+
+		hb_itest_spawn_to(rm, "/dev/null");
+	}
+}
+
 /* tests/integration/ccache-reuse.sh (its head says what it checks): a
  * one-patch recipe on the built minimal-6.1, and a source=ksrc one, each
  * compile at most 20 files. The last test of stream 1 (make integration):
@@ -320,6 +389,8 @@ void test_build_reuse(void **state)
 	int st = 0;
 
 	(void)state;
+	/* a filtered run in a fresh build/ has no results folder yet */
+	mkdir(hb_itest_results_dir(), 0755);
 	snprintf(log, sizeof(log), "%s/ccache-reuse.log", hb_itest_results_dir());
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -8,6 +8,8 @@
 void test_source_regression_caught(void **state);
 void test_source_bad_patch(void **state);
 void test_source_build_unprivileged(void **state);
+/* the system cache: hb-build even under sudo (issue 33) */
+void test_source_build_system_cache(void **state);
 /* ccache-reuse.sh; stream 1 of make integration */
 void test_build_reuse(void **state);
 

@@ -2,10 +2,15 @@
  * values parsed whole and in range (hb_parse_double(), hb_parse_int(); each
  * bad value below was accepted before and switched a watchdog off or
  * wrapped, issue 9), and the key=value contract of the kernel scripts
- * (hb_kv_get()). */
+ * (hb_kv_get()); where the machine's cache is and what holding it means
+ * (issue 33). */
+#define _GNU_SOURCE
 #include "helpers.h"
 
 #include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 static void test_strict_numbers(void **state)
 {
@@ -46,11 +51,71 @@ static void test_kv_contract(void **state)
 			       sizeof(v)));
 }
 
+/* Where the cache is (issue 33): one per machine, outside the clone. */
+static void test_cache_dir_choice(void **state)
+{
+	char d[64];
+	const char *o;
+
+	(void)state;
+	/* the override wins for everyone, made absolute against cwd */
+	assert_int_equal(hb_cache_dir_for(true, "/srv/c/", "/w", "/x", "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/srv/c");
+	assert_string_equal(o, "HUGEBENCH_CACHE");
+	assert_int_equal(hb_cache_dir_for(false, "c", "/w/clone", NULL, "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/w/clone/c");
+	/* root: the system folder, whatever HOME and XDG say (sudo keeps them) */
+	assert_int_equal(hb_cache_dir_for(true, "", "/w", "/home/u/.cache", "/home/u", d, sizeof(d),
+					  &o), 0);
+	assert_string_equal(d, HB_SYSTEM_CACHE);
+	assert_string_equal(o, "default for root");
+	/* a user: XDG if absolute, else ~/.cache */
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", "/x/c", "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/x/c/hugebench");
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", "rel", "/h", d, sizeof(d), &o), 0);
+	assert_string_equal(d, "/h/.cache/hugebench");
+	assert_string_equal(o, "default: ~/.cache");
+	/* no home at all, or a path too long: no answer, never a truncated one */
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", NULL, "", d, sizeof(d), &o), -1);
+	assert_int_equal(hb_cache_dir_for(false, NULL, "/w", NULL,
+					  "/0123456789012345678901234567890123456789012345678901234567", d,
+					  sizeof(d), &o), -1);
+	assert_string_equal(d, "");
+}
+
+/* hb_cache_ensure(): the folder, its CACHEDIR.TAG, and a shared lock held
+ * for the process's life, which `cache clean`'s exclusive one must not get. */
+static void test_cache_ensure_holds(void **state)
+{
+	char tmpl[] = "/tmp/hb-unit-cache-XXXXXX", cache[128], lock[160], tag[160];
+	char *flock_x[] = { "flock", "-n", "-x", lock, "true", NULL };
+	char *flock_s[] = { "flock", "-n", "-s", lock, "true", NULL };
+	char *rm[] = { "rm", "-rf", tmpl, NULL };
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(cache, sizeof(cache), "%s/a/cache", tmpl);
+	setenv("HUGEBENCH_CACHE", cache, 1); /* read once: nothing here used it before */
+	assert_string_equal(hb_cache_dir(), cache);
+	assert_string_equal(hb_cache_origin(), "HUGEBENCH_CACHE");
+	assert_int_equal(hb_cache_ensure(), 0);
+	assert_int_equal(hb_cache_ensure(), 0); /* twice: one lock, no error */
+	snprintf(tag, sizeof(tag), "%s/CACHEDIR.TAG", cache);
+	snprintf(lock, sizeof(lock), "%s/.in-use.lock", cache);
+	assert_true(hb_is_file(tag));
+	/* another process: a shared lock is fine, an exclusive one is not */
+	assert_int_equal(hb_spawn_capture(flock_s, NULL, 0), 0);
+	assert_int_not_equal(hb_spawn_capture(flock_x, NULL, 0), 0);
+	hb_spawn_capture(rm, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strict_numbers),
 		cmocka_unit_test(test_kv_contract),
+		cmocka_unit_test(test_cache_dir_choice),
+		cmocka_unit_test(test_cache_ensure_holds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
