@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "nightly.h"
 #include "sysinfo.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -303,11 +304,17 @@ int hb_cmd_baseline(int argc, char **argv)
 	}
 	printf("%s: baseline %s\n", arg, cur);
 	snprintf(hist, sizeof(hist), "%s/baselines/%s/history.jsonl", results, arg);
-	{
-		char *h = hb_slurp(hist, NULL);
+	if (!access(hist, F_OK)) {
+		char err[PATH_MAX + 160];
+		size_t n;
+		char *h = hb_userfile_read(hist, HB_USERFILE_ANY_MAX, &n, err, sizeof(err));
 
-		if (h)
-			fputs(h, stdout);
+		if (!h) {
+			hb_err("baseline show: %s; history.jsonl must be a regular file: move it away",
+			       err);
+			return HB_EXIT_USAGE;
+		}
+		fwrite(h, 1, n, stdout);
 		free(h);
 	}
 	return HB_EXIT_OK;

@@ -121,3 +121,24 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 		*len = n;
 	return buf;
 }
+
+char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+{
+	size_t n = 0;
+	char *text = hb_userfile_read(path, max, &n, err, errlen);
+	const char *nul = text ? memchr(text, 0, n) : NULL;
+
+	if (len)
+		*len = text && !nul ? n : 0;
+	if (nul) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "a NUL byte at offset %zu: not a text file",
+			 (size_t)(nul - text));
+		set_err(err, errlen, path, why);
+		free(text);
+		errno = EINVAL;
+		return NULL;
+	}
+	return text;
+}

@@ -12,6 +12,9 @@
 
 /* Limits of the text files (suites, matrices, thresholds, recipes). */
 #define HB_USERFILE_TEXT_MAX (1024L * 1024)
+/* Limit of any other whole file read (hb_slurp: guest output, history.jsonl,
+ * modules.dep; hb_sha256_file: a kernel image, a patch). */
+#define HB_USERFILE_ANY_MAX (1024L * 1024 * 1024)
 
 /* An fd open for reading on path (blocking reads, O_CLOEXEC), after
  * checking that it is a regular file of at most max bytes; -1 with
@@ -22,5 +25,8 @@ int hb_userfile_open(const char *path, long max, char *err, size_t errlen);
  * inside kept); NULL with "PATH: why" in err. A file that grows past max
  * while it is read is refused too. */
 char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen);
+/* hb_userfile_read for a text file: a NUL byte inside is refused ("PATH:
+ * a NUL byte at offset N: not a text file"), never silently cut at. */
+char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* util.c - host-side helpers (see util.h). */
 #define _GNU_SOURCE
 #include "sysinfo.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <errno.h>
@@ -181,10 +182,18 @@ int hb_sha256_file(const char *path, char out_hex[65])
 	EVP_MD_CTX *ctx;
 	int rc = -1, saved;
 	size_t n;
-	FILE *f = fopen(path, "rb");
+	/* a regular file only, opened without blocking (a FIFO named as a
+	 * patch or kernel image must not hang the run) */
+	int fd = hb_userfile_open(path, HB_USERFILE_ANY_MAX, NULL, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 
-	if (!f)
+	if (!f) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
 		return -1;
+	}
 	ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
 		goto out;

@@ -10,6 +10,7 @@
 #include "image.h"
 #include "modules.h"
 #include "sysinfo.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <errno.h>
@@ -46,20 +47,23 @@ static void rm_rf(const char *path)
  * or -1 with err. */
 static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
 {
-	char dep[PATH_MAX + 16], conf[PATH_MAX + 32];
-	char *deptext, *wanted;
+	char dep[PATH_MAX + 16], conf[PATH_MAX + 32], why[PATH_MAX + 160];
+	char *deptext, *wanted = NULL;
 	size_t n;
 
 	if (!k->moddir[0])
 		return 0;
 	snprintf(dep, sizeof(dep), "%s/modules.dep", k->moddir);
 	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", hb_root());
-	deptext = hb_slurp(dep, NULL);
-	wanted = hb_slurp(conf, NULL);
-	if (!deptext)
+	/* the modules folder is the user's (--modules DIR): modules.dep is
+	 * read with the bounded reader, a FIFO or device refused at once */
+	deptext = hb_usertext_read(dep, HB_MODULES_DEP_MAX, NULL, why, sizeof(why));
+	if (!deptext && errno == ENOENT)
 		snprintf(err, errlen, "%s missing; run: depmod -b <root> <release> for that tree", dep);
-	else if (!wanted)
-		snprintf(err, errlen, "cannot read %s", conf);
+	else if (!deptext)
+		snprintf(err, errlen, "--modules: %s; give a folder with a modules.dep file", why);
+	else if (!(wanted = hb_usertext_read(conf, HB_USERFILE_TEXT_MAX, NULL, why, sizeof(why))))
+		snprintf(err, errlen, "%s", why);
 	n = deptext && wanted ? hb_modules_resolve(k->moddir, deptext, wanted, mods, MAX_MODS) : 0;
 	free(deptext);
 	if (!wanted)

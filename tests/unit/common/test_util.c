@@ -2,8 +2,14 @@
  * values parsed whole and in range (hb_parse_double(), hb_parse_int(); each
  * bad value below was accepted before and switched a watchdog off or
  * wrapped, issue 9), and the key=value contract of the kernel scripts
- * (hb_kv_get()). */
+ * (hb_kv_get()); hb_sha256_file() reads a regular file only (a FIFO named
+ * as a patch or a kernel image blocked it, issue 38). */
+#define _GNU_SOURCE
 #include "helpers.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -46,11 +52,29 @@ static void test_kv_contract(void **state)
 			       sizeof(v)));
 }
 
+static void test_sha256_regular_only(void **state)
+{
+	char hex[65] = "", *fifo;
+
+	(void)state;
+	assert_int_equal(hbt_tmpdir("util"), 0);
+	fifo = hbt_path("0001-x.patch");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	assert_int_equal(hb_sha256_file(fifo, hex), -1);
+	assert_int_equal(hb_sha256_file("/dev/zero", hex), -1);
+	alarm(0);
+	assert_int_equal(hb_sha256_file(hbt_write_tmp("a", "abc"), hex), 0);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	hbt_teardown(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strict_numbers),
 		cmocka_unit_test(test_kv_contract),
+		cmocka_unit_test(test_sha256_regular_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 
 #include "helpers.h"
 #include "bisect.h"
+#include "commands.h"
 #include "nightly.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -1164,6 +1165,36 @@ static void test_baseline_promote(void **state)
 	assert_int_equal(hb_baseline_promote(res, g, "../evil", NULL), HB_EXIT_USAGE);
 }
 
+/* Issue 38: `baseline show` reads history.jsonl with the bounded reader: a
+ * FIFO (it waited forever) or /dev/zero (it read 2.1 GB) is one line and
+ * exit 2, at once. */
+static void test_baseline_show_bounded(void **state)
+{
+	char res[PATH_MAX + 16], g[PATH_MAX + 16], hist[PATH_MAX + 64], *out = NULL;
+	char *argv[] = { "baseline", "show", "--results", res, "minimal-6.1", NULL };
+
+	(void)state;
+	snprintf(res, sizeof(res), "%s/showres", g_tmp);
+	snprintf(g, sizeof(g), "%s/grp-show", g_tmp);
+	make_group(g, "pass");
+	assert_int_equal(hb_baseline_promote(res, g, NULL, NULL), 0);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, &out), 0);
+	assert_non_null(strstr(out, "\"baseline\":\"grp-show\""));
+	free(out);
+	snprintf(hist, sizeof(hist), "%s/baselines/minimal-6.1/history.jsonl", res);
+	assert_int_equal(unlink(hist), 0);
+	assert_int_equal(mkfifo(hist, 0600), 0);
+	alarm(10);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, NULL), HB_EXIT_USAGE);
+	assert_int_equal(unlink(hist), 0);
+	assert_int_equal(symlink("/dev/zero", hist), 0);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, NULL), HB_EXIT_USAGE);
+	alarm(0);
+	/* no history yet is no error */
+	assert_int_equal(unlink(hist), 0);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, NULL), 0);
+}
+
 /* Issue 23: promote goes through the validating loader, and is atomic. */
 static void test_baseline_garbage(void **state)
 {
@@ -1281,6 +1312,7 @@ int main(void)
 		cmocka_unit_test(test_night_state),
 		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_baseline_promote),
+		cmocka_unit_test(test_baseline_show_bounded),
 		cmocka_unit_test(test_baseline_garbage),
 	};
 
