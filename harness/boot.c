@@ -63,7 +63,9 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 		snprintf(path, plen, "%s/configs/%s.suite", hb_root(), suite);
 		snprintf(name, nlen, "%s", suite);
 	}
-	*text = hb_userfile_read(path, HB_USERFILE_TEXT_MAX, NULL, err, sizeof(err));
+	/* a NUL inside would cut the suite there, on the host and in the guest
+	 * alike: refused, never run in part */
+	*text = hb_usertext_read(path, HB_USERFILE_TEXT_MAX, NULL, err, sizeof(err));
 	if (!*text) {
 		hb_err("cannot read suite %s (suites live in configs/NAME.suite)", err);
 		return HB_EXIT_USAGE;

@@ -41,6 +41,26 @@ static FILE *user_fopen(const char *path, char *err, size_t errlen)
 		errno = e;
 		return NULL;
 	}
+	{
+		/* a NUL byte would end the line there and the rest be ignored:
+		 * refused, as in every other text file a user names */
+		char buf[4096];
+		ssize_t k;
+		off_t at = 0;
+
+		while ((k = pread(fd, buf, sizeof(buf), at)) > 0) {
+			const char *nul = memchr(buf, 0, (size_t)k);
+
+			if (nul) {
+				hb_set_err(err, errlen, "%s: a NUL byte at offset %lld: not a text file",
+					   path, (long long)(at + (nul - buf)));
+				close(fd);
+				errno = EINVAL;
+				return NULL;
+			}
+			at += k;
+		}
+	}
 	if (!(f = fdopen(fd, "r"))) {
 		e = errno;
 		hb_set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
