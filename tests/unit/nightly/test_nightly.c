@@ -1195,6 +1195,55 @@ static void test_baseline_show_bounded(void **state)
 	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, NULL), 0);
 }
 
+/* Issue 38: a folder named `current` made `current` a link to itself (the
+ * previous baseline lost); a second run with the folder name of the
+ * baseline exited 0, was recorded, and the first stayed. Both are refused
+ * with exit 2 and nothing changes; the same run promoted again is fine. */
+static void test_baseline_promote_names(void **state)
+{
+	char res[PATH_MAX + 16], g1[PATH_MAX + 16], g2[PATH_MAX + 16], gc[PATH_MAX + 16];
+	char cur[PATH_MAX], p[PATH_MAX + 64], *h, *t, *r;
+	int lines = 0;
+
+	(void)state;
+	snprintf(res, sizeof(res), "%s/nres", g_tmp);
+	snprintf(g1, sizeof(g1), "%s/n1/20261206T000000Z-quick", g_tmp);
+	snprintf(g2, sizeof(g2), "%s/n2/20261206T000000Z-quick", g_tmp);
+	snprintf(gc, sizeof(gc), "%s/n3/current", g_tmp);
+	make_group(g1, "pass");
+	make_group(g2, "pass");
+	make_group(gc, "pass");
+	/* g2 is another run: other bytes in a boot's result.json */
+	snprintf(p, sizeof(p), "%s/boot-1/result.json", g2);
+	t = hb_slurp(p, NULL);
+	assert_non_null(t);
+	r = strstr(t, "\"r1\"");
+	assert_non_null(r);
+	r[2] = '9';
+	hbt_write(p, t);
+	free(t);
+	assert_int_equal(hb_baseline_promote(res, g1, NULL, NULL), 0);
+	assert_int_equal(hb_baseline_promote(res, gc, NULL, NULL), HB_EXIT_USAGE);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), 0);
+	assert_non_null(strstr(cur, "/baselines/minimal-6.1/20261206T000000Z-quick"));
+	assert_int_equal(hb_baseline_promote(res, g2, NULL, NULL), HB_EXIT_USAGE);
+	/* the same run again: fine */
+	assert_int_equal(hb_baseline_promote(res, g1, NULL, "again"), 0);
+	snprintf(p, sizeof(p), "%s/boot-1/result.json", cur);
+	t = hb_slurp(p, NULL);
+	assert_non_null(t);
+	assert_non_null(strstr(t, "\"r1\""));
+	free(t);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/history.jsonl", res);
+	h = hb_slurp(p, NULL);
+	assert_non_null(h);
+	for (t = h; (t = strchr(t, '\n')); t++)
+		lines++;
+	assert_int_equal(lines, 2); /* g1, g1 again; not g2, not current */
+	assert_null(strstr(h, "/n2/"));
+	free(h);
+}
+
 /* Issue 23: promote goes through the validating loader, and is atomic. */
 static void test_baseline_garbage(void **state)
 {
@@ -1313,6 +1362,7 @@ int main(void)
 		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_baseline_promote),
 		cmocka_unit_test(test_baseline_show_bounded),
+		cmocka_unit_test(test_baseline_promote_names),
 		cmocka_unit_test(test_baseline_garbage),
 	};
 
