@@ -142,3 +142,33 @@ char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_
 	}
 	return text;
 }
+
+void hb_excerpt(const char *s, size_t n, char *out, size_t outlen)
+{
+	size_t o = 0, i;
+
+	if (!outlen)
+		return;
+	if (n == (size_t)-1)
+		n = strlen(s);
+	for (i = 0; i < n && i < HB_EXCERPT_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[5];
+		size_t k;
+
+		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\' && c != '"')
+			esc[0] = (char)c, esc[1] = 0;
+		else
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+		k = strlen(esc);
+		if (o + k + 1 > outlen)
+			break;
+		memcpy(out + o, esc, k);
+		o += k;
+	}
+	if (i < n && o + 4 <= outlen) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = 0;
+}

@@ -29,4 +29,11 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
  * a NUL byte at offset N: not a text file"), never silently cut at. */
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen);
 
+/* An error line may quote a file's content only as this: at most
+ * HB_EXCERPT_MAX bytes of s (n bytes; NUL-terminated if n is (size_t)-1),
+ * every byte that is not printable ASCII, a quote or a backslash written
+ * as \xNN, and "..." when cut. out always ends with a NUL. */
+#define HB_EXCERPT_MAX 24
+void hb_excerpt(const char *s, size_t n, char *out, size_t outlen);
+
 #endif

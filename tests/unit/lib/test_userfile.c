@@ -78,9 +78,29 @@ static void test_usertext_nul(void **state)
 	free(t);
 }
 
+/* The excerpt error lines may quote (issue 38). */
+static void test_excerpt(void **state)
+{
+	char out[128];
+
+	(void)state;
+	hb_excerpt("short", (size_t)-1, out, sizeof(out));
+	assert_string_equal(out, "short");
+	hb_excerpt("0123456789012345678901234567890", (size_t)-1, out, sizeof(out));
+	assert_string_equal(out, "012345678901234567890123...");
+	hb_excerpt("a\nb'c\\d\"e\x7f", (size_t)-1, out, sizeof(out));
+	assert_string_equal(out, "a\\x0ab\\x27c\\x5cd\\x22e\\x7f");
+	hb_excerpt("x\0y", 3, out, sizeof(out));
+	assert_string_equal(out, "x\\x00y");
+	/* a small buffer: cut, still terminated */
+	hb_excerpt("abcdefgh", (size_t)-1, out, 4);
+	assert_string_equal(out, "abc");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_excerpt),
 		cmocka_unit_test(test_userfile_kinds),
 		cmocka_unit_test(test_userfile_limit),
 		cmocka_unit_test(test_usertext_nul),
