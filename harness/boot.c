@@ -35,10 +35,34 @@
 
 #define MAX_ISSUES 64
 
+/* A suite's parse or check error (err: "line N...: ..." quoting a short
+ * escaped excerpt of the file) as one line. The excerpt is shown only from
+ * the user's own file: one owned by whoever runs hugebench (the sudo user
+ * under sudo). `--suite /etc/shadow` under sudo says which line is wrong,
+ * never what it holds (issue 38: /proc/self/environ was quoted). */
+static void suite_err(const char *where, const char *path, const char *err, const char *tail)
+{
+	struct stat st;
+	uid_t uid = getuid(), su;
+	gid_t gid;
+	int line = 0;
+
+	if (geteuid() == 0 && !hb_invoking_user(&su, &gid))
+		uid = su; /* the sudo user */
+	if (!stat(path, &st) && st.st_uid == uid) {
+		hb_err("%s%ssuite %s: %s%s", where, *where ? ": " : "", path, err, tail);
+		return;
+	}
+	sscanf(err, "line %d", &line);
+	hb_err("%s%ssuite %s: line %d is not a suite line (the file is not yours: its text is not "
+	       "shown)%s", where, *where ? ": " : "", path, line, tail);
+}
+
 /* Resolve --suite to a file and a name; validates the workload names against
- * the guest binary's registry so a typo fails before any boot. */
-int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
-		       char **text, bool *tools)
+ * the guest binary's registry so a typo fails before any boot. Each error
+ * line starts with "where: " unless where is "". */
+static int load_suite(const char *where, const char *suite, char *path, size_t plen, char *name,
+		      size_t nlen, char **text, bool *tools)
 {
 	static struct hb_suite_entry e[64];
 	static char describe[1 << 18];
@@ -67,16 +91,17 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 	 * alike: refused, never run in part */
 	*text = hb_usertext_read(path, HB_USERFILE_TEXT_MAX, NULL, err, sizeof(err));
 	if (!*text) {
-		hb_err("cannot read suite %s (suites live in configs/NAME.suite)", err);
+		hb_err("%s%scannot read suite %s (suites live in configs/NAME.suite)", where,
+		       *where ? ": " : "", err);
 		return HB_EXIT_USAGE;
 	}
 	n = hb_suite_parse(*text, e, 64, err, sizeof(err));
 	if (n < 0) {
-		hb_err("suite %s: %s", path, err);
+		suite_err(where, path, err, "");
 		return HB_EXIT_USAGE;
 	}
 	if (n == 0) {
-		hb_err("suite %s lists no workloads", path);
+		hb_err("%s%ssuite %s lists no workloads", where, *where ? ": " : "", path);
 		return HB_EXIT_USAGE;
 	}
 	/* the guest's parameter tables: a bad line fails here, before any boot,
@@ -97,10 +122,25 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 		*tools = !rc && hb_suite_uses_tools(e, n, d.wl, d.n);
 	hb_describe_free(&d);
 	if (rc) {
-		hb_err("suite %s: %s; nothing was booted (see: hugebench help workloads)", path, err);
+		suite_err(where, path, err, "; nothing was booted (see: hugebench help workloads)");
 		return HB_EXIT_USAGE;
 	}
 	return 0;
+}
+
+int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
+		       char **text, bool *tools)
+{
+	return load_suite("", suite, path, plen, name, nlen, text, tools);
+}
+
+int hb_boot_check_suite(const char *where, const char *suite)
+{
+	char path[PATH_MAX], name[128], *text = NULL;
+	int rc = load_suite(where, suite, path, sizeof(path), name, sizeof(name), &text, NULL);
+
+	free(text);
+	return rc;
 }
 
 static json_t *base_result(const struct run_opts *o, const struct hb_target *t,

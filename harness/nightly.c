@@ -9,6 +9,7 @@
  * time, one per connection; the A/B pair of a target stays on its own. */
 #define _GNU_SOURCE
 #include "commands.h"
+#include "boot.h"
 #include "compare.h"
 #include "nightly.h"
 #include "recipe.h"
@@ -312,6 +313,17 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 				       o->matrix, r->line, tg.name, m->rows[k].line);
 				return HB_EXIT_USAGE;
 			}
+		{
+			/* the suite gets run's checks here, --dry-run too (issue 38:
+			 * suite=/etc/shadow passed the dry run) */
+			char where[PATH_MAX + 32];
+			int src;
+
+			snprintf(where, sizeof(where), "%s:%d", o->matrix, r->line);
+			src = hb_boot_check_suite(where, r->suite);
+			if (src)
+				return src;
+		}
 		snprintf(jobs[i].name, sizeof(jobs[i].name), "%s", tg.name);
 		snprintf(jobs[i].base_name, sizeof(jobs[i].base_name), "%s", r->base[0] ? tb.name : "");
 		jobs[i].t = t;

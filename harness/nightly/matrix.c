@@ -139,9 +139,12 @@ static int parse_words(char *rest, struct hb_mrow *r, char *err, size_t errlen, 
 		       int line)
 {
 	char *save = NULL;
+	/* the keys of this line so far, " k1 k2 ": a key given twice was
+	 * accepted and the last one won (issue 38) */
+	char seen[512] = " ";
 
 	for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
-		char *eq = strchr(w, '=');
+		char *eq = strchr(w, '='), key[64];
 
 		if (!eq || eq == w)
 			return fail(err, errlen, name, line,
@@ -149,6 +152,13 @@ static int parse_words(char *rest, struct hb_mrow *r, char *err, size_t errlen, 
 		*eq = 0;
 		if (set_key(r, w, eq + 1, err, errlen, name, line))
 			return -1;
+		/* set_key knows every key: w is a short known word here */
+		snprintf(key, sizeof(key), " %s ", w);
+		if (strstr(seen, key))
+			return fail(err, errlen, name, line,
+				    "%s= given twice on this line; keep one", w);
+		if (strlen(seen) + strlen(key) < sizeof(seen))
+			strcat(seen, key + 1);
 	}
 	return 0;
 }

@@ -1,6 +1,8 @@
 /* test_boot_suite.c - hb_boot_load_suite() (harness/boot.c) on hostile
  * suite files, before any boot: a NUL byte is refused with one line (issue
- * 38: the guest ran only the part before it). */
+ * 38: the guest ran only the part before it); an error quotes a short
+ * escaped excerpt of the user's own file only, nothing of another's (under
+ * sudo, --suite /etc/shadow printed its first line). */
 #define _GNU_SOURCE
 #include "helpers.h"
 
@@ -50,10 +52,37 @@ static void test_suite_nul(void **state)
 	free(msg);
 }
 
+static void test_suite_error_quotes(void **state)
+{
+	const char *p = hbt_write_tmp("secret.suite",
+				      "fault\nroot:$6$hashhashhashhashhashhashhashhash:19000::\n");
+	char *msg;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the sudo case needs root */
+	/* our own file: line 2 and at most 24 escaped bytes of it */
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	assert_int_equal(load(p, &msg), HB_EXIT_USAGE);
+	assert_non_null(strstr(msg, "secret.suite: line 2: workload name 'root:$6$hashhashhashhash...'"));
+	free(msg);
+	/* under sudo, the file of root (not the sudo user's): no text at all */
+	setenv("SUDO_UID", "12345", 1);
+	setenv("SUDO_GID", "12345", 1);
+	assert_int_equal(load(p, &msg), HB_EXIT_USAGE);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	assert_non_null(strstr(msg, "secret.suite: line 2 is not a suite line (the file is not yours"));
+	assert_null(strstr(msg, "hash"));
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_suite_nul),
+		cmocka_unit_test(test_suite_error_quotes),
 	};
 
 	if (hbt_tmpdir("boot-suite"))

@@ -124,6 +124,9 @@ static void test_matrix_bad(void **state)
 		{ "defaults bisect-budget=4\nminimal-6.1-series connect=qemu:///system\n",
 		  "m:2: bisect-budget= with connect=: the auto-bisect boots with this machine's QEMU" },
 		{ "# only comments\n\n", "m: no targets" },
+		/* issue 38: the last one won */
+		{ "debian-6.12 boots=2 boots=3\n", "m:1: boots= given twice on this line; keep one" },
+		{ "defaults suite=quick suite=smoke\ndebian-6.12\n", "m:1: suite= given twice" },
 	};
 	char err[1024];
 
@@ -342,6 +345,25 @@ static void test_nightly_bad_matrix_cli(void **state)
 				  "patches/series of its own; debian-6.12 has none (set bisect-budget=0 "
 				  "on this line)");
 	assert_int_equal(hbt_run_to_end(argv_unknown, out, true), 2);
+	/* issue 38: a suite gets run's checks, --dry-run too (suite=/etc/shadow passed) */
+	{
+		char *dry[] = { hb, "nightly", "--matrix", mx, "--results", res, "--dry-run", NULL };
+		char sp[PATH_MAX + 32], text[PATH_MAX + 64];
+
+		snprintf(sp, sizeof(sp), "%s/bad-lines.suite", g_tmp);
+		hbt_write(sp, "fault\nSECRET=hunter2hunter2hunter2hunter2\n");
+		snprintf(text, sizeof(text), "minimal-6.1 suite=%s\n", sp);
+		hbt_write(mx, text);
+		exit2_one_line(dry, out, "bad.matrix:1: suite ");
+		msg = hb_slurp(out, NULL);
+		assert_non_null(strstr(msg, "line 2"));
+		assert_null(strstr(msg, "hunter2hunter2hunter2hunter2"));
+		free(msg);
+		hbt_write(mx, "minimal-6.1 suite=no-such-suite\n");
+		exit2_one_line(dry, out, "bad.matrix:1: cannot read suite ");
+		hbt_write(mx, "minimal-6.1 suite=quick\n");
+		assert_int_equal(hbt_run_to_end(dry, out, true), 0);
+	}
 	assert_int_equal(access(res, F_OK), -1); /* no night folder */
 }
 
