@@ -64,16 +64,19 @@ static bool word_ok(const char *w)
 static int set_key(struct hb_mrow *r, const char *key, const char *val, char *err, size_t errlen,
 		   const char *name, int line)
 {
-	char *end;
+	char *end, ek[4 * HB_EXCERPT_MAX + 4], ev[4 * HB_EXCERPT_MAX + 4];
 
+	/* errors quote the matrix only as short escaped excerpts */
+	hb_excerpt(key, (size_t)-1, ek, sizeof(ek));
+	hb_excerpt(val, (size_t)-1, ev, sizeof(ev));
 	if (!*val)
-		return fail(err, errlen, name, line, "%s= has no value", key);
+		return fail(err, errlen, name, line, "%s= has no value", ek);
 	if (!strcmp(key, "suite") || !strcmp(key, "base")) {
 		char *dst = !strcmp(key, "suite") ? r->suite : r->base;
 
 		if (!word_ok(val) || strlen(val) >= sizeof(r->suite))
 			return fail(err, errlen, name, line,
-				    "%s=%s: use a name or path of letters, digits and ._/+-", key, val);
+				    "%s=%s: use a name or path of letters, digits and ._/+-", ek, ev);
 		snprintf(dst, sizeof(r->suite), "%s", val);
 		return 0;
 	}
@@ -82,7 +85,7 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 		size_t max = key[0] == 'g' && key[1] == 'i' ? sizeof(r->git) : sizeof(r->good);
 
 		if (strlen(val) >= max)
-			return fail(err, errlen, name, line, "%s=: too long", key);
+			return fail(err, errlen, name, line, "%s=: too long", ek);
 		snprintf(dst, max, "%s", val);
 		return 0;
 	}
@@ -104,7 +107,7 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 		v = strtol(val, &end, 10);
 		if (errno || *end || end == val || v < 1 || v > 200)
 			return fail(err, errlen, name, line, "boots=%s: use a whole number from 1 to 200",
-				    val);
+				    ev);
 		r->boots = (int)v;
 		return 0;
 	}
@@ -116,7 +119,7 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 		if (errno || *end || end == val || v < 0 || v > 64)
 			return fail(err, errlen, name, line,
 				    "bisect-budget=%s: use a whole number of bisect steps from 0 (off) "
-				    "to 64", val);
+				    "to 64", ev);
 		r->bisect_budget = (int)v;
 		return 0;
 	}
@@ -127,11 +130,11 @@ static int set_key(struct hb_mrow *r, const char *key, const char *val, char *er
 		v = strtod(val, &end);
 		if (errno || *end || end == val || !isfinite(v) || v < 1 || v > 7 * 86400)
 			return fail(err, errlen, name, line,
-				    "timeout=%s: use seconds from 1 to 604800", val);
+				    "timeout=%s: use seconds from 1 to 604800", ev);
 		r->timeout_s = v;
 		return 0;
 	}
-	return fail(err, errlen, name, line, "unknown key '%s'; known: " KEYS, key);
+	return fail(err, errlen, name, line, "unknown key '%s'; known: " KEYS, ek);
 }
 
 /* One line's words after the first into r. */
@@ -146,9 +149,13 @@ static int parse_words(char *rest, struct hb_mrow *r, char *err, size_t errlen, 
 	for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
 		char *eq = strchr(w, '='), key[64];
 
-		if (!eq || eq == w)
+		if (!eq || eq == w) {
+			char ex[4 * HB_EXCERPT_MAX + 4];
+
+			hb_excerpt(w, (size_t)-1, ex, sizeof(ex));
 			return fail(err, errlen, name, line,
-				    "'%s' is not key=value; known keys: " KEYS, w);
+				    "'%s' is not key=value; known keys: " KEYS, ex);
+		}
 		*eq = 0;
 		if (set_key(r, w, eq + 1, err, errlen, name, line))
 			return -1;
@@ -174,7 +181,7 @@ int hb_matrix_parse(const char *text, const char *name, struct hb_matrix *m, cha
 		return fail(err, errlen, name, 0, "out of memory");
 	/* strtok_r would merge empty lines: count them by hand */
 	for (ln = copy; ln && !rc; line++) {
-		char *nl = strchr(ln, '\n'), *first, *hash;
+		char *nl = strchr(ln, '\n'), *first, *hash, exf[4 * HB_EXCERPT_MAX + 4];
 		struct hb_mrow r;
 
 		if (nl)
@@ -194,16 +201,17 @@ int hb_matrix_parse(const char *text, const char *name, struct hb_matrix *m, cha
 					  "git=, good= and bad= are per target, not in defaults");
 			goto next;
 		}
+		hb_excerpt(first, (size_t)-1, exf, sizeof(exf));
 		if (strchr(first, '=')) {
 			rc = fail(err, errlen, name, line + 1,
 				  "the line starts with '%s'; start it with the target, or with "
 				  "'defaults'",
-				  first);
+				  exf);
 			goto next;
 		}
 		if (!word_ok(first) || strlen(first) >= sizeof(r.target)) {
 			rc = fail(err, errlen, name, line + 1,
-				  "target '%s': use a recipe name under kernels/ or a bzImage path", first);
+				  "target '%s': use a recipe name under kernels/ or a bzImage path", exf);
 			goto next;
 		}
 		r = def;

@@ -127,6 +127,10 @@ static void test_matrix_bad(void **state)
 		/* issue 38: the last one won */
 		{ "debian-6.12 boots=2 boots=3\n", "m:1: boots= given twice on this line; keep one" },
 		{ "defaults suite=quick suite=smoke\ndebian-6.12\n", "m:1: suite= given twice" },
+		/* issue 38: a value is quoted as a short escaped excerpt only */
+		{ "debian-6.12 boots=hunter2hunter2hunter2hunter2hunter2\n",
+		  "m:1: boots=hunter2hunter2hunter2hun...: use a whole number" },
+		{ "debian-6.12 timeout=1\x1b[2J\n", "m:1: timeout=1\\x1b[2J: use seconds" },
 	};
 	char err[1024];
 
