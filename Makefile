@@ -49,15 +49,15 @@ $(foreach v,$(filter-out $(HB_WORD_VARS),$(HB_CLI_VARS)),$(eval export $v))
 # compile. So each one (and CC, CFLAGS, LDFLAGS, AR, MAKE when they come from
 # the environment) must be plain text: letters, digits, blanks and _-.,/+=:@%.
 # Anything else (a quote, ;, `, $, a newline...) stops make here with one
-# line, before any recipe runs. HUGEBENCH_CACHE is only exported, never
-# pasted: it is not checked (hugebench checks the path).
+# line, before any recipe runs. HUGEBENCH_CACHE and KSRC are only exported,
+# never pasted: they are not checked (hugebench checks the paths).
 HB_PLAIN_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 _ - . , / + = : @ %
 hb_empty :=
 hb_space := $(hb_empty) $(hb_empty)
 # $(1) with every plain character removed (what is left is not plain)
 hb_unplain = $(if $(2),$(call hb_unplain,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(subst $(hb_space),,$(1)))
-HB_PASTED_VARS := $(filter-out $(HB_WORD_VARS) HUGEBENCH_CACHE,$(HB_CLI_VARS)) \
+HB_PASTED_VARS := $(filter-out $(HB_WORD_VARS) HUGEBENCH_CACHE KSRC,$(HB_CLI_VARS)) \
 	$(foreach v,CC CFLAGS LDFLAGS AR MAKE,$(if $(filter environment%,$(origin $v)),$v))
 $(foreach v,$(HB_PASTED_VARS),$(if $(call hb_unplain,$(value $v),$(HB_PLAIN_CHARS)),\
 	$(error $v: only letters, digits, blanks and _-.,/+=:@% are allowed (make pastes it into commands); give a plain value)))

@@ -41,6 +41,7 @@ while IFS='|' read -r goal var how; do
 done <<'CASES'
 compare|HUGEBENCH_CACHE=$(shell touch @M@)
 compare|HUGEBENCH_CACHE=x$$(touch @M@)
+compare|KSRC=$(shell touch @M@)
 compare|CC=$(shell touch @M@)
 compare|NOT_A_MAKE_VAR=$(shell touch @M@)
 fuzz|FUZZ_SECONDS=1;touch @M@
