@@ -34,6 +34,9 @@
 #include <unistd.h>
 
 #define MAX_ISSUES 64
+/* The most of stream.jsonl and console.log read after a boot: a quick
+ * suite's stream is ~100 KiB, its console ~50 KiB. */
+#define HB_GUEST_OUTPUT_MAX (64L * 1024 * 1024)
 
 /* A suite's parse or check error (err: "line N...: ..." quoting a short
  * escaped excerpt of the file) as one line. The excerpt is shown only from
@@ -196,13 +199,15 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	char *stream, *console;
 	size_t stream_len = 0, console_len = 0;
 	const char *verdict;
-	bool saved;
+	bool saved, stream_cut = false, console_cut = false;
 
-	/* with their lengths: a NUL from a broken guest must not end the text */
+	/* with their lengths: a NUL from a broken guest must not end the text;
+	 * at most HB_GUEST_OUTPUT_MAX of each (issue 38: a guest writing 1 GiB
+	 * to both took hugebench to 2.1 GB), the cut recorded below */
 	snprintf(path, sizeof(path), "%s/stream.jsonl", dir);
-	stream = hb_slurp(path, &stream_len);
+	stream = hb_userfile_head(path, HB_GUEST_OUTPUT_MAX, &stream_len, &stream_cut);
 	snprintf(path, sizeof(path), "%s/console.log", dir);
-	console = hb_slurp(path, &console_len);
+	console = hb_userfile_head(path, HB_GUEST_OUTPUT_MAX, &console_len, &console_cut);
 	wls = hb_result_from_stream_n(stream, stream ? stream_len : 0, &mods, &info);
 	json_object_set_new(res, "workloads", wls);
 	json_object_set_new(res, "modules", mods);
@@ -234,6 +239,18 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 		snprintf(reason, sizeof(reason), "the guest ran kernel %s, but the image was built as "
 			 "%s: a wrong or stale image, its results are not this target's (rebuild it: "
 			 "docs/kernels.md)", info.kernel_release, built_as);
+	}
+	if (stream_cut || console_cut) {
+		/* what came after the cut is unseen: a pass cannot stand on it */
+		json_object_set_new(res, "guest_output_truncated",
+				    json_pack("{s:b, s:b, s:I}", "stream", stream_cut, "console",
+					      console_cut, "at_bytes", (json_int_t)HB_GUEST_OUTPUT_MAX));
+		if (!strcmp(verdict, "pass")) {
+			verdict = "error";
+			snprintf(reason, sizeof(reason), "the guest wrote more than %ld MiB to its %s: "
+				 "read up to there (guest_output_truncated), what followed is unseen",
+				 HB_GUEST_OUTPUT_MAX >> 20, stream_cut ? "stream" : "console");
+		}
 	}
 	json_object_set_new(res, "verdict", json_string(verdict));
 	json_object_set_new(res, "verdict_reason", hb_json_text(reason));
@@ -603,7 +620,9 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 							 "total_s", vo.total_s));
 	if (vo.end == HB_END_NORMAL && vo.qemu_status != 0 && vo.boot_s == 0) {
 		/* QEMU refused to start the guest: its own message says why. */
-		char *qerr = hb_slurp(qlog, NULL);
+		size_t qlen;
+		bool qcut;
+		char *qerr = hb_userfile_head(qlog, 4096, &qlen, &qcut);
 
 		snprintf(err, sizeof(err), "qemu exited with status %d before the guest spoke: %.300s",
 			 vo.qemu_status, qerr ? qerr : "(no qemu.log)");
@@ -616,7 +635,8 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	{
 		/* What the guest itself saw: nested virtualization and PMU. */
 		size_t slen = 0;
-		char *s = hb_slurp(stream, &slen);
+		bool scut;
+		char *s = hb_userfile_head(stream, HB_GUEST_OUTPUT_MAX, &slen, &scut);
 
 		hb_accel_guest_env_n(s, s ? slen : 0, env);
 		free(s);

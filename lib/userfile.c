@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,4 +172,59 @@ void hb_excerpt(const char *s, size_t n, char *out, size_t outlen)
 		o += 3;
 	}
 	out[o] = 0;
+}
+
+char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut)
+{
+	int fd = hb_userfile_open(path, LONG_MAX, NULL, 0), e;
+	size_t cap = 4096, n = 0;
+	char *buf, one;
+	ssize_t k;
+
+	*len = 0;
+	*cut = false;
+	if (fd < 0)
+		return NULL;
+	if (!(buf = malloc(cap))) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	while (n < max) {
+		if (n + 1 >= cap && cap < max + 1) {
+			size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *nb = realloc(buf, nc);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		k = read(fd, buf + n, (cap - 1 - n) < (max - n) ? cap - 1 - n : max - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	if (n >= max) {
+		while ((k = read(fd, &one, 1)) < 0 && errno == EINTR)
+			;
+		*cut = k > 0;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
 }

@@ -8,6 +8,7 @@
 #ifndef HB_USERFILE_H
 #define HB_USERFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Limits of the text files (suites, matrices, thresholds, recipes). */
@@ -28,6 +29,12 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 /* hb_userfile_read for a text file: a NUL byte inside is refused ("PATH:
  * a NUL byte at offset N: not a text file"), never silently cut at. */
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen);
+
+/* At most max bytes of a regular file (opened without blocking, as
+ * hb_userfile_open), NUL-terminated, *len the bytes read; *cut true when
+ * the file held more. For output a guest wrote, whose size nothing else
+ * bounds. NULL with errno on error. */
+char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut);
 
 /* An error line may quote a file's content only as this: at most
  * HB_EXCERPT_MAX bytes of s (n bytes; NUL-terminated if n is (size_t)-1),
