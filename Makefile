@@ -44,6 +44,23 @@ unexport $(HB_WORD_VARS)
 HB_CLI_VARS := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $v)),$v))
 $(foreach v,$(HB_CLI_VARS),$(eval override $v := $$(value $v)))
 $(foreach v,$(filter-out $(HB_WORD_VARS),$(HB_CLI_VARS)),$(eval export $v))
+# Those other variables reach recipe text as typed: $(BUILD) in every
+# mkdir -p, $(DEB_PKGS) in the package goals, $(CC) $(CFLAGS) in each
+# compile. So each one (and CC, CFLAGS, LDFLAGS, AR, MAKE when they come from
+# the environment) must be plain text: letters, digits, blanks and _-.,/+=:@%.
+# Anything else (a quote, ;, `, $, a newline...) stops make here with one
+# line, before any recipe runs. HUGEBENCH_CACHE and KSRC are only exported,
+# never pasted: they are not checked (hugebench checks the paths).
+HB_PLAIN_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z \
+	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 _ - . , / + = : @ %
+hb_empty :=
+hb_space := $(hb_empty) $(hb_empty)
+# $(1) with every plain character removed (what is left is not plain)
+hb_unplain = $(if $(2),$(call hb_unplain,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(subst $(hb_space),,$(1)))
+HB_PASTED_VARS := $(filter-out $(HB_WORD_VARS) HUGEBENCH_CACHE KSRC,$(HB_CLI_VARS)) \
+	$(foreach v,CC CFLAGS LDFLAGS AR MAKE,$(if $(filter environment%,$(origin $v)),$v))
+$(foreach v,$(HB_PASTED_VARS),$(if $(call hb_unplain,$(value $v),$(HB_PLAIN_CHARS)),\
+	$(error $v: only letters, digits, blanks and _-.,/+=:@% are allowed (make pastes it into commands); give a plain value)))
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
@@ -100,8 +117,12 @@ all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
 TEST_PKGS := chromium clang libclang-rt-14-dev libxml2-utils python3-jsonschema \
 	openssh-server openssh-client
 
+# The package lists reach the shell as HB_PKGS through the environment,
+# unexpanded ($(value ...)), like PKGS below: a DEB_PKGS given on the command
+# line is only words that install-pkgs checks (it was pasted into the recipe).
+deps: export HB_PKGS := $(value DEB_PKGS)
 deps:
-	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS)"
+	$(hb-install-pkgs)
 
 # A production libvirt host (docs/libvirt.md, "Production setup"): the
 # packaged service (systemd units and sockets, the libvirt-qemu user, the
@@ -109,18 +130,24 @@ deps:
 # `make deps`: the tests start their own daemons (tests/integration/libvirt-up.sh).
 LIBVIRT_HOST_PKGS := libvirt-daemon-system libvirt-clients qemu-system-x86
 
+libvirt-deps: export HB_PKGS := $(value LIBVIRT_HOST_PKGS)
 libvirt-deps:
-	@$(MAKE) --no-print-directory install-pkgs PKGS="$(LIBVIRT_HOST_PKGS)"
+	$(hb-install-pkgs)
 
+test-deps: export HB_PKGS := $(value DEB_PKGS) $(value TEST_PKGS)
 test-deps:
-	@$(MAKE) --no-print-directory install-pkgs PKGS="$(DEB_PKGS) $(TEST_PKGS)"
+	$(hb-install-pkgs)
 
 # PKGS reaches the shell through the environment, unexpanded, split with
 # globbing off; each word must be a Debian package name.
 install-pkgs: export HB_PKGS := $(value PKGS)
 install-pkgs:
-	@set -f; for p in $$HB_PKGS; do case $$p in [!a-z0-9]*|*[!a-z0-9.+-]*) \
-		echo "hugebench: PKGS: '$$p' is not a package name" >&2; exit 2;; esac; done; \
+	$(hb-install-pkgs)
+
+# One recipe for the four goals above, each with its own list in HB_PKGS.
+define hb-install-pkgs
+@set -f; for p in $$HB_PKGS; do case $$p in [!a-z0-9]*|*[!a-z0-9.+-]*) \
+		echo "hugebench: $@: '$$p' is not a Debian package name" >&2; exit 2;; esac; done; \
 	missing=$$(for p in $$HB_PKGS; do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null \
 		| grep -q 'install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
@@ -130,6 +157,7 @@ install-pkgs:
 	DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null && \
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing >/dev/null \
 	|| { echo "hugebench: apt-get install failed; run: apt-get update && apt-get install -y $$missing" >&2; exit 2; }
+endef
 
 check-deps: deps
 

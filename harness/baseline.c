@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "nightly.h"
 #include "sysinfo.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -134,6 +135,19 @@ static void remove_tree(const char *path)
 	hb_run(&sp, NULL, NULL);
 }
 
+/* a and b hold the same files with the same bytes (diff -r, links not
+ * followed): a run promoted again, not another run of the same name. */
+static bool same_tree(const char *a, const char *b)
+{
+	char *diff[] = { "diff", "-rq", "--no-dereference", "--", (char *)a, (char *)b, NULL };
+	struct hb_spawn sp = { .argv = diff, .capture = true, .quiet = true };
+	char *out = NULL;
+	int rc = hb_run(&sp, &out, NULL);
+
+	free(out);
+	return rc == 0;
+}
+
 int hb_baseline_promote(const char *results, const char *src, const char *target,
 			const char *why)
 {
@@ -163,12 +177,28 @@ int hb_baseline_promote(const char *results, const char *src, const char *target
 		return HB_EXIT_USAGE;
 	}
 	snprintf(base, sizeof(base), "%s", real);
+	/* the folder's name becomes the baseline's: `current` (the link) and
+	 * names of our own temporary files are not run names (issue 38: a
+	 * folder named current made `current` a link to itself) */
+	if (!name_ok(basename(base)) || !strcmp(basename(base), "current")) {
+		hb_err("baseline promote %s: the folder name '%s' cannot name a baseline (letters, "
+		       "digits, ._+- and not 'current'); rename the folder and promote again",
+		       src, basename(base));
+		return HB_EXIT_USAGE;
+	}
 	snprintf(tdir, sizeof(tdir), "%s/baselines/%s", results, tgt);
+	snprintf(dst, sizeof(dst), "%s/%s", tdir, basename(base));
+	if (hb_is_dir(dst) && !same_tree(real, dst)) {
+		/* issue 38: another run of the same name exited 0, was recorded in
+		 * the history, and the first one stayed the baseline */
+		hb_err("not promoted: %s holds another run named %s; rename the folder "
+		       "(or remove that baseline) and promote again", tdir, basename(base));
+		return HB_EXIT_USAGE;
+	}
 	if (hb_mkdir_p(tdir)) {
 		hb_errno("cannot create %s", tdir);
 		return HB_EXIT_INFRA;
 	}
-	snprintf(dst, sizeof(dst), "%s/%s", tdir, basename(base));
 	if (!hb_is_dir(dst)) {
 		int rc;
 
@@ -192,6 +222,8 @@ int hb_baseline_promote(const char *results, const char *src, const char *target
 			return HB_EXIT_INFRA;
 		}
 		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dst, RENAME_NOREPLACE)) {
+			/* EEXIST: a promote of the same name got there first; the
+			 * one there stays, nothing of ours is left */
 			hb_errno("cannot rename %s to %s", tmp, dst);
 			remove_tree(tmp);
 			return HB_EXIT_INFRA;
@@ -303,11 +335,17 @@ int hb_cmd_baseline(int argc, char **argv)
 	}
 	printf("%s: baseline %s\n", arg, cur);
 	snprintf(hist, sizeof(hist), "%s/baselines/%s/history.jsonl", results, arg);
-	{
-		char *h = hb_slurp(hist, NULL);
+	if (!access(hist, F_OK)) {
+		char err[PATH_MAX + 160];
+		size_t n;
+		char *h = hb_userfile_read(hist, HB_USERFILE_ANY_MAX, &n, err, sizeof(err));
 
-		if (h)
-			fputs(h, stdout);
+		if (!h) {
+			hb_err("baseline show: %s; history.jsonl must be a regular file: move it away",
+			       err);
+			return HB_EXIT_USAGE;
+		}
+		fwrite(h, 1, n, stdout);
 		free(h);
 	}
 	return HB_EXIT_OK;

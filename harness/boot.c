@@ -34,11 +34,38 @@
 #include <unistd.h>
 
 #define MAX_ISSUES 64
+/* The most of stream.jsonl and console.log read after a boot: a quick
+ * suite's stream is ~100 KiB, its console ~50 KiB. */
+#define HB_GUEST_OUTPUT_MAX (64L * 1024 * 1024)
+
+/* A suite's parse or check error (err: "line N...: ..." quoting a short
+ * escaped excerpt of the file) as one line. The excerpt is shown only from
+ * the user's own file: one owned by whoever runs hugebench (the sudo user
+ * under sudo). `--suite /etc/shadow` under sudo says which line is wrong,
+ * never what it holds (issue 38: /proc/self/environ was quoted). */
+static void suite_err(const char *where, const char *path, const char *err, const char *tail)
+{
+	struct stat st;
+	uid_t uid = getuid(), su;
+	gid_t gid;
+	int line = 0;
+
+	if (geteuid() == 0 && !hb_invoking_user(&su, &gid))
+		uid = su; /* the sudo user */
+	if (!stat(path, &st) && st.st_uid == uid) {
+		hb_err("%s%ssuite %s: %s%s", where, *where ? ": " : "", path, err, tail);
+		return;
+	}
+	sscanf(err, "line %d", &line);
+	hb_err("%s%ssuite %s: line %d is not a suite line (the file is not yours: its text is not "
+	       "shown)%s", where, *where ? ": " : "", path, line, tail);
+}
 
 /* Resolve --suite to a file and a name; validates the workload names against
- * the guest binary's registry so a typo fails before any boot. */
-int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
-		       char **text, bool *tools)
+ * the guest binary's registry so a typo fails before any boot. Each error
+ * line starts with "where: " unless where is "". */
+static int load_suite(const char *where, const char *suite, char *path, size_t plen, char *name,
+		      size_t nlen, char **text, bool *tools)
 {
 	static struct hb_suite_entry e[64];
 	static char describe[1 << 18];
@@ -63,18 +90,21 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 		snprintf(path, plen, "%s/configs/%s.suite", hb_root(), suite);
 		snprintf(name, nlen, "%s", suite);
 	}
-	*text = hb_userfile_read(path, HB_USERFILE_TEXT_MAX, NULL, err, sizeof(err));
+	/* a NUL inside would cut the suite there, on the host and in the guest
+	 * alike: refused, never run in part */
+	*text = hb_usertext_read(path, HB_USERFILE_TEXT_MAX, NULL, err, sizeof(err));
 	if (!*text) {
-		hb_err("cannot read suite %s (suites live in configs/NAME.suite)", err);
+		hb_err("%s%scannot read suite %s (suites live in configs/NAME.suite)", where,
+		       *where ? ": " : "", err);
 		return HB_EXIT_USAGE;
 	}
 	n = hb_suite_parse(*text, e, 64, err, sizeof(err));
 	if (n < 0) {
-		hb_err("suite %s: %s", path, err);
+		suite_err(where, path, err, "");
 		return HB_EXIT_USAGE;
 	}
 	if (n == 0) {
-		hb_err("suite %s lists no workloads", path);
+		hb_err("%s%ssuite %s lists no workloads", where, *where ? ": " : "", path);
 		return HB_EXIT_USAGE;
 	}
 	/* the guest's parameter tables: a bad line fails here, before any boot,
@@ -95,10 +125,25 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 		*tools = !rc && hb_suite_uses_tools(e, n, d.wl, d.n);
 	hb_describe_free(&d);
 	if (rc) {
-		hb_err("suite %s: %s; nothing was booted (see: hugebench help workloads)", path, err);
+		suite_err(where, path, err, "; nothing was booted (see: hugebench help workloads)");
 		return HB_EXIT_USAGE;
 	}
 	return 0;
+}
+
+int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
+		       char **text, bool *tools)
+{
+	return load_suite("", suite, path, plen, name, nlen, text, tools);
+}
+
+int hb_boot_check_suite(const char *where, const char *suite)
+{
+	char path[PATH_MAX], name[128], *text = NULL;
+	int rc = load_suite(where, suite, path, sizeof(path), name, sizeof(name), &text, NULL);
+
+	free(text);
+	return rc;
 }
 
 static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
@@ -154,13 +199,15 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	char *stream, *console;
 	size_t stream_len = 0, console_len = 0;
 	const char *verdict;
-	bool saved;
+	bool saved, stream_cut = false, console_cut = false;
 
-	/* with their lengths: a NUL from a broken guest must not end the text */
+	/* with their lengths: a NUL from a broken guest must not end the text;
+	 * at most HB_GUEST_OUTPUT_MAX of each (issue 38: a guest writing 1 GiB
+	 * to both took hugebench to 2.1 GB), the cut recorded below */
 	snprintf(path, sizeof(path), "%s/stream.jsonl", dir);
-	stream = hb_slurp(path, &stream_len);
+	stream = hb_userfile_head(path, HB_GUEST_OUTPUT_MAX, &stream_len, &stream_cut);
 	snprintf(path, sizeof(path), "%s/console.log", dir);
-	console = hb_slurp(path, &console_len);
+	console = hb_userfile_head(path, HB_GUEST_OUTPUT_MAX, &console_len, &console_cut);
 	wls = hb_result_from_stream_n(stream, stream ? stream_len : 0, &mods, &info);
 	json_object_set_new(res, "workloads", wls);
 	json_object_set_new(res, "modules", mods);
@@ -192,6 +239,18 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 		snprintf(reason, sizeof(reason), "the guest ran kernel %s, but the image was built as "
 			 "%s: a wrong or stale image, its results are not this target's (rebuild it: "
 			 "docs/kernels.md)", info.kernel_release, built_as);
+	}
+	if (stream_cut || console_cut) {
+		/* what came after the cut is unseen: a pass cannot stand on it */
+		json_object_set_new(res, "guest_output_truncated",
+				    json_pack("{s:b, s:b, s:I}", "stream", stream_cut, "console",
+					      console_cut, "at_bytes", (json_int_t)HB_GUEST_OUTPUT_MAX));
+		if (!strcmp(verdict, "pass")) {
+			verdict = "error";
+			snprintf(reason, sizeof(reason), "the guest wrote more than %ld MiB to its %s: "
+				 "read up to there (guest_output_truncated), what followed is unseen",
+				 HB_GUEST_OUTPUT_MAX >> 20, stream_cut ? "stream" : "console");
+		}
 	}
 	json_object_set_new(res, "verdict", json_string(verdict));
 	json_object_set_new(res, "verdict_reason", hb_json_text(reason));
@@ -561,7 +620,9 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 							 "total_s", vo.total_s));
 	if (vo.end == HB_END_NORMAL && vo.qemu_status != 0 && vo.boot_s == 0) {
 		/* QEMU refused to start the guest: its own message says why. */
-		char *qerr = hb_slurp(qlog, NULL);
+		size_t qlen;
+		bool qcut;
+		char *qerr = hb_userfile_head(qlog, 4096, &qlen, &qcut);
 
 		snprintf(err, sizeof(err), "qemu exited with status %d before the guest spoke: %.300s",
 			 vo.qemu_status, qerr ? qerr : "(no qemu.log)");
@@ -574,7 +635,8 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	{
 		/* What the guest itself saw: nested virtualization and PMU. */
 		size_t slen = 0;
-		char *s = hb_slurp(stream, &slen);
+		bool scut;
+		char *s = hb_userfile_head(stream, HB_GUEST_OUTPUT_MAX, &slen, &scut);
 
 		hb_accel_guest_env_n(s, s ? slen : 0, env);
 		free(s);

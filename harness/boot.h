@@ -53,6 +53,9 @@ struct boot {
  * external tool (its descriptor's tool: fio, stress-ng, kselftest). */
 int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, size_t nlen,
 		       char **text, bool *tools);
+/* The same checks, for a suite named elsewhere (a matrix's suite=): 0 or
+ * an exit code, the one error line starting with "where: ". */
+int hb_boot_check_suite(const char *where, const char *suite);
 /* The guest clock for a run on accel: "virtual" (QEMU -icount) under TCG
  * unless requested is "wall"; "wall" under KVM. requested is auto, virtual
  * or wall (run.c refuses virtual with --accel kvm before this). */

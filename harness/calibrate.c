@@ -69,6 +69,21 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	}
 	snprintf(name, sizeof(name), "%s", c->path);
 	if (output) {
+		/* never over the group it measured (issue 38: --output G/group.json) */
+		size_t k = 0;
+		const char **in = calloc(g->n + 1, sizeof(*in));
+
+		if (!in)
+			goto out;
+		in[k++] = g->path;
+		for (size_t i = 0; i < g->n; i++)
+			in[k++] = g->boots[i]->path;
+		if (hb_output_check("--output", output, in, k, err, sizeof(err))) {
+			free(in);
+			hb_err("calibrate: %s", err);
+			goto out;
+		}
+		free(in);
 		snprintf(path, sizeof(path), "%s", output);
 	} else {
 		snprintf(dir, sizeof(dir), "%s/calibration", results);

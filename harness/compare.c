@@ -16,6 +16,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -153,6 +154,36 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_compare_req *c)
 	return 0;
 }
 
+/* --output must not replace what was read (issue 38: --output
+ * A/result.json replaced run A): every group.json and result.json of the
+ * sides, the thresholds and the calibration file. true (said on stderr)
+ * when it would. */
+static bool output_is_input(const struct hb_compare_req *c, struct hb_cmp_group *const *runs,
+			    int nruns)
+{
+	size_t n = 2, k = 0;
+	const char **in;
+	char err[3 * PATH_MAX];
+	bool bad;
+
+	for (int i = 0; i < nruns; i++)
+		n += 1 + runs[i]->n;
+	if (!(in = calloc(n, sizeof(*in))))
+		return true;
+	for (int i = 0; i < nruns; i++) {
+		in[k++] = runs[i]->path;
+		for (size_t j = 0; j < runs[i]->n; j++)
+			in[k++] = runs[i]->boots[j]->path;
+	}
+	in[k++] = c->thresholds;
+	in[k++] = c->opts.calibration;
+	bad = hb_output_check("--output", c->output, in, k, err, sizeof(err)) != 0;
+	if (bad)
+		fprintf(stderr, "hugebench compare-report: %s\n", err);
+	free(in);
+	return bad;
+}
+
 /* 0 written, -1 write error (said on stderr), 1 stdout's reader has gone
  * (nothing to say: the exit code stays the verdict's). */
 static int hb_cmp_render_to(const struct hb_compare_req *c, const struct hb_cmp_report *r)
@@ -283,6 +314,10 @@ int hb_compare(const struct hb_compare_req *q)
 			ret = HB_CMP_USAGE;
 			goto out;
 		}
+	}
+	if (c.output && output_is_input(&c, runs, nruns)) {
+		ret = HB_CMP_USAGE;
+		goto out;
 	}
 	rep.opts = c.opts;
 	rep.thresholds_path = c.thresholds;

@@ -9,6 +9,7 @@
  * time, one per connection; the A/B pair of a target stays on its own. */
 #define _GNU_SOURCE
 #include "commands.h"
+#include "boot.h"
 #include "compare.h"
 #include "nightly.h"
 #include "recipe.h"
@@ -321,6 +322,21 @@ static int plan(const struct hb_matrix *m, const struct nopts *o, struct hb_nigh
 				       o->matrix, r->line, tg.name, m->rows[k].line);
 				return HB_EXIT_USAGE;
 			}
+		{
+			/* the suite gets run's checks here, --dry-run too (issue 38:
+			 * suite=/etc/shadow passed the dry run); once per suite, as
+			 * each check runs hb-guest --describe */
+			char where[PATH_MAX + 32];
+			bool checked = false;
+			int src;
+
+			for (size_t k = 0; k < i && !checked; k++)
+				checked = !strcmp(m->rows[k].suite, r->suite);
+			snprintf(where, sizeof(where), "%s:%d", o->matrix, r->line);
+			src = checked ? 0 : hb_boot_check_suite(where, r->suite);
+			if (src)
+				return src;
+		}
 		snprintf(jobs[i].name, sizeof(jobs[i].name), "%s", tg.name);
 		snprintf(jobs[i].base_name, sizeof(jobs[i].base_name), "%s", r->base[0] ? tb.name : "");
 		jobs[i].t = t;

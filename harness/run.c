@@ -9,6 +9,7 @@
 #include "run.h"
 #include "util.h"
 #include "backend.h"
+#include "kernel.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -229,6 +230,14 @@ int hb_run_opts_check(struct run_opts *o)
 		char err[1024];
 
 		if (hb_backend_check(o->backend, o->connect, o->guest_ram, err, sizeof(err))) {
+			hb_err("%s", err);
+			return HB_EXIT_USAGE;
+		}
+	}
+	if (o->modules) {
+		char err[PATH_MAX + 256];
+
+		if (hb_kernel_modules_check(o->modules, err, sizeof(err))) {
 			hb_err("%s", err);
 			return HB_EXIT_USAGE;
 		}

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "params.h"
 #include "suite.h"
+#include "userfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -126,12 +127,14 @@ static bool value_ok(const struct hb_param *p, const char *v)
 
 int hb_param_check(const struct hb_param *p, const char *value, char *why, size_t len)
 {
-	char allowed[256];
+	char allowed[256], ex[4 * HB_EXCERPT_MAX + 4];
 
 	if (value_ok(p, value))
 		return 0;
 	hb_param_allowed(p, allowed, sizeof(allowed));
-	snprintf(why, len, "%s=%s is not %s", p->name, value, allowed);
+	/* the value is the suite file's text: a short escaped excerpt only */
+	hb_excerpt(value, (size_t)-1, ex, sizeof(ex));
+	snprintf(why, len, "%s=%s is not %s", p->name, ex, allowed);
 	return -1;
 }
 
@@ -158,9 +161,12 @@ static int check_entry(const struct hb_suite_entry *e, const struct hb_wl_desc *
 		const struct hb_param *p = hb_param_find(w->params, key);
 
 		if (!p) {
+			char ex[4 * HB_EXCERPT_MAX + 4];
+
 			key_list(w->params, keys, sizeof(keys));
+			hb_excerpt(key, (size_t)-1, ex, sizeof(ex));
 			snprintf(err, len, "line %d (%s): unknown parameter '%s'; %s takes %s", e->line,
-				 e->name, key, w->name, keys);
+				 e->name, ex, w->name, keys);
 			return -1;
 		}
 		for (int k = 0; k < i; k++)
@@ -193,15 +199,16 @@ int hb_suite_check(const struct hb_suite_entry *e, int n, const struct hb_wl_des
 		const struct hb_wl_desc *w = wl_find(wl, n_wl, e[i].name);
 
 		if (!w) {
-			char known[512];
+			char known[512], ex[4 * HB_EXCERPT_MAX + 4];
 			size_t used = 0;
 
+			hb_excerpt(e[i].name, (size_t)-1, ex, sizeof(ex));
 			known[0] = 0;
 			for (size_t k = 0; k < n_wl && used < sizeof(known); k++)
 				used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s",
 							 k ? ", " : "", wl[k].name);
-			snprintf(err, len, "line %d: unknown workload '%s'; known: %s", e[i].line,
-				 e[i].name, known);
+			snprintf(err, len, "line %d: unknown workload '%s'; known: %s", e[i].line, ex,
+				 known);
 			return -1;
 		}
 		if (check_entry(&e[i], w, err, len))

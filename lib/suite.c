@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "params.h"
 #include "suite.h"
+#include "userfile.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -24,7 +25,7 @@ static int parse_repeat(const char *v)
 /* One line's tokens into e; 0, or -1 with err. */
 static int parse_line(char *line, int lineno, struct hb_suite_entry *e, char *err, size_t errlen)
 {
-	char *tok, *tsave = NULL;
+	char *tok, *tsave = NULL, ex[4 * HB_EXCERPT_MAX + 4], exn[4 * HB_EXCERPT_MAX + 4];
 	bool repeat_seen = false;
 
 	tok = strtok_r(line, " \t\r", &tsave);
@@ -32,27 +33,32 @@ static int parse_line(char *line, int lineno, struct hb_suite_entry *e, char *er
 	e->line = lineno;
 	e->repeat = 1;
 	if (strlen(tok) >= sizeof(e->name)) {
-		snprintf(err, errlen, "line %d: workload name '%.40s...' is too long", lineno, tok);
+		hb_excerpt(tok, (size_t)-1, ex, sizeof(ex));
+		snprintf(err, errlen, "line %d: workload name '%s' is too long", lineno, ex);
 		return -1;
 	}
 	snprintf(e->name, sizeof(e->name), "%s", tok);
+	/* the name as errors quote it: not checked yet, a short escaped excerpt */
+	hb_excerpt(e->name, (size_t)-1, exn, sizeof(exn));
 	while ((tok = strtok_r(NULL, " \t\r", &tsave))) {
 		char *eq = strchr(tok, '=');
 
 		if (!eq || eq == tok) {
-			snprintf(err, errlen, "line %d: '%s' is not key=value", lineno, tok);
+			hb_excerpt(tok, (size_t)-1, ex, sizeof(ex));
+			snprintf(err, errlen, "line %d: '%s' is not key=value", lineno, ex);
 			return -1;
 		}
 		*eq = 0;
 		if (strcmp(tok, "repeat") == 0) {
 			e->repeat = parse_repeat(eq + 1);
 			if (repeat_seen) {
-				snprintf(err, errlen, "line %d (%s): repeat given twice", lineno, e->name);
+				snprintf(err, errlen, "line %d (%s): repeat given twice", lineno, exn);
 				return -1;
 			}
 			if (e->repeat < 0) {
+				hb_excerpt(eq + 1, (size_t)-1, ex, sizeof(ex));
 				snprintf(err, errlen, "line %d (%s): repeat=%s is not a whole number in "
-					 "1..%d", lineno, e->name, eq + 1, HB_MAX_REPEAT);
+					 "1..%d", lineno, exn, ex, HB_MAX_REPEAT);
 				return -1;
 			}
 			repeat_seen = true;
@@ -65,8 +71,9 @@ static int parse_line(char *line, int lineno, struct hb_suite_entry *e, char *er
 		/* never cut short silently: a cut value could read as another one */
 		if (strlen(tok) >= sizeof(e->params[0].key) ||
 		    strlen(eq + 1) >= sizeof(e->params[0].value)) {
-			snprintf(err, errlen, "line %d (%s): parameter %.40s is longer than %zu "
-				 "characters", lineno, e->name, tok,
+			hb_excerpt(tok, (size_t)-1, ex, sizeof(ex));
+			snprintf(err, errlen, "line %d (%s): parameter %s is longer than %zu "
+				 "characters", lineno, exn, ex,
 				 strlen(tok) >= sizeof(e->params[0].key) ? sizeof(e->params[0].key) - 1
 									 : sizeof(e->params[0].value) - 1);
 			return -1;

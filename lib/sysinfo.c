@@ -1,6 +1,7 @@
 /* sysinfo.c - files, /proc/cpuinfo and the KVM module (sysinfo.h). */
 #define _GNU_SOURCE
 #include "sysinfo.h"
+#include "userfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,46 +11,9 @@
 
 char *hb_slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		size_t k;
-
-		if (n + 4096 + 1 > cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		k = fread(buf + n, 1, cap - n - 1, f);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	if (ferror(f)) {
-		int e = errno ? errno : EIO;
-
-		free(buf);
-		fclose(f);
-		errno = e;
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = 0;
-	if (len)
-		*len = n;
-	return buf;
+	/* the bounded reader (userfile.h): a FIFO or device is refused at
+	 * once, never waited for or read without end */
+	return hb_userfile_read(path, HB_USERFILE_ANY_MAX, len, NULL, 0);
 }
 
 /* The line of cpuinfo text whose key (before blanks and ':') is field:

@@ -9,7 +9,9 @@
 #include <stddef.h>
 
 /* The whole file, NUL-terminated (procfs files included, whose size is 0);
- * malloc'd, *len (if not NULL) its length. NULL with errno set on error. */
+ * malloc'd, *len (if not NULL) its length. NULL with errno set on error:
+ * a regular file (or /dev/null) of at most HB_USERFILE_ANY_MAX bytes only,
+ * opened without blocking (hb_userfile_read, lib/userfile.h). */
 char *hb_slurp(const char *path, size_t *len);
 
 /* The value of the first "field<blanks>: value" line of cpuinfo text, cut

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,5 +120,111 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 	buf[n] = 0;
 	if (len)
 		*len = n;
+	return buf;
+}
+
+char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+{
+	size_t n = 0;
+	char *text = hb_userfile_read(path, max, &n, err, errlen);
+	const char *nul = text ? memchr(text, 0, n) : NULL;
+
+	if (len)
+		*len = text && !nul ? n : 0;
+	if (nul) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "a NUL byte at offset %zu: not a text file",
+			 (size_t)(nul - text));
+		set_err(err, errlen, path, why);
+		free(text);
+		errno = EINVAL;
+		return NULL;
+	}
+	return text;
+}
+
+void hb_excerpt(const char *s, size_t n, char *out, size_t outlen)
+{
+	size_t o = 0, i;
+
+	if (!outlen)
+		return;
+	if (n == (size_t)-1)
+		n = strlen(s);
+	for (i = 0; i < n && i < HB_EXCERPT_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[5];
+		size_t k;
+
+		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\' && c != '"')
+			esc[0] = (char)c, esc[1] = 0;
+		else
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+		k = strlen(esc);
+		if (o + k + 1 > outlen)
+			break;
+		memcpy(out + o, esc, k);
+		o += k;
+	}
+	if (i < n && o + 4 <= outlen) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = 0;
+}
+
+char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut)
+{
+	int fd = hb_userfile_open(path, LONG_MAX, NULL, 0), e;
+	size_t cap = 4096, n = 0;
+	char *buf, one;
+	ssize_t k;
+
+	*len = 0;
+	*cut = false;
+	if (fd < 0)
+		return NULL;
+	if (!(buf = malloc(cap))) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	while (n < max) {
+		if (n + 1 >= cap && cap < max + 1) {
+			size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *nb = realloc(buf, nc);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		k = read(fd, buf + n, (cap - 1 - n) < (max - n) ? cap - 1 - n : max - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	if (n >= max) {
+		while ((k = read(fd, &one, 1)) < 0 && errno == EINTR)
+			;
+		*cut = k > 0;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
 	return buf;
 }

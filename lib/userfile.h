@@ -8,10 +8,14 @@
 #ifndef HB_USERFILE_H
 #define HB_USERFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Limits of the text files (suites, matrices, thresholds, recipes). */
 #define HB_USERFILE_TEXT_MAX (1024L * 1024)
+/* Limit of any other whole file read (hb_slurp: guest output, history.jsonl,
+ * modules.dep; hb_sha256_file: a kernel image, a patch). */
+#define HB_USERFILE_ANY_MAX (1024L * 1024 * 1024)
 
 /* An fd open for reading on path (blocking reads, O_CLOEXEC), after
  * checking that it is a regular file of at most max bytes; -1 with
@@ -22,5 +26,21 @@ int hb_userfile_open(const char *path, long max, char *err, size_t errlen);
  * inside kept); NULL with "PATH: why" in err. A file that grows past max
  * while it is read is refused too. */
 char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen);
+/* hb_userfile_read for a text file: a NUL byte inside is refused ("PATH:
+ * a NUL byte at offset N: not a text file"), never silently cut at. */
+char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen);
+
+/* At most max bytes of a regular file (opened without blocking, as
+ * hb_userfile_open), NUL-terminated, *len the bytes read; *cut true when
+ * the file held more. For output a guest wrote, whose size nothing else
+ * bounds. NULL with errno on error. */
+char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut);
+
+/* An error line may quote a file's content only as this: at most
+ * HB_EXCERPT_MAX bytes of s (n bytes; NUL-terminated if n is (size_t)-1),
+ * every byte that is not printable ASCII, a quote or a backslash written
+ * as \xNN, and "..." when cut. out always ends with a NUL. */
+#define HB_EXCERPT_MAX 24
+void hb_excerpt(const char *s, size_t n, char *out, size_t outlen);
 
 #endif

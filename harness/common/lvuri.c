@@ -34,6 +34,23 @@ static bool plain(const char *s, size_t n, const char *set)
 	return true;
 }
 
+/* an IPv6 address between brackets: hex digits, ':' and '.' (an IPv4
+ * tail), at least two colons; "::1" starts with one, which plain() refused */
+static bool ipv6_ok(const char *s, size_t n)
+{
+	size_t colons = 0;
+
+	if (n < 2 || n > 45)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == ':')
+			colons++;
+		else if (!isxdigit((unsigned char)s[i]) && s[i] != '.')
+			return false;
+	}
+	return colons >= 2;
+}
+
 int hb_lvuri_check(const char *uri, char *err, size_t errlen)
 {
 	static const char *const local[] = { "", "unix", NULL };
@@ -88,7 +105,7 @@ int hb_lvuri_check(const char *uri, char *err, size_t errlen)
 		if (host[0] == '[') { /* [IPv6 address] */
 			const char *rb = memchr(host, ']', (size_t)(path - host));
 
-			if (!rb || !plain(host + 1, (size_t)(rb - host - 1), ":.") ||
+			if (!rb || !ipv6_ok(host + 1, (size_t)(rb - host - 1)) ||
 			    (rb + 1 != path && rb[1] != ':'))
 				return refuse(err, errlen, "the host must be a name or an address");
 			colon = rb + 1 != path ? rb + 1 : NULL;

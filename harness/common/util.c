@@ -1,6 +1,7 @@
 /* util.c - host-side helpers (see util.h). */
 #define _GNU_SOURCE
 #include "sysinfo.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <errno.h>
@@ -194,10 +195,18 @@ int hb_sha256_file(const char *path, char out_hex[65])
 	EVP_MD_CTX *ctx;
 	int rc = -1, saved;
 	size_t n;
-	FILE *f = fopen(path, "rb");
+	/* a regular file only, opened without blocking (a FIFO named as a
+	 * patch or kernel image must not hang the run) */
+	int fd = hb_userfile_open(path, HB_USERFILE_ANY_MAX, NULL, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 
-	if (!f)
+	if (!f) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
 		return -1;
+	}
 	ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
 		goto out;
@@ -435,4 +444,52 @@ bool hb_kv_get(const char *buf, const char *name, char *out, size_t outlen)
 		}
 	}
 	return false;
+}
+
+int hb_output_check(const char *opt, const char *output, const char *const *inputs, size_t n,
+		    char *err, size_t errlen)
+{
+	char odir[PATH_MAX], oreal[PATH_MAX], ireal[PATH_MAX], idir[PATH_MAX];
+	const char *base = strrchr(output, '/');
+	struct stat so, si;
+	bool exists = !stat(output, &so);
+
+	base = base ? base + 1 : output;
+	if (!exists && !lstat(output, &si) && S_ISLNK(si.st_mode)) {
+		/* a link to nothing yet: fopen would create its target, anywhere */
+		snprintf(err, errlen, "%s %s: a link to a file that does not exist; write elsewhere",
+			 opt, output);
+		return -1;
+	}
+	snprintf(odir, sizeof(odir), "%.*s", base == output ? 1 : (int)(base - output - 1),
+		 base == output ? "." : output);
+	if (!odir[0])
+		snprintf(odir, sizeof(odir), "/");
+	if (!realpath(odir, oreal))
+		return 0; /* the write itself fails and says so */
+	for (size_t i = 0; i < n; i++) {
+		const char *slash;
+
+		if (!inputs[i])
+			continue;
+		if (exists && !stat(inputs[i], &si) && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino) {
+			snprintf(err, errlen, "%s %s is %s, one of the inputs: it would be replaced; "
+				 "write elsewhere", opt, output, inputs[i]);
+			return -1;
+		}
+		if (strcmp(base, "result.json") && strcmp(base, "group.json"))
+			continue;
+		if (!realpath(inputs[i], ireal))
+			continue;
+		slash = strrchr(ireal, '/');
+		snprintf(idir, sizeof(idir), "%.*s", slash && slash != ireal ? (int)(slash - ireal) : 1,
+			 slash && slash != ireal ? ireal : "/");
+		if (!strcmp(idir, oreal)) {
+			snprintf(err, errlen, "%s %s would put a %s into %s, the folder of an input run; "
+				 "write elsewhere", opt, output, base, idir);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -67,6 +67,19 @@ static struct hb_cmp_group *hb_cmp_group_fail(struct hb_cmp_group *g, json_t *ro
 	return NULL;
 }
 
+static bool differ(const char *a, const char *b)
+{
+	return a && b && *a && *b && strcmp(a, b);
+}
+
+/* b booted another kernel than a: target name, release or image hash
+ * (each only when both boots recorded it). */
+static bool other_kernel(const struct hb_cmp_run *a, const struct hb_cmp_run *b)
+{
+	return differ(a->target, b->target) || differ(a->kernel_release, b->kernel_release) ||
+	       differ(a->image_sha256, b->image_sha256);
+}
+
 /* group.json: its boots, in its order. */
 static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *path, char *err,
 						   size_t errlen)
@@ -142,6 +155,22 @@ static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *pat
 			return hb_cmp_group_fail(g, root, err, errlen, NULL, NULL, NULL);
 		}
 		g->n++;
+		/* a group is boots of one kernel: one with another target,
+		 * release or image would be judged as noise of the first
+		 * (issue 38: nothing refused it) */
+		if (g->n > 1 && other_kernel(g->boots[0], g->boots[g->n - 1])) {
+			const struct hb_cmp_run *a = g->boots[0], *b = g->boots[g->n - 1];
+			char field[64], what[512];
+
+			snprintf(field, sizeof(field), "runs[%zu]", i);
+			snprintf(what, sizeof(what), "%s is %s (%s), the first boot %s (%s): a group "
+				 "holds boots of one kernel", b->path, b->target ? b->target : "?",
+				 b->kernel_release ? b->kernel_release : "?",
+				 a->target ? a->target : "?",
+				 a->kernel_release ? a->kernel_release : "?");
+			free(dir);
+			return hb_cmp_group_fail(g, root, err, errlen, path, field, what);
+		}
 	}
 	free(dir);
 	json_decref(root);

@@ -41,6 +41,31 @@ void hb_cmp_thresholds_free(struct hb_cmp_thresholds *t)
 	t->n = 0;
 }
 
+/* A valid fnmatch pattern: every '[' closed by a ']' (after an optional !
+ * or ^ and a first ], which is literal), no '\\' at the end. glibc's
+ * fnmatch takes "[" as a class that never matches (issue 38): refused. */
+static bool glob_ok(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				return false;
+		} else if (*p == '[') {
+			const char *q = p + 1;
+
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			q = strchr(q, ']');
+			if (!q)
+				return false;
+			p = q;
+		}
+	}
+	return true;
+}
+
 int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *err,
 			   size_t errlen)
 {
@@ -72,6 +97,14 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 		if (strlen(tok) >= sizeof(rl.pattern))
 			goto bad_pattern;
 		snprintf(rl.pattern, sizeof(rl.pattern), "%s", tok);
+		if (!glob_ok(rl.pattern)) {
+			char ex[4 * HB_EXCERPT_MAX + 4];
+
+			hb_excerpt(rl.pattern, (size_t)-1, ex, sizeof(ex));
+			snprintf(err, errlen, "%s:%d: pattern \"%s\" is not a valid glob (a [ without "
+				 "its ], or a \\ at the end): it would never match", path, lineno, ex);
+			goto fail;
+		}
 		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
 			char *eq = strchr(tok, '='), *end;
 			double v, *dst;
@@ -83,23 +116,32 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			else if (eq && !strncmp(tok, "boot_sd_pct=", 12))
 				dst = &rl.lim.boot_sd_pct;
 			else {
+				char ex[4 * HB_EXCERPT_MAX + 4];
+
+				hb_excerpt(tok, (size_t)-1, ex, sizeof(ex));
 				snprintf(err, errlen, "%s:%d: unknown setting \"%s\" (known: "
 					 "min_effect_pct=N min_effect_virtual_pct=N boot_sd_pct=N)",
-					 path, lineno, tok);
+					 path, lineno, ex);
 				goto fail;
 			}
 			v = strtod(eq + 1, &end);
 			if (end == eq + 1 || *end || !(v >= 0 && v < 100)) { /* NAN too */
+				char ex[4 * HB_EXCERPT_MAX + 4];
+
+				hb_excerpt(eq + 1, (size_t)-1, ex, sizeof(ex));
 				snprintf(err, errlen, "%s:%d: %.*s wants a number in [0, 100), not \"%s\"",
-					 path, lineno, (int)(eq - tok), tok, eq + 1);
+					 path, lineno, (int)(eq - tok), tok, ex);
 				goto fail;
 			}
 			*dst = v;
 		}
 		if (isnan(rl.lim.min_effect_pct) && isnan(rl.lim.boot_sd_pct) &&
 		    isnan(rl.lim.min_effect_virtual_pct)) {
+			char ex[4 * HB_EXCERPT_MAX + 4];
+
+			hb_excerpt(rl.pattern, (size_t)-1, ex, sizeof(ex));
 			snprintf(err, errlen, "%s:%d: \"%s\" sets nothing (want: %s min_effect_pct=N)",
-				 path, lineno, rl.pattern, rl.pattern);
+				 path, lineno, ex, ex);
 			goto fail;
 		}
 		if (hb_cmp_append((void **)&t->lines, &t->n, &cap, sizeof(rl), &rl)) {

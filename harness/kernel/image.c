@@ -10,9 +10,11 @@
 #include "image.h"
 #include "modules.h"
 #include "sysinfo.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,20 +48,23 @@ static void rm_rf(const char *path)
  * or -1 with err. */
 static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
 {
-	char dep[PATH_MAX + 16], conf[PATH_MAX + 32];
-	char *deptext, *wanted;
+	char dep[PATH_MAX + 16], conf[PATH_MAX + 32], why[PATH_MAX + 160];
+	char *deptext, *wanted = NULL;
 	size_t n;
 
 	if (!k->moddir[0])
 		return 0;
 	snprintf(dep, sizeof(dep), "%s/modules.dep", k->moddir);
 	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", hb_root());
-	deptext = hb_slurp(dep, NULL);
-	wanted = hb_slurp(conf, NULL);
-	if (!deptext)
+	/* the modules folder is the user's (--modules DIR): modules.dep is
+	 * read with the bounded reader, a FIFO or device refused at once */
+	deptext = hb_usertext_read(dep, HB_MODULES_DEP_MAX, NULL, why, sizeof(why));
+	if (!deptext && errno == ENOENT)
 		snprintf(err, errlen, "%s missing; run: depmod -b <root> <release> for that tree", dep);
-	else if (!wanted)
-		snprintf(err, errlen, "cannot read %s", conf);
+	else if (!deptext)
+		snprintf(err, errlen, "--modules: %s; give a folder with a modules.dep file", why);
+	else if (!(wanted = hb_usertext_read(conf, HB_USERFILE_TEXT_MAX, NULL, why, sizeof(why))))
+		snprintf(err, errlen, "%s", why);
 	n = deptext && wanted ? hb_modules_resolve(k->moddir, deptext, wanted, mods, MAX_MODS) : 0;
 	free(deptext);
 	if (!wanted)
@@ -68,12 +73,85 @@ static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
 	return deptext ? (int)n : -1;
 }
 
+/* The largest module copied (a Debian 6.12 zram.ko.xz is ~40 KiB; amdgpu's
+ * ~3 MiB). */
+#define MODULE_MAX (256L * 1024 * 1024)
+
+/* Copies module src into dir as NN-<basename> (its suffix tells
+ * mkinitramfs.sh how to decompress it) and puts that path in out. The
+ * modules folder may be the build user's (a source build writes it), and
+ * this runs as root: src is opened without following a final link
+ * (O_NOFOLLOW), must be a regular file, and the file actually opened must
+ * lie inside the folder (its /proc/self/fd path under real_moddir), so a
+ * link to /etc/shadow or a modules.dep line ../../secret/x.ko is refused
+ * (issue 38: both ended up in the guest's initramfs). 0, or -1 with err. */
+static int stage_module(const char *real_moddir, const char *src, const char *dir, int i,
+			char *out, size_t outlen, char *err, size_t errlen)
+{
+	char fdp[64], real[PATH_MAX], buf[65536];
+	const char *base = strrchr(src, '/');
+	size_t rl = strlen(real_moddir);
+	struct stat st;
+	ssize_t k, n;
+	int in, o = -1, rc = -1;
+
+	in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (in < 0) {
+		snprintf(err, errlen, "module %s: %s; the modules folder must hold the files "
+			 "themselves", src, errno == ELOOP ? "a symbolic link, not copied" : strerror(errno));
+		return -1;
+	}
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", in);
+	n = readlink(fdp, real, sizeof(real) - 1);
+	if (n < 0 || fstat(in, &st)) {
+		snprintf(err, errlen, "module %s: %s", src, strerror(errno));
+		goto out;
+	}
+	real[n] = 0;
+	if (strncmp(real, real_moddir, rl) || real[rl] != '/') {
+		snprintf(err, errlen, "module %s is outside the modules folder %s: not copied",
+			 src, real_moddir);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MODULE_MAX) {
+		snprintf(err, errlen, "module %s: %s: not copied", src,
+			 S_ISREG(st.st_mode) ? "larger than 256 MiB" : "not a regular file");
+		goto out;
+	}
+	if ((size_t)snprintf(out, outlen, "%s/%02d-%s", dir, i, base ? base + 1 : src) >= outlen) {
+		snprintf(err, errlen, "module path %s too long", src);
+		goto out;
+	}
+	o = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (o < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+		goto out;
+	}
+	while ((k = read(in, buf, sizeof(buf))) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 || write(o, buf, (size_t)k) != k) {
+			snprintf(err, errlen, "copying module %s: %s", src, strerror(errno));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	close(in);
+	if (o >= 0 && close(o) && !rc) {
+		snprintf(err, errlen, "copying module %s: %s", src, strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
 int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char *suite_name,
 		   char *out, size_t outlen, char *err, size_t errlen)
 {
 	char base[PATH_MAX], work[PATH_MAX], staging[PATH_MAX + 8], etc[PATH_MAX + 16];
 	char cpio[PATH_MAX + 16], script[PATH_MAX + 32], guest[PATH_MAX + 16];
 	char modlist[MODLIST_MAX] = "";
+	static char staged[MAX_MODS][PATH_MAX + 400];
 	char *argv[8 + 2 * MAX_MODS];
 	size_t off = 0;
 	int a = 0, n, rc, fd;
@@ -132,9 +210,21 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 	argv[a++] = staging;
 	argv[a++] = cpio;
 	argv[a++] = guest;
-	for (int i = 0; i < n; i++) {
-		argv[a++] = mods[i].path;
-		argv[a++] = mods[i].name;
+	if (n > 0) {
+		char real_moddir[PATH_MAX], mdir[PATH_MAX + 8];
+
+		snprintf(mdir, sizeof(mdir), "%s/mods", work);
+		if (!realpath(k->moddir, real_moddir) || mkdir(mdir, 0700)) {
+			snprintf(err, errlen, "modules folder %s: %s", k->moddir, strerror(errno));
+			goto fail;
+		}
+		for (int i = 0; i < n; i++) {
+			if (stage_module(real_moddir, mods[i].path, mdir, i, staged[i],
+					 sizeof(staged[i]), err, errlen))
+				goto fail;
+			argv[a++] = staged[i];
+			argv[a++] = mods[i].name;
+		}
 	}
 	argv[a] = NULL;
 	rc = hb_spawn_capture(argv, NULL, 0);

@@ -3,13 +3,16 @@
  * each prints one line "release image modules-dir [package]" on stdout. */
 #define _GNU_SOURCE
 #include "kernel.h"
+#include "modules.h"
 #include "recipe.h"
+#include "userfile.h"
 #include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* fetch-debian.sh's key=value lines (util.h: hb_kv_get). */
 static int parse_script_line(const char *out, struct hb_kernel *k)
@@ -28,6 +31,22 @@ static int parse_script_line(const char *out, struct hb_kernel *k)
 	return 0;
 }
 
+int hb_kernel_modules_check(const char *dir, char *err, size_t errlen)
+{
+	char dep[PATH_MAX + 16], why[PATH_MAX + 160];
+	int fd;
+
+	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
+	fd = hb_userfile_open(dep, HB_MODULES_DEP_MAX, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, errlen, "--modules: %s; give the kernel's modules folder (run depmod there first)",
+			 why);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, struct hb_kernel *k,
 		      char *err, size_t errlen)
 {
@@ -40,6 +59,8 @@ int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, s
 		snprintf(k->kind, sizeof(k->kind), "host");
 		return 0;
 	}
+	if (modules_override && hb_kernel_modules_check(modules_override, err, errlen))
+		return -EINVAL;
 	if (t->kind == HB_TARGET_BZIMAGE) {
 		snprintf(k->kind, sizeof(k->kind), "bzimage");
 		snprintf(k->image, sizeof(k->image), "%s", t->path);

@@ -23,6 +23,10 @@ struct hb_kernel {
 
 /* Returns 0, or with one line in err: -EINVAL (the target's recipe, patch
  * or config is wrong) or -EIO (a download, a build tool). */
+/* --modules DIR is the user's: its modules.dep must be a regular file (a
+ * FIFO there blocked the image build); checked with the options, before any
+ * folder, fetch or build. 0, or -1 with one line in err. */
+int hb_kernel_modules_check(const char *dir, char *err, size_t errlen);
 int hb_kernel_resolve(const struct hb_target *t, const char *modules_override, struct hb_kernel *k,
 		      char *err, size_t errlen);
 

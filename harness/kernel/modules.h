@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 
+/* The largest modules.dep read (a whole Debian kernel's is under 1 MiB). */
+#define HB_MODULES_DEP_MAX (16L * 1024 * 1024)
+
 struct hb_modfile {
 	char name[64];	     /* basename without .ko[.xz|.zst|.gz], e.g. kvm-amd */
 	char path[512];	     /* absolute path of the file in the kernel's tree */

@@ -41,6 +41,26 @@ static FILE *user_fopen(const char *path, char *err, size_t errlen)
 		errno = e;
 		return NULL;
 	}
+	{
+		/* a NUL byte would end the line there and the rest be ignored:
+		 * refused, as in every other text file a user names */
+		char buf[4096];
+		ssize_t k;
+		off_t at = 0;
+
+		while ((k = pread(fd, buf, sizeof(buf), at)) > 0) {
+			const char *nul = memchr(buf, 0, (size_t)k);
+
+			if (nul) {
+				hb_set_err(err, errlen, "%s: a NUL byte at offset %lld: not a text file",
+					   path, (long long)(at + (nul - buf)));
+				close(fd);
+				errno = EINVAL;
+				return NULL;
+			}
+			at += k;
+		}
+	}
 	if (!(f = fdopen(fd, "r"))) {
 		e = errno;
 		hb_set_err(err, errlen, "cannot open %s: %s", path, strerror(e));
@@ -216,7 +236,7 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		char *s, *eq, *key, *val;
+		char *s, *eq, *key, *val, ex[4 * HB_EXCERPT_MAX + 4];
 		size_t i, len;
 
 		lineno++;
@@ -230,7 +250,10 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			hb_set_err(err, errlen, "%s:%d: expected key=value, got '%s'", path, lineno, s);
+			/* a recipe may be a link to any file root can read: its text
+			 * is quoted as a short escaped excerpt only (issue 38) */
+			hb_excerpt(s, (size_t)-1, ex, sizeof(ex));
+			hb_set_err(err, errlen, "%s:%d: expected key=value, got '%s'", path, lineno, ex);
 			goto out;
 		}
 		*eq = '\0';
@@ -245,10 +268,11 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 			if (!strcmp(key, keys[i].key))
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0])) {
+			hb_excerpt(key, (size_t)-1, ex, sizeof(ex));
 			hb_set_err(err, errlen,
 				"%s:%d: unknown key '%s' (known: kind, source, meta, image, archive, "
 				"pin, modules, base, description, cmdline, git, commit, branch)",
-				path, lineno, key);
+				path, lineno, ex);
 			goto out;
 		}
 		if (seen[i]) {
@@ -266,8 +290,9 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 			} else if (!strcmp(val, "source")) {
 				r->kind = HB_RECIPE_SOURCE;
 			} else {
+				hb_excerpt(val, (size_t)-1, ex, sizeof(ex));
 				hb_set_err(err, errlen, "%s:%d: kind must be debian or source, not '%s'",
-					path, lineno, val);
+					path, lineno, ex);
 				goto out;
 			}
 			continue;
@@ -278,10 +303,11 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 			goto out;
 		}
 		if (!strcmp(key, "cmdline") && !cmdline_ok(val)) {
+			hb_excerpt(val, (size_t)-1, ex, sizeof(ex));
 			hb_set_err(err, errlen,
 				"%s:%d: cmdline '%s': kernel parameters are printable ASCII words "
 				"without quotes or backslashes",
-				path, lineno, val);
+				path, lineno, ex);
 			goto out;
 		}
 		if (origin_bad(key, val, err, errlen, path, lineno))

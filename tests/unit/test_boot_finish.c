@@ -7,7 +7,9 @@
 #define _GNU_SOURCE
 #include "helpers.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "boot.h"
@@ -70,6 +72,38 @@ static void test_release_mismatch_is_error(void **state)
 	json_decref(res);
 }
 
+/* Issue 38: a guest writing 1 GiB to its stream and console took hugebench
+ * to 2.1 GB (both read whole). Each is read up to 64 MiB; the cut is
+ * recorded in result.json and a pass that stood on it becomes an error. */
+static void test_guest_output_capped(void **state)
+{
+	json_t *res, *cut;
+	char p[320], dir[256];
+	int fd;
+
+	(void)state;
+	assert_int_equal(finish("big", "6.1.0-hb", "6.1.0-hb", &res), HB_EXIT_OK);
+	json_decref(res);
+	snprintf(dir, sizeof(dir), "%s", hbt_path("big"));
+	/* 200 MiB of console (sparse: zeros after the first line) */
+	snprintf(p, sizeof(p), "%s/console.log", dir);
+	fd = open(p, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 200L << 20), 0);
+	close(fd);
+	res = json_pack("{s:{s:s}, s:{}}", "target", "kernel_release", "6.1.0-hb", "environment");
+	assert_int_equal(hb_boot_finish(dir, res, HB_END_NORMAL, NULL), HB_EXIT_INFRA);
+	assert_string_equal(json_string_value(json_object_get(res, "verdict")), "error");
+	assert_non_null(strstr(json_string_value(json_object_get(res, "verdict_reason")),
+			       "more than 64 MiB to its console"));
+	cut = json_object_get(res, "guest_output_truncated");
+	assert_non_null(cut);
+	assert_true(json_is_true(json_object_get(cut, "console")));
+	assert_true(json_is_false(json_object_get(cut, "stream")));
+	assert_int_equal(json_integer_value(json_object_get(cut, "at_bytes")), 64L << 20);
+	json_decref(res);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -80,6 +114,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_release_mismatch_is_error),
+		cmocka_unit_test(test_guest_output_capped),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);

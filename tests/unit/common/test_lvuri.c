@@ -38,6 +38,10 @@ static void test_lvuri_accepts(void **state)
 		"qemu+tcp://10.0.0.2:16509/system",
 		"qemu+tls://[fe80::1]:16514/system?pkipath=/etc/pki/x",
 		"qemu://host/system",
+		/* issue 38: an address that starts with ':' was refused */
+		"qemu+ssh://[::1]/system",
+		"qemu+ssh://root@[::1]:22/system",
+		"qemu+tcp://[::ffff:10.0.0.2]/system",
 	};
 	char err[512];
 
@@ -76,6 +80,11 @@ static void test_lvuri_refuses(void **state)
 		{ "qemu:///system x", "blank" },
 		{ "qemu+ssh://h/system?keyfile=$(id)", "one of" },
 		{ "ssh-host", "no ://" },
+		{ "qemu+ssh://[-oProxyCommand=id]/system", "host" },
+		{ "qemu+ssh://[::1/system", "host" },
+		{ "qemu+ssh://[:]/system", "host" },
+		{ "qemu+ssh://[g::1]/system", "host" },
+		{ "qemu+ssh://[::1]x/system", "host" },
 	};
 	char err[512];
 

@@ -3,9 +3,14 @@
  * bad value below was accepted before and switched a watchdog off or
  * wrapped, issue 9), and the key=value contract of the kernel scripts
  * (hb_kv_get()); where the machine's cache is and what holding it means
- * (issue 33). */
+ * (issue 33); hb_sha256_file() reads a regular file only (a FIFO named
+ * as a patch or a kernel image blocked it, issue 38). */
 #define _GNU_SOURCE
 #include "helpers.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -107,6 +112,21 @@ static void test_cache_ensure_holds(void **state)
 	assert_int_equal(hb_spawn_capture(flock_s, NULL, 0), 0);
 	assert_int_not_equal(hb_spawn_capture(flock_x, NULL, 0), 0);
 	hb_spawn_capture(rm, NULL, 0);
+static void test_sha256_regular_only(void **state)
+{
+	char hex[65] = "", *fifo;
+
+	(void)state;
+	assert_int_equal(hbt_tmpdir("util"), 0);
+	fifo = hbt_path("0001-x.patch");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	assert_int_equal(hb_sha256_file(fifo, hex), -1);
+	assert_int_equal(hb_sha256_file("/dev/zero", hex), -1);
+	alarm(0);
+	assert_int_equal(hb_sha256_file(hbt_write_tmp("a", "abc"), hex), 0);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	hbt_teardown(NULL);
 }
 
 int main(void)
@@ -116,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_kv_contract),
 		cmocka_unit_test(test_cache_dir_choice),
 		cmocka_unit_test(test_cache_ensure_holds),
+		cmocka_unit_test(test_sha256_regular_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,6 +73,42 @@ static void test_group_refused(void **state)
 	assert_non_null(strstr(err, "runs: empty"));
 }
 
+/* Issue 38: one group could hold boots of different kernels (another
+ * target, release or image), judged as the noise of one: refused, one line
+ * naming the boot (exit 2). */
+static void test_group_one_kernel(void **state)
+{
+	json_t *docs[3];
+	const char *g;
+	char path[300], err[1024];
+
+	(void)state;
+	docs[0] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
+	docs[1] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
+	docs[2] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
+	json_object_set_new(json_object_get(docs[2], "target"), "kernel_release",
+			    json_string("7.2.0-other"));
+	g = hbt_write_group("mixed_kernels", docs, 3);
+	snprintf(path, sizeof(path), "%s/group.json", g);
+	assert_null(hb_cmp_group_load(path, err, sizeof(err)));
+	if (!strstr(err, "runs[2]: ") || !strstr(err, "(7.2.0-other)") ||
+	    !strstr(err, "a group holds boots of one kernel"))
+		fail_msg("%s", err);
+	assert_int_equal(hbt_compare(NULL, g, g, NULL), HB_CMP_USAGE);
+	/* the same kernel throughout: a group */
+	docs[0] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
+	docs[1] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
+	g = hbt_write_group("one_kernel", docs, 2);
+	snprintf(path, sizeof(path), "%s/group.json", g);
+	{
+		struct hb_cmp_group *ok = hb_cmp_group_load(path, err, sizeof(err));
+
+		if (!ok)
+			fail_msg("%s", err);
+		hb_cmp_group_free(ok);
+	}
+}
+
 /* Issue 23: the check that no boot folder is listed twice was O(n^2) (25 s
  * for 20 000 boots). 100 000 boots with the last one a repeat of the first
  * are refused at once, before any boot's file is read. */
@@ -130,6 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_as_side),
 		cmocka_unit_test(test_group_refused),
+		cmocka_unit_test(test_group_one_kernel),
 		cmocka_unit_test(test_group_many_boots),
 		cmocka_unit_test(test_resolve_latest),
 	};

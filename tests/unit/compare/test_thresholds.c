@@ -56,6 +56,26 @@ static void test_thresholds(void **state)
 	fclose(f);
 	assert_int_equal(hb_cmp_thresholds_load(path, &t, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "th.conf:1:"));
+	/* issue 38: a pattern fnmatch never matches was accepted */
+	{
+		static const char *const bad[] = { "[", "fault/[abc", "x[!]", "a\\" };
+		static const char *const good[] = { "fault/[abc]*", "[]x]", "[!a]", "a\\[" };
+		char line[128];
+
+		for (size_t i = 0; i < HBT_N_OF(bad); i++) {
+			snprintf(line, sizeof(line), "# c\n%s min_effect_pct=4\n", bad[i]);
+			assert_int_equal(hb_cmp_thresholds_load(hbt_write_tmp("glob.conf", line), &t, err,
+								sizeof(err)), -1);
+			if (!strstr(err, "glob.conf:2: pattern") || !strstr(err, "not a valid glob"))
+				fail_msg("%s: %s", bad[i], err);
+		}
+		for (size_t i = 0; i < HBT_N_OF(good); i++) {
+			snprintf(line, sizeof(line), "%s min_effect_pct=4\n", good[i]);
+			if (hb_cmp_thresholds_load(hbt_write_tmp("glob.conf", line), &t, err, sizeof(err)))
+				fail_msg("%s: %s", good[i], err);
+			hb_cmp_thresholds_free(&t);
+		}
+	}
 }
 
 static void test_options_and_thresholds(void **state)

@@ -276,6 +276,61 @@ static void test_failure_cleans_up(void **state)
 	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
 }
 
+/* Issue 38: the modules folder may be the build user's, the image is built
+ * as root: a module that is a link to a root-only file, or a modules.dep
+ * line naming a file outside the folder, was copied into the initramfs.
+ * Both are refused now, with one line, and no archive is made. */
+static void test_module_links_refused(void **state)
+{
+	struct hb_kernel k;
+	char name[128], dir[PATH_MAX], p[PATH_MAX + 256], secret[PATH_MAX], out[PATH_MAX] = "";
+	char err[PATH_MAX + 512] = "";
+
+	(void)state;
+	if (!g_have_tools)
+		skip();
+	clean_images();
+	/* the first module the shipped-in-test guest-modules.conf wants */
+	snprintf(name, sizeof(name), "m00%s",
+		 "_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	snprintf(secret, sizeof(secret), "%s/secret", g_fake);
+	hbt_write(secret, "root:only\n");
+	chmod(secret, 0600);
+	/* 1: the module is a link to the secret */
+	snprintf(dir, sizeof(dir), "%s/lib/modules/6.99-link", g_fake);
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/modules.dep", dir);
+	snprintf(err, sizeof(err), "kernel/%s.ko:\n", name);
+	hbt_write(p, err);
+	snprintf(p, sizeof(p), "%s/kernel/%s.ko", dir, name);
+	assert_int_equal(symlink(secret, p), 0);
+	memset(&k, 0, sizeof(k));
+	snprintf(k.moddir, sizeof(k.moddir), "%s", dir);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 -1);
+	if (!strstr(err, "a symbolic link, not copied"))
+		fail_msg("%s", err);
+	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
+	/* 2: a dependency outside the folder (../../../../secret) */
+	snprintf(dir, sizeof(dir), "%s/lib/modules/6.99-dotdot", g_fake);
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/kernel/%s.ko", dir, name);
+	hbt_write(p, "not really a module\n");
+	snprintf(p, sizeof(p), "%s/modules.dep", dir);
+	snprintf(err, sizeof(err), "kernel/%s.ko: ../../../secret.ko\n../../../secret.ko:\n", name);
+	hbt_write(p, err);
+	snprintf(p, sizeof(p), "%s/secret.ko", g_fake);
+	hbt_write(p, "root:only\n");
+	snprintf(k.moddir, sizeof(k.moddir), "%s", dir);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 -1);
+	if (!strstr(err, "is outside the modules folder"))
+		fail_msg("%s", err);
+	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_planted_symlinks),
 		cmocka_unit_test(test_failure_cleans_up),
 		cmocka_unit_test(test_reproducible),
+		cmocka_unit_test(test_module_links_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -257,6 +257,29 @@ static void test_errors(void **state)
 	load_fails("e23", "must be debian:<package>[@<suite>] or ksrc");
 	put("e24/recipe", "kind=source\nsource=debian:@sid\n");
 	load_fails("e24", "must be debian:<package>[@<suite>] or ksrc");
+	/* issue 38: a recipe that is a link to a secret is quoted in short */
+	put("e26/recipe", "kind=source\nroot:$6$hashhashhashhashhashhashhash:19000::\n");
+	load_fails("e26", "e26/recipe:2: expected key=value, got 'root:$6$hashhashhashhash...'");
+	{
+		struct hb_recipe r;
+		char err[512] = "";
+
+		assert_int_equal(hb_recipe_load(at("e26"), &r, err, sizeof(err)), -1);
+		assert_null(strstr(err, "19000"));
+	}
+	/* issue 38: a NUL byte ended the line there; the rest was ignored */
+	{
+		char path[512];
+		FILE *f;
+
+		put("e25/recipe", "");
+		snprintf(path, sizeof(path), "%s/e25/recipe", g_root);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		assert_int_equal(fwrite("kind=source\nsource=ksrc\0\nbase=e10\n", 1, 35, f), 35);
+		assert_int_equal(fclose(f), 0);
+		load_fails("e25", "e25/recipe: a NUL byte at offset 23: not a text file");
+	}
 }
 
 /* git=, commit=, branch=: the source's origin for reports, inherited from a

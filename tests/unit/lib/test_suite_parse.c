@@ -82,9 +82,30 @@ static void test_suite_lengths_and_crlf(void **state)
 	assert_non_null(strstr(err, "line 4"));
 }
 
+/* Issue 38: an error line quotes the file only as a short escaped excerpt
+ * (userfile.h): --suite /proc/self/environ printed the environment. */
+static void test_suite_errors_quote_little(void **state)
+{
+	struct hb_suite_entry e[4];
+	char err[512];
+
+	(void)state;
+	assert_int_equal(hb_suite_parse("fault SECRET_TOKEN_0123456789abcdefghijklmnop\x1b[2J\n", e,
+					4, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "line 1: 'SECRET_TOKEN_0123456789a...' is not key=value"));
+	assert_null(strstr(err, "cdefgh"));
+	assert_null(strchr(err, '\x1b'));
+	assert_int_equal(hb_suite_parse("fault \x1b[2J'x\n", e, 4, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'\\x1b[2J\\x27x' is not key=value"));
+	assert_int_equal(hb_suite_parse("fault repeat=PASSWORD_hunter2_hunter2_hunter2\n", e, 4, err,
+					sizeof(err)), -1);
+	assert_null(strstr(err, "hunter2_hunter2_hunter2"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_suite_errors_quote_little),
 		cmocka_unit_test(test_suite_parse),
 		cmocka_unit_test(test_suite_numbers),
 		cmocka_unit_test(test_suite_lengths_and_crlf),

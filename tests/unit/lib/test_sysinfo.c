@@ -1,12 +1,16 @@
 /* test_sysinfo.c - lib/sysinfo.c: /proc/cpuinfo fields and whole-word
  * flags (the five hand-rolled readers it replaced differed: " svm" matched
- * "svm_lock"), and hb_slurp on a procfs file whose size is 0. */
+ * "svm_lock"), and hb_slurp on a procfs file whose size is 0; hb_slurp
+ * bounded (issue 38): a FIFO returned at once, /dev/zero refused (it read
+ * 2.1 GB of it, and waited forever on a FIFO). */
 #define _GNU_SOURCE
 #include "helpers.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sysinfo.h"
 
@@ -64,12 +68,39 @@ static void test_slurp_procfs(void **state)
 	assert_null(hb_slurp("/nonexistent/file", NULL));
 }
 
+static void test_slurp_bounded(void **state)
+{
+	char *fifo;
+
+	(void)state;
+	assert_int_equal(hbt_tmpdir("slurp"), 0);
+	fifo = hbt_path("history.jsonl");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* before: open() waited for a writer forever */
+	assert_null(hb_slurp(fifo, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_null(hb_slurp("/dev/zero", NULL));
+	assert_int_equal(errno, EINVAL);
+	alarm(0);
+	/* /dev/null is an empty file */
+	{
+		size_t len = 1;
+		char *s = hb_slurp("/dev/null", &len);
+
+		assert_non_null(s);
+		assert_int_equal(len, 0);
+		free(s);
+	}
+	hbt_teardown(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_field),
 		cmocka_unit_test(test_flags_whole_words),
 		cmocka_unit_test(test_slurp_procfs),
+		cmocka_unit_test(test_slurp_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 
 #include "helpers.h"
 #include "bisect.h"
+#include "commands.h"
 #include "nightly.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -93,6 +94,33 @@ static void test_matrix_good(void **state)
 	hb_matrix_free(&m);
 }
 
+/* Issue 38: the parser compared each target with every earlier one; a
+ * 1 MiB matrix (139 000 lines) did not parse in 200 s. Now ~1 s; the
+ * alarm fails the test at 20. */
+static void test_matrix_linear(void **state)
+{
+	size_t cap = 1000 * 1000 + 64, off = 0;
+	char *text = malloc(cap), err[1024];
+	struct hb_matrix m;
+	int n = 0;
+
+	(void)state;
+	assert_non_null(text);
+	while (off < cap - 64)
+		off += (size_t)snprintf(text + off, cap - off, "t%d suite=quick\n", n++);
+	alarm(20);
+	assert_int_equal(hb_matrix_parse(text, "m", &m, err, sizeof(err)), 0);
+	assert_int_equal(m.n, (size_t)n);
+	hb_matrix_free(&m);
+	/* the last line a repeat of the first: found, with both lines */
+	off += (size_t)snprintf(text + off, cap - off, "t0\n");
+	assert_int_equal(hb_matrix_parse(text, "m", &m, err, sizeof(err)), -1);
+	alarm(0);
+	if (!strstr(err, "target t0 is already on line 1"))
+		fail_msg("%s", err);
+	free(text);
+}
+
 static void test_matrix_bad(void **state)
 {
 	static const struct {
@@ -123,6 +151,13 @@ static void test_matrix_bad(void **state)
 		{ "defaults bisect-budget=4\nminimal-6.1-series connect=qemu:///system\n",
 		  "m:2: bisect-budget= with connect=: the auto-bisect boots with this machine's QEMU" },
 		{ "# only comments\n\n", "m: no targets" },
+		/* issue 38: the last one won */
+		{ "debian-6.12 boots=2 boots=3\n", "m:1: boots= given twice on this line; keep one" },
+		{ "defaults suite=quick suite=smoke\ndebian-6.12\n", "m:1: suite= given twice" },
+		/* issue 38: a value is quoted as a short escaped excerpt only */
+		{ "debian-6.12 boots=hunter2hunter2hunter2hunter2hunter2\n",
+		  "m:1: boots=hunter2hunter2hunter2hun...: use a whole number" },
+		{ "debian-6.12 timeout=1\x1b[2J\n", "m:1: timeout=1\\x1b[2J: use seconds" },
 	};
 	char err[1024];
 
@@ -341,6 +376,25 @@ static void test_nightly_bad_matrix_cli(void **state)
 				  "patches/series of its own; debian-6.12 has none (set bisect-budget=0 "
 				  "on this line)");
 	assert_int_equal(hbt_run_to_end(argv_unknown, out, true), 2);
+	/* issue 38: a suite gets run's checks, --dry-run too (suite=/etc/shadow passed) */
+	{
+		char *dry[] = { hb, "nightly", "--matrix", mx, "--results", res, "--dry-run", NULL };
+		char sp[PATH_MAX + 32], text[PATH_MAX + 64];
+
+		snprintf(sp, sizeof(sp), "%s/bad-lines.suite", g_tmp);
+		hbt_write(sp, "fault\nSECRET=hunter2hunter2hunter2hunter2\n");
+		snprintf(text, sizeof(text), "minimal-6.1 suite=%s\n", sp);
+		hbt_write(mx, text);
+		exit2_one_line(dry, out, "bad.matrix:1: suite ");
+		msg = hb_slurp(out, NULL);
+		assert_non_null(strstr(msg, "line 2"));
+		assert_null(strstr(msg, "hunter2hunter2hunter2hunter2"));
+		free(msg);
+		hbt_write(mx, "minimal-6.1 suite=no-such-suite\n");
+		exit2_one_line(dry, out, "bad.matrix:1: cannot read suite ");
+		hbt_write(mx, "minimal-6.1 suite=quick\n");
+		assert_int_equal(hbt_run_to_end(dry, out, true), 0);
+	}
 	assert_int_equal(access(res, F_OK), -1); /* no night folder */
 }
 
@@ -1191,6 +1245,85 @@ static void test_baseline_promote(void **state)
 	assert_int_equal(hb_baseline_promote(res, g, "../evil", NULL), HB_EXIT_USAGE);
 }
 
+/* Issue 38: `baseline show` reads history.jsonl with the bounded reader: a
+ * FIFO (it waited forever) or /dev/zero (it read 2.1 GB) is one line and
+ * exit 2, at once. */
+static void test_baseline_show_bounded(void **state)
+{
+	char res[PATH_MAX + 16], g[PATH_MAX + 16], hist[PATH_MAX + 64], *out = NULL;
+	char *argv[] = { "baseline", "show", "--results", res, "minimal-6.1", NULL };
+
+	(void)state;
+	snprintf(res, sizeof(res), "%s/showres", g_tmp);
+	snprintf(g, sizeof(g), "%s/grp-show", g_tmp);
+	make_group(g, "pass");
+	assert_int_equal(hb_baseline_promote(res, g, NULL, NULL), 0);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, &out), 0);
+	assert_non_null(strstr(out, "\"baseline\":\"grp-show\""));
+	free(out);
+	snprintf(hist, sizeof(hist), "%s/baselines/minimal-6.1/history.jsonl", res);
+	assert_int_equal(unlink(hist), 0);
+	assert_int_equal(mkfifo(hist, 0600), 0);
+	alarm(10);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, NULL), HB_EXIT_USAGE);
+	assert_int_equal(unlink(hist), 0);
+	assert_int_equal(symlink("/dev/zero", hist), 0);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, NULL), HB_EXIT_USAGE);
+	alarm(0);
+	/* no history yet is no error */
+	assert_int_equal(unlink(hist), 0);
+	assert_int_equal(hbt_capture(hb_cmd_baseline, 5, argv, NULL), 0);
+}
+
+/* Issue 38: a folder named `current` made `current` a link to itself (the
+ * previous baseline lost); a second run with the folder name of the
+ * baseline exited 0, was recorded, and the first stayed. Both are refused
+ * with exit 2 and nothing changes; the same run promoted again is fine. */
+static void test_baseline_promote_names(void **state)
+{
+	char res[PATH_MAX + 16], g1[PATH_MAX + 16], g2[PATH_MAX + 16], gc[PATH_MAX + 16];
+	char cur[PATH_MAX], p[PATH_MAX + 64], *h, *t, *r;
+	int lines = 0;
+
+	(void)state;
+	snprintf(res, sizeof(res), "%s/nres", g_tmp);
+	snprintf(g1, sizeof(g1), "%s/n1/20261206T000000Z-quick", g_tmp);
+	snprintf(g2, sizeof(g2), "%s/n2/20261206T000000Z-quick", g_tmp);
+	snprintf(gc, sizeof(gc), "%s/n3/current", g_tmp);
+	make_group(g1, "pass");
+	make_group(g2, "pass");
+	make_group(gc, "pass");
+	/* g2 is another run: other bytes in a boot's result.json */
+	snprintf(p, sizeof(p), "%s/boot-1/result.json", g2);
+	t = hb_slurp(p, NULL);
+	assert_non_null(t);
+	r = strstr(t, "\"r1\"");
+	assert_non_null(r);
+	r[2] = '9';
+	hbt_write(p, t);
+	free(t);
+	assert_int_equal(hb_baseline_promote(res, g1, NULL, NULL), 0);
+	assert_int_equal(hb_baseline_promote(res, gc, NULL, NULL), HB_EXIT_USAGE);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), 0);
+	assert_non_null(strstr(cur, "/baselines/minimal-6.1/20261206T000000Z-quick"));
+	assert_int_equal(hb_baseline_promote(res, g2, NULL, NULL), HB_EXIT_USAGE);
+	/* the same run again: fine */
+	assert_int_equal(hb_baseline_promote(res, g1, NULL, "again"), 0);
+	snprintf(p, sizeof(p), "%s/boot-1/result.json", cur);
+	t = hb_slurp(p, NULL);
+	assert_non_null(t);
+	assert_non_null(strstr(t, "\"r1\""));
+	free(t);
+	snprintf(p, sizeof(p), "%s/baselines/minimal-6.1/history.jsonl", res);
+	h = hb_slurp(p, NULL);
+	assert_non_null(h);
+	for (t = h; (t = strchr(t, '\n')); t++)
+		lines++;
+	assert_int_equal(lines, 2); /* g1, g1 again; not g2, not current */
+	assert_null(strstr(h, "/n2/"));
+	free(h);
+}
+
 /* Issue 23: promote goes through the validating loader, and is atomic. */
 static void test_baseline_garbage(void **state)
 {
@@ -1292,6 +1425,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_good),
 		cmocka_unit_test(test_matrix_bad),
+		cmocka_unit_test(test_matrix_linear),
 		cmocka_unit_test(test_nightly_bad_matrix_cli),
 		cmocka_unit_test(test_matrix_git),
 		cmocka_unit_test(test_matrix_git_bad),
@@ -1309,6 +1443,8 @@ int main(void)
 		cmocka_unit_test(test_night_state),
 		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_baseline_promote),
+		cmocka_unit_test(test_baseline_show_bounded),
+		cmocka_unit_test(test_baseline_promote_names),
 		cmocka_unit_test(test_baseline_garbage),
 	};
 
