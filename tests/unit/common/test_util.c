@@ -112,6 +112,10 @@ static void test_cache_ensure_holds(void **state)
 	assert_int_equal(hb_spawn_capture(flock_s, NULL, 0), 0);
 	assert_int_not_equal(hb_spawn_capture(flock_x, NULL, 0), 0);
 	hb_spawn_capture(rm, NULL, 0);
+}
+
+/* hb_sha256_file() reads a regular file only: a FIFO or a device is refused
+ * at once (issue 38). */
 static void test_sha256_regular_only(void **state)
 {
 	char hex[65] = "", *fifo;
