@@ -258,6 +258,15 @@ static double rtc_s(void)
 	return end == buf || v <= 0 ? -1 : v;
 }
 
+/* Host seconds since h0 (an earlier rtc_s()), or -1 when either reading
+ * failed: unknown, never a negative span that would hold a timeout off. */
+static double rtc_since(double h0)
+{
+	double h1 = h0 < 0 ? -1 : rtc_s();
+
+	return h1 < 0 || h1 < h0 ? -1 : h1 - h0;
+}
+
 /* The runner's own parameter timeout_s (hb_common_params), checked with the
  * rest of the suite before anything ran. */
 static long timeout_of(const struct hb_suite_entry *e)
@@ -333,7 +342,7 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 		if (!killed_at &&
 		    (g_interrupted ||
 		     (now - t0 > (uint64_t)timeout_s * 1000000000ULL &&
-		      hb_clock_timed_out((double)(now - t0) / 1e9, h0 < 0 ? -1 : rtc_s() - h0,
+		      hb_clock_timed_out((double)(now - t0) / 1e9, rtc_since(h0),
 					 (double)timeout_s)))) {
 			if (g_interrupted) {
 				snprintf(reason, sizeof(reason), "interrupted (signal %d)",
@@ -375,12 +384,12 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 		kill_group(pid);
 	{
 		/* both clocks over the repetition: the host judges jumps */
-		double h1 = h0 < 0 ? -1 : rtc_s();
+		double host_s = rtc_since(h0);
 
 		hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:f, s:o}", HB_EV_KEY, HB_EV_CLOCK,
 					  "workload", w->name, "rep", rep, "guest_s",
 					  (double)(hb_now_ns() - t0) / 1e9, "host_s",
-					  h1 < 0 ? json_null() : json_real(h1 - h0)));
+					  host_s < 0 ? json_null() : json_real(host_s)));
 	}
 	hb_host_state_after_workload(w->name, rep, fd);
 	restored = hb_knobs_restore();
