@@ -126,67 +126,10 @@ static int read_source(virStreamPtr st, char *data, size_t n, void *opaque)
 	return (int)read(*(int *)opaque, data, n);
 }
 
-/* Uploads path as volume name; its path on the libvirt host into vpath. */
-virStorageVolPtr hb_lv_upload(virConnectPtr conn, virStoragePoolPtr pool, const char *path,
-			       const char *name, int mode, char *vpath, size_t vlen, char *err,
-			       size_t errlen)
-{
-	char xml[1024], ename[512];
-	struct stat sb;
-	virStorageVolPtr vol = NULL;
-	virStreamPtr st = NULL;
-	char *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || fstat(fd, &sb)) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	hb_lv_xml_escape(name, ename, sizeof(ename));
-	snprintf(xml, sizeof(xml),
-		 "<volume><name>%s</name><capacity unit='bytes'>%lld</capacity>"
-		 "<target><format type='raw'/><permissions><mode>0%o</mode></permissions>"
-		 "</target></volume>",
-		 ename, (long long)sb.st_size, mode);
-	vol = virStorageVolCreateXML(pool, xml, 0);
-	if (!vol) {
-		snprintf(err, errlen, "cannot create volume %s in pool " POOL_NAME ": %s", name,
-			 hb_lv_error());
-		goto fail;
-	}
-	st = virStreamNew(conn, 0);
-	if (!st || virStorageVolUpload(vol, st, 0, (unsigned long long)sb.st_size, 0) < 0 ||
-	    virStreamSendAll(st, read_source, &fd) < 0 || virStreamFinish(st) < 0) {
-		snprintf(err, errlen, "cannot upload %s to the libvirt host: %s", path, hb_lv_error());
-		if (st)
-			virStreamAbort(st);
-		goto fail;
-	}
-	virStreamFree(st);
-	st = NULL;
-	p = virStorageVolGetPath(vol);
-	if (!p) {
-		snprintf(err, errlen, "volume %s has no path: %s", name, hb_lv_error());
-		goto fail;
-	}
-	snprintf(vpath, vlen, "%s", p);
-	free(p);
-	close(fd);
-	return vol;
-fail:
-	if (st)
-		virStreamFree(st);
-	if (vol) {
-		virStorageVolDelete(vol, 0);
-		virStorageVolFree(vol);
-	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
-}
-
-virStorageVolPtr hb_lv_create_empty(virStoragePoolPtr pool, const char *name, int mode,
-				    char *vpath, size_t vlen, char *err, size_t errlen)
+/* A raw volume name of capacity bytes (mode) in pool; its path on the
+ * libvirt host into vpath. NULL with err. */
+static virStorageVolPtr create_vol(virStoragePoolPtr pool, const char *name, long long capacity,
+				   int mode, char *vpath, size_t vlen, char *err, size_t errlen)
 {
 	char xml[1024], ename[512];
 	virStorageVolPtr vol;
@@ -197,10 +140,10 @@ virStorageVolPtr hb_lv_create_empty(virStoragePoolPtr pool, const char *name, in
 		return NULL;
 	}
 	snprintf(xml, sizeof(xml),
-		 "<volume><name>%s</name><capacity unit='bytes'>0</capacity>"
+		 "<volume><name>%s</name><capacity unit='bytes'>%lld</capacity>"
 		 "<target><format type='raw'/><permissions><mode>0%o</mode></permissions>"
 		 "</target></volume>",
-		 ename, mode);
+		 ename, capacity, mode);
 	vol = virStorageVolCreateXML(pool, xml, 0);
 	if (!vol) {
 		snprintf(err, errlen, "cannot create volume %s in pool " POOL_NAME ": %s", name,
@@ -216,6 +159,49 @@ virStorageVolPtr hb_lv_create_empty(virStoragePoolPtr pool, const char *name, in
 	snprintf(vpath, vlen, "%s", p);
 	free(p);
 	return vol;
+}
+
+/* Uploads path as volume name; its path on the libvirt host into vpath. */
+virStorageVolPtr hb_lv_upload(virConnectPtr conn, virStoragePoolPtr pool, const char *path,
+			       const char *name, int mode, char *vpath, size_t vlen, char *err,
+			       size_t errlen)
+{
+	struct stat sb;
+	virStorageVolPtr vol = NULL;
+	virStreamPtr st = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &sb)) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	vol = create_vol(pool, name, (long long)sb.st_size, mode, vpath, vlen, err, errlen);
+	if (!vol)
+		goto fail;
+	st = virStreamNew(conn, 0);
+	if (!st || virStorageVolUpload(vol, st, 0, (unsigned long long)sb.st_size, 0) < 0 ||
+	    virStreamSendAll(st, read_source, &fd) < 0 || virStreamFinish(st) < 0) {
+		snprintf(err, errlen, "cannot upload %s to the libvirt host: %s", path, hb_lv_error());
+		if (st)
+			virStreamAbort(st);
+		goto fail;
+	}
+	virStreamFree(st);
+	close(fd);
+	return vol;
+fail:
+	if (st)
+		virStreamFree(st);
+	hb_lv_drop(&vol);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+virStorageVolPtr hb_lv_create_empty(virStoragePoolPtr pool, const char *name, int mode,
+				    char *vpath, size_t vlen, char *err, size_t errlen)
+{
+	return create_vol(pool, name, 0, mode, vpath, vlen, err, errlen);
 }
 
 struct sink {
