@@ -174,15 +174,10 @@ static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
 
 static int save(const char *dir, json_t *res)
 {
-	char path[PATH_MAX];
-	char *s = json_dumps(res, JSON_INDENT(1) | JSON_ENSURE_ASCII);
-	int r;
+	int r = hb_result_write(dir, res);
 
-	snprintf(path, sizeof(path), "%s/result.json", dir);
-	r = s ? hb_write_text(path, s) : -1;
-	free(s);
 	if (r)
-		hb_errno("cannot write %s", path);
+		hb_errno("cannot write %s/result.json", dir);
 	return r;
 }
 

@@ -50,7 +50,8 @@ static int cmp_sd(const void *x, const void *y)
 static int calibrate_group(const char *arg, const char *results, const char *output)
 {
 	char err[1024], name[256], dir[PATH_MAX], path[PATH_MAX + 300];
-	struct hb_cmp_group *g = hb_cmp_group_open(arg, results, NULL, err, sizeof(err));
+	struct hb_cmp_group *g =
+		hb_cmp_group_open(arg, results, NULL, HB_CMP_USE_RULE, err, sizeof(err));
 	struct hb_cmp_calib *c;
 	struct hb_cmp_thresholds th;
 	struct hb_cmp_opts o;

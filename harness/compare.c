@@ -308,7 +308,8 @@ int hb_compare(const struct hb_compare_req *q)
 		goto out;
 	}
 	for (nruns = 0; nruns < c.nargs; nruns++) {
-		runs[nruns] = hb_cmp_group_open(c.args[nruns], c.results, c.suite, err, sizeof(err));
+		runs[nruns] = hb_cmp_group_open(c.args[nruns], c.results, c.suite, HB_CMP_USE_RULE, err,
+						  sizeof(err));
 		if (!runs[nruns]) {
 			fprintf(stderr, "hugebench compare-report: %s\n", err);
 			ret = HB_CMP_USAGE;

@@ -538,7 +538,7 @@ static int table_load(struct tbl *tb, const char *arg, const char *results, cons
 		results = dflt;
 	}
 	memset(t, 0, sizeof(*t));
-	t->g = hb_cmp_group_open(arg, results, suite, err, sizeof(err));
+	t->g = hb_cmp_group_open(arg, results, suite, HB_CMP_USE_ALL, err, sizeof(err));
 	if (!t->g) {
 		hb_err("table: %s", err);
 		return -1;

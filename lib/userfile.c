@@ -67,12 +67,16 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 {
 	int fd = hb_userfile_open(path, max, err, errlen), e;
 	size_t cap = 4096, n = 0;
+	struct stat st;
 	char *buf;
 
 	if (len)
 		*len = 0;
 	if (fd < 0)
 		return NULL;
+	/* a regular file's size as the first guess: one read, no regrowing */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= max)
+		cap = (size_t)st.st_size + 2;
 	buf = malloc(cap);
 	for (;;) {
 		ssize_t k;

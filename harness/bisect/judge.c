@@ -104,7 +104,8 @@ enum hb_bisect_v hb_bisect_judge_check(const struct hb_bisect_spec *s, char *con
 	char one[512] = "no boot", err[1024];
 
 	for (size_t i = 0; i < n_groups; i++) {
-		struct hb_cmp_group *g = hb_cmp_group_load(groups[i], err, sizeof(err));
+		struct hb_cmp_group *g =
+			hb_cmp_group_load_for(groups[i], HB_CMP_USE_RULE, err, sizeof(err));
 
 		if (!g) {
 			snprintf(one, sizeof(one), "%s", err);
@@ -142,7 +143,7 @@ static struct hb_cmp_group *load_side(char *const *paths, size_t n, struct hb_cm
 	for (size_t i = 0; i < n; i++) {
 		struct hb_cmp_run **more;
 
-		(*own)[i] = hb_cmp_group_load(paths[i], err, sizeof(err));
+		(*own)[i] = hb_cmp_group_load_for(paths[i], HB_CMP_USE_RULE, err, sizeof(err));
 		if (!(*own)[i]) {
 			snprintf(why, whylen, "%s", err);
 			goto out;
@@ -302,7 +303,8 @@ static int any_crash(char *const *groups, size_t n, char *why, size_t whylen)
 	size_t boots = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct hb_cmp_group *g = hb_cmp_group_load(groups[i], err, sizeof(err));
+		struct hb_cmp_group *g =
+			hb_cmp_group_load_for(groups[i], HB_CMP_USE_RULE, err, sizeof(err));
 
 		for (size_t b = 0; g && b < g->n; b++) {
 			boots++;

@@ -81,8 +81,8 @@ static bool other_kernel(const struct hb_cmp_run *a, const struct hb_cmp_run *b)
 }
 
 /* group.json: its boots, in its order. */
-static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *path, char *err,
-						   size_t errlen)
+static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *path,
+						   enum hb_cmp_use use, char *err, size_t errlen)
 {
 	struct hb_cmp_group *g = calloc(1, sizeof(*g));
 	json_t *runs = json_object_get(root, "runs"), *e, *id = json_object_get(root, "group_id");
@@ -148,7 +148,7 @@ static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *pat
 			free(dir);
 			return hb_cmp_group_fail(g, root, err, errlen, path, "runs", "out of memory");
 		}
-		g->boots[g->n] = hb_cmp_load(rpath, err, errlen);
+		g->boots[g->n] = hb_cmp_load_for(rpath, use, err, errlen);
 		free(rpath);
 		if (!g->boots[g->n]) {
 			free(dir);
@@ -179,6 +179,12 @@ static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *pat
 
 struct hb_cmp_group *hb_cmp_group_load(const char *path, char *err, size_t errlen)
 {
+	return hb_cmp_group_load_for(path, HB_CMP_USE_ALL, err, errlen);
+}
+
+struct hb_cmp_group *hb_cmp_group_load_for(const char *path, enum hb_cmp_use use, char *err,
+					   size_t errlen)
+{
 	json_t *root = hb_cmp_read_json(path, err, errlen);
 	json_t *schema = root ? json_object_get(root, "schema") : NULL;
 	struct hb_cmp_run *r;
@@ -187,7 +193,7 @@ struct hb_cmp_group *hb_cmp_group_load(const char *path, char *err, size_t errle
 	if (!root)
 		return NULL;
 	if (json_is_string(schema) && !strcmp(json_string_value(schema), HB_CMP_GROUP_SCHEMA))
-		return hb_cmp_group_from_json(root, path, err, errlen);
+		return hb_cmp_group_from_json(root, path, use, err, errlen);
 	r = hb_cmp_load_json(root, path, err, errlen);
 	if (!r)
 		return NULL;
@@ -202,14 +208,15 @@ struct hb_cmp_group *hb_cmp_group_load(const char *path, char *err, size_t errle
 }
 
 struct hb_cmp_group *hb_cmp_group_open(const char *arg, const char *results_dir,
-				       const char *suite, char *err, size_t errlen)
+				       const char *suite, enum hb_cmp_use use, char *err,
+				       size_t errlen)
 {
 	char *path = hb_cmp_resolve(arg, results_dir, suite, err, errlen);
 	struct hb_cmp_group *g;
 
 	if (!path)
 		return NULL;
-	g = hb_cmp_group_load(path, err, errlen);
+	g = hb_cmp_group_load_for(path, use, err, errlen);
 	free(path);
 	return g;
 }

@@ -13,8 +13,9 @@
  * result written before the field existed ran on the wall clock. Strings
  * point into the jansson tree that the run keeps.
  */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE
 #include "compare.h"
+#include "result.h"
 #include "userfile.h"
 
 #include <dirent.h>
@@ -476,22 +477,18 @@ struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name
 
 json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 {
-	/* the one gate of user-named files: regular, no FIFO wait, bounded */
-	int fd = hb_userfile_open(path, HB_CMP_MAX_FILE, err, errlen);
+	/* the one gate of user-named files: regular, no FIFO wait, bounded;
+	 * read whole, then parsed from memory (json_loadf() takes one getc()
+	 * per byte, json_loadfd() one read()) */
+	size_t len = 0;
+	char *buf = hb_userfile_read(path, HB_CMP_MAX_FILE, &len, err, errlen);
 	json_error_t je;
 	json_t *root;
-	FILE *f;
 
-	if (fd < 0)
+	if (!buf)
 		return NULL;
-	/* through stdio: json_loadfd() reads one byte per read() */
-	if (!(f = fdopen(fd, "r"))) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	root = json_loadf(f, HB_CMP_JSON_FLAGS, &je);
-	fclose(f);
+	root = json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je);
+	free(buf);
 	if (!root)
 		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", path, je.line,
 			 je.column, hb_cmp_json_problem(&je));
@@ -503,6 +500,32 @@ struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen)
 	json_t *root = hb_cmp_read_json(path, err, errlen);
 
 	return root ? hb_cmp_load_json(root, path, err, errlen) : NULL;
+}
+
+struct hb_cmp_run *hb_cmp_load_for(const char *path, enum hb_cmp_use use, char *err,
+				   size_t errlen)
+{
+	static const char base[] = "result.json";
+	size_t plen = strlen(path), bl = sizeof(base) - 1, len = 0;
+	char cerr[64], *cpath = NULL, *text = NULL;
+	json_t *c = NULL;
+
+	if (use == HB_CMP_USE_RULE && plen >= bl && !strcmp(path + plen - bl, base) &&
+	    (plen == bl || path[plen - bl - 1] == '/') &&
+	    asprintf(&cpath, "%.*s%s", (int)(plen - bl), path, HB_RESULT_COMPACT_NAME) >= 0) {
+		/* quietly absent, unreadable, broken or stale: result.json decides */
+		c = hb_cmp_read_json(cpath, cerr, sizeof(cerr));
+		if (c)
+			text = hb_userfile_read(path, HB_CMP_MAX_FILE, &len, cerr, sizeof(cerr));
+		free(cpath);
+	}
+	if (c && text && hb_result_compact_matches(c, text, len)) {
+		free(text);
+		return hb_cmp_load_json(c, path, err, errlen);
+	}
+	free(text);
+	json_decref(c);
+	return hb_cmp_load(path, err, errlen);
 }
 
 void hb_cmp_run_free(struct hb_cmp_run *r)

@@ -164,6 +164,14 @@ char *hb_cmp_resolve(const char *arg, const char *results_dir, const char *suite
  * ("FILE: FIELD: problem" or "FILE: invalid JSON at line L column C: ...",
  * never a quote of the file's content). Only regular files are read. */
 struct hb_cmp_run *hb_cmp_load(const char *path, char *err, size_t errlen);
+/* What a caller reads of a run: everything (table reads events, nightly the
+ * metric summaries), or only what the rule reads, which may come from
+ * result.compact.json beside a result.json while it still stands for it
+ * (harness/result/compact.c; the same validating loader, errors naming
+ * result.json). */
+enum hb_cmp_use { HB_CMP_USE_ALL, HB_CMP_USE_RULE };
+struct hb_cmp_run *hb_cmp_load_for(const char *path, enum hb_cmp_use use, char *err,
+				   size_t errlen);
 /* The same from bytes in memory (fuzzing, tests); `name` is used in errors. */
 struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name, char *err,
 				   size_t errlen);
@@ -186,9 +194,12 @@ struct hb_cmp_group {
 /* Load a group.json (each boot's result.json through hb_cmp_load) or a
  * result.json (a group of one); NULL with err = one line. */
 struct hb_cmp_group *hb_cmp_group_load(const char *path, char *err, size_t errlen);
+struct hb_cmp_group *hb_cmp_group_load_for(const char *path, enum hb_cmp_use use, char *err,
+					   size_t errlen);
 /* Resolve (as hb_cmp_resolve) and load. */
 struct hb_cmp_group *hb_cmp_group_open(const char *arg, const char *results_dir,
-				       const char *suite, char *err, size_t errlen);
+				       const char *suite, enum hb_cmp_use use, char *err,
+				       size_t errlen);
 /* A group over runs the caller keeps (not freed with the group). */
 struct hb_cmp_group *hb_cmp_group_view(struct hb_cmp_run *const *runs, size_t n,
 				       const char *path);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "console.h"
 
@@ -77,5 +78,18 @@ const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *
 int hb_result_exit_code(const char *verdict);
 /* kernel_issues array; excerpts are made ASCII-safe. */
 json_t *hb_result_issues_json(const struct hb_kissue *is, size_t n);
+
+/* result.compact.json (compact.c): res without events, params, modules and
+ * metric summaries, with "compact_of" {size, hash} of the result.json text
+ * it stands for; NULL when out of memory. _matches: text (result.json's
+ * bytes) is still that file. */
+#define HB_RESULT_COMPACT_NAME "result.compact.json"
+uint64_t hb_result_text_hash(const char *buf, size_t len);
+json_t *hb_result_compact(json_t *res, size_t size, uint64_t hash);
+bool hb_result_compact_matches(json_t *compact, const char *text, size_t len);
+/* dir/result.json (indented, written whole or not at all), then
+ * dir/result.compact.json for it; 0, or -1 with errno when result.json
+ * could not be written (the compact file is best effort). */
+int hb_result_write(const char *dir, json_t *res);
 
 #endif
