@@ -19,6 +19,7 @@
 #include "userfile.h"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,6 +33,13 @@
 /* Larger files are refused rather than read into memory. */
 #define HB_CMP_MAX_FILE (1024L * 1024 * 1024)
 #define HB_CMP_JSON_FLAGS JSON_REJECT_DUPLICATES
+/* Memory per JSON node (jansson's node and array slot, the loader's copy):
+ * measured 73 bytes per value on an array of 5 million zeros. hugebench
+ * writes no file denser than one node per 4 bytes (a real is at least
+ * "0.0," and a member "k":v,), so a file's tree stays within about 20 times
+ * its size (5 times for a real result.json), and within the budget below. */
+#define HB_CMP_BYTES_PER_TOKEN 80
+#define HB_CMP_MIN_BYTES_PER_TOKEN 4
 
 struct hb_cmp_ld {
 	const char *file;
@@ -475,6 +483,78 @@ struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name
 	return hb_cmp_parsed(json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je), &je, name, err, errlen);
 }
 
+/* Tokens that start a JSON node outside strings ('[' '{' ',' ':'): an upper
+ * bound near the number of values and keys jansson will allocate. */
+static size_t hb_cmp_tokens(const char *b, size_t len)
+{
+	size_t n = 1;
+	bool in = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = b[i];
+
+		if (in) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in = false;
+		} else if (ch == '"') {
+			in = true;
+		} else if (ch == '[' || ch == '{' || ch == ',' || ch == ':') {
+			n++;
+		}
+	}
+	return n;
+}
+
+/* What all documents held at once may take: HUGEBENCH_COMPARE_MEM_MB, or
+ * half the machine's memory; 0 with err set for a bad variable. */
+static size_t hb_cmp_mem_budget(char *err, size_t errlen)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	const char *v = getenv("HUGEBENCH_COMPARE_MEM_MB");
+	unsigned long long mb;
+	char *end;
+
+	if (v) {
+		errno = 0;
+		mb = strtoull(v, &end, 10);
+		if (errno || end == v || *end || *v == '-' || !mb || mb > (1ULL << 30)) {
+			snprintf(err, errlen, "HUGEBENCH_COMPARE_MEM_MB: not a number of MB from 1 "
+				 "to 1073741824; unset it for half of this machine's memory");
+			return 0;
+		}
+		return (size_t)mb << 20;
+	}
+	return pages > 0 && psz > 0 ? (size_t)pages / 2 * (size_t)psz : (size_t)4 << 30;
+}
+
+/* Refuses, before parsing, a document whose tree would be out of proportion
+ * to its bytes or would not fit beside what is already held (issue 38: a
+ * 100 MB file of small values cost 4.1 GB, a 100 000-run group 3.3 GB). */
+static bool hb_cmp_fits(const char *path, const char *buf, size_t len, char *err, size_t errlen)
+{
+	size_t tok = hb_cmp_tokens(buf, len), need = tok * HB_CMP_BYTES_PER_TOKEN + len;
+	size_t held = mallinfo2().uordblks, budget = hb_cmp_mem_budget(err, errlen);
+
+	if (!budget)
+		return false;
+	if (tok > len / HB_CMP_MIN_BYTES_PER_TOKEN + 64) {
+		snprintf(err, errlen, "%s: %zu JSON values in %zu bytes, more than one per %d bytes: "
+			 "not a file hugebench writes (its tree would take %zu MB), not read", path,
+			 tok, len, HB_CMP_MIN_BYTES_PER_TOKEN, need >> 20);
+		return false;
+	}
+	if (need > budget || held > budget - need) {
+		snprintf(err, errlen, "%s: reading it would take about %zu MB beside the %zu MB "
+			 "already held, over the limit of %zu MB (HUGEBENCH_COMPARE_MEM_MB, "
+			 "default half of this machine's memory): compare fewer or smaller runs",
+			 path, need >> 20, held >> 20, budget >> 20);
+		return false;
+	}
+	return true;
+}
+
 json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 {
 	/* the one gate of user-named files: regular, no FIFO wait, bounded;
@@ -487,6 +567,10 @@ json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 
 	if (!buf)
 		return NULL;
+	if (!hb_cmp_fits(path, buf, len, err, errlen)) {
+		free(buf);
+		return NULL;
+	}
 	root = json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je);
 	free(buf);
 	if (!root)

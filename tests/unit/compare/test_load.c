@@ -4,7 +4,10 @@
  * wrong type); integers out of range and duplicate keys are refused (issue
  * 9); error lines never echo file contents; a FIFO does not hang it; a
  * metric name twice in one workload is refused and environment.clock is
- * virtual or wall (absent: wall; issue 19). */
+ * virtual or wall (absent: wall; issue 19); memory stays in proportion:
+ * a file denser than one JSON value per 4 bytes is refused before it is
+ * parsed, and so is one that would not fit beside what is held under
+ * HUGEBENCH_COMPARE_MEM_MB (issue 38: 4.1 GB for a 100 MB file). */
 #define _GNU_SOURCE
 #include "helpers_cmp.h"
 
@@ -227,6 +230,53 @@ static void test_load_fifo_does_not_hang(void **state)
 	unlink(path);
 }
 
+/* A well-formed run whose samples are a dense array of zeros: refused
+ * unparsed, quickly, in a line naming the density; the same run written as
+ * hugebench writes it (reals, indented) loads. A budget of 1 MB refuses a
+ * run that needs more; a bad budget is one line. */
+static void test_load_out_of_proportion(void **state)
+{
+	size_t n = 200000;
+	json_t *j = hbt_run_json("lower", "[0]", NULL), *dense = json_array(), *reals = json_array();
+	json_t *m = json_array_get(json_object_get(json_array_get(json_object_get(j, "workloads"),
+								  0), "metrics"), 0);
+	char *text, err[512], *path;
+	struct hb_cmp_run *r;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(dense, json_integer(0));
+		json_array_append_new(reals, json_real(0));
+	}
+	json_object_set_new(m, "samples", dense);
+	text = json_dumps(j, JSON_COMPACT);
+	path = hbt_write_tmp("dense.json", text);
+	free(text);
+	r = hb_cmp_load(path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "more than one per 4 bytes"));
+	/* as hugebench writes it: 0.0 as a real, one per line */
+	json_object_set_new(m, "samples", reals);
+	text = json_dumps(j, JSON_INDENT(1));
+	json_decref(j);
+	path = hbt_write_tmp("real.json", text);
+	free(text);
+	r = hb_cmp_load(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(r->workloads[0].metrics[0].n, n);
+	hb_cmp_run_free(r);
+	setenv("HUGEBENCH_COMPARE_MEM_MB", "1", 1);
+	r = hb_cmp_load(path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "over the limit of 1 MB (HUGEBENCH_COMPARE_MEM_MB"));
+	setenv("HUGEBENCH_COMPARE_MEM_MB", "1x", 1);
+	r = hb_cmp_load(path, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "HUGEBENCH_COMPARE_MEM_MB: not a number"));
+	unsetenv("HUGEBENCH_COMPARE_MEM_MB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_load_duplicate_metric_and_clock),
 		cmocka_unit_test(test_load_no_echo),
 		cmocka_unit_test(test_load_fifo_does_not_hang),
+		cmocka_unit_test(test_load_out_of_proportion),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);
