@@ -30,8 +30,11 @@ PATH=$PATH:/usr/sbin:/sbin
 export LC_ALL=C
 log() { echo "hugebench: $*" >&2; }
 what=${HB_META:-${HB_IMAGE:-?}}
-# Never fail silently: set -e stops at the first failing command.
-trap 'rc=$?; [ "$rc" -eq 0 ] || log "fetch-debian.sh $what failed (exit $rc)"' EXIT
+# Never fail silently: set -e stops at the first failing command. A half
+# unpacked version folder ($partial) goes with the failure.
+partial=""
+trap 'rc=$?; [ -z "$partial" ] || rm -rf "$partial"
+[ "$rc" -eq 0 ] || log "fetch-debian.sh $what failed (exit $rc)"' EXIT
 # shellcheck source=kernels/apt-archive.sh
 . "$here/apt-archive.sh"
 archive=${HB_ARCHIVE:-}
@@ -103,7 +106,14 @@ else
 	fi
 fi
 [ -n "$ver" ] && [ "$ver" != "(none)" ] || { log "$pkg has no candidate version in $where"; exit 3; }
-hb_apt_cache show "$pkg=$ver" >/dev/null 2>&1 || { log "$pkg=$ver is not in $where"; exit 3; }
+# apt-cache show exits 0 for a version it does not know (a pin= of a
+# version that never existed got as far as deleting the cached .deb):
+# the version must be one madison lists, before anything is touched.
+has_version() {
+	hb_apt_cache madison "$1" 2>/dev/null | awk -F' [|] ' '{ gsub(/ /, "", $2); print $2 }' |
+		grep -qxF -- "$2"
+}
+has_version "$pkg" "$ver" || { log "$pkg=$ver is not in $where (apt-cache madison $pkg lists the versions)"; exit 3; }
 
 # The packages that hold the kernel: the image itself, or its binary and
 # modules packages (same version) when it is a meta package.
@@ -115,7 +125,7 @@ if [ "${HB_MODULES:-}" = none ]; then
 	[ -n "$parts" ] || { log "$pkg=$ver: nothing but modules to fetch with HB_MODULES=none"; exit 3; }
 else
 	for p in $parts; do
-		hb_apt_cache show "$p=$ver" >/dev/null 2>&1 && continue
+		has_version "$p" "$ver" && continue
 		log "$pkg=$ver depends on $p=$ver, which $where does not carry; a recipe can boot it without its modules: modules=none"
 		exit 3
 	done
@@ -133,30 +143,36 @@ mkdir -p "$deb_dir"
 exec 9>"$cache/.fetch.lock"
 flock 9
 
-# download PKG: the .deb of PKG=$ver into $deb_dir, checked; prints its path
+# download PKG: the .deb of PKG=$ver into $deb_dir, checked; prints its path.
+# Each version keeps its own file (apt's name: PKG_VER_ARCH.deb, ':' as
+# %3a); a download lands in a fresh folder and replaces nothing until its
+# checksum is right, so a failed one loses no other version.
 download() {
-	local p=$1 deb want got dl
+	local p=$1 deb want got dl new
 	want=$(hb_apt_cache show "$p=$ver" | sed -n 's/^SHA256: //p' | head -n 1)
-	deb=$(ls "$deb_dir"/"${p}"_*.deb 2>/dev/null | head -n 1 || true)
+	[ -n "$want" ] || { log "$p=$ver: $where gives no SHA256 for it"; exit 3; }
+	deb=$(ls "$deb_dir"/"${p}_${ver//:/%3a}"_*.deb 2>/dev/null | head -n 1 || true)
 	got=""
 	[ -z "$deb" ] || got=$(sha256sum "$deb" | cut -d' ' -f1)
 	if [ -z "$deb" ] || [ "$got" != "$want" ]; then
 		log "downloading $p ($ver) from $where"
-		rm -f "$deb_dir"/"${p}"_*.deb
 		# apt downloads as its sandbox user _apt when run as root: give it a
 		# fresh folder of its own rather than switching the sandbox off.
 		dl=$(mktemp -d "$deb_dir/.dl.XXXXXX")
 		if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
 		(cd "$dl" && hb_apt_get download -q "$p=$ver" >&2) || { rm -rf "$dl"; exit 3; }
-		mv "$dl"/*.deb "$deb_dir"/
+		new=$(ls "$dl"/*.deb 2>/dev/null | head -n 1 || true)
+		got=""
+		[ -z "$new" ] || got=$(sha256sum "$new" | cut -d' ' -f1)
+		if [ "$got" != "$want" ]; then
+			log "checksum mismatch for $p=$ver: archive says $want, the download is ${got:-missing}; nothing in the cache was changed"
+			rm -rf "$dl"
+			exit 3
+		fi
+		[ -z "$deb" ] || rm -f "$deb"
+		deb=$deb_dir/${new##*/}
+		mv "$new" "$deb"
 		rm -rf "$dl"
-		deb=$(ls "$deb_dir"/"${p}"_*.deb | head -n 1)
-		got=$(sha256sum "$deb" | cut -d' ' -f1)
-	fi
-	if [ -z "$want" ] || [ "$got" != "$want" ]; then
-		log "checksum mismatch for $deb: archive says ${want:-nothing}, file is $got; delete it and retry"
-		rm -f "$deb"
-		exit 3
 	fi
 	printf '%s\n' "$deb"
 }
@@ -164,6 +180,7 @@ download() {
 if [ ! -f "$dir/.unpacked" ]; then
 	rm -rf "$dir.tmp"
 	mkdir -p "$dir.tmp"
+	partial=$dir.tmp
 	for p in $parts; do
 		deb=$(download "$p")
 		dpkg-deb -x "$deb" "$dir.tmp"
@@ -178,6 +195,7 @@ if [ ! -f "$dir/.unpacked" ]; then
 	touch "$dir.tmp/.unpacked"
 	rm -rf "$dir"
 	mv "$dir.tmp" "$dir"
+	partial=""
 fi
 vmlinuz=$(ls "$dir"/boot/vmlinuz-* "$dir"/usr/lib/modules/*/vmlinuz 2>/dev/null | head -n 1 || true)
 [ -n "$vmlinuz" ] || { log "$pkg=$ver holds no boot/vmlinuz-* nor usr/lib/modules/*/vmlinuz"; exit 3; }
