@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -82,9 +83,10 @@ static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
  * modules folder may be the build user's (a source build writes it), and
  * this runs as root: src is opened without following a final link
  * (O_NOFOLLOW), must be a regular file, and the file actually opened must
- * lie inside the folder (its /proc/self/fd path under real_moddir), so a
- * link to /etc/shadow or a modules.dep line ../../secret/x.ko is refused
- * (issue 38: both ended up in the guest's initramfs). 0, or -1 with err. */
+ * lie inside the folder (its /proc/self/fd path under real_moddir) and
+ * have one name, so a link to /etc/shadow, symbolic or hard, or a
+ * modules.dep line ../../secret/x.ko is refused (issue 38: they ended up
+ * in the guest's initramfs). 0, or -1 with err. */
 static int stage_module(const char *real_moddir, const char *src, const char *dir, int i,
 			char *out, size_t outlen, char *err, size_t errlen)
 {
@@ -111,6 +113,15 @@ static int stage_module(const char *real_moddir, const char *src, const char *di
 	if (strncmp(real, real_moddir, rl) || real[rl] != '/') {
 		snprintf(err, errlen, "module %s is outside the modules folder %s: not copied",
 			 src, real_moddir);
+		goto out;
+	}
+	/* a hard link's path is inside, its data need not be: a file with a
+	 * second name could be anyone's (fs.protected_hardlinks=0 lets the
+	 * build user link a root-only file); depmod, make modules_install and
+	 * dpkg-deb make none */
+	if (S_ISREG(st.st_mode) && st.st_nlink != 1) {
+		snprintf(err, errlen, "module %s: a hard link (%ju names), not copied; the modules "
+			 "folder must hold files of its own", src, (uintmax_t)st.st_nlink);
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > MODULE_MAX) {

@@ -279,7 +279,8 @@ static void test_failure_cleans_up(void **state)
 /* Issue 38: the modules folder may be the build user's, the image is built
  * as root: a module that is a link to a root-only file, or a modules.dep
  * line naming a file outside the folder, was copied into the initramfs.
- * Both are refused now, with one line, and no archive is made. */
+ * Both are refused now, with one line, and no archive is made; so is a
+ * hard link. */
 static void test_module_links_refused(void **state)
 {
 	struct hb_kernel k;
@@ -327,6 +328,23 @@ static void test_module_links_refused(void **state)
 	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
 			 -1);
 	if (!strstr(err, "is outside the modules folder"))
+		fail_msg("%s", err);
+	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
+	/* 3: a hard link to the secret inside the folder (its path is inside,
+	 * its data is not the folder's: fs.protected_hardlinks=0 lets the build
+	 * user make one to a root-only file) */
+	snprintf(dir, sizeof(dir), "%s/lib/modules/6.99-hard", g_fake);
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/modules.dep", dir);
+	snprintf(err, sizeof(err), "kernel/%s.ko:\n", name);
+	hbt_write(p, err);
+	snprintf(p, sizeof(p), "%s/kernel/%s.ko", dir, name);
+	assert_int_equal(link(secret, p), 0);
+	snprintf(k.moddir, sizeof(k.moddir), "%s", dir);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 -1);
+	if (!strstr(err, "a hard link (2 names), not copied"))
 		fail_msg("%s", err);
 	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
 }
