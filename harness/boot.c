@@ -567,7 +567,8 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 					 .stream_path = stream, .qemu_log = qlog,
 					 .vcpus = c->o.vcpus, .memory_mb = c->o.memory_mb,
 					 .timeout_s = c->o.timeout_s, .stall_s = c->o.stall_s,
-					 .quiet = quiet,
+					 .quiet = quiet, /* the disk is not the guest's to fill (issue 38) */
+					 .output_max = (long long)c->o.max_output_mb << 20,
 					 .icount = strcmp(c->clock, "virtual") ? NULL
 									      : HB_QEMU_ICOUNT };
 		struct hb_l1ram ram = { 0 };
@@ -635,6 +636,11 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 
 		hb_accel_guest_env_n(s, s ? slen : 0, env);
 		free(s);
+	}
+	if (vo.flooded) {
+		hb_err("%s", vo.error);
+		hb_boot_finish(b->dir, b->res, HB_END_INFRA, vo.error);
+		return HB_EXIT_INFRA;
 	}
 	if (vo.stalled)
 		snprintf(err, sizeof(err),

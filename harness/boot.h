@@ -21,6 +21,7 @@ struct run_opts {
 	const char *clock;		/* --clock auto|virtual|wall (docs/compare.md, "Guest time") */
 	double timeout_s, stall_s;
 	int memory_mb, vcpus, boots, jobs;
+	int max_output_mb;		/* --max-output: console or stream past it stops the guest */
 	bool vcpus_given;		/* --vcpus on the command line (else the default) */
 };
 

@@ -30,7 +30,7 @@ static int usage(FILE *to)
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
 		"                     [--guest-ram anon|huge-tmpfs] [--boots N] [--jobs J]\n"
 		"                     [--backend qemu|libvirt] [--connect URI]\n"
-		"                     [--clock auto|virtual|wall]\n"
+		"                     [--clock auto|virtual|wall] [--max-output MB]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n"
 		"--boots N: N independent boots of the same kernel and suite, one run group\n"
 		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
@@ -39,7 +39,9 @@ static int usage(FILE *to)
 		"  (default qemu:///system; remote hosts too, e.g. qemu+ssh://host/system).\n"
 		"--clock: guest time. auto (default): virtual under TCG (QEMU -icount: 8 guest ns\n"
 		"  per executed instruction, independent of host load), wall under KVM; wall: host\n"
-		"  time. Runs of different clocks are not comparable (docs/guest-time.md).\n");
+		"  time. Runs of different clocks are not comparable (docs/guest-time.md).\n"
+		"--max-output MB: a guest whose console.log or stream.jsonl grows past MB (default\n"
+		"  128) is stopped, verdict error: QEMU writes them, the disk is not the guest's.\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -142,7 +144,7 @@ static const struct option run_lo[] = {
 	{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
 	{ "jobs", required_argument, 0, 'J' }, { "backend", required_argument, 0, 'K' },
 	{ "connect", required_argument, 0, 'U' }, { "clock", required_argument, 0, 'k' },
-	{ "help", no_argument, 0, 'h' },
+	{ "max-output", required_argument, 0, 'O' }, { "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 }
 };
 
@@ -151,7 +153,7 @@ void hb_run_opts_default(struct run_opts *o)
 	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
 				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
 				.extra_cmdline = "", .boots = 1, .jobs = 0, .backend = "qemu",
-				.clock = "auto" };
+				.clock = "auto", .max_output_mb = 128 };
 }
 
 int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
@@ -193,6 +195,9 @@ int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
 		case 'K': o->backend = optarg; break;
 		case 'U': o->connect = optarg; break;
 		case 'k': o->clock = optarg; break;
+		case 'O':
+			bad = hb_parse_int("--max-output", optarg, 1, 1 << 20, &o->max_output_mb);
+			break;
 		case 'h': help(stdout); return -1;
 		default:
 			if (ch >= 0x100 && ch < 0x108 && extra) {

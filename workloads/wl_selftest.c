@@ -53,6 +53,18 @@ static void selftest_run(struct hb_ctx *ctx)
 		}
 	} else if (strcmp(mode, "skip") == 0) {
 		hb_skip(ctx, "mode=skip asks for a skip");
+	} else if (strcmp(mode, "flood") == 0) {
+		/* a runaway writer on the console (a printk storm would do the
+		 * same): the host stops the guest once console.log passes its
+		 * limit instead of filling its disk (issue 38) */
+		static char line[4096];
+
+		memset(line, 'x', sizeof(line) - 1);
+		line[sizeof(line) - 1] = '\n';
+		for (;;)
+			if (write(STDOUT_FILENO, line, sizeof(line)) < 0)
+				break;
+		hb_error(ctx, "the console stopped taking output");
 	} else if (strcmp(mode, "idle") == 0) {
 		/* 200 s of guest time asleep, a metric timed across it: under
 		 * the virtual clock QEMU skips the idle time, guest time runs
@@ -67,9 +79,10 @@ static void selftest_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param selftest_params[] = {
-	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip|idle",
+	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip|idle|flood",
 	  .help = "what the workload does: pass, fail a check, crash, hang, panic or reset the guest, skip, "
-		  "or sleep 200 s with a metric timed across the sleep (idle)" },
+		  "sleep 200 s with a metric timed across the sleep (idle), "
+		  "or write to the console without end (flood)" },
 	HB_PARAM_END,
 };
 

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,6 +88,24 @@ bool hb_follow_must_stop(const struct hb_follower *f, const struct hb_vm_spec *v
 	 * the verdict. */
 	bool stalled = vm->stall_s > 0 && f->seen_first && !f->suite_end &&
 		       now - f->t0 - f->last_t > vm->stall_s;
+	const char *files[] = { vm->console_path, vm->stream_path };
+	struct stat st;
+
+	/* QEMU writes both files as the guest sends: a guest that floods them
+	 * (a printk storm, a runaway writer) would fill the disk; hugebench
+	 * reads at most HB_GUEST_OUTPUT_MAX of each anyway (issue 38) */
+	for (size_t i = 0; vm->output_max > 0 && i < 2; i++) {
+		if (files[i] && !stat(files[i], &st) && st.st_size > vm->output_max) {
+			const char *b = strrchr(files[i], '/');
+
+			out->end = HB_END_INFRA;
+			out->flooded = true;
+			snprintf(out->error, sizeof(out->error),
+				 "the guest wrote more than %lld MiB to %s (--max-output): stopped, "
+				 "partial results kept", vm->output_max >> 20, b ? b + 1 : files[i]);
+			return true;
+		}
+	}
 
 	if (hb_interrupted || now > deadline || stalled || (*grace_end && now > *grace_end)) {
 		if (hb_interrupted)

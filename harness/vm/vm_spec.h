@@ -37,6 +37,8 @@ struct hb_vm_spec {
 	const char *icount;	   /* TCG guest clock from the instruction counter: the
 				    * -icount option string (HB_QEMU_ICOUNT), or NULL */
 	bool quiet;		   /* no progress lines (probes) */
+	long long output_max;	   /* console or stream file larger than this: the guest is
+				    * stopped (bytes; 0: no limit) */
 };
 
 struct hb_vm_outcome {
@@ -45,6 +47,7 @@ struct hb_vm_outcome {
 	double total_s;
 	int qemu_status;	   /* exit status, or -1 when it was killed */
 	bool stalled;		   /* ended by the stall watchdog */
+	bool flooded;		   /* ended by output_max (out->error says which file) */
 	json_t *host_kvm_stats;	   /* qmp_path set: stats, or {"unavailable": why} */
 	char error[256];	   /* infrastructure error, if any */
 };

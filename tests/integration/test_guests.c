@@ -469,6 +469,32 @@ static void test_clock_jump_flagged(void **state)
 	hb_itest_run_free(&r);
 }
 
+/* A guest that writes to its console without end (a printk storm would do
+ * the same) is stopped once console.log passes --max-output, instead of
+ * filling the host's disk (issue 38): verdict error naming the file and the
+ * option, exit 3, the result kept, and the file not far past the limit. */
+static void test_guest_flood_stopped(void **state)
+{
+	struct hb_itest_run r;
+	char path[4200];
+	struct stat st;
+
+	(void)state;
+	hb_itest_run_suite_text("debian-6.12", "selfflood", "selftest mode=flood\n",
+				(const char *[]){ "--max-output", "2", NULL }, &r);
+	assert_int_equal(r.exit_code, 3);
+	assert_non_null(r.result);
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "error");
+	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"),
+			       "the guest wrote more than 2 MiB to console.log (--max-output)"));
+	snprintf(path, sizeof(path), "%s/console.log", r.dir);
+	assert_int_equal(stat(path, &st), 0);
+	printf("console.log at the stop: %lld bytes\n", (long long)st.st_size);
+	assert_true(st.st_size > 2 << 20);
+	assert_true(st.st_size < 3 << 20);
+	hb_itest_run_free(&r);
+}
+
 /* Guest RAM on a host huge tmpfs file with the host KVM's stats read over
  * QMP at the end: here (TCG) the stats are "unavailable" with the reason,
  * the run itself passes, and the host mount is gone afterwards. */
@@ -770,6 +796,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_reader_stall),
 		cmocka_unit_test(test_clock_jump_flagged),
+		cmocka_unit_test(test_guest_flood_stopped),
 		cmocka_unit_test(test_guest_ram_huge_tmpfs),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_kill9_leaves_nothing),
