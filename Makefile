@@ -234,7 +234,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(UNIT_LIB) $(UNIT_H)
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.
-CMP_SRC := lib/protocol.c lib/userfile.c harness/common/stats.c $(addprefix harness/compare/,cmp_rule.c cmp_thresholds.c cmp_util.c cmp_load.c cmp_findings.c \
+CMP_SRC := lib/protocol.c lib/userfile.c harness/common/stats.c harness/result/compact.c $(addprefix harness/compare/,cmp_rule.c cmp_thresholds.c cmp_util.c cmp_load.c cmp_findings.c \
 	cmp_functional.c cmp_report.c cmp_group.c cmp_calib.c cmp_calib_file.c)
 
 # Benchmark of the compare-report rule (not a test): false alarms and power
@@ -242,7 +242,7 @@ CMP_SRC := lib/protocol.c lib/userfile.c harness/common/stats.c $(addprefix harn
 # hugebench calibrate), at 1, 3, 5 and 10 boots per side.
 $(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Iharness/common -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Ilib -Iharness/common -Iharness/compare -Iharness/result $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
 compare-sim: $(BUILD)/compare_sim
 	$(BUILD)/compare_sim --trials 2000 --calibration bench/data/debian-6.12-tcg-quick.json
@@ -253,7 +253,7 @@ compare-sim: $(BUILD)/compare_sim
 # RESULTS (default results/) holds them.
 $(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Iharness/common -Iharness/compare $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Ilib -Iharness/common -Iharness/compare -Iharness/result $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
 
 aa-study: $(BUILD)/aa_study
 	@res="$${HB_RESULTS:-results}"; \
@@ -327,8 +327,12 @@ bisect-perf: all
 
 # tests/make-vars.sh: no command-line variable runs as code; tests/tmp-names.sh:
 # no test uses a predictable /tmp name (issue 23)
-unit: all $(UNIT_BIN)
+unit: all $(UNIT_BIN) $(BUILD)/compare_sim $(BUILD)/aa_study
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; \
+	echo "== compare-sim, small (20 trials a row; make compare-sim: 2000)"; \
+	$(BUILD)/compare_sim --trials 20 --calibration bench/data/debian-6.12-tcg-quick.json \
+		>$(BUILD)/compare-sim-small.txt 2>&1 && grep -q '^| ' $(BUILD)/compare-sim-small.txt || \
+		{ echo "compare_sim failed: $(BUILD)/compare-sim-small.txt"; fail=1; }; \
 	echo "== tests/make-vars.sh"; tests/make-vars.sh || fail=1; \
 	echo "== tests/tmp-names.sh"; tests/tmp-names.sh || fail=1; exit $$fail
 

@@ -323,8 +323,9 @@ int main(int argc, char **argv)
 	for (int s = nargs - 1; s >= 0; s--) {
 		char *partner = ab && s == 0 ? aa_partner(args[0], g[1]) : NULL;
 
-		g[s] = partner ? hb_cmp_group_load(partner, err, sizeof(err))
-			       : hb_cmp_group_open(args[s], res, NULL, err, sizeof(err));
+		g[s] = partner ? hb_cmp_group_load_for(partner, HB_CMP_USE_RULE, err, sizeof(err))
+			       : hb_cmp_group_open(args[s], res, NULL, HB_CMP_USE_RULE, err,
+						   sizeof(err));
 		free(partner);
 		if (!g[s]) {
 			fprintf(stderr, "aa_study: %s\n", err);
