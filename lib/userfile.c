@@ -63,54 +63,49 @@ int hb_userfile_open(const char *path, long max, char *err, size_t errlen)
 	return fd;
 }
 
-char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+/* At most max bytes of fd (closed here), NUL-terminated, *n the bytes
+ * read; *more true when the file held more (one byte probed past max).
+ * The first allocation is the file's size when it is a regular file, so
+ * one read() is usually all. NULL with errno. */
+static char *read_bounded(int fd, size_t max, size_t *n, bool *more)
 {
-	int fd = hb_userfile_open(path, max, err, errlen), e;
-	size_t cap = 4096, n = 0;
+	size_t cap = 4096, got = 0;
 	struct stat st;
-	char *buf;
+	char *buf, one;
+	ssize_t k;
+	int e;
 
-	if (len)
-		*len = 0;
-	if (fd < 0)
-		return NULL;
-	/* a regular file's size as the first guess: one read, no regrowing */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= max)
+	*n = 0;
+	*more = false;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (size_t)st.st_size <= max)
 		cap = (size_t)st.st_size + 2;
-	buf = malloc(cap);
-	for (;;) {
-		ssize_t k;
+	if (cap > max + 1)
+		cap = max + 1;
+	if (!(buf = malloc(cap))) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	while (got < max) {
+		if (got + 1 >= cap) {
+			size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *nb = realloc(buf, nc);
 
-		if (buf && n + 1 >= cap && n <= (size_t)max) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
+			if (!nb) {
 				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
 			buf = nb;
-			cap *= 2;
+			cap = nc;
 		}
-		if (!buf) {
-			set_err(err, errlen, path, "out of memory");
-			close(fd);
-			errno = ENOMEM;
-			return NULL;
-		}
-		if (n > (size_t)max) {
-			char big[96];
-
-			snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
-			set_err(err, errlen, path, big);
-			free(buf);
-			close(fd);
-			errno = EFBIG;
-			return NULL;
-		}
-		k = read(fd, buf + n, cap - n - 1);
+		k = read(fd, buf + got, (cap - 1 - got) < (max - got) ? cap - 1 - got : max - got);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
 			e = errno;
-			set_err(err, errlen, path, strerror(e));
 			free(buf);
 			close(fd);
 			errno = e;
@@ -118,10 +113,47 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 		}
 		if (k == 0)
 			break;
-		n += (size_t)k;
+		got += (size_t)k;
+	}
+	if (got >= max) {
+		while ((k = read(fd, &one, 1)) < 0 && errno == EINTR)
+			;
+		*more = k > 0;
 	}
 	close(fd);
-	buf[n] = 0;
+	buf[got] = 0;
+	*n = got;
+	return buf;
+}
+
+char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+{
+	int fd = hb_userfile_open(path, max, err, errlen), e;
+	size_t n = 0;
+	bool more;
+	char *buf;
+
+	if (len)
+		*len = 0;
+	if (fd < 0)
+		return NULL;
+	buf = read_bounded(fd, (size_t)max, &n, &more);
+	if (!buf) {
+		e = errno;
+		set_err(err, errlen, path, e == ENOMEM ? "out of memory" : strerror(e));
+		errno = e;
+		return NULL;
+	}
+	/* grew past max while it was read */
+	if (more) {
+		char big[96];
+
+		snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
+		set_err(err, errlen, path, big);
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
 	if (len)
 		*len = n;
 	return buf;
@@ -180,55 +212,9 @@ void hb_excerpt(const char *s, size_t n, char *out, size_t outlen)
 
 char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut)
 {
-	int fd = hb_userfile_open(path, LONG_MAX, NULL, 0), e;
-	size_t cap = 4096, n = 0;
-	char *buf, one;
-	ssize_t k;
+	int fd = hb_userfile_open(path, LONG_MAX, NULL, 0);
 
 	*len = 0;
 	*cut = false;
-	if (fd < 0)
-		return NULL;
-	if (!(buf = malloc(cap))) {
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
-	while (n < max) {
-		if (n + 1 >= cap && cap < max + 1) {
-			size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			char *nb = realloc(buf, nc);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap = nc;
-		}
-		k = read(fd, buf + n, (cap - 1 - n) < (max - n) ? cap - 1 - n : max - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			e = errno;
-			free(buf);
-			close(fd);
-			errno = e;
-			return NULL;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	if (n >= max) {
-		while ((k = read(fd, &one, 1)) < 0 && errno == EINTR)
-			;
-		*cut = k > 0;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
+	return fd < 0 ? NULL : read_bounded(fd, max, len, cut);
 }
