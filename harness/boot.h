@@ -22,6 +22,8 @@ struct run_opts {
 	double timeout_s, stall_s;
 	int memory_mb, vcpus, boots, jobs;
 	bool vcpus_given;		/* --vcpus on the command line (else the default) */
+	bool strict;			/* --strict: unverified expectations that disagree fail */
+	const char *accepted;		/* --accepted FILE (default configs/accepted-expectations.json) */
 };
 
 /* What every boot of a run shares: prepared once. */
