@@ -292,8 +292,10 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 		       "unless --strict");
 	if (info.n_newest)
 		printf("newest verified table: %d checks on Linux %s judged by the newest table read, "
-		       "%d disagree (they fail; a deliberate change: hugebench accept %s)\n",
-		       info.n_newest, info.kernel_mm, info.n_newest_disagree, dir);
+		       "%d disagree%s%s%s\n", info.n_newest, info.kernel_mm, info.n_newest_disagree,
+		       info.n_newest_disagree ? " (they fail; if the change is deliberate: hugebench "
+						"accept " : "",
+		       info.n_newest_disagree ? dir : "", info.n_newest_disagree ? ")" : "");
 	if (info.n_accepted)
 		printf("accepted expectations: %d failed checks passed by %s%s\n", info.n_accepted,
 		       hb_expect_path(),
