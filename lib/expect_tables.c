@@ -28,6 +28,14 @@ const struct hb_expect_table hb_expect_tables[] = {
 	  "linux-source-7.2 7.2.13-1, read 2026-12-04: mm/shmem.c, mm/huge_memory.c, "
 	  "mm/shmem.c shmem_swapin_folio(), transhuge.rst",
 	  "debian-7.2 (7.2.13) 2026-12-04: mthp suite 489 of 489; minimal-7.2 (make mthp-regress)" },
+	{ "mlock", 6001,
+	  "linux-source-6.1 6.1.192-3: mm/internal.h mlock_vma_folio(), mm/mlock.c "
+	  "mlock_pte_range() (workloads/wl_mlock.c's head)",
+	  "debian-6.1 (6.1.0-57-cloud-amd64): quick suite green" },
+	{ "mlock", 6007,
+	  "linux-source-6.12 6.12.118: mm/mlock.c allow_mlock_munlock(), mm/internal.h "
+	  "munlock_vma_folio(); the row's start at 6.7 is believed, not verified",
+	  "debian-6.12 (6.12.117/118) and the 6.18.44 development host: quick suite green" },
 	{ "kvm-map gmem", 7002,
 	  "linux-source-7.2 7.2.13-1: virt/kvm/guest_memfd.c kvm_gmem_get_folio(), "
 	  "arch/x86/kvm/mmu/mmu.c kvm_mmu_faultin_pfn_gmem()",

@@ -764,6 +764,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mthp_debian_6_12),
 		cmocka_unit_test(test_mthp_boot_params_debian_7_2),
 		cmocka_unit_test(test_known_bug_memfd_debian_7_2),
+		cmocka_unit_test(test_strict_debian_6_19),
 		cmocka_unit_test(test_subject_absent),
 		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),
