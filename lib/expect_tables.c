@@ -19,7 +19,8 @@ const struct hb_expect_table hb_expect_tables[] = {
 	  "shmem_huge_global_enabled() 626-667, shmem_get_orders_within_size() 604-624, "
 	  "shmem_allowable_huge_orders() 1820-1862; transhuge.rst 425-514",
 	  "debian-7.2 (7.2.13+deb14-cloud-amd64) 2026-12-04: quick suite green "
-	  "(the memfd within_size cell a known bug from 2026-12-06)" },
+	  "(the memfd within_size cell a known bug from 2026-12-06); minimal-7.3-raised "
+	  "(this source built here, booted as 7.3) 2026-12-06: internal and per-size cells green" },
 	{ "mthp", 6012,
 	  "linux-source-6.12 6.12.118-1~deb12u1, read 2026-12-04: mm/shmem.c, mm/huge_memory.c, "
 	  "transhuge.rst",
@@ -27,7 +28,8 @@ const struct hb_expect_table hb_expect_tables[] = {
 	{ "mthp", 7002,
 	  "linux-source-7.2 7.2.13-1, read 2026-12-04: mm/shmem.c, mm/huge_memory.c, "
 	  "mm/shmem.c shmem_swapin_folio(), transhuge.rst",
-	  "debian-7.2 (7.2.13) 2026-12-04: mthp suite 489 of 489; minimal-7.2 (make mthp-regress)" },
+	  "debian-7.2 (7.2.13) 2026-12-04: mthp suite 489 of 489; minimal-7.2 (make mthp-regress); "
+	  "minimal-7.3-raised (this source built here, booted as 7.3) 2026-12-06: mthp green" },
 	{ "mlock", 6001,
 	  "linux-source-6.1 6.1.192-3: mm/internal.h mlock_vma_folio(), mm/mlock.c "
 	  "mlock_pte_range() (workloads/wl_mlock.c's head)",

@@ -19,7 +19,11 @@ static void expect_words(const struct hb_stream_info *info, char *out, size_t le
 	size_t n = 0;
 
 	out[0] = 0;
-#define ADD(...) (n += (size_t)snprintf(out + n, n < len ? len - n : 0, __VA_ARGS__))
+#define ADD(...)                                                                  \
+	do {                                                                       \
+		if (n < len)                                                       \
+			n += (size_t)snprintf(out + n, len - n, __VA_ARGS__);     \
+	} while (0)
 	if (info->n_unverified_disagree)
 		ADD("; %d unverified expectation(s) disagree (between two verified tables whose "
 		    "rules differ: this kernel's rule is unknown%s)",
