@@ -418,10 +418,11 @@ mthp-regress: all $(BUILD)/tests/test_guests
 # a planted per-size change (minimal-7.3-planted), two seeded one-patch
 # builds on minimal-7.2 (under a minute each once it is built); knobs and
 # mthp on both, `hugebench accept`, the planted kernel again with the
-# accepted entries; then the external suite on minimal-6.1 with its known
-# kselftest bug (tests/integration/expect_itest.c).
+# accepted entries; minimal-7.2-memfd-fix (the proposed fix of the memfd
+# known bug) showing it fixed; then the external suite on minimal-6.1 with
+# its known kselftest bug (tests/integration/expect_itest.c).
 expect-newer: all $(BUILD)/tests/test_guests
-	$(BUILD)/tests/test_guests --long 'test_expect_newer_*'
+	$(BUILD)/tests/test_guests --long 'test_expect_*'
 	$(BUILD)/tests/test_guests --long 'test_external_known_bug_suite_*'
 
 # Every test too long for make test (test_guests.c, long_tests): the mthp

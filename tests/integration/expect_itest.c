@@ -14,8 +14,10 @@
  * "per the 7.2 rules, newest verified; Linux 7.3 not read"; `hugebench
  * accept` writes those disagreements as proposed entries with their
  * observed values and a citation placeholder, and the same kernel then
- * passes with them. The external suite on minimal-6.1 in full (the
- * make bench TARGET=minimal-6.1 SUITE=external of the issue) is green. */
+ * passes with them. minimal-7.2-memfd-fix (the proposed fix of the memfd
+ * known bug) shows it "fixed". The external suite on minimal-6.1 in full
+ * (the make bench TARGET=minimal-6.1 SUITE=external of the issue) is
+ * green. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -112,6 +114,33 @@ void test_strict_debian_6_19(void **state)
 	assert_non_null(strstr(hb_itest_str(w, "reason"), "failed by --strict"));
 	assert_true(json_is_true(json_object_get(json_object_get(r.result, "unverified_expectations"),
 						 "strict")));
+	hb_itest_run_free(&r);
+}
+
+/* The fix docs/findings.md proposes, built on minimal-7.2 (long: a
+ * seeded one-patch build): the memfd cell shows the known bug "fixed", the
+ * madvised memfd keeps its PMD folio, the run is green. */
+void test_expect_known_bug_fixed(void **state)
+{
+	static const char suite[] = "knobs shmem_enabled=within_size tmpfs=0\n";
+	struct hb_itest_run r;
+	json_t *w, *c;
+
+	(void)state;
+	hb_itest_run_suite_text("minimal-7.2-memfd-fix", "knobs-within-size", suite, NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
+	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"),
+			       "known bug(s) fixed: memfd-within-size-pmd-past-isize"));
+	w = hb_itest_workload(r.result, "knobs");
+	c = must_check(w, "knobs_within_size_memfd_nomadv");
+	assert_true(json_is_true(json_object_get(c, "pass")));
+	assert_string_equal(hb_itest_str(c, "observed"), "e0=huge e1=small");
+	assert_string_equal(hb_itest_str(json_object_get(c, "known_bug"), "state"), "fixed");
+	c = must_check(w, "knobs_within_size_memfd_madv");
+	assert_true(json_is_true(json_object_get(c, "pass")));
+	assert_string_equal(hb_itest_str(c, "observed"), "e0=huge e1=huge");
 	hb_itest_run_free(&r);
 }
 

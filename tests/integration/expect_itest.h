@@ -8,5 +8,6 @@ void test_strict_debian_6_19(void **state);
 void test_external_known_bug_minimal_6_1(void **state);
 void test_external_known_bug_suite_minimal_6_1(void **state);
 void test_expect_newer_planted(void **state);
+void test_expect_known_bug_fixed(void **state);
 
 #endif

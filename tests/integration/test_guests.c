@@ -851,6 +851,7 @@ int main(int argc, char **argv)
 		 * builds), accept, and the external suite on minimal-6.1
 		 * (make expect-newer) */
 		cmocka_unit_test(test_expect_newer_planted),
+		cmocka_unit_test(test_expect_known_bug_fixed),
 		cmocka_unit_test(test_external_known_bug_suite_minimal_6_1),
 	};
 	bool pre = false;
