@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "helpers.h"
 
+#include "commands.h"
 #include "expect.h"
 #include "result.h"
 #include "util.h"
@@ -216,6 +217,68 @@ static void test_shipped_cited(void **state)
 	json_decref(entries);
 }
 
+/* hugebench accept on a run whose newest-table check failed: the file it
+ * writes holds the entry (observed value, table value, TODO citation), a
+ * verified table's failure is not proposed, and the same stream judged with
+ * the file passes. A second accept adds nothing. */
+static void test_accept_then_pass(void **state)
+{
+	char dir[] = "/tmp/hb-accept-XXXXXX", res[256], out[256], err[512];
+	char *argv[] = { "accept", dir, "--out", out, NULL };
+	static const char stream[] =
+		START WL("knobs")
+		"{\"ev\":\"check\",\"workload\":\"knobs\",\"rep\":0,\"name\":\"c1\",\"pass\":false,"
+		"\"expected\":\"e0=huge e1=small\",\"observed\":\"e0=small e1=small\"," NEWEST "}\n"
+		"{\"ev\":\"check\",\"workload\":\"knobs\",\"rep\":0,\"name\":\"v1\",\"pass\":true}\n"
+		END("knobs", "fail") "{\"ev\":\"suite_end\"}\n";
+	struct hb_stream_info info;
+	json_t *mods, *wls, *entries, *doc, *e;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(res, sizeof(res), "%s/result.json", dir);
+	snprintf(out, sizeof(out), "%s/accepted.json", dir);
+	hb_expect_set(false, NULL, "");
+	wls = hb_result_from_stream(stream, &mods, &info);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 0), "status")),
+			    "fail");
+	/* a verified table's failed check next to it: never proposed */
+	json_array_append_new(json_object_get(json_array_get(wls, 0), "checks"),
+			      json_pack("{s:s, s:s, s:s, s:b}", "name", "verified", "expected", "1",
+					"observed", "0", "pass", 0));
+	doc = json_pack("{s:{s:s}, s:o}", "target", "kernel_release", "7.3.13-x", "workloads", wls);
+	assert_int_equal(json_dump_file(doc, res, 0), 0);
+	json_decref(doc);
+	json_decref(mods);
+	assert_int_equal(hb_cmd_accept(4, argv), 0);
+	assert_int_equal(hb_expect_load(out, &entries, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(entries), 1);
+	e = json_array_get(entries, 0);
+	assert_string_equal(json_string_value(json_object_get(e, "kernel")), "7.3");
+	assert_string_equal(json_string_value(json_object_get(e, "check")), "c1");
+	assert_string_equal(json_string_value(json_object_get(e, "observed")), "e0=small e1=small");
+	assert_string_equal(json_string_value(json_object_get(e, "table_expected")),
+			    "e0=huge e1=small");
+	assert_string_equal(json_string_value(json_object_get(e, "cite")), HB_ACCEPT_CITE_TODO);
+	/* the same run judged with the file: green */
+	hb_expect_set(false, entries, out);
+	wls = hb_result_from_stream(stream, &mods, &info);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(wls, 0), "status")),
+			    "pass");
+	assert_int_equal(info.n_accepted, 1);
+	json_decref(wls);
+	json_decref(mods);
+	/* again: nothing new to propose, the file unchanged */
+	assert_int_equal(hb_cmd_accept(4, argv), 0);
+	assert_int_equal(hb_expect_load(out, &entries, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(entries), 1);
+	json_decref(entries);
+	hb_expect_set(false, NULL, "");
+	unlink(res);
+	unlink(out);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_known_bug_changed),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shipped_cited),
+		cmocka_unit_test(test_accept_then_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
