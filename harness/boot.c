@@ -6,6 +6,7 @@
 #include "protocol.h"
 #include "accel.h"
 #include "boot.h"
+#include "expect.h"
 #include "kfeatures.h"
 #include "console.h"
 #include "ext_layer.h"
@@ -185,7 +186,7 @@ static int save(const char *dir, json_t *res)
  * exit code. */
 int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char *infra_error)
 {
-	char path[PATH_MAX], reason[512], built_as[sizeof(((struct hb_stream_info *)0)->kernel_release)];
+	char path[PATH_MAX], reason[1024], built_as[sizeof(((struct hb_stream_info *)0)->kernel_release)];
 	struct hb_stream_info info;
 	bool wrong_image;
 	static struct hb_kissue issues[MAX_ISSUES];
@@ -253,8 +254,22 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 		json_object_set_new(res, "stream_bad_lines", json_integer(info.bad_lines));
 	if (info.n_unverified)
 		json_object_set_new(res, "unverified_expectations",
-				    json_pack("{s:i, s:i}", "checks", info.n_unverified, "disagree",
-					      info.n_unverified_disagree));
+				    json_pack("{s:i, s:i, s:b}", "checks", info.n_unverified, "disagree",
+					      info.n_unverified_disagree, "strict", hb_expect_strict()));
+	if (info.n_newest)
+		json_object_set_new(res, "newest_table_expectations",
+				    json_pack("{s:s, s:i, s:i}", "kernel", info.kernel_mm, "checks",
+					      info.n_newest, "disagree", info.n_newest_disagree));
+	if (info.n_accepted)
+		json_object_set_new(res, "accepted_expectations",
+				    json_pack("{s:s, s:i, s:i}", "file", hb_expect_path(), "checks",
+					      info.n_accepted, "uncited", info.n_accepted_uncited));
+	if (info.n_known_present || info.n_known_fixed || info.n_known_changed)
+		json_object_set_new(res, "known_bugs",
+				    json_pack("{s:i, s:i, s:i, s:s, s:s}", "present", info.n_known_present,
+					      "fixed", info.n_known_fixed, "changed", info.n_known_changed,
+					      "present_ids", info.known_present, "fixed_ids",
+					      info.known_fixed));
 	if (info.n_clock_jumps)
 		json_object_set_new(res, "clock_jumps",
 				    json_pack("{s:i, s:s}", "reps", info.n_clock_jumps, "first",
@@ -264,9 +279,30 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	printf("workloads: %d pass, %d fail, %d skip, %d error; kernel issues: %zu\n", info.n_pass,
 	       info.n_fail, info.n_skip, info.n_error, n_issues);
 	if (info.n_unverified)
-		printf("unverified expectations: %d checks use a table extrapolated to this kernel, "
-		       "%d disagree with it (checks with \"basis\" in result.json; they fail nothing)\n",
-		       info.n_unverified, info.n_unverified_disagree);
+		printf("unverified expectations: %d checks on a kernel between two verified tables "
+		       "whose rules differ, %d disagree (\"expectation\": \"unverified\" in "
+		       "result.json; %s)\n",
+		       info.n_unverified, info.n_unverified_disagree,
+		       hb_expect_strict() ? "--strict: a disagreement fails" : "they fail nothing "
+		       "unless --strict");
+	if (info.n_newest)
+		printf("newest verified table: %d checks on Linux %s judged by the newest table read, "
+		       "%d disagree%s%s%s\n", info.n_newest, info.kernel_mm, info.n_newest_disagree,
+		       info.n_newest_disagree ? " (they fail; if the change is deliberate: hugebench "
+						"accept " : "",
+		       info.n_newest_disagree ? dir : "", info.n_newest_disagree ? ")" : "");
+	if (info.n_accepted)
+		printf("accepted expectations: %d failed checks passed by %s%s\n", info.n_accepted,
+		       hb_expect_path(),
+		       info.n_accepted_uncited ? "; some entries still lack their citation (replace "
+		       "the TODO with the commit or source lines)" : "");
+	if (info.n_known_present || info.n_known_fixed || info.n_known_changed)
+		printf("known bugs: %d present%s%s%s, %d fixed%s%s%s, %d changed otherwise "
+		       "(docs/findings.md)\n",
+		       info.n_known_present, *info.known_present ? " (" : "", info.known_present,
+		       *info.known_present ? ")" : "", info.n_known_fixed,
+		       *info.known_fixed ? " (" : "", info.known_fixed, *info.known_fixed ? ")" : "",
+		       info.n_known_changed);
 	if (info.n_clock_jumps)
 		printf("clock jumps: %d repetition(s), first %s; their workloads' metrics are marked "
 		       "untrusted and compare-report leaves them out (docs/guest-time.md)\n",

@@ -23,6 +23,8 @@ struct run_opts {
 	int memory_mb, vcpus, boots, jobs;
 	int max_output_mb;		/* --max-output: console or stream past it stops the guest */
 	bool vcpus_given;		/* --vcpus on the command line (else the default) */
+	bool strict;			/* --strict: unverified expectations that disagree fail */
+	const char *accepted;		/* --accepted FILE (default configs/accepted-expectations.json) */
 };
 
 /* What every boot of a run shares: prepared once. */

@@ -29,6 +29,7 @@ int hb_cmd_bisect(int argc, char **argv);	/* bisect.c */
  * HB_BISECT_STEP_ABORT (bisect.h) when the step could not run at all. */
 int hb_cmd_bisect_step(int argc, char **argv);	/* bisect.c */
 int hb_cmd_kernels(int argc, char **argv);	/* kernels.c */
+int hb_cmd_accept(int argc, char **argv);	/* accept.c */
 int hb_cmd_kernel(int argc, char **argv);	/* kernels.c */
 int hb_cmd_cache(int argc, char **argv);	/* cache.c */
 

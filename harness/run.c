@@ -7,6 +7,7 @@
 #include "boot.h"
 #include "compare.h"
 #include "run.h"
+#include "expect.h"
 #include "util.h"
 #include "backend.h"
 #include "kernel.h"
@@ -30,7 +31,8 @@ static int usage(FILE *to)
 		"                     [--modules DIR] [--cmdline EXTRA] [--results DIR]\n"
 		"                     [--guest-ram anon|huge-tmpfs] [--boots N] [--jobs J]\n"
 		"                     [--backend qemu|libvirt] [--connect URI]\n"
-		"                     [--clock auto|virtual|wall] [--max-output MB]\n"
+		"                     [--clock auto|virtual|wall] [--strict] [--accepted FILE]\n"
+		"                     [--max-output MB]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n"
 		"--boots N: N independent boots of the same kernel and suite, one run group\n"
 		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
@@ -40,6 +42,10 @@ static int usage(FILE *to)
 		"--clock: guest time. auto (default): virtual under TCG (QEMU -icount: 8 guest ns\n"
 		"  per executed instruction, independent of host load), wall under KVM; wall: host\n"
 		"  time. Runs of different clocks are not comparable (docs/guest-time.md).\n"
+		"--strict: a check whose expectation is unverified (a kernel between two verified\n"
+		"  tables whose rules differ) fails the run when the kernel disagrees.\n"
+		"--accepted FILE: accepted expectations (default configs/accepted-expectations.json,\n"
+		"  written by `hugebench accept`; README, \"When a new kernel disagrees\").\n"
 		"--max-output MB: a guest whose console.log or stream.jsonl grows past MB (default\n"
 		"  128) is stopped, verdict error: QEMU writes them, the disk is not the guest's.\n");
 	return HB_EXIT_USAGE;
@@ -144,6 +150,7 @@ static const struct option run_lo[] = {
 	{ "guest-ram", required_argument, 0, 'G' }, { "boots", required_argument, 0, 'B' },
 	{ "jobs", required_argument, 0, 'J' }, { "backend", required_argument, 0, 'K' },
 	{ "connect", required_argument, 0, 'U' }, { "clock", required_argument, 0, 'k' },
+	{ "strict", no_argument, 0, 'X' }, { "accepted", required_argument, 0, 'A' },
 	{ "max-output", required_argument, 0, 'O' }, { "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 }
 };
@@ -195,6 +202,8 @@ int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
 		case 'K': o->backend = optarg; break;
 		case 'U': o->connect = optarg; break;
 		case 'k': o->clock = optarg; break;
+		case 'X': o->strict = true; break;
+		case 'A': o->accepted = optarg; break;
 		case 'O':
 			bad = hb_parse_int("--max-output", optarg, 1, 1 << 20, &o->max_output_mb);
 			break;
@@ -212,8 +221,30 @@ int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
 	return hb_run_opts_check(o);
 }
 
+/* --strict and the accepted expectations file, for every aggregation of
+ * this process (harness/result/expect.h). */
+static int expect_opts(const struct run_opts *o)
+{
+	char def[PATH_MAX], err[PATH_MAX + 256];
+	const char *path = o->accepted;
+	json_t *entries;
+
+	if (!path) {
+		snprintf(def, sizeof(def), "%s/%s", hb_root(), HB_ACCEPTED_DEFAULT);
+		path = def;
+	}
+	if (hb_expect_load(path, &entries, err, sizeof(err))) {
+		hb_err("--accepted %s", err);
+		return HB_EXIT_USAGE;
+	}
+	hb_expect_set(o->strict, entries, path);
+	return 0;
+}
+
 int hb_run_opts_check(struct run_opts *o)
 {
+	if (expect_opts(o))
+		return HB_EXIT_USAGE;
 	if (o->guest_ram && strcmp(o->guest_ram, "anon") && strcmp(o->guest_ram, "huge-tmpfs")) {
 		hb_err("--guest-ram %s: use anon or huge-tmpfs", o->guest_ram);
 		return HB_EXIT_USAGE;

@@ -41,13 +41,30 @@
  *    global_orders > 0, with no i_size check of its own. transhuge.rst
  *    says within_size allocates only "if it will be fully within i_size":
  *    the code and its documentation disagree (docs/findings.md, "memfd
- *    beyond i_size"). The table follows the code, as for mlock.
+ *    beyond i_size"). Decided (issue 36): a kernel bug, not an expectation:
+ *    kt_known_bug() gives both outcomes, the bug (the code) and the fix
+ *    (the text and 6.12), and the check shows which one the kernel has.
  * Upstream the change came with "mm: shmem: add large folio support for
  * tmpfs" (6.14); only the 6.1, 6.12 and 7.2 sources were read, so a cell
- * whose two rules differ is an extrapolation on 6.13 .. 7.1, and every cell
- * is one on a kernel newer than 7.2 (kt_expect_basis()).
+ * whose two rules differ is unverified on 6.13 .. 7.1, and a kernel newer
+ * than 7.2 is judged by the 7.2 rules and fails on disagreement
+ * (kt_expect_basis(); where a kernel and the table disagree: README,
+ * "When a new kernel disagrees").
+ *
+ * The document against the code, decided from 7.2.13's source (issue 36,
+ * docs/findings.md "Decisions"):
+ *  - SysV and the per-size knobs: intended; the documentation overstates.
+ *    ipc/shm.c 618 replaces the shmem vm_ops with shm_vm_ops, so
+ *    vma_is_anon_shmem() (mm/shmem.c 283-285) is false and
+ *    shmem_allowable_huge_orders() returns the global orders (1838-1839);
+ *    the comment at 643-646 says the mTHP knobs are for anon shmem.
+ *  - tmpfs huge=within_size with MADV_HUGEPAGE: intended; 626-667 keep
+ *    6.12's order (the sizes inside i_size first, the hint only when none
+ *    fits), with "fits" now meaning any order.
  */
 #include "knobs_table.h"
+
+#include "expect_tables.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -220,23 +237,31 @@ const char *kt_expect_basis(const struct kt_cell *c, char *buf, size_t len)
 {
 	int v = c->kver;
 
-	if (v > KT_KVER_NEWEST_TABLE) {
-		snprintf(buf, len, "extrapolated: the 7.2 table (newest read) on Linux %d.%d",
-			 v / 1000, v % 1000);
-		return buf;
-	}
+	/* newer than the newest verified table: its rules, failing on
+	 * disagreement (hb_check_basis: a hard basis) */
+	if (v > KT_KVER_NEWEST_TABLE)
+		return hb_expect_basis_newest(buf, len, KT_KVER_NEWEST_TABLE, v);
 	if (v < KT_KVER_OLDEST_TABLE) {
-		snprintf(buf, len, "extrapolated: the 6.1 table (oldest read) on Linux %d.%d",
+		snprintf(buf, len, HB_BASIS_UNVERIFIED " the 6.1 table (oldest read) on Linux %d.%d",
 			 v / 1000, v % 1000);
 		return buf;
 	}
 	if (v > KT_KVER_PMD_TABLE && v < KT_KVER_NEWEST_TABLE &&
 	    expect_in(c, KT_ERA_PMD) != expect_in(c, KT_ERA_ORDERS)) {
 		snprintf(buf, len,
-			 "extrapolated: the 6.12 and 7.2 rules differ here (tmpfs large folios, "
+			 HB_BASIS_UNVERIFIED " the 6.12 and 7.2 rules differ here (tmpfs large folios, "
 			 "upstream 6.14); Linux %d.%d's source was not read, the %s rule is used",
 			 v / 1000, v % 1000, era_of(v) == KT_ERA_ORDERS ? "7.2" : "6.12");
 		return buf;
 	}
 	return NULL;
+}
+
+const struct hb_known_bug *kt_known_bug(const struct kt_cell *c, bool *bug_huge, bool *fixed_huge)
+{
+	if (!anon_shmem(c) || era_of(c->kver) != KT_ERA_ORDERS || !kt_cell_settable(c))
+		return NULL;
+	*bug_huge = expect_in(c, KT_ERA_ORDERS);
+	*fixed_huge = expect_in(c, KT_ERA_PMD);
+	return *bug_huge != *fixed_huge ? &hb_kb_memfd_within_size : NULL;
 }

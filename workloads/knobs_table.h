@@ -68,9 +68,19 @@ bool kt_expect_huge(const struct kt_cell *c);
 const char *kt_expect_cite(const struct kt_cell *c);
 
 /* NULL when kt_expect_huge() of this cell comes from a table read for this
- * kernel's version; else how it was extrapolated (written into buf), for
- * hb_check_basis(). */
+ * kernel's version; else its basis (written into buf) for hb_check_basis():
+ * "per the 7.2 rules, newest verified; Linux 7.3 not read" (hard) after 7.2,
+ * "extrapolated: ..." (unverified, soft) before 6.1 and on 6.13 .. 7.1
+ * where the 6.12 and 7.2 rules differ. */
 const char *kt_expect_basis(const struct kt_cell *c, char *buf, size_t len);
+
+/* The known bug this cell shows on this kernel (docs/findings.md), or NULL:
+ * from the tmpfs large folio rework, anonymous shmem (memfd) whose 2048 kB
+ * size inherits shmem_enabled=within_size, where the two outcomes differ
+ * for this extent (c->within_size). *bug_huge: the outcome of the bug (the
+ * code's rule), *fixed_huge: the correct one (the text, 6.12). */
+struct hb_known_bug;
+const struct hb_known_bug *kt_known_bug(const struct kt_cell *c, bool *bug_huge, bool *fixed_huge);
 
 /* Whether the cell can be set up at all: e.g. from 6.11 shmem_enabled=force is
  * refused (EINVAL) unless hugepages-2048kB/shmem_enabled is "inherit". */

@@ -127,7 +127,8 @@ int kvm_map_hugetlb_judge(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg, bool
 /* guest_memfd (the gmem backing, issue 21): the stage-2 size KVM gives it
  * on kernel kver, as data -- true for 2 MiB, false for 4 KiB only -- with
  * why (the source read) in why; *basis_out is NULL where kver's source was
- * read, else basis filled ("extrapolated: ..."). */
+ * read, else basis filled: "extrapolated: ..." (unverified) before 7.2,
+ * "per the 7.2 rules, newest verified; ..." (hard) after it. */
 bool kvm_map_gmem_expect(int kver, char *why, size_t why_len, char *basis, size_t len,
 			 const char **basis_out);
 /* whether the gmem backing can run, from the kfeatures row kvm_gmem_mmap and

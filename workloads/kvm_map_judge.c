@@ -5,6 +5,7 @@
  * their own by tests/unit/workloads/test_kvm_map_outcomes.c. */
 #define _GNU_SOURCE
 #include "kvm_map.h"
+#include "expect_tables.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,9 +68,12 @@ bool kvm_map_gmem_expect(int kver, char *why, size_t why_len, char *basis, size_
 {
 	snprintf(why, why_len, "guest_memfd: order-0 folios, max_order 0 (7.2 kvm_gmem_get_pfn)");
 	*basis_out = NULL;
-	if (kver != KVM_MAP_GMEM_KVER_READ) {
+	if (kver > KVM_MAP_GMEM_KVER_READ) {
+		/* newer than the one reading: its rule, failing on disagreement */
+		*basis_out = hb_expect_basis_newest(basis, len, KVM_MAP_GMEM_KVER_READ, kver);
+	} else if (kver != KVM_MAP_GMEM_KVER_READ) {
 		snprintf(basis, len,
-			 "extrapolated: guest_memfd has only order-0 folios in 7.2, the one source "
+			 HB_BASIS_UNVERIFIED " guest_memfd has only order-0 folios in 7.2, the one source "
 			 "read; Linux %d.%d's source was not read, the 7.2 reading is used",
 			 kver / 1000, kver % 1000);
 		*basis_out = basis;

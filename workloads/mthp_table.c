@@ -26,16 +26,24 @@
  *    2 MiB block ends inside the write.
  * The two readings are the two eras below; upstream the change is "mm: shmem:
  * add large folio support for tmpfs" (6.14). 6.19 was not read (Debian has no
- * linux-source-6.19): a walk whose two readings differ is an extrapolation
- * there, and every walk is one after 7.2 (mt_expect_basis()).
+ * linux-source-6.19): a walk whose two readings differ is unverified there
+ * (soft), and after 7.2 every walk is judged by the 7.2 reading and fails on
+ * disagreement (mt_expect_basis(): "per the 7.2 rules, newest verified").
  *
- * Where transhuge.rst and the code disagree the code is followed, as in
- * knobs_table.c: per-size within_size "Also respect[s] madvise() hints" says
- * the text, but only the "advise" orders follow MADV_HUGEPAGE in
- * shmem_allowable_huge_orders() of 6.12 and 7.2.
+ * Where transhuge.rst and the code disagree, decided from 7.2.13's source
+ * (issue 36, docs/findings.md "Decisions"): per-size within_size "Also
+ * respect[s] madvise() hints" says the text (transhuge.rst 510-512), but
+ * shmem_allowable_huge_orders() (mm/shmem.c 1855-1859, the same in 6.12)
+ * adds only the "advise" orders for VM_HUGEPAGE: intended, the line was
+ * copied from the mount option's text; SysV is not anonymous shmem (ipc/shm.c
+ * 618, mm/shmem.c 283-285, 1838): intended. The memfd within_size PMD
+ * (knobs_table.c) is a known bug; no mthp walk here shows it (the per-size
+ * cases set 2048 kB explicitly).
  */
 #define _GNU_SOURCE
 #include "mthp_table.h"
+
+#include "expect_tables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,34 +235,38 @@ const char *mt_expect_basis(const struct mt_policy *p, const struct mt_walk *w, 
 	long a[MT_N_ORDERS], b[MT_N_ORDERS];
 	int v = p->kver;
 
-	if (v > KT_KVER_NEWEST_TABLE) {
-		snprintf(buf, len, "extrapolated: the 7.2 reading (newest read) on Linux %d.%d",
-			 v / 1000, v % 1000);
-		return buf;
-	}
+	/* newer than the newest verified reading: its rules, hard */
+	if (v > KT_KVER_NEWEST_TABLE)
+		return hb_expect_basis_newest(buf, len, KT_KVER_NEWEST_TABLE, v);
 	if (v <= KT_KVER_PMD_TABLE || v == KT_KVER_NEWEST_TABLE)
 		return NULL;
 	if (mt_expect_in(p, w, MT_ERA_PMD, a) || mt_expect_in(p, w, MT_ERA_ORDERS, b) ||
 	    !memcmp(a, b, sizeof(a)))
 		return NULL;
 	snprintf(buf, len,
-		 "extrapolated: the 6.12 and 7.2 readings differ here (tmpfs large folios, "
+		 HB_BASIS_UNVERIFIED " the 6.12 and 7.2 readings differ here (tmpfs large folios, "
 		 "upstream 6.14); Linux %d.%d's source was not read, the %s reading is used",
 		 v / 1000, v % 1000, mt_era_of(v) == MT_ERA_ORDERS ? "7.2" : "6.12");
 	return buf;
 }
 
 /* A rule where 6.12 and 7.2 were read and differ: after 6.12, the 7.2
- * reading is used, and on any kernel but 7.2 that is an extrapolation
- * (basis: "extrapolated: <differ>; Linux X.Y's source was not read, the 7.2
- * reading is used"). *basis_out is basis then, else NULL. */
+ * reading is used. Between the two it is unverified (basis: "extrapolated:
+ * <differ>; Linux X.Y's source was not read, the 7.2 reading is used");
+ * after 7.2 it is the newest verified rule (hard, hb_expect_basis_newest()).
+ * *basis_out is basis then, else NULL. */
 static void after_612_from_72(int kver, bool applies, const char *differ, char *basis, size_t len,
 			      const char **basis_out)
 {
 	*basis_out = NULL;
+	if (applies && kver > KT_KVER_NEWEST_TABLE) {
+		*basis_out = hb_expect_basis_newest(basis, len, KT_KVER_NEWEST_TABLE, kver);
+		return;
+	}
 	if (applies && kver > KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
 		snprintf(basis, len,
-			 "extrapolated: %s; Linux %d.%d's source was not read, the 7.2 reading is used",
+			 HB_BASIS_UNVERIFIED " %s; Linux %d.%d's source was not read, the 7.2 reading "
+			 "is used",
 			 differ, kver / 1000, kver % 1000);
 		*basis_out = basis;
 	}
@@ -297,9 +309,13 @@ long mt_expect_swapin_64k(int kver, bool after_swapoff, bool zswap_on, char *bas
 bool mt_collapse_forced_at_never(int kver, char *basis, size_t len, const char **basis_out)
 {
 	*basis_out = NULL;
+	if (kver > KT_KVER_NEWEST_TABLE) {
+		*basis_out = hb_expect_basis_newest(basis, len, KT_KVER_NEWEST_TABLE, kver);
+		return true;
+	}
 	if (kver != KT_KVER_PMD_TABLE && kver != KT_KVER_NEWEST_TABLE) {
 		snprintf(basis, len,
-			 "extrapolated: 6.12 and 7.2 collapse anonymous shmem past knobs at never; "
+			 HB_BASIS_UNVERIFIED " 6.12 and 7.2 collapse anonymous shmem past knobs at never; "
 			 "Linux %d.%d's source was not read",
 			 kver / 1000, kver % 1000);
 		*basis_out = basis;

@@ -59,6 +59,7 @@ struct kst_outcome {
 	long long pages_collapsed; /* khugepaged/pages_collapsed delta */
 	long long split_page;	   /* thp_split_page delta: huge pages split (done, not tried) */
 	long long collapse_alloc;  /* thp_collapse_alloc delta: attempts, shown only */
+	long long fault_alloc;	   /* thp_fault_alloc delta: anonymous THPs faulted in */
 	struct hb_ext_peak peak;   /* while it ran */
 };
 /* <test>.subject_* for the programs whose subject hugebench can see:

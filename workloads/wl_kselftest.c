@@ -35,6 +35,7 @@
 
 struct kst {
 	struct hb_ctx *ctx;
+	bool src_61; /* built from linux-source-6.1 (its known test bug) */
 	int passed, failed, skipped;
 	long limit_s, dur_s;
 };
@@ -132,11 +133,50 @@ static char *run_prog(struct kst *k, char **argv, const char *test, int limit, i
 		o->pages_collapsed = read_ll(KST_KHP) - coll0;
 		o->split_page = hb_vmstat_delta(&a, &b, "thp_split_page");
 		o->collapse_alloc = hb_vmstat_delta(&a, &b, "thp_collapse_alloc");
+		o->fault_alloc = hb_vmstat_delta(&a, &b, "thp_fault_alloc");
 	}
 	out = hb_ext_slurp(log, 1 << 20, NULL);
 	if (out)
 		hb_ext_emit_output(k->ctx, "kselftest", test, out);
 	return out ? out : strdup("");
+}
+
+/* The known bug of 6.1's split_huge_page_test (hb_kb_kst_split_61): it
+ * faults in four PMD-sized THPs and demands AnonHugePages of exactly one, so
+ * it prints "No THP is allocated" and stops, before any split, when the
+ * kernel did its job. The bug shows as that line with thp_fault_alloc >= +2
+ * (more than the one THP the test wants); the same line with fewer is a
+ * kernel that allocated no THP: a failure. Takes the thp_allocated case out
+ * of r, judged here; returns true when the test stopped on it (the split,
+ * its subject, never ran). */
+static bool kst_split_61_known_bug(struct kst *k, struct hb_kst_result *r,
+				   const struct kst_outcome *o)
+{
+	const struct hb_known_bug *kb = &hb_kb_kst_split_61;
+	int i;
+
+	for (i = 0; i < r->n && strcmp(r->c[i].name, "thp_allocated"); i++)
+		;
+	if (i == r->n) {
+		hb_check_known_bug(k->ctx, "split_huge_page.thp_allocated", kb, false, true,
+				   "no \"No THP is allocated\": the test went on (%d results)", r->n);
+		k->passed++;
+		return false;
+	}
+	hb_emit_event(k->ctx, "ext_test",
+		      json_pack("{s:s, s:s, s:s, s:s}", "tool", "kselftest", "name",
+				"split_huge_page.thp_allocated", "status", "fail", "reason",
+				r->c[i].reason));
+	/* counted like a result of the program: a known bug shown is not a skip */
+	if (hb_check_known_bug(k->ctx, "split_huge_page.thp_allocated", kb, o->fault_alloc >= 2,
+			       false, "\"No THP is allocated\", thp_fault_alloc %+lld (AnonHugePages "
+			       "peak %+lld kB)", o->fault_alloc, o->peak.anon_kb))
+		k->passed++;
+	else
+		k->failed++;
+	memmove(&r->c[i], &r->c[i + 1], sizeof(r->c[0]) * (size_t)(r->n - i - 1));
+	r->n--;
+	return true;
 }
 
 static void simple(struct kst *k, const char *test, char **argv)
@@ -151,6 +191,12 @@ static void simple(struct kst *k, const char *test, char **argv)
 		return;
 	hb_kst_parse(out, rc, &r);
 	free(out);
+	if (k->src_61 && !strcmp(test, "split_huge_page") && kst_split_61_known_bug(k, &r, &o)) {
+		record(k, test, &r);
+		hb_note(k->ctx, "split_huge_page.subject_split not judged: the test's known bug "
+				"(%s) stops it before its first split", hb_kb_kst_split_61.id);
+		return;
+	}
 	record(k, test, &r);
 	/* a program that exercised nothing (all skips) has no subject to show */
 	if (r.n && !(r.n == 1 && r.c[0].st == HB_KST_SKIP))
@@ -283,6 +329,7 @@ static void kselftest_run(struct hb_ctx *ctx)
 	}
 	if (hb_mount_tmpfs(ctx, "/run/hb-ext", "huge=never,size=32m"))
 		return;
+	k.src_61 = !strncmp(ver, "linux-source-6.1-", 17);
 	k.limit_s = hb_param_long(ctx, "limit_s");
 	k.dur_s = hb_param_long(ctx, "duration_s");
 	snprintf(list, sizeof(list), "%s", hb_param_str(ctx, "tests"));

@@ -29,9 +29,20 @@ struct hb_stream_info {
 	char kernel_release[128];
 	char suite_error[256];
 	int max_rep;		/* 0..HB_MAX_REPEAT-1 */
-	/* checks with a "basis": expectations extrapolated to this kernel, and
-	 * those of them the kernel disagreed with (they fail no workload) */
+	/* checks with an unverified expectation (a kernel between two verified
+	 * tables that differ, "expectation": "unverified"), and those of them
+	 * the kernel disagreed with (they fail no workload unless --strict) */
 	int n_unverified, n_unverified_disagree;
+	/* checks judged by the newest verified table on a newer kernel
+	 * ("expectation": "newest"; they fail on disagreement) */
+	int n_newest, n_newest_disagree;
+	/* failed checks that an accepted expectations entry turned into a pass,
+	 * and of them those whose citation is still the placeholder */
+	int n_accepted, n_accepted_uncited;
+	/* known-bug checks by state, and the ids seen present / fixed */
+	int n_known_present, n_known_fixed, n_known_changed;
+	char known_present[256], known_fixed[256];
+	char kernel_mm[16]; /* major.minor of kernel_release */
 	/* repetitions whose guest time ran far ahead of host time (a clock
 	 * jump, guestclock.h): their workload's metrics are marked untrusted;
 	 * the first one's words */

@@ -4,16 +4,51 @@
 #define _GNU_SOURCE
 #include "protocol.h"
 #include "result.h"
+#include "expect.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* What the verdict line adds about expectations that are not a verified
+ * table's (issue 36): unverified ones that disagree (which --strict fails),
+ * the newest table's disagreements, accepted entries, known bugs. */
+static void expect_words(const struct hb_stream_info *info, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+#define ADD(...)                                                                  \
+	do {                                                                       \
+		if (n < len)                                                       \
+			n += (size_t)snprintf(out + n, len - n, __VA_ARGS__);     \
+	} while (0)
+	if (info->n_unverified_disagree)
+		ADD("; %d unverified expectation(s) disagree (between two verified tables whose "
+		    "rules differ: this kernel's rule is unknown%s)",
+		    info->n_unverified_disagree, hb_expect_strict() ? ", --strict: failed"
+								    : "; --strict fails them");
+	if (info->n_newest)
+		ADD("; %d check(s) per the newest verified table on Linux %s, %d disagree",
+		    info->n_newest, info->kernel_mm, info->n_newest_disagree);
+	if (info->n_accepted)
+		ADD("; %d failed check(s) accepted (%s)%s", info->n_accepted, hb_expect_path(),
+		    info->n_accepted_uncited ? ", some still without a citation" : "");
+	if (info->n_known_present)
+		ADD("; known bug(s) present: %s", info->known_present);
+	if (info->n_known_fixed)
+		ADD("; known bug(s) fixed: %s", info->known_fixed);
+	if (info->n_known_changed)
+		ADD("; %d known-bug check(s) changed otherwise (failed)", info->n_known_changed);
+#undef ADD
+}
+
 const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *info,
 			      const struct hb_kissue *issues, size_t n_issues, char *reason,
 			      size_t rlen)
 {
+	char ex[768];
 	size_t n = n_issues;
 
 	for (size_t i = 0; i < n; i++) {
@@ -48,8 +83,9 @@ const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *
 		snprintf(reason, rlen, "%d workload(s) ended in error", info->n_error);
 		return "error";
 	}
+	expect_words(info, ex, sizeof(ex));
 	if (info->n_fail) {
-		snprintf(reason, rlen, "%d workload(s) failed a check", info->n_fail);
+		snprintf(reason, rlen, "%d workload(s) failed a check%s", info->n_fail, ex);
 		return "fail";
 	}
 	if (n_issues) {
@@ -57,7 +93,7 @@ const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *
 			 n_issues, issues[0].kind, issues[0].line);
 		return "kernel-warning";
 	}
-	snprintf(reason, rlen, "%d passed, %d skipped", info->n_pass, info->n_skip);
+	snprintf(reason, rlen, "%d passed, %d skipped%s", info->n_pass, info->n_skip, ex);
 	return "pass";
 }
 

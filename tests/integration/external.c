@@ -242,11 +242,11 @@ static void check_stressng(json_t *sng, enum kernel k)
 static void check_kselftest(json_t *kst, enum kernel k)
 {
 	/* what each kernel gives (README, docs/external-tools.md): 6.1's
-	 * split_huge_page_test fails by a bug of its own; 6.12's khugepaged
-	 * fails its khugepaged-context collapses, and split_huge_page_test's
-	 * skipped pagecache orders leave its TAP plan unmet */
-	static const char *const f61[] = { "split_huge_page.thp_allocated",
-					   "split_huge_page.subject_split", NULL };
+	 * split_huge_page_test stops on a bug of its own, a known bug of the
+	 * peer test since issue 36 (shown, not failed; its split never runs,
+	 * so no subject_split); 6.12's khugepaged fails its khugepaged-context
+	 * collapses, and split_huge_page_test's skipped pagecache orders leave
+	 * its TAP plan unmet */
 	static const char *const f612[] = {
 		"khugepaged-shmem.4-collapse_full_khugepaged_shmem.Collapse_multiple_fully_populated_PTE_table",
 		"khugepaged-shmem.6-collapse_single_pte_entry_khugepaged_shmem.Collapse_PTE_table_with_single_PTE_entry_present",
@@ -258,15 +258,22 @@ static void check_kselftest(json_t *kst, enum kernel k)
 		"khugepaged-shmem.5-collapse_full_madvise_shmem.Collapse_multiple_fully_populated_PTE_table",
 		"khugepaged-shmem.6-collapse_single_pte_entry_khugepaged_shmem.Collapse_PTE_table_with_single_PTE_entry_present",
 		"khugepaged-shmem.7-collapse_single_pte_entry_madvise_shmem.Collapse_PTE_table_with_single_PTE_entry_present",
-		"split_huge_page.thp_allocated", "split_huge_page.subject_split", NULL
+		NULL
 	};
 
 	assert_non_null(kst);
 	positive_metric(kst, "transhuge-stress.mib_s");
-	assert_string_equal(hb_itest_str(kst, "status"), "fail");
+	assert_string_equal(hb_itest_str(kst, "status"), k == GOOD_6_1 ? "pass" : "fail");
 	expect(kst, "transhuge-stress.thp_allocated", true);
+	if (k != GOOD_6_12) {
+		json_t *c = hb_itest_check(kst, "split_huge_page.thp_allocated");
+
+		assert_non_null(c);
+		assert_string_equal(hb_itest_str(json_object_get(c, "known_bug"), "state"), "present");
+		assert_null(hb_itest_check(kst, "split_huge_page.subject_split"));
+	}
 	if (k == GOOD_6_1) {
-		all_pass_but(kst, f61);
+		all_pass_but(kst, NULL);
 		expect(kst, "khugepaged-shmem.subject_collapsed", true);
 	} else if (k == GOOD_6_12) {
 		all_pass_but(kst, f612);
@@ -291,8 +298,9 @@ static void external_on(const char *target, enum kernel k)
 	check_stressng(sng, k);
 	kst = hb_itest_workload(r.result, "kselftest");
 	check_kselftest(kst, k);
-	/* a failed check is exit 1, whoever failed it */
-	assert_int_equal(r.exit_code, 1);
+	/* a failed check is exit 1, whoever failed it; on 6.1 nothing fails
+	 * but the known bug, which is shown, not failed */
+	assert_int_equal(r.exit_code, k == GOOD_6_1 ? 0 : 1);
 	printf("# %s: fio %.0f s, stress-ng %.0f s, kselftest %.0f s; boot %.1f s\n", target,
 	       positive_metric(fio, "elapsed_s"), positive_metric(sng, "elapsed_s"),
 	       positive_metric(kst, "elapsed_s"),

@@ -347,6 +347,11 @@ void test_mthp_debian_6_19(void **state)
 	/* the one place 6.19 disagrees with both readings (a finding, which
 	 * fails nothing): MADV_COLLAPSE at never is refused, not forced */
 	assert_int_equal(json_integer_value(json_object_get(u, "disagree")), 2);
+	/* ... said in the verdict line, and failed only under --strict
+	 * (test_strict_debian_6_19) */
+	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"),
+			       "2 unverified expectation(s) disagree"));
+	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"), "--strict fails them"));
 	{
 		json_t *c = check_of(w, "collapse_memfd_never_call");
 

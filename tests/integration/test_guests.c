@@ -40,6 +40,7 @@
 #include "outcomes.h"
 #include "source_itest.h"
 #include "libvirt_guests.h"
+#include "expect_itest.h"
 #include "mthp_itest.h"
 
 /* The smoke suite on TARGET; extra: more arguments for hugebench run. */
@@ -788,6 +789,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mthp_debian_6_19),
 		cmocka_unit_test(test_mthp_debian_6_12),
 		cmocka_unit_test(test_mthp_boot_params_debian_7_2),
+		cmocka_unit_test(test_known_bug_memfd_debian_7_2),
+		cmocka_unit_test(test_strict_debian_6_19),
 		cmocka_unit_test(test_subject_absent),
 		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),
@@ -823,6 +826,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_source_regression_caught),
 		cmocka_unit_test(test_bisect_git_metric),
 		cmocka_unit_test(test_external_regress),
+		cmocka_unit_test(test_external_known_bug_minimal_6_1),
 		cmocka_unit_test(test_bisect_series_check),
 		cmocka_unit_test(test_boots_delay_alloc),
 		cmocka_unit_test(test_boots_delay_sensitivity),
@@ -869,6 +873,13 @@ int main(int argc, char **argv)
 		 * revert built): a clean clone has none, so not in make test,
 		 * which runs git mode end to end in test_bisect_git_metric */
 		cmocka_unit_test(test_nightly_git_autobisect),
+		/* issue 36's "Done when": minimal-7.2 booted as 7.3, unchanged
+		 * and with a planted per-size change (two seeded one-patch
+		 * builds), accept, and the external suite on minimal-6.1
+		 * (make expect-newer) */
+		cmocka_unit_test(test_expect_newer_planted),
+		cmocka_unit_test(test_expect_known_bug_fixed),
+		cmocka_unit_test(test_external_known_bug_suite_minimal_6_1),
 	};
 	bool pre = false;
 	int rc;

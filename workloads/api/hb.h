@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "expect_tables.h" /* struct hb_known_bug */
 #include "kfeatures.h"
 #include "params.h"
 #include "procstat.h"
@@ -80,12 +81,30 @@ void hb_metric_unavailable(struct hb_ctx *ctx, const char *name, const char *uni
 /* ---- checks: each returns `pass` so callers can branch on it ---------- */
 bool hb_check(struct hb_ctx *ctx, const char *name, bool pass, const char *expected,
 	      const char *observed_fmt, ...) __attribute__((format(printf, 5, 6)));
-/* A check whose expectation is not verified for this kernel (basis says how
- * it was obtained, e.g. "extrapolated: 7.2 table, kernel 7.3"): recorded with
- * "basis"; when it fails it does not fail the workload, and the host reports
- * it as an unverified expectation that disagrees. basis NULL or "": hb_check. */
+/* A check whose expectation was not read for this kernel's version; basis
+ * says where it comes from and is recorded with the check. Two kinds
+ * (issue 36), told apart by how basis starts:
+ *  - HB_BASIS_UNVERIFIED ("extrapolated: ..."): a kernel between two
+ *    verified tables whose rules differ here (or older than the oldest):
+ *    its rule is unknown, so a failure does not fail the workload; the host
+ *    counts it as an unverified expectation that disagrees ("expectation":
+ *    "unverified"; `run --strict` fails it).
+ *  - anything else, e.g. "per the 7.2 rules, newest verified; Linux 7.3 not
+ *    read": a kernel newer than the newest verified table, judged by that
+ *    table and failing on disagreement like hb_check ("expectation":
+ *    "newest"; `hugebench accept` turns a deliberate change into a table
+ *    entry to review).
+ * basis NULL or "": hb_check. */
 bool hb_check_basis(struct hb_ctx *ctx, const char *name, bool pass, const char *basis,
 		    const char *expected, const char *observed_fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* The check of a known bug: observed shows the bug (buggy) or the correct
+ * behaviour (correct), or neither. Passes in the first two cases, recorded
+ * with "known_bug": {id, title, ref, state: "present"|"fixed"}; fails when
+ * the behaviour changed in any other way (state "changed"). buggy and
+ * correct must not both be true. */
+bool hb_check_known_bug(struct hb_ctx *ctx, const char *name, const struct hb_known_bug *kb,
+			bool buggy, bool correct, const char *observed_fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 bool hb_check_eq(struct hb_ctx *ctx, const char *name, long long expected, long long observed);
 bool hb_check_ge(struct hb_ctx *ctx, const char *name, long long min, long long observed);

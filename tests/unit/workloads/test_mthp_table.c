@@ -4,6 +4,7 @@
  * the kernel feature decisions of wl_mthp.c. */
 #include "helpers.h"
 
+#include "expect_tables.h"
 #include "mthp_table.h"
 #include "wl_mthp.h"
 
@@ -213,12 +214,14 @@ static void test_basis(void **state)
 	(void)state;
 	assert_non_null(mt_expect_basis(&p, &w, buf, sizeof(buf)));
 	assert_non_null(strstr(buf, "6.19"));
+	assert_int_equal(strncmp(buf, HB_BASIS_UNVERIFIED, strlen(HB_BASIS_UNVERIFIED)), 0);
 	p.kver = 7002;
 	assert_null(mt_expect_basis(&p, &w, buf, sizeof(buf)));
 	p.kver = 6012;
 	assert_null(mt_expect_basis(&p, &w, buf, sizeof(buf)));
-	p.kver = 7003;
+	p.kver = 7003; /* newer than the newest reading: its rules, hard (issue 36) */
 	assert_non_null(mt_expect_basis(&p, &w, buf, sizeof(buf)));
+	assert_string_equal(buf, "per the 7.2 rules, newest verified; Linux 7.3 not read");
 	/* a walk both readings agree on is not an extrapolation on 6.19 */
 	p = pol(6019, MT_ANON, KT_NEVER, KT_UNSET, false);
 	p.size[4] = KT_ALWAYS;
