@@ -13,6 +13,7 @@
  * or a known bug. */
 #define _GNU_SOURCE
 #include "commands.h"
+#include "compare.h"
 #include "expect.h"
 #include "util.h"
 
@@ -36,15 +37,19 @@ static int usage(FILE *to)
 /* Adds run's proposals to entries; returns how many were new, or -1. */
 static int propose(const char *path, json_t *entries, int *verified_failed)
 {
-	json_error_t je;
-	json_t *res = json_load_file(path, JSON_REJECT_DUPLICATES, &je), *w, *c;
+	char err[PATH_MAX + 256];
+	/* the loader's reader: bounded, no FIFO wait, errors never quote the file */
+	json_t *res = hb_cmp_read_json(path, err, sizeof(err)), *w, *c;
 	const char *release;
 	char mm[16];
 	size_t i, j;
 	int added = 0;
 
 	if (!res || !json_is_array(json_object_get(res, "workloads"))) {
-		hb_err("%s: not a result.json%s%s", path, res ? "" : ": ", res ? "" : je.text);
+		if (res)
+			hb_err("%s: not a result.json (no workloads array)", path);
+		else
+			hb_err("%s", err);
 		json_decref(res);
 		return -1;
 	}

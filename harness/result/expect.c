@@ -2,9 +2,16 @@
 #define _GNU_SOURCE
 #include "expect.h"
 
+#include "userfile.h"
+
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* an accepted file holds a few hundred entries of ~300 bytes */
+#define HB_ACCEPTED_MAX (16L * 1024 * 1024)
 
 static struct {
 	bool strict;
@@ -18,22 +25,23 @@ int hb_expect_load(const char *path, json_t **entries, char *err, size_t elen)
 {
 	json_error_t je;
 	json_t *doc, *arr, *e;
-	size_t i;
-	FILE *f = fopen(path, "r");
+	size_t i, len = 0;
+	char *text;
 
 	*entries = NULL;
-	if (!f) {
-		if (errno == ENOENT) {
-			*entries = json_array();
-			return 0;
-		}
-		snprintf(err, elen, "%s: cannot open: %s", path, strerror(errno));
-		return -1;
+	if (access(path, F_OK) && errno == ENOENT) {
+		*entries = json_array();
+		return 0;
 	}
-	doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-	fclose(f);
+	/* bounded, regular files only, no wait on a FIFO (issue 38) */
+	text = hb_usertext_read(path, HB_ACCEPTED_MAX, &len, err, elen);
+	if (!text)
+		return -1;
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
 	if (!doc) {
-		snprintf(err, elen, "%s line %d: not JSON: %s", path, je.line, je.text);
+		/* jansson's text may quote the file: line and column only */
+		snprintf(err, elen, "%s: not JSON at line %d column %d", path, je.line, je.column);
 		return -1;
 	}
 	if (!json_is_string(json_object_get(doc, "schema")) ||

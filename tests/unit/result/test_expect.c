@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define START "{\"ev\":\"suite_start\",\"suite\":\"t\",\"runs\":1,\"kernel_release\":\"7.3.13\"}\n"
@@ -163,7 +164,8 @@ static void write_file(const char *path, const char *body)
 }
 
 /* The reader: a missing file is empty; a wrong schema or an entry without
- * its strings is one line of error. */
+ * its strings is one line of error, which never quotes the file; a FIFO
+ * is refused at once. */
 static void test_load(void **state)
 {
 	char dir[] = "/tmp/hb-expect-XXXXXX", path[256], err[512];
@@ -182,9 +184,16 @@ static void test_load(void **state)
 			 "\"workload\":\"w\",\"check\":\"c\",\"observed\":\"o\"}]}");
 	assert_int_equal(hb_expect_load(path, &e, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "entry 1 has no \"cite\""));
-	write_file(path, "not json");
+	/* jansson's own text would quote the file ("near 'password'") */
+	write_file(path, "password");
 	assert_int_equal(hb_expect_load(path, &e, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not JSON"));
+	assert_non_null(strstr(err, "not JSON at line 1"));
+	assert_null(strstr(err, "password"));
+	unlink(path);
+	/* a FIFO is refused, not waited on (issue 38) */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(hb_expect_load(path, &e, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
 	unlink(path);
 	rmdir(dir);
 	{
