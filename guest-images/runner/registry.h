@@ -14,6 +14,7 @@
 	X(mthp)         \
 	X(fragment)     \
 	X(kvm_map)      \
+	X(race)         \
 	X(selftest)     \
 	X(fio)          \
 	X(stress_ng)    \
