@@ -15,6 +15,7 @@
 	X(fragment)     \
 	X(kvm_map)      \
 	X(race)         \
+	X(fallback)     \
 	X(selftest)     \
 	X(fio)          \
 	X(stress_ng)    \
