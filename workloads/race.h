@@ -65,6 +65,20 @@ struct race_cfg {
 	struct race_wstat *ws; /* workers entries, shared */
 };
 
+/* wl_race.c: the swap device. want: auto (brd where the kernel has it,
+ * kfeatures row brd, else zram with a note), brd (a skip without it), zram,
+ * none. 0, or after hb_error()/hb_skip(). */
+#include "pressure.h"
+struct race_swap {
+	struct pr zram; /* zram through pressure_env.c */
+	char dev[64];
+	const char *kind; /* "brd", "zram", "none" */
+	bool on;
+};
+int race_swap_setup(struct hb_ctx *ctx, struct race_swap *s, size_t bytes, const char *want);
+void race_swap_teardown(struct race_swap *s);
+long long race_swap_used_kb(void); /* SwapTotal - SwapFree */
+
 /* race_worker.c */
 /* The initial content of byte off of object o: what the parent writes
  * before the workers start, and each worker's model starts from. */

@@ -69,17 +69,22 @@
 #define RACE_BRD "/sys/block/ram0"
 #define RACE_DEBUGFS "/sys/kernel/debug"
 
-struct race_swap {
-	struct pr zram; /* zram through pressure_env.c */
-	char dev[64];
-	const char *kind;
-	bool on;
-};
-
 struct race_thread {
 	const struct race_cfg *c;
 	int w;
 };
+
+void race_swap_teardown(struct race_swap *s)
+{
+	if (s->on && !strcmp(s->kind, "brd") && swapoff(s->dev) == 0)
+		hb_host_state_note(false, "swap", s->dev);
+	if (!strcmp(s->kind, "zram"))
+		pr_swap_teardown(&s->zram);
+	if (!strcmp(s->dev, "/tmp/hb-ram0"))
+		unlink(s->dev);
+	s->on = false;
+	s->kind = "none";
+}
 
 static void *thread_main(void *arg)
 {
@@ -153,9 +158,8 @@ static int swap_brd(struct hb_ctx *ctx, struct race_swap *s, size_t bytes)
 	return 0;
 }
 
-static int swap_setup(struct hb_ctx *ctx, struct race_swap *s, size_t bytes)
+int race_swap_setup(struct hb_ctx *ctx, struct race_swap *s, size_t bytes, const char *want)
 {
-	const char *want = hb_param_str(ctx, "swap");
 	char why[384];
 
 	s->kind = "none";
@@ -183,7 +187,7 @@ static int swap_setup(struct hb_ctx *ctx, struct race_swap *s, size_t bytes)
 	return 0;
 }
 
-static long long swap_used_kb(void)
+long long race_swap_used_kb(void)
 {
 	return hb_meminfo_now_kb("SwapTotal") - hb_meminfo_now_kb("SwapFree");
 }
@@ -419,7 +423,7 @@ static void leaks(struct hb_ctx *ctx, int kver, long long base_huge, long long b
 
 	for (int i = 0; i < 150; i++) { /* freeing may lag a little: up to 3 s */
 		huge = hb_meminfo_now_kb("ShmemHugePages");
-		used = swap_used_kb();
+		used = race_swap_used_kb();
 		if (huge == base_huge && used == base_swap)
 			break;
 		usleep(20000);
@@ -497,7 +501,7 @@ static void race_run(struct hb_ctx *ctx)
 	if (!memfd_knobs(ctx, per_size))
 		goto out;
 	base_huge = hb_meminfo_now_kb("ShmemHugePages");
-	base_swap = swap_used_kb();
+	base_swap = race_swap_used_kb();
 	if (hb_mount_huge_tmpfs(ctx, RACE_DIR, "always", (long)(4 * c.size / HB_MB)))
 		goto out;
 	snprintf(c.path, sizeof(c.path), RACE_PATH);
@@ -509,7 +513,8 @@ static void race_run(struct hb_ctx *ctx)
 			hb_error(ctx, "memfd_create and ftruncate to %zu", c.size);
 		goto out;
 	}
-	if (swap_setup(ctx, &sw, 2 * c.size + 8 * HB_MB) || hb_failed(ctx))
+	if (race_swap_setup(ctx, &sw, 2 * c.size + 8 * HB_MB, hb_param_str(ctx, "swap")) ||
+	    hb_failed(ctx))
 		goto out;
 	for (int o = 0; o < RACE_N_OBJ; o++)
 		if (!fill(ctx, &c, o, &ob[o]))
@@ -570,12 +575,7 @@ out:
 	unlink(RACE_PATH);
 	hb_umount(RACE_DIR);
 	rmdir(RACE_DIR);
-	if (sw.on && !strcmp(sw.kind, "brd") && swapoff(sw.dev) == 0)
-		hb_host_state_note(false, "swap", sw.dev);
-	if (!strcmp(sw.kind, "zram"))
-		pr_swap_teardown(&sw.zram);
-	if (!strcmp(sw.dev, "/tmp/hb-ram0"))
-		unlink(sw.dev);
+	race_swap_teardown(&sw);
 	if (mounted_dbg)
 		umount(RACE_DEBUGFS);
 	if (c.ws)

@@ -16,6 +16,7 @@
 	X(kvm_map)      \
 	X(race)         \
 	X(fallback)     \
+	X(swapacct)     \
 	X(selftest)     \
 	X(fio)          \
 	X(stress_ng)    \
