@@ -46,6 +46,7 @@
 #include "pressure.h"
 #include "race.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -256,14 +257,72 @@ static void hist_text(const long *h, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%d:%ld", n ? " " : "", o, h[o]);
 }
 
-/* Start the processes, wait for them (deadline + grace, then SIGKILL);
- * the number that did not exit 0. */
-static int run_procs(struct hb_ctx *ctx, const struct race_cfg *c, int procs, long grace_s)
+/* What each thread of process pid is doing in the kernel: its
+ * /proc/<pid>/task/<tid>/syscall (number and arguments) and the first
+ * frames of its kernel stack, one note per thread. */
+static void note_stuck(struct hb_ctx *ctx, pid_t pid)
+{
+	char dir[64], path[128], sc[160], st[512];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		FILE *f;
+		size_t n = 0;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/syscall", dir, e->d_name);
+		if (hb_read_file(path, sc, sizeof(sc)))
+			snprintf(sc, sizeof(sc), "?");
+		snprintf(path, sizeof(path), "%s/%s/stack", dir, e->d_name);
+		st[0] = 0;
+		f = fopen(path, "r");
+		if (f) {
+			char line[128];
+
+			for (int k = 0; k < 6 && fgets(line, sizeof(line), f) && n < sizeof(st); k++) {
+				line[strcspn(line, "\n")] = 0;
+				n += (size_t)snprintf(st + n, sizeof(st) - n, "%s%s", k ? " < " : "",
+						      line);
+			}
+			fclose(f);
+		}
+		hb_note(ctx, "stuck worker process %d thread %s: syscall %s; stack %s", (int)pid,
+			e->d_name, sc, st[0] ? st : "?");
+	}
+	closedir(d);
+}
+
+static long total_ops(const struct race_cfg *c)
+{
+	long n = 0;
+
+	for (int w = 0; w < c->workers; w++)
+		n += c->ws[w].seq + c->ws[w].done;
+	return n;
+}
+
+/* Start the processes and wait for them. No operation finished by any
+ * worker for stall_s while one is still running is a hang: the threads'
+ * syscalls and kernel stacks are noted, the processes killed; a process
+ * still there 10 s after SIGKILL is stuck in the kernel (*hung set). The
+ * same after the deadline plus grace_s. Returns the number that did not
+ * exit 0. */
+static int run_procs(struct hb_ctx *ctx, const struct race_cfg *c, int procs, long grace_s,
+		     long stall_s, bool *hung)
 {
 	pid_t pid[RACE_MAX_WORKERS];
 	int bad = 0, left = 0;
-	uint64_t kill_at = c->deadline_ns + (uint64_t)grace_s * 1000000000ULL;
+	uint64_t kill_at = c->deadline_ns + (uint64_t)grace_s * 1000000000ULL, killed = 0;
+	uint64_t seen_at = hb_now_ns();
+	long seen = -1;
 
+	*hung = false;
 	for (int p = 0; p < procs; p++) {
 		pid[p] = fork();
 		if (pid[p] == 0)
@@ -278,9 +337,14 @@ static int run_procs(struct hb_ctx *ctx, const struct race_cfg *c, int procs, lo
 	while (left) {
 		int status;
 		pid_t w = waitpid(-1, &status, WNOHANG);
+		uint64_t now = hb_now_ns();
+		long ops = total_ops(c);
 
 		if (w > 0) {
 			left--;
+			for (int p = 0; p < procs; p++)
+				if (pid[p] == w)
+					pid[p] = 0;
 			if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 				bad++;
 				hb_note(ctx, "worker process %d ended with %s %d", (int)w,
@@ -289,13 +353,30 @@ static int run_procs(struct hb_ctx *ctx, const struct race_cfg *c, int procs, lo
 			}
 			continue;
 		}
-		if (hb_now_ns() > kill_at) {
-			hb_note(ctx, "worker processes still running %ld s after the deadline: killed",
-				grace_s);
+		if (ops != seen) {
+			seen = ops;
+			seen_at = now;
+		}
+		if (!killed && (now > kill_at || now - seen_at > (uint64_t)stall_s * 1000000000ULL)) {
+			hb_note(ctx, "%s: %d worker processes killed",
+				now > kill_at ? "still running after the deadline and its grace"
+					      : "no operation finished for stall_s by any worker",
+				left);
+			for (int p = 0; p < procs; p++)
+				if (pid[p] > 0) {
+					note_stuck(ctx, pid[p]);
+					kill(pid[p], SIGKILL);
+				}
+			killed = now;
+		}
+		if (killed && now - killed > 10000000000ULL) {
+			hb_note(ctx, "%d worker processes still there 10 s after SIGKILL: stuck in "
+				     "the kernel", left);
 			for (int p = 0; p < procs; p++)
 				if (pid[p] > 0)
-					kill(pid[p], SIGKILL);
-			kill_at = UINT64_MAX;
+					note_stuck(ctx, pid[p]);
+			*hung = true;
+			return bad + left;
 		}
 		usleep(20000);
 	}
@@ -456,6 +537,7 @@ static void race_run(struct hb_ctx *ctx)
 	long procs = hb_param_long(ctx, "procs"), duration = hb_param_long(ctx, "duration_s");
 	bool per_size = hb_kf_has(HB_KF_SHMEM_PER_SIZE, NULL, 0), mounted_dbg = false;
 	long long base_huge, base_swap;
+	bool hung = false;
 	char h0[128], h1[128];
 	int kver = hb_kver(), bad_procs;
 	uint64_t t0;
@@ -472,9 +554,9 @@ static void race_run(struct hb_ctx *ctx)
 		hb_error(ctx, "procs x threads = %d workers, at most %d", c.workers, RACE_MAX_WORKERS);
 		return;
 	}
-	hb_note(ctx, "seed %" PRIu64 "; replay: a suite line 'race seed=%" PRIu64
-		" size_mb=%ld procs=%ld threads=%d duration_s=%ld max_ops=%ld swap=%s' "
-		"(hugebench run --target <this kernel> --suite <that file>)",
+	hb_note(ctx, "seed %" PRIu64 "; replay: printf '%%s\\n' 'race seed=%" PRIu64
+		" size_mb=%ld procs=%ld threads=%d duration_s=%ld max_ops=%ld swap=%s' > "
+		"replay.suite && build/hugebench run --target <this target> --suite replay.suite",
 		c.seed, c.seed, (long)(c.size / HB_MB), procs, c.threads, duration, c.max_ops,
 		hb_param_str(ctx, "swap"));
 	c.collapse = hb_kf_has(HB_KF_MADV_COLLAPSE, NULL, 0);
@@ -546,12 +628,23 @@ static void race_run(struct hb_ctx *ctx)
 	mt_stats_read(&ma);
 	t0 = hb_now_ns();
 	c.deadline_ns = t0 + (uint64_t)duration * 1000000000ULL;
-	bad_procs = run_procs(ctx, &c, (int)procs, duration > 60 ? duration : 60);
+	bad_procs = run_procs(ctx, &c, (int)procs, duration > 60 ? duration : 60,
+			      hb_param_long(ctx, "stall_s"), &hung);
 	hb_snap(ctx, &b);
 	mt_stats_read(&mb);
 	hb_emit_snapshot(ctx, "race", &a, &b);
 	judge(ctx, &c, bad_procs, hb_param_long(ctx, "min_ops"), (double)(hb_now_ns() - t0) / 1e9);
 	subjects(ctx, &a, &b, &ma, &mb, sw.on);
+	if (hung) {
+		/* a task looping in the kernel holds the objects: no leak check,
+		 * and the swap stays on (swapoff could wait on it forever) */
+		hb_note(ctx, "a worker is stuck in the kernel: the objects and the %s swap are "
+			     "left as they are", sw.kind);
+		sw.on = false;
+		sw.kind = "none";
+		sw.dev[0] = 0;
+		goto out;
+	}
 	for (int o = 0; o < RACE_N_OBJ; o++) {
 		close(c.fd[o]);
 		c.fd[o] = -1;
@@ -559,14 +652,20 @@ static void race_run(struct hb_ctx *ctx)
 	unlink(RACE_PATH);
 	hb_umount(RACE_DIR);
 	leaks(ctx, kver, base_huge, base_swap);
-	if (sw.on && !strcmp(sw.kind, "brd")) {
-		int r = swapoff(sw.dev) ? -errno : 0;
+	if (sw.on) { /* every entry can be brought back */
+		bool brd = !strcmp(sw.kind, "brd");
+		const char *dev = brd ? sw.dev : sw.zram.swapdev;
+		int r = swapoff(dev) ? -errno : 0;
 
-		hb_check(ctx, "race_swapoff", r == 0, "swapoff returns 0", "%s",
+		hb_check(ctx, "race_swapoff", r == 0, "swapoff returns 0", "%s: %s", dev,
 			 r ? strerror(-r) : "0");
-		if (!r)
-			hb_host_state_note(false, "swap", sw.dev);
-		sw.on = false;
+		if (!r) {
+			hb_host_state_note(false, "swap", dev);
+			if (brd)
+				sw.on = false;
+			else
+				sw.zram.swap_on = false; /* zram itself is reset below */
+		}
 	}
 out:
 	for (int o = 0; o < RACE_N_OBJ; o++)
@@ -610,6 +709,8 @@ static const struct hb_param race_params[] = {
 	  .help = "each worker must complete this many (folio_split_race_test: 16 x 100)" },
 	{ .name = "seed", .type = HB_PARAM_LONG, .def = "0", .min = 0, .max = 0x7fffffffffffL,
 	  .help = "the random seed (0: drawn, and noted with its replay line)" },
+	{ .name = "stall_s", .type = HB_PARAM_LONG, .def = "60", .min = 5, .max = 86400,
+	  .help = "no operation finished by any worker for this long: a hang, a failure" },
 	{ .name = "swap", .type = HB_PARAM_ENUM, .def = "auto", .choices = "auto|brd|zram|none",
 	  .help = "swap device: auto is brd (through the swap cache) where the kernel has it, "
 		  "else zram" },

@@ -41,6 +41,7 @@
 #include "source_itest.h"
 #include "libvirt_guests.h"
 #include "mthp_itest.h"
+#include "race_itest.h"
 
 /* The smoke suite on TARGET; extra: more arguments for hugebench run. */
 static void assert_fault_run(const char *target, const char *release_prefix,
@@ -762,6 +763,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mthp_debian_6_19),
 		cmocka_unit_test(test_mthp_debian_6_12),
 		cmocka_unit_test(test_mthp_boot_params_debian_7_2),
+		/* issue 37: race, fallback, swapacct and a seed replayed, one boot */
+		cmocka_unit_test(test_paths_debian_7_2),
 		cmocka_unit_test(test_subject_absent),
 		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),
@@ -842,6 +845,9 @@ int main(int argc, char **argv)
 		 * revert built): a clean clone has none, so not in make test,
 		 * which runs git mode end to end in test_bisect_git_metric */
 		cmocka_unit_test(test_nightly_git_autobisect),
+		/* the race at full strength on the stock kernels, 3 boots each
+		 * (about 45 min): make race-long */
+		cmocka_unit_test(test_race_full_strength_stock),
 	};
 	bool pre = false;
 	int rc;
