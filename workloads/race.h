@@ -62,6 +62,7 @@ struct race_cfg {
 	bool split;    /* a writable split_huge_pages */
 	int split_orders[4], n_split_orders;
 	bool collapse; /* the kernel has MADV_COLLAPSE (kfeatures) */
+	unsigned ops;  /* 1 << enum race_op: the operations drawn (param ops) */
 	struct race_wstat *ws; /* workers entries, shared */
 };
 

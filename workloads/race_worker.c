@@ -408,15 +408,16 @@ static int pick_op(struct rw *r)
 		[RACE_OP_split] = 4,   [RACE_OP_mremap] = 2,	[RACE_OP_truncate] = 4,
 		[RACE_OP_verify] = 1,
 	};
-	unsigned total = 0, x;
+	unsigned total = 0, x, w;
 
 	for (int i = 0; i < RACE_N_OP; i++)
-		total += wt[i];
+		total += r->c->ops & (1u << i) ? wt[i] : 0;
 	x = (unsigned)rnd_below(r, total);
 	for (int i = 0; i < RACE_N_OP; i++) {
-		if (x < wt[i])
+		w = r->c->ops & (1u << i) ? wt[i] : 0;
+		if (x < w)
 			return i;
-		x -= wt[i];
+		x -= w;
 	}
 	return RACE_OP_mread;
 }

@@ -69,6 +69,10 @@
 #define RACE_THP "/sys/kernel/mm/transparent_hugepage"
 #define RACE_BRD "/sys/block/ram0"
 #define RACE_DEBUGFS "/sys/kernel/debug"
+#define RACE_OPS_ALL "mwrite,pwrite,mread,pread,punch,remove,falloc,pageout,collapse,split,mremap," \
+		     "truncate,verify"
+#define RACE_OPS_CHOICES "mwrite|pwrite|mread|pread|punch|remove|falloc|pageout|collapse|split|" \
+			 "mremap|truncate|verify"
 
 struct race_thread {
 	const struct race_cfg *c;
@@ -555,11 +559,22 @@ static void race_run(struct hb_ctx *ctx)
 		return;
 	}
 	hb_note(ctx, "seed %" PRIu64 "; replay: printf '%%s\\n' 'race seed=%" PRIu64
-		" size_mb=%ld procs=%ld threads=%d duration_s=%ld max_ops=%ld swap=%s' > "
+		" size_mb=%ld procs=%ld threads=%d duration_s=%ld max_ops=%ld swap=%s ops=%s' > "
 		"replay.suite && build/hugebench run --target <this target> --suite replay.suite",
 		c.seed, c.seed, (long)(c.size / HB_MB), procs, c.threads, duration, c.max_ops,
-		hb_param_str(ctx, "swap"));
+		hb_param_str(ctx, "swap"), hb_param_str(ctx, "ops"));
 	c.collapse = hb_kf_has(HB_KF_MADV_COLLAPSE, NULL, 0);
+	{
+		const char *list = hb_param_str(ctx, "ops");
+
+		for (int i = 0; i < RACE_N_OP; i++) {
+			size_t n = strlen(race_op_name[i]);
+
+			for (const char *q = list; (q = strstr(q, race_op_name[i])); q += n)
+				if ((q == list || q[-1] == ',') && (q[n] == 0 || q[n] == ','))
+					c.ops |= 1u << i;
+		}
+	}
 	c.split_orders[c.n_split_orders++] = 0;
 	if (kver >= 7000) { /* 6.12 refuses a non-zero order for shmem (mthp split part) */
 		c.split_orders[c.n_split_orders++] = 2;
@@ -709,6 +724,8 @@ static const struct hb_param race_params[] = {
 	  .help = "each worker must complete this many (folio_split_race_test: 16 x 100)" },
 	{ .name = "seed", .type = HB_PARAM_LONG, .def = "0", .min = 0, .max = 0x7fffffffffffL,
 	  .help = "the random seed (0: drawn, and noted with its replay line)" },
+	{ .name = "ops", .type = HB_PARAM_LIST, .def = RACE_OPS_ALL, .choices = RACE_OPS_CHOICES,
+	  .help = "the operations drawn (all by default; fewer to find which path a failure needs)" },
 	{ .name = "stall_s", .type = HB_PARAM_LONG, .def = "60", .min = 5, .max = 86400,
 	  .help = "no operation finished by any worker for this long: a hang, a failure" },
 	{ .name = "swap", .type = HB_PARAM_ENUM, .def = "auto", .choices = "auto|brd|zram|none",
