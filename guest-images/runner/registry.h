@@ -17,6 +17,7 @@
 	X(race)         \
 	X(fallback)     \
 	X(swapacct)     \
+	X(uffd)         \
 	X(selftest)     \
 	X(fio)          \
 	X(stress_ng)    \

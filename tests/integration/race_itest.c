@@ -138,6 +138,14 @@ void test_paths_debian_7_2(void **state)
 	assert_seen(w, "pmd_data", "all bytes: 8388608");
 	assert_seen(w, "falloc_no_oom_kill", "status 0");
 	assert_seen(w, "falloc_blocks", "");
+	/* uffd: minor faults resolved by 4 KiB and by 2 MiB, folios kept */
+	w = hb_itest_workload(r.result, "uffd");
+	assert_non_null(w);
+	assert_seen(w, "uffd_minor_faults_4k", "512");
+	assert_seen(w, "uffd_minor_faults_2m", "1");
+	assert_seen(w, "uffd_data", "all bytes: 4194304");
+	assert_seen(w, "uffd_orders", "9:2, 0 small");
+	assert_seen(w, "uffd_ShmemHugePages_kb", "0");
 	/* the same seed drew the same operations in both lines */
 	assert_race_green(race[1]);
 	assert_race_green(race[2]);
