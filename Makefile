@@ -198,6 +198,7 @@ $(BUILD)/tests/lib/kvm/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o
 # the outcome tests of issue 25: each workload's judging, errnos and kernel
 # versions injected (tests/unit/workloads/test_*_outcomes.c)
 $(BUILD)/tests/workloads/test_recover_outcomes: $(BUILD)/obj/workloads/wl_recover.o
+$(BUILD)/tests/workloads/test_race_model: $(BUILD)/obj/workloads/race_worker.o
 $(BUILD)/tests/workloads/test_truncate_outcomes: $(BUILD)/obj/workloads/wl_truncate.o
 $(BUILD)/tests/workloads/test_mlock_outcomes: $(BUILD)/obj/workloads/wl_mlock.o
 $(BUILD)/tests/workloads/test_fragment_outcomes: $(BUILD)/obj/workloads/wl_fragment.o
