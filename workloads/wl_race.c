@@ -654,7 +654,12 @@ static void race_run(struct hb_ctx *ctx)
 		/* a task looping in the kernel holds the objects: no leak check,
 		 * and the swap stays on (swapoff could wait on it forever) */
 		hb_note(ctx, "a worker is stuck in the kernel: the objects and the %s swap are "
-			     "left as they are", sw.kind);
+			     "left as they are (unlink, umount and swapoff would wait on it)",
+			sw.kind);
+		if (sw.on && !strcmp(sw.kind, "brd"))
+			hb_host_state_note(false, "swap", sw.dev); /* the runner must not wait either */
+		else if (sw.on)
+			hb_host_state_note(false, "swap", sw.zram.swapdev);
 		sw.on = false;
 		sw.kind = "none";
 		sw.dev[0] = 0;
@@ -686,9 +691,11 @@ out:
 	for (int o = 0; o < RACE_N_OBJ; o++)
 		if (c.fd[o] >= 0)
 			close(c.fd[o]);
-	unlink(RACE_PATH);
-	hb_umount(RACE_DIR);
-	rmdir(RACE_DIR);
+	if (!hung) { /* a task stuck in ftruncate holds the inode: unlink would wait */
+		unlink(RACE_PATH);
+		hb_umount(RACE_DIR);
+		rmdir(RACE_DIR);
+	}
 	race_swap_teardown(&sw);
 	if (mounted_dbg)
 		umount(RACE_DEBUGFS);

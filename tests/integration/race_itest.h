@@ -14,4 +14,9 @@ void test_paths_debian_7_2(void **state);
  * passes. */
 void test_race_full_strength_stock(void **state);
 
+/* Long: the seed that hung stock debian-7.2 in ftruncate (2 of 4 runs),
+ * up to 6 boots until it hangs again: caught as a failed race_workers with
+ * the stuck thread's syscall (a failing run replays from its seed). */
+void test_race_replay_hang_debian_7_2(void **state);
+
 #endif

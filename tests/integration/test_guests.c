@@ -848,6 +848,7 @@ int main(int argc, char **argv)
 		/* the race at full strength on the stock kernels, 3 boots each
 		 * (about 45 min): make race-long */
 		cmocka_unit_test(test_race_full_strength_stock),
+		cmocka_unit_test(test_race_replay_hang_debian_7_2),
 	};
 	bool pre = false;
 	int rc;
