@@ -47,6 +47,7 @@ struct race_wstat {
 	int unexpected;			    /* a call that must succeed failed */
 	int done;
 	char why[320]; /* the first bad byte or unexpected failure, in words */
+	struct race_rec cur; /* the operation in progress (off: truncate's size) */
 	long log_next; /* the ring below: log[log_next % RACE_LOG] is next */
 	struct race_rec log[RACE_LOG];
 };

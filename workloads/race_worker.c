@@ -319,6 +319,7 @@ static void op_truncate(struct rw *r, int o)
 	if (rnd_below(r, 4) == 0 && to - base >= HB_PAGE) /* not page aligned */
 		to -= 1 + rnd_below(r, HB_PAGE - 1);
 	keep = to - base;
+	r->st->cur.off = (long)to;
 	if (ftruncate(r->c->fd[o], (off_t)to))
 		rc = -errno;
 	log_op(r, RACE_OP_truncate, o, to, cut, 0, rc);
@@ -425,6 +426,8 @@ static int pick_op(struct rw *r)
 static bool step(struct rw *r)
 {
 	int op = pick_op(r), o = (int)rnd_below(r, RACE_N_OBJ);
+
+	r->st->cur = (struct race_rec){ .seq = r->st->seq, .op = op, .obj = o, .off = -1 };
 
 	switch (op) {
 	case RACE_OP_mwrite: op_write(r, o, true); break;

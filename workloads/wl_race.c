@@ -376,6 +376,13 @@ static int run_procs(struct hb_ctx *ctx, const struct race_cfg *c, int procs, lo
 		if (killed && now - killed > 10000000000ULL) {
 			hb_note(ctx, "%d worker processes still there 10 s after SIGKILL: stuck in "
 				     "the kernel", left);
+			for (int w2 = 0; w2 < c->workers; w2++)
+				if (!c->ws[w2].done)
+					hb_note(ctx, "worker %d stuck in operation #%ld %s of the %s "
+						     "(size %ld)", w2, c->ws[w2].cur.seq,
+						race_op_name[c->ws[w2].cur.op],
+						c->ws[w2].cur.obj == RACE_FILE ? "file" : "memfd",
+						c->ws[w2].cur.off);
 			for (int p = 0; p < procs; p++)
 				if (pid[p] > 0)
 					note_stuck(ctx, pid[p]);
