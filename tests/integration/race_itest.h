@@ -5,9 +5,10 @@
 #ifndef HB_RACE_ITEST_H
 #define HB_RACE_ITEST_H
 
-/* make test: configs/paths.suite on debian-7.2 plus two race lines of one
- * seed, in one boot: everything passes, the exact counters, and the seeded
- * lines did the same operations (a replay replays). */
+/* make test: configs/paths.suite's lines on debian-7.2 (the race without
+ * truncate: stock 7.2 livelocks there) plus two race lines of one seed, in
+ * one boot: everything passes, the exact counters, and the seeded lines did
+ * the same operations (a replay replays). */
 void test_paths_debian_7_2(void **state);
 /* Long (make race-long): configs/race.suite (16 workers, 120 s; then zram)
  * on debian-7.2, debian-6.12 and debian-6.1, three boots each, every boot
