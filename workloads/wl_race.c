@@ -21,7 +21,10 @@
  * Checks: race_data (no byte read differs from its owner's model, at every
  * read and in a full verify at the end), race_calls (no call that must work
  * failed: pwrite, pread, fallocate, MADV_REMOVE, MADV_PAGEOUT, ftruncate,
- * mremap), race_workers (every process exited 0: no SIGBUS, no kill),
+ * mremap), race_workers (every process exited 0: no SIGBUS, no kill; no
+ * operation finished for stall_s by any worker is a hang: each thread's
+ * syscall and kernel stack and each unfinished worker's operation are
+ * noted, and what a stuck task holds is left alone),
  * race_ops_per_worker (>= min_ops each: the strength asked for), and the
  * subjects, outcomes only: subject_file_pmd_folios (the file began as PMD
  * folios, from pagemap + kpageflags), subject_memfd_large_folios (the memfd
@@ -35,7 +38,7 @@
  * race_swapoff (every swap entry could be brought back).
  *
  * Replay: the seed (param seed; 0 draws one) is in the notes with the
- * line that replays it; the same seed gives every worker the same
+ * command that replays it (ops= picks a subset of the operations); the same seed gives every worker the same
  * operations, not the same schedule. A failure names the worker, the
  * operation and the byte, and the worker's last RACE_LOG operations.
  */
