@@ -18,6 +18,7 @@
 	X(fallback)     \
 	X(swapacct)     \
 	X(uffd)         \
+	X(hugetlb_memfd) \
 	X(selftest)     \
 	X(fio)          \
 	X(stress_ng)    \

@@ -25,7 +25,8 @@
 	"race duration_s=20 ops=" REPLAY_OPS "\n"                   \
 	"fallback\n"                                                 \
 	"swapacct\n"                                                 \
-	"uffd\n"
+	"uffd\n"                                                     \
+	"hugetlb-memfd\n"
 #define HANG_LINE "race seed=4242 procs=2 threads=2 max_ops=300 min_ops=300 duration_s=900\n"
 
 static json_t *check_of(json_t *w, const char *name)
@@ -156,6 +157,13 @@ void test_paths_debian_7_2(void **state)
 	assert_seen(w, "uffd_data", "all bytes: 4194304");
 	assert_seen(w, "uffd_orders", "9:2, 0 small");
 	assert_seen(w, "uffd_ShmemHugePages_kb", "0");
+	/* hugetlb-memfd: each object counted where it belongs */
+	w = hb_itest_workload(r.result, "hugetlb-memfd");
+	assert_non_null(w);
+	assert_seen(w, "hugetlb_HugePages_Free", "-2");
+	assert_seen(w, "thp_ShmemHugePages_kb", "4096");
+	assert_seen(w, "thp_Shmem_kb", "4096");
+	assert_seen(w, "thp_orders", "9:2, 0 small");
 	/* the same seed drew the same operations in both lines */
 	assert_race_green(race[1]);
 	assert_race_green(race[2]);
