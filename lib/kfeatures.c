@@ -91,6 +91,15 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		"kvm_gmem_mmap", "mmap-able guest_memfd on a default KVM VM", 6018,
 		"CONFIG_KVM_GUEST_MEMFD", NULL,
 		"guest_memfd GUEST_MEMFD_FLAG_MMAP, Linux 6.18 (issue 21); 7.2 read" },
+	[HB_KF_UFFD_MINOR_SHMEM] = {
+		"uffd_minor_shmem", "userfaultfd minor faults on shmem (UFFD_FEATURE_MINOR_SHMEM)",
+		5014, "CONFIG_USERFAULTFD", "/proc/sys/vm/unprivileged_userfaultfd",
+		"'userfaultfd: add minor fault handling for shmem', Linux 5.14" },
+	[HB_KF_BRD] = {
+		"brd", "RAM disk block devices (brd): swap through the swap cache", 0,
+		"CONFIG_BLK_DEV_RAM", "/sys/block/ram0",
+		"drivers/block/brd.c; not BLK_FEAT_SYNCHRONOUS (7.2 read), so shmem swap-in "
+		"goes through the swap cache and readahead, unlike zram" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

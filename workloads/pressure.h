@@ -37,6 +37,8 @@ void pr_cg_remove(struct pr *s);
 void pr_cg_teardown(struct pr *s);
 int pr_cg_setup(struct pr *s);
 int pr_swap_setup(struct pr *s, long zram_mb);
+/* mkswap: a v1 swap header for `bytes` on the block device dev; 0 or -errno. */
+int pr_mkswap(const char *dev, size_t bytes);
 void pr_swap_teardown(struct pr *s);
 
 /* wl_pressure.c: the judging part, pure functions of what was observed

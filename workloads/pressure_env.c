@@ -147,7 +147,7 @@ int pr_cg_setup(struct pr *s)
 /* ---- zram swap ---------------------------------------------------------- */
 
 /* mkswap: the v1 swap header of include/linux/swap.h, union swap_header. */
-static int write_swap_header(const char *dev, size_t bytes)
+int pr_mkswap(const char *dev, size_t bytes)
 {
 	static unsigned char page[4096];
 	uint32_t *info = (uint32_t *)(page + 1024); /* after bootbits[1024] */
@@ -202,7 +202,7 @@ int pr_swap_setup(struct pr *s, long zram_mb)
 	s->zram_set = true;
 	r = zram_node(s);
 	if (!r)
-		r = write_swap_header(s->swapdev, (size_t)zram_mb * HB_MB);
+		r = pr_mkswap(s->swapdev, (size_t)zram_mb * HB_MB);
 	if (r) {
 		hb_error_rc(s->ctx, r, "mkswap on %s", s->swapdev);
 		return r;

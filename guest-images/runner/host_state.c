@@ -171,7 +171,8 @@ static void hs_append(const char *a, const char *b, const char *c)
 }
 
 /* For workloads: call with add=true BEFORE creating something the runner
- * must undo if the workload dies (kind "swap": a swap device path; "zram":
+ * must undo if the workload dies (kind "swap": a swap device path, zram or
+ * brd (the race workload's /dev/ram0); "zram":
  * /sys/block/zramN; "cgroup": a cgroup2 folder named hb-*; "memctl": a
  * cgroup.subtree_control where +memory was added), and with add=false once
  * it is removed. Without a journal (not root, no /run) it does nothing. */
@@ -225,7 +226,8 @@ static bool hs_item_ok(const struct hs_item *it)
 	if (!path_clean(it->arg) || !base)
 		return false;
 	if (strcmp(it->kind, "swap") == 0)
-		return prefix_num(it->arg, "/dev/zram") || prefix_num(it->arg, "/tmp/hb-zram");
+		return prefix_num(it->arg, "/dev/zram") || prefix_num(it->arg, "/tmp/hb-zram") ||
+		       prefix_num(it->arg, "/dev/ram") || prefix_num(it->arg, "/tmp/hb-ram");
 	if (strcmp(it->kind, "zram") == 0)
 		return prefix_num(it->arg, "/sys/block/zram");
 	if (strcmp(it->kind, "cgroup") == 0)

@@ -14,6 +14,11 @@
 	X(mthp)         \
 	X(fragment)     \
 	X(kvm_map)      \
+	X(race)         \
+	X(fallback)     \
+	X(swapacct)     \
+	X(uffd)         \
+	X(hugetlb_memfd) \
 	X(selftest)     \
 	X(fio)          \
 	X(stress_ng)    \

@@ -42,6 +42,7 @@
 #include "libvirt_guests.h"
 #include "expect_itest.h"
 #include "mthp_itest.h"
+#include "race_itest.h"
 
 /* The smoke suite on TARGET; extra: more arguments for hugebench run. */
 static void assert_fault_run(const char *target, const char *release_prefix,
@@ -791,6 +792,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mthp_boot_params_debian_7_2),
 		cmocka_unit_test(test_known_bug_memfd_debian_7_2),
 		cmocka_unit_test(test_strict_debian_6_19),
+		/* issue 37: race, fallback, swapacct and a seed replayed, one boot */
+		cmocka_unit_test(test_paths_debian_7_2),
 		cmocka_unit_test(test_subject_absent),
 		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),
@@ -880,6 +883,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_expect_newer_planted),
 		cmocka_unit_test(test_expect_known_bug_fixed),
 		cmocka_unit_test(test_external_known_bug_suite_minimal_6_1),
+		/* the race at full strength on the stock kernels, 3 boots each
+		 * (about 45 min): make race-long */
+		cmocka_unit_test(test_race_full_strength_stock),
+		cmocka_unit_test(test_race_replay_hang_debian_7_2),
 	};
 	bool pre = false;
 	int rc;

@@ -49,14 +49,17 @@ static void test_guest_tables(void **state)
 {
 	static const char *const huge_tmpfs[] = { "fault", "access", "truncate", "unmap", "mlock",
 						  "mapped", "pressure", "recover", "fragment",
-						  "kvm-map" };
+						  "kvm-map", "race", "fallback", "swapacct", "uffd",
+						  "hugetlb-memfd" };
 	struct hb_describe d;
 	char why[384];
 
 	(void)state;
 	if (guest_describe(&d))
 		skip();
-	assert_int_equal(d.n, 16); /* + fio, stress-ng, kselftest (issue 12), mthp (21) */
+	/* + fio, stress-ng, kselftest (issue 12), mthp (21), race, fallback,
+	 * swapacct, uffd, hugetlb-memfd (37) */
+	assert_int_equal(d.n, 21);
 	for (size_t i = 0; i < d.n; i++) {
 		/* the external workloads name their tool, the others none */
 		const char *tool = !strcmp(d.wl[i].name, "fio")		? "fio"
