@@ -42,6 +42,7 @@ enum hb_kf {
 	HB_KF_KPAGEFLAGS,	   /* /proc/kpageflags, PFNs in /proc/PID/pagemap */
 	HB_KF_SHMEM_BOOT_PARAMS,   /* thp_shmem=, transparent_hugepage_shmem=/_tmpfs= */
 	HB_KF_KVM_GMEM_MMAP,	   /* guest_memfd, mmap-able and shared, on a plain VM */
+	HB_KF_SHMEM_SIZE_STATS,	   /* hugepages-<N>kB/stats/shmem_{alloc,fallback,fallback_charge} */
 	HB_KF_N
 };
 
