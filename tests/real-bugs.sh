@@ -73,6 +73,17 @@ row() {
 	fail | kernel-warning | panic) caught="yes ($verdict)" ;;
 	timeout) caught="yes (hang: timeout)"; by=${by:-$reason} ;;
 	pass) caught="no"; by=${path:+"missed: would take $path"} ;;
+	error)
+		# a workload killed at its time limit where the control finished
+		# it: the kernel hung it (the runner's sysrq dump is on the console)
+		local hung
+		hung=$(jq -r '[.workloads[] | select(.reason | test("timed out")) | "\(.name) \(.reason)"]
+			      | join(", ")' "$res")
+		if [ -n "$hung" ] && [ -n "$path" ]; then
+			caught="yes (hang)"; by="$hung${by:+; $by}"
+		else
+			caught="no (error)"; by="$reason"
+		fi ;;
 	*) caught="no ($verdict)"; by="$reason" ;;
 	esac
 	[ -n "$by" ] || by=$reason
