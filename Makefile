@@ -104,7 +104,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UNIT_H := $(wildcard tests/unit/*.h)
 UNIT_HELPERS := $(call obj,$(wildcard tests/unit/helpers*.c))
 
-.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress expect-newer race-long test-long compare kernel clean clean-cache doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
+.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress expect-newer race-long real-bugs test-long compare kernel clean clean-cache doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -202,7 +202,7 @@ $(BUILD)/tests/workloads/test_race_model: $(BUILD)/obj/workloads/race_worker.o
 $(BUILD)/tests/workloads/test_truncate_outcomes: $(BUILD)/obj/workloads/wl_truncate.o
 $(BUILD)/tests/workloads/test_mlock_outcomes: $(BUILD)/obj/workloads/wl_mlock.o
 $(BUILD)/tests/workloads/test_fragment_outcomes: $(BUILD)/obj/workloads/wl_fragment.o
-$(BUILD)/tests/workloads/test_knobs_outcomes: $(call obj,workloads/wl_knobs.c workloads/knobs_table.c)
+$(BUILD)/tests/workloads/test_knobs_outcomes: $(call obj,workloads/wl_knobs.c workloads/knobs_table.c workloads/mthp_folio.c)
 $(BUILD)/tests/workloads/test_pressure_outcomes: $(call obj,workloads/wl_pressure.c workloads/pressure_env.c)
 $(BUILD)/tests/workloads/test_mapped_outcomes: $(BUILD)/obj/workloads/wl_mapped.o
 $(BUILD)/tests/workloads/test_unmap_outcomes: $(BUILD)/obj/workloads/wl_unmap.o
@@ -437,6 +437,15 @@ expect-newer: all $(BUILD)/tests/test_guests
 # (test_race_replay_hang_debian_7_2).
 race-long: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests --long 'test_race_*'
+
+# The real-bugs corpus (issue 35, docs/real-bugs.md): twelve upstream shmem
+# THP fixes undone on minimal-7.2-debug (DEBUG_VM, KASAN, PROVE_LOCKING,
+# DEBUG_LIST; a cold debug build the first time, then one seeded patch each),
+# configs/real-bugs.suite on the stock debug base and on each, and the table
+# fix | kernel | caught? | by | boots | time. HB_ARGS: e.g. --only
+# real-within-size-align,real-shmem-thps-swapout, --docs docs/real-bugs.md.
+real-bugs: all
+	set -f; tests/real-bugs.sh $$HB_ARGS
 
 # Every test too long for make test (test_guests.c, long_tests): the mthp
 # planted regression above and bisect in series mode by metric (3 builds, 9

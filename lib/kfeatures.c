@@ -100,6 +100,16 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		"CONFIG_BLK_DEV_RAM", "/sys/block/ram0",
 		"drivers/block/brd.c; not BLK_FEAT_SYNCHRONOUS (7.2 read), so shmem swap-in "
 		"goes through the swap cache and readahead, unlike zram" },
+	/* Read in 6.12 and 7.2 mm/huge_memory.c: file_stats_attrs (shmem_alloc,
+	 * shmem_fallback, shmem_fallback_charge) go into every hugepages-<N>kB
+	 * whose order has a shmem_enabled knob (THP_ORDERS_ALL_FILE_DEFAULT). */
+	[HB_KF_SHMEM_SIZE_STATS] = {
+		"shmem_size_stats",
+		"per-size stats/shmem_alloc, shmem_fallback, shmem_fallback_charge beside each "
+		"hugepages-<N>kB/shmem_enabled", 6011,
+		"CONFIG_TRANSPARENT_HUGEPAGE", "/sys/kernel/mm/transparent_hugepage",
+		"'mm: shmem: add mTHP counters for anonymous shmem', Linux 6.11; 6.12 and 7.2 "
+		"file_stats_attrs read (issue 35)" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

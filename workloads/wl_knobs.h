@@ -25,5 +25,13 @@ bool kn_sysv_runs(struct hb_ctx *ctx, int kver, enum hb_kf_cfg cfg, int (*probe)
 /* subject_huge_cells: >= 1 of the cells got a huge page (ShmemHugePages
  * grew by 2 MiB at its fault: present, not merely allocated). */
 bool kn_subject(struct hb_ctx *ctx, int huge_cells, int cells, const char *rows);
+/* One extent of a cell, after its fault (issue 35: ShmemHugePages alone
+ * counts PMD-sized folios and says nothing of the mapping): huge (1) when
+ * ShmemHugePages grew by hp_kb >= 2048, the page's folio is PMD-order
+ * (order from pagemap + kpageflags; -1: unknown, not required) and
+ * ShmemPmdMapped grew (pmd_kb >= 2048); small (0) when none of the three
+ * says huge; -1 with the disagreement in why otherwise. */
+int kn_extent_huge(long long hp_kb, int order, int pmd_order, long long pmd_kb, char *why,
+		   size_t len);
 
 #endif

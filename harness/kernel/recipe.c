@@ -227,6 +227,7 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 		{ "git", offsetof(struct hb_recipe, git_url), sizeof(r->git_url) },
 		{ "commit", offsetof(struct hb_recipe, commit), sizeof(r->commit) },
 		{ "branch", offsetof(struct hb_recipe, branch), sizeof(r->branch) },
+		{ "debug", offsetof(struct hb_recipe, debug), sizeof(r->debug) },
 	};
 	bool seen[sizeof(keys) / sizeof(keys[0])] = { false };
 	char line[RECIPE_LINE_MAX + 2];
@@ -271,7 +272,7 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 			hb_excerpt(key, (size_t)-1, ex, sizeof(ex));
 			hb_set_err(err, errlen,
 				"%s:%d: unknown key '%s' (known: kind, source, meta, image, archive, "
-				"pin, modules, base, description, cmdline, git, commit, branch)",
+				"pin, modules, base, description, cmdline, git, commit, branch, debug)",
 				path, lineno, ex);
 			goto out;
 		}
@@ -312,6 +313,12 @@ static int parse_recipe_file(const char *path, struct hb_recipe *r, char *err, s
 		}
 		if (origin_bad(key, val, err, errlen, path, lineno))
 			goto out;
+		if (!strcmp(key, "debug") && strcmp(val, "yes") && strcmp(val, "no")) {
+			hb_excerpt(val, (size_t)-1, ex, sizeof(ex));
+			hb_set_err(err, errlen, "%s:%d: debug '%s': yes (merge kernels/debug.config: "
+				   "DEBUG_VM, KASAN, PROVE_LOCKING, DEBUG_LIST) or no", path, lineno, ex);
+			goto out;
+		}
 		strcpy((char *)r + keys[i].off, val);
 	}
 	if (ferror(f)) {
@@ -396,6 +403,33 @@ static int load_config(const char *dir, struct hb_recipe *r, char *err, size_t e
 
 static int load_depth(const char *dir, struct hb_recipe *out, int depth, char *err, size_t errlen);
 
+/* debug=yes: kernels/debug.config after every other fragment (once, also
+ * when a base has it already); debug=no under a debug base is refused (a
+ * fragment cannot undo another). */
+static int add_debug_config(struct hb_recipe *r, char *err, size_t errlen)
+{
+	char path[HB_RECIPE_PATH_MAX + 16];
+
+	if (!strcmp(r->debug, "no") && r->debug_on) {
+		hb_set_err(err, errlen, "%s/recipe: debug=no, but base '%s' is a debug kernel "
+			   "(debug=yes): base the recipe on a kernel without it", r->dir, r->base);
+		return -1;
+	}
+	if (strcmp(r->debug, "yes") || r->debug_on)
+		return 0;
+	snprintf(path, sizeof(path), "%s/debug.config", r->kernels_dir);
+	if (!is_file(path)) {
+		hb_set_err(err, errlen, "%s missing (debug=yes merges it)", path);
+		return -1;
+	}
+	if (push_path(&r->configs, &r->n_configs, path)) {
+		hb_set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	r->debug_on = 1;
+	return 0;
+}
+
 /* Source recipe: inherit the base chain, then add own patches and config. */
 static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errlen)
 {
@@ -460,6 +494,7 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 			}
 		}
 		snprintf(r->build_as, sizeof(r->build_as), "%s", b.build_as);
+		r->debug_on = b.debug_on;
 		/* take over the base's resolved lists: base.config is in them */
 		r->patches = b.patches;
 		r->n_patches = b.n_patches;
@@ -485,6 +520,8 @@ static int resolve_source(struct hb_recipe *r, int depth, char *err, size_t errl
 		size_t np = r->n_patches, nc = r->n_configs;
 
 		if (load_series(r->dir, r, err, errlen) || load_config(r->dir, r, err, errlen))
+			return -1;
+		if (add_debug_config(r, err, errlen))
 			return -1;
 		/* own patches, config or source (minimal-ksrc: another tree with
 		 * minimal-6.1's config): this recipe's tree builds it, never the
@@ -532,6 +569,11 @@ static int load_depth(const char *dir, struct hb_recipe *out, int depth, char *e
 		}
 		if (out->source[0] || out->base[0]) {
 			hb_set_err(err, errlen, "%s: source= and base= are for kind=source recipes", path);
+			goto fail;
+		}
+		if (out->debug[0]) {
+			hb_set_err(err, errlen, "%s: debug= is for kind=source recipes (a Debian "
+				   "package is built as it is)", path);
 			goto fail;
 		}
 		if (out->git_url[0] || out->commit[0] || out->branch[0]) {

@@ -65,6 +65,8 @@ struct hb_recipe {
 	char base[HB_RECIPE_NAME_MAX];
 	char description[HB_RECIPE_STR_MAX];
 	char cmdline[HB_RECIPE_STR_MAX];	/* base chain's first, then own */
+	char debug[8];				/* kind=source: "yes", "no" or "" (debug=) */
+	int debug_on;				/* kernels/debug.config is merged (own or a base's) */
 	/* kind=source, optional: the source's origin for reports (own, else the
 	 * nearest base's), "" when not given */
 	char git_url[HB_RECIPE_STR_MAX];

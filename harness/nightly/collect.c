@@ -289,8 +289,10 @@ static void collect_boot(struct hb_ntarget *t, json_t *res, int k, bool metrics,
 	c->value = json_number_value(json_object_get(json_object_get(res, "timing"), "total_s"));
 	snprintf(c->unit, sizeof(c->unit), "s");
 	json_array_foreach(issues, i, x) {
-		snprintf(line, sizeof(line), "%s at console line %lld: %s", jstr(x, "kind"),
-			 (long long)json_integer_value(json_object_get(x, "line")), jstr(x, "excerpt"));
+		snprintf(line, sizeof(line), "%s at console line %lld%s%s: %s", jstr(x, "kind"),
+			 (long long)json_integer_value(json_object_get(x, "line")),
+			 jstr(x, "workload")[0] ? " during " : "", jstr(x, "workload"),
+			 jstr(x, "excerpt"));
 		append_output(c, line);
 	}
 	if (st == HB_NS_FAIL)

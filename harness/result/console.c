@@ -1,7 +1,12 @@
 /* console.c - the console scanner: one table of patterns, in priority order
  * (the first that matches a line names it). The console is whatever bytes
  * the guest's serial port produced: a dying kernel writes NUL bytes, cut
- * lines and garbage, so lines are found by length, never by C string. */
+ * lines and garbage, so lines are found by length, never by C string.
+ * Each issue names its report (the matched line from the pattern on: "BUG:
+ * KASAN: slab-use-after-free in ...", "kernel BUG at mm/shmem.c:123!") and
+ * the workload the guest runner last announced on the console before it
+ * ("hugebench-guest: workload 3/11 mthp rep 0", runner.c): "boot" before
+ * the first, "after the suite" after "suite finished" (issue 35). */
 #define _GNU_SOURCE
 #include "console.h"
 
@@ -19,6 +24,24 @@ static const struct {
 	{ "page allocation failure", "page-allocation-failure" },
 	{ "general protection fault", "Oops" },
 	{ "Oops:", "Oops" },
+	/* the debug kernels' reports (kernels/debug.config), before the
+	 * generic BUG:/WARNING: lines they are printed as */
+	{ "BUG: KASAN:", "KASAN" },
+	{ "page dumped because: VM_BUG_ON", "VM_BUG_ON" },
+	{ "page dumped because: VM_WARN_ON", "VM_WARN_ON" },
+	{ "WARNING: possible ", "lockdep" }, /* circular, recursive, irq inversion */
+	{ "WARNING: inconsistent lock state", "lockdep" },
+	{ "lock order detected", "lockdep" },
+	{ "WARNING: suspicious RCU usage", "lockdep" },
+	{ "WARNING: bad unlock balance detected", "lockdep" },
+	{ "WARNING: held lock freed", "lockdep" },
+	{ "WARNING: lock held when returning to user space", "lockdep" },
+	{ "list_add corruption", "list-corruption" },
+	{ "list_del corruption", "list-corruption" },
+	{ "Bad page state", "bad-page" },
+	{ "Bad page map", "bad-page" },
+	{ "Bad rss-counter state", "bad-rss-counter" },
+	{ "UBSAN:", "UBSAN" },
 	{ "BUG:", "BUG" },
 	{ "kernel BUG at", "BUG" },
 	{ "WARNING:", "WARNING" },
@@ -69,11 +92,52 @@ static void excerpt_fill(struct hb_kissue *is, const char *line, const char *mat
 	}
 }
 
+/* The report: the line from the match to its end (or the field's size),
+ * NUL and other control bytes as '?', trailing blanks dropped. */
+static void report_fill(struct hb_kissue *is, const char *m, const char *eol)
+{
+	size_t n = (size_t)(eol - m), k = 0;
+
+	if (n > sizeof(is->report) - 1)
+		n = sizeof(is->report) - 1;
+	for (; k < n; k++)
+		is->report[k] = (unsigned char)m[k] < ' ' || m[k] == 0x7f ? '?' : m[k];
+	while (k && (is->report[k - 1] == ' ' || is->report[k - 1] == '?'))
+		k--;
+	is->report[k] = 0;
+}
+
+#define WL_MARK "hugebench-guest: workload "
+#define END_MARK "hugebench-guest: suite finished"
+
+/* A runner line "hugebench-guest: workload I/N NAME rep R" on [p, p + l):
+ * the workload's name (and I/N, rep) into wl; false on any other line. */
+static int workload_mark(const char *p, size_t l, char *wl, size_t wlen)
+{
+	const char *m = memmem(p, l, WL_MARK, strlen(WL_MARK));
+	char buf[160], name[64];
+	size_t n;
+	int i, t, r;
+
+	if (!m)
+		return 0;
+	n = (size_t)(p + l - m) - strlen(WL_MARK);
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, m + strlen(WL_MARK), n);
+	buf[n] = 0;
+	if (sscanf(buf, "%d/%d %63[A-Za-z0-9_.:=,+-] rep %d", &i, &t, name, &r) != 4)
+		return 0;
+	snprintf(wl, wlen, "%s (%d/%d, rep %d)", name, i, t, r);
+	return 1;
+}
+
 size_t hb_console_scan_n(const char *text, size_t len, struct hb_kissue *out, size_t max)
 {
 	const char *p = text, *end = text ? text + len : NULL;
 	size_t found = 0;
 	int lineno = 0;
+	char wl[sizeof(out->workload)] = "boot";
 
 	while (p && p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -81,6 +145,12 @@ size_t hb_console_scan_n(const char *text, size_t len, struct hb_kissue *out, si
 
 		if (lineno < INT_MAX)
 			lineno++;
+		if (workload_mark(p, l, wl, sizeof(wl)))
+			goto next;
+		if (memmem(p, l, END_MARK, strlen(END_MARK))) {
+			snprintf(wl, sizeof(wl), "after the suite");
+			goto next;
+		}
 		for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
 			const char *m = memmem(p, l, patterns[i].needle, strlen(patterns[i].needle));
 
@@ -94,10 +164,13 @@ size_t hb_console_scan_n(const char *text, size_t len, struct hb_kissue *out, si
 				snprintf(is->kind, sizeof(is->kind), "%s", patterns[i].kind);
 				is->line = lineno;
 				excerpt_fill(is, p, m, end);
+				report_fill(is, m, p + l);
+				snprintf(is->workload, sizeof(is->workload), "%s", wl);
 			}
 			found++;
 			break;
 		}
+next:
 		if (!eol)
 			break;
 		p = eol + 1;

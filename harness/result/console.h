@@ -6,8 +6,10 @@
 #include <stddef.h>
 
 struct hb_kissue {
-	char kind[32];	     /* panic, BUG, WARNING, Oops, soft-lockup, hung-task, ... */
+	char kind[32];	     /* panic, KASAN, lockdep, VM_BUG_ON, BUG, WARNING, ... */
 	int line;	     /* 1-based line in console.log */
+	char report[160];    /* the matched line from the pattern on ("BUG: KASAN: ...") */
+	char workload[96];   /* running then: "mthp (3/11, rep 0)", "boot", "after the suite" */
 	char excerpt[1536];  /* the line and what follows it (NUL bytes shown as '?') */
 };
 

@@ -53,7 +53,8 @@ const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *
 
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(issues[i].kind, "panic") == 0) {
-			snprintf(reason, rlen, "kernel panic at console.log line %d", issues[i].line);
+			snprintf(reason, rlen, "kernel panic at console.log line %d during %s: %s",
+				 issues[i].line, issues[i].workload, issues[i].report);
 			return "panic";
 		}
 	}
@@ -85,12 +86,21 @@ const char *hb_result_verdict(enum hb_run_end end, const struct hb_stream_info *
 	}
 	expect_words(info, ex, sizeof(ex));
 	if (info->n_fail) {
-		snprintf(reason, rlen, "%d workload(s) failed a check%s", info->n_fail, ex);
+		/* a kernel report beside failed checks is named too: it is often
+		 * the cause, and the checks only its consequence */
+		if (n_issues)
+			snprintf(reason, rlen, "%d workload(s) failed a check%s; %zu kernel issue(s) "
+				 "on the console, first: %s during %s at line %d: %s", info->n_fail,
+				 ex, n_issues, issues[0].kind, issues[0].workload, issues[0].line,
+				 issues[0].report);
+		else
+			snprintf(reason, rlen, "%d workload(s) failed a check%s", info->n_fail, ex);
 		return "fail";
 	}
 	if (n_issues) {
-		snprintf(reason, rlen, "%zu kernel issue(s) on the console, first: %s at line %d",
-			 n_issues, issues[0].kind, issues[0].line);
+		snprintf(reason, rlen, "%zu kernel issue(s) on the console, first: %s during %s at "
+			 "line %d: %s", n_issues, issues[0].kind, issues[0].workload, issues[0].line,
+			 issues[0].report);
 		return "kernel-warning";
 	}
 	snprintf(reason, rlen, "%d passed, %d skipped%s", info->n_pass, info->n_skip, ex);
@@ -111,8 +121,10 @@ json_t *hb_result_issues_json(const struct hb_kissue *is, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:i, s:o}", "kind", is[i].kind, "line",
-						   is[i].line, "excerpt",
+		json_array_append_new(a, json_pack("{s:s, s:i, s:o, s:o, s:o}", "kind", is[i].kind,
+						   "line", is[i].line, "report",
+						   hb_json_text(is[i].report), "workload",
+						   hb_json_text(is[i].workload), "excerpt",
 						   hb_json_text(is[i].excerpt)));
 	return a;
 }

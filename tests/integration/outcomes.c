@@ -98,3 +98,33 @@ void test_outcomes_collapse_fail(void **state)
 	hb_itest_run_free(&good);
 	hb_itest_run_free(&bad);
 }
+
+/* Issue 35: the console scanner as an oracle on a real kernel. On
+ * minimal-6.1-warn-series (patch 2 of 3 WARNs at the first huge tmpfs
+ * allocation, mm/shmem.c) a suite of selftest then fault passes every check,
+ * and the run is still a kernel-warning (exit 1) whose reason and
+ * kernel_issues name the report and fault, not selftest: the workload the
+ * guest announced on the console last before the report. */
+void test_kernel_report_names_workload(void **state)
+{
+	struct hb_itest_run r;
+	json_t *is;
+
+	(void)state;
+	hb_itest_run_suite_text("minimal-6.1-warn-series", "kreport",
+				"selftest mode=ok\nfault size_mb=8\n", NULL, &r);
+	assert_non_null(r.result);
+	assert_string_equal(hb_itest_str(hb_itest_workload(r.result, "selftest"), "status"), "pass");
+	assert_string_equal(hb_itest_str(hb_itest_workload(r.result, "fault"), "status"), "pass");
+	assert_string_equal(hb_itest_str(r.result, "verdict"), "kernel-warning");
+	assert_int_equal(r.exit_code, 1);
+	is = json_array_get(json_object_get(r.result, "kernel_issues"), 0);
+	assert_non_null(is);
+	assert_string_equal(hb_itest_str(is, "kind"), "WARNING");
+	assert_non_null(strstr(hb_itest_str(is, "report"), "at mm/shmem.c:"));
+	assert_non_null(strstr(hb_itest_str(is, "report"), "shmem_alloc_hugefolio"));
+	assert_string_equal(hb_itest_str(is, "workload"), "fault (2/2, rep 0)");
+	if (!strstr(hb_itest_str(r.result, "verdict_reason"), "WARNING during fault (2/2, rep 0)"))
+		fail_msg("verdict_reason: %s", hb_itest_str(r.result, "verdict_reason"));
+	hb_itest_run_free(&r);
+}

@@ -6,5 +6,9 @@
 #define HB_OUTCOMES_H
 
 void test_outcomes_collapse_fail(void **state);
+/* Issue 35: a kernel report fails the run and names the report and the
+ * workload running then (minimal-6.1-warn-series: a WARNING at the first
+ * huge tmpfs allocation, which the suite's 2nd workload makes). */
+void test_kernel_report_names_workload(void **state);
 
 #endif

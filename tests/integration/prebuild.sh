@@ -31,7 +31,7 @@ log=$res/prebuild.log
 say() { printf 'prebuild: %s\n' "$*" >&2; }
 
 # Base first: the others are seeded from its objects.
-KERNELS="minimal-6.1 minimal-6.1-regress minimal-6.1-delay-alloc minimal-6.1-collapse-fail"
+KERNELS="minimal-6.1 minimal-6.1-regress minimal-6.1-delay-alloc minimal-6.1-collapse-fail minimal-6.1-warn-series"
 # kselftest sources of the Debian kernels the external tests boot
 EXT_MM="6.1 6.12"
 

@@ -839,6 +839,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_source_build_unprivileged),
 		cmocka_unit_test(test_source_build_system_cache),
 		cmocka_unit_test(test_outcomes_collapse_fail),
+		cmocka_unit_test(test_kernel_report_names_workload),
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_hang_is_bad),
 		/* after the bisect tests: their prefixes of the series are

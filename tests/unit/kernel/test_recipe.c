@@ -508,6 +508,57 @@ static void test_real_script_error_line(void **state)
 }
 
 /* The recipes shipped in kernels/ (tests run from the repository root). */
+/* debug=yes (issue 35): kernels/debug.config after every other fragment,
+ * once along a chain, its own tree; debug=no under it, a bad value and a
+ * Debian recipe with it are one line each. */
+static void test_debug_key(void **state)
+{
+	struct hb_recipe r, d;
+	char err[512] = "", k1[65], k2[65];
+
+	(void)state;
+	put("debug.config", "CONFIG_DEBUG_VM=y\n");
+	put("dbg/recipe", "kind=source\nbase=child\ndebug=yes\n");
+	load_ok("dbg", &r);
+	assert_true(r.debug_on);
+	assert_int_equal(r.n_configs, 4); /* base.config, src1, child, debug */
+	assert_string_equal(tail(r.configs[3], 1), "debug.config");
+	assert_string_equal(tail(r.build_as, 1), "dbg");
+	/* a patch on the debug kernel: the debug fragment stays last, once */
+	put("dbg2/recipe", "kind=source\nbase=dbg\ndebug=yes\n");
+	put("dbg2/patches/series", "0004-four.patch\n");
+	put("dbg2/patches/0004-four.patch", "p4\n");
+	load_ok("dbg2", &d);
+	assert_true(d.debug_on);
+	assert_int_equal(d.n_configs, 4);
+	assert_int_equal(d.n_patches, 4);
+	hb_recipe_free(&d);
+	/* the key is the content of the fragments: the same as a recipe whose
+	 * own config holds the same text (the build made before debug= was a key) */
+	put("dbg3/recipe", "kind=source\nbase=child\n");
+	put("dbg3/config", "CONFIG_DEBUG_VM=y\n");
+	load_ok("dbg3", &d);
+	snprintf(r.source_id, sizeof(r.source_id), "debian:x=1");
+	snprintf(d.source_id, sizeof(d.source_id), "debian:x=1");
+	assert_int_equal(hb_recipe_cache_key(&r, "gcc", k1), 0);
+	assert_int_equal(hb_recipe_cache_key(&d, "gcc", k2), 0);
+	assert_string_equal(k1, k2);
+	hb_recipe_free(&d);
+	hb_recipe_free(&r);
+	put("dbg4/recipe", "kind=source\nbase=dbg\ndebug=no\n");
+	load_fails("dbg4", "debug=no, but base 'dbg' is a debug kernel");
+	put("dbg5/recipe", "kind=source\nbase=src1\ndebug=1\n");
+	load_fails("dbg5", "dbg5/recipe:3: debug '1': yes");
+	put("dbg6/recipe", "kind=debian\nmeta=linux-image-amd64\ndebug=yes\n");
+	load_fails("dbg6", "debug= is for kind=source recipes");
+	put("dbg7/recipe", "kind=source\nbase=src1\ndebug=no\n");
+	load_ok("dbg7", &r);
+	assert_false(r.debug_on);
+	assert_int_equal(r.n_configs, 2);
+	hb_recipe_free(&r);
+	(void)err;
+}
+
 static void test_shipped_recipes(void **state)
 {
 	static const char *const names[] = { "debian-6.1", "debian-6.12", "debian-6.19",
@@ -562,6 +613,17 @@ static void test_shipped_recipes(void **state)
 	assert_string_equal(r.source, "ksrc");
 	assert_string_equal(tail(r.build_as, 1), "minimal-ksrc");
 	hb_recipe_free(&r);
+	/* the debug base and the real-bugs corpus on it (issue 35) */
+	if (hb_recipe_load("kernels/minimal-7.2-debug", &r, err, sizeof(err)))
+		fail_msg("minimal-7.2-debug: %s", err);
+	assert_true(r.debug_on);
+	assert_string_equal(tail(r.configs[r.n_configs - 1], 1), "debug.config");
+	hb_recipe_free(&r);
+	if (hb_recipe_load("kernels/real-shmem-thps-swapout", &r, err, sizeof(err)))
+		fail_msg("real-shmem-thps-swapout: %s", err);
+	assert_true(r.debug_on);
+	assert_int_equal(r.n_patches, 1);
+	hb_recipe_free(&r);
 }
 
 int main(void)
@@ -577,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_key_changes),
 		cmocka_unit_test(test_key_rejects),
 		cmocka_unit_test(test_build_contract),
+		cmocka_unit_test(test_debug_key),
 		cmocka_unit_test(test_shipped_recipes),
 		cmocka_unit_test(test_real_script_error_line),
 	};

@@ -117,6 +117,77 @@ static void test_console_long_line(void **state)
 	free(con);
 }
 
+/* The debug kernels' reports (issue 35), as 7.x prints them, between the
+ * runner's workload lines: each issue names its report and the workload
+ * announced last before it. */
+static const char debug_text[] =
+	"[    0.000000] Linux version 7.2.13-hb-minimal-7.2-debug\n"
+	"[    1.000000] hugebench-guest: workload 1/3 fault rep 0\n"
+	"[    2.000000] ==================================================================\n"
+	"[    2.000001] BUG: KASAN: slab-use-after-free in xas_load+0x1d/0x1a0\n"
+	"[    2.000002] Read of size 8 at addr ffff888003a1c0a8 by task hb-guest/77\n"
+	"[    3.000000] hugebench-guest: workload 2/3 mthp rep 1\n"
+	"[    3.100000] page: refcount:3 mapcount:0 mapping:ffff8880 index:0x0 pfn:0x10a00\n"
+	"[    3.100001] page dumped because: VM_BUG_ON_FOLIO(!folio_test_locked(folio))\n"
+	"[    3.100002] ------------[ cut here ]------------\n"
+	"[    3.100003] kernel BUG at mm/filemap.c:1502!\n"
+	"[    3.200000] ======================================================\n"
+	"[    3.200001] WARNING: possible circular locking dependency detected\n"
+	"[    3.300000] list_del corruption. prev->next should be ffff888004d2e3c8\n"
+	"[    3.300001] WARNING: CPU: 1 PID: 80 at lib/list_debug.c:62 __list_del_entry_valid_or_report+0x9e/0xe0\n"
+	"[    3.400000] BUG: Bad page state in process hb-guest  pfn:10a00\n"
+	"[    3.500000] WARNING: suspicious RCU usage\n"
+	"[    4.000000] hugebench-guest: workload 3/3 pressure rep 0\n"
+	"[    5.000000] hugebench-guest: suite finished, powering off\n"
+	"[    5.100000] WARNING: CPU: 0 PID: 1 at kernel/exit.c:900 do_exit+0x1/0x2\r\n";
+
+static void test_console_debug_reports(void **state)
+{
+	static const struct {
+		const char *kind, *workload, *report;
+	} want[] = {
+		{ "KASAN", "fault (1/3, rep 0)", "BUG: KASAN: slab-use-after-free in xas_load+0x1d/0x1a0" },
+		{ "VM_BUG_ON", "mthp (2/3, rep 1)",
+		  "page dumped because: VM_BUG_ON_FOLIO(!folio_test_locked(folio))" },
+		{ "BUG", "mthp (2/3, rep 1)", "kernel BUG at mm/filemap.c:1502!" },
+		{ "lockdep", "mthp (2/3, rep 1)", "WARNING: possible circular locking dependency detected" },
+		{ "list-corruption", "mthp (2/3, rep 1)",
+		  "list_del corruption. prev->next should be ffff888004d2e3c8" },
+		{ "WARNING", "mthp (2/3, rep 1)", "WARNING: CPU: 1 PID: 80 at lib/list_debug.c:62 "
+		  "__list_del_entry_valid_or_report+0x9e/0xe0" },
+		{ "bad-page", "mthp (2/3, rep 1)", "Bad page state in process hb-guest  pfn:10a00" },
+		{ "lockdep", "mthp (2/3, rep 1)", "WARNING: suspicious RCU usage" },
+		{ "WARNING", "after the suite", "WARNING: CPU: 0 PID: 1 at kernel/exit.c:900 do_exit+0x1/0x2" },
+	};
+	struct hb_kissue is[16];
+	struct hb_stream_info info = { .booted = true, .suite_end = true, .n_pass = 3 };
+	char reason[512];
+	size_t n = hb_console_scan(debug_text, is, 16);
+
+	(void)state;
+	assert_int_equal(n, HBT_N_OF(want));
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(is[i].kind, want[i].kind);
+		assert_string_equal(is[i].workload, want[i].workload);
+		assert_string_equal(is[i].report, want[i].report);
+	}
+	/* the verdict names the first report and its workload */
+	assert_string_equal(hb_result_verdict(HB_END_NORMAL, &info, is, n, reason, sizeof(reason)),
+			    "kernel-warning");
+	assert_non_null(strstr(reason, "KASAN during fault (1/3, rep 0) at line 4: BUG: KASAN: "
+				       "slab-use-after-free in xas_load"));
+	/* beside failed checks, the report is named too */
+	info.n_fail = 1;
+	assert_string_equal(hb_result_verdict(HB_END_NORMAL, &info, is, n, reason, sizeof(reason)),
+			    "fail");
+	assert_non_null(strstr(reason, "1 workload(s) failed a check; 9 kernel issue(s)"));
+	assert_non_null(strstr(reason, "KASAN during fault"));
+	/* before any workload line: boot; a workload line is never an issue */
+	assert_int_equal(hb_console_scan("BUG: KASAN: wild-memory-access in x\n"
+					 "hugebench-guest: workload 1/1 BUG: rep 0\n", is, 16), 1);
+	assert_string_equal(is[0].workload, "boot");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_console_nul_before_panic),
 		cmocka_unit_test(test_console_nul_in_line),
 		cmocka_unit_test(test_console_long_line),
+		cmocka_unit_test(test_console_debug_reports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,12 +95,36 @@ static void test_subject(void **state)
 	hbt_cap_close(&c);
 }
 
+/* An extent is huge on all three signs or small on none (issue 35: the
+ * cells read ShmemHugePages only); a disagreement fails, saying which. */
+static void test_extent_huge(void **state)
+{
+	char why[200];
+
+	(void)state;
+	assert_int_equal(kn_extent_huge(2048, 9, 9, 2048, why, sizeof(why)), 1);
+	assert_string_equal(why, "");
+	assert_int_equal(kn_extent_huge(2048, -1, 9, 2048, why, sizeof(why)), 1); /* no kpageflags */
+	assert_int_equal(kn_extent_huge(0, 0, 9, 0, why, sizeof(why)), 0);
+	assert_int_equal(kn_extent_huge(0, 4, 9, 0, why, sizeof(why)), 0); /* a 64 kB folio */
+	assert_int_equal(kn_extent_huge(0, -1, 9, 0, why, sizeof(why)), 0);
+	assert_int_equal(kn_extent_huge(2048, 9, 9, 0, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "a PMD-sized folio not mapped by PMD"));
+	assert_non_null(strstr(why, "ShmemPmdMapped +0 kB"));
+	assert_int_equal(kn_extent_huge(2048, 0, 9, 2048, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "not in a PMD-order folio"));
+	assert_int_equal(kn_extent_huge(0, 9, 9, 0, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "ShmemHugePages did not count"));
+	assert_int_equal(kn_extent_huge(0, 0, 9, 2048, why, sizeof(why)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_persize),
 		cmocka_unit_test(test_sysv),
 		cmocka_unit_test(test_subject),
+		cmocka_unit_test(test_extent_huge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,118 @@
+#!/bin/bash
+# tests/real-bugs.sh - `make real-bugs` (issue 35, docs/real-bugs.md): build
+# and boot each kernel of the real-bugs corpus (kernels/real-bugs.list, on
+# the debug base minimal-7.2-debug) with configs/real-bugs.suite, after the
+# stock debug base as the control, and print the table
+#   fix | kernel | caught? | by which check, metric or kernel report | boots | time
+# (also <results>/real-bugs-<UTC>/table.md). A miss prints the path that
+# would catch it (the list's third field).
+#
+# usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control]
+#                           [--timeout SECONDS] [--docs FILE]
+# --docs FILE: also replace FILE's table between <!-- real-bugs:begin --> and
+# <!-- real-bugs:end --> (docs/real-bugs.md). Exit: 0 the table is complete
+# (caught or not), 1 the control failed or a kernel did not build, 2 usage.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+hb="$here/build/hugebench"
+list="$here/kernels/real-bugs.list"
+results="$here/results"
+only="" control=1 timeout=5400 docs=""
+die() { echo "real-bugs: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--only) [ $# -ge 2 ] || die "--only needs NAME[,NAME...]"; only=",$2,"; shift 2 ;;
+	--results) [ $# -ge 2 ] || die "--results needs a folder"; results=$2; shift 2 ;;
+	--no-control) control=0; shift ;;
+	--timeout) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--timeout needs seconds"; timeout=$2; shift 2 ;;
+	--docs) [ -f "${2:-}" ] || die "--docs needs an existing file"; docs=$2; shift 2 ;;
+	*) die "unknown argument '$1' (usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control] [--timeout S] [--docs FILE])" ;;
+	esac
+done
+[ -x "$hb" ] || die "build/hugebench missing: run make all"
+command -v jq >/dev/null || die "jq missing: apt-get install -y jq"
+out="$results/real-bugs-$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$out" || die "cannot create $out"
+table="$out/table.md"
+rc=0
+
+# One kernel: build, one boot of the suite; appends a table row.
+# $1 recipe, $2 the path that should catch it ("" for the control)
+row() {
+	local name=$1 path=$2 t0 t1 t2 rdir res verdict reason by caught desc fix
+	t0=$(date +%s)
+	if ! "$hb" kernel --target "$name" > "$out/$name.build.log" 2>&1; then
+		echo "| $name | $name | not built | $(tail -1 "$out/$name.build.log" | tr '|' '/') | 0 | - |" >> "$table"
+		rc=1
+		return
+	fi
+	t1=$(date +%s)
+	"$hb" run --target "$name" --suite real-bugs --results "$out/runs" --timeout "$timeout" \
+		> "$out/$name.run.log" 2>&1
+	t2=$(date +%s)
+	rdir=$(ls -d "$out/runs/$name"/*-real-bugs 2>/dev/null | tail -1)
+	res="$rdir/result.json"
+	desc=$(sed -n 's/^description=//p' "$here/kernels/$name/recipe")
+	fix=$(printf '%s' "$desc" | sed -n 's/.*revert of "\(.*\)"$/\1/p')
+	[ -n "$fix" ] || fix="(stock: $desc)"
+	if [ ! -f "$res" ]; then
+		echo "| $fix | $name | no result | see $out/$name.run.log | 1 | $((t2 - t0)) s |" >> "$table"
+		rc=1
+		return
+	fi
+	verdict=$(jq -r '.verdict' "$res")
+	reason=$(jq -r '.verdict_reason' "$res" | tr '|' '/')
+	by=$(jq -r '[.workloads[] | .name as $w | (.checks // [])[] | select(.pass == false)
+		      | "\($w) \(.name)"] as $f
+		    | [.kernel_issues[]? | "\(.kind): \(.report // "") during \(.workload // "?")"] as $k
+		    | (if ($f | length) > 0 then ["\($f | length) check(s): " + ($f[:3] | join(", "))
+						 + (if ($f | length) > 3 then ", ..." else "" end)] else [] end)
+		      + (if ($k | length) > 0 then ["\($k | length) kernel report(s), first " + $k[0]] else [] end)
+		    | join("; ")' "$res" | tr '|' '/')
+	case "$verdict" in
+	fail | kernel-warning | panic) caught="yes ($verdict)" ;;
+	timeout) caught="yes (hang: timeout)"; by=${by:-$reason} ;;
+	pass) caught="no"; by=${path:+"missed: would take $path"} ;;
+	error)
+		# a workload killed at its time limit where the control finished
+		# it: the kernel hung it (the runner's sysrq dump is on the console)
+		local hung
+		hung=$(jq -r '[.workloads[] | select(.reason | test("timed out")) | "\(.name) \(.reason)"]
+			      | join(", ")' "$res")
+		if [ -n "$hung" ] && [ -n "$path" ]; then
+			caught="yes (hang)"; by="$hung${by:+; $by}"
+		else
+			caught="no (error)"; by="$reason"
+		fi ;;
+	*) caught="no ($verdict)"; by="$reason" ;;
+	esac
+	[ -n "$by" ] || by=$reason
+	if [ -z "$path" ]; then
+		# the control: the stock debug kernel must pass
+		[ "$verdict" = pass ] || rc=1
+		caught="stock: $verdict"
+	fi
+	echo "| $fix | $name | $caught | $by | 1 | build $((t1 - t0)) s, run $((t2 - t1)) s |" >> "$table"
+	tail -1 "$table"
+}
+
+{
+	echo "| fix | kernel | caught? | by which check, metric or kernel report | boots | time |"
+	echo "|---|---|---|---|---|---|"
+} > "$table"
+[ $control = 1 ] && row minimal-7.2-debug ""
+while IFS='|' read -r name kind path; do
+	case "$name" in '' | '#'*) continue ;; esac
+	[[ $name =~ ^real-[a-z0-9.-]+$ ]] || die "kernels/real-bugs.list: bad recipe name '$name'"
+	[ -z "$only" ] || [[ $only == *",$name,"* ]] || continue
+	[ -f "$here/kernels/$name/recipe" ] || die "kernels/real-bugs.list: no recipe kernels/$name"
+	row "$name" "$path"
+done < "$list"
+echo
+cat "$table"
+echo "table: $table"
+if [ -n "$docs" ]; then
+	awk -v t="$table" '/<!-- real-bugs:begin -->/ { print; while ((getline l < t) > 0) print l; skip = 1; next }
+			   /<!-- real-bugs:end -->/ { skip = 0 } !skip' "$docs" > "$docs.tmp" && mv "$docs.tmp" "$docs"
+fi
+exit $rc
