@@ -53,6 +53,16 @@ static void selftest_run(struct hb_ctx *ctx)
 		}
 	} else if (strcmp(mode, "skip") == 0) {
 		hb_skip(ctx, "mode=skip asks for a skip");
+	} else if (strcmp(mode, "busy") == 0) {
+		/* 90 s of guest time on the CPU, silent: heartbeats are the
+		 * only sign of life (guest time runs at the instruction rate) */
+		uint64_t t0 = hb_now_ns();
+		volatile uint64_t spin = 0;
+
+		while (hb_now_ns() - t0 < 90ULL * 1000000000ULL)
+			for (int i = 0; i < 100000; i++)
+				spin++;
+		hb_check(ctx, "selftest_ok", true, "true", "true");
 	} else if (strcmp(mode, "flood") == 0) {
 		/* a runaway writer on the console (a printk storm would do the
 		 * same): the host stops the guest once console.log passes its
@@ -79,10 +89,10 @@ static void selftest_run(struct hb_ctx *ctx)
 }
 
 static const struct hb_param selftest_params[] = {
-	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip|idle|flood",
+	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip|idle|flood|busy",
 	  .help = "what the workload does: pass, fail a check, crash, hang, panic or reset the guest, skip, "
 		  "sleep 200 s with a metric timed across the sleep (idle), "
-		  "or write to the console without end (flood)" },
+		  "write to the console without end (flood), or spin 90 s of guest time (busy)" },
 	HB_PARAM_END,
 };
 

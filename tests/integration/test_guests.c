@@ -471,6 +471,123 @@ static void test_clock_jump_flagged(void **state)
 	hb_itest_run_free(&r);
 }
 
+/* The pid of the QEMU whose command line names path, or -1. */
+static pid_t qemu_of(const char *path)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = -1;
+
+	while (d && found < 0 && (e = readdir(d))) {
+		char p[300], buf[8192];
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+		if ((fd = open(p, O_RDONLY)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[n] = 0;
+		if (strstr(buf, "qemu-system") && strstr(buf, path))
+			found = (pid_t)atol(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Heartbeats count host time too (issue 37's race at load 12: a guest
+ * second took 6-10 wall seconds, 30 guest seconds of silence reached the
+ * host's 300-second --stall window, and healthy guests were killed). QEMU
+ * is stopped for 35 s right after a heartbeat of a CPU-bound workload: guest
+ * time stands still, the RTC (host time) does not. The next heartbeat must
+ * come within a few guest seconds of the previous one, not 30. */
+static void test_heartbeat_host_time(void **state)
+{
+	char dir[] = "/tmp/hb-itest-XXXXXX", suite[256], stream[4200], console[4200];
+	struct hb_itest_bg bg;
+	struct hb_itest_run r;
+	double t0 = hb_itest_now(), prev = -1, gap = -1;
+	const char *p;
+	pid_t q = -1;
+	int seen = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(suite, sizeof(suite), "%s/busy.suite", dir);
+	hb_itest_write(suite, "selftest mode=busy timeout_s=600\n");
+	hb_itest_run_start("debian-6.12", suite, NULL, &bg);
+	stream[0] = 0;
+	/* the first heartbeat of the workload */
+	while (!hb_itest_run_poll(&bg) && hb_itest_now() - t0 < 600 && seen < 1) {
+		char *out = hb_itest_slurp(bg.out), *st;
+
+		if (!stream[0] && (p = strstr(out, " -> "))) {
+			snprintf(stream, sizeof(stream), "%.*s/stream.jsonl", (int)strcspn(p + 4, "\n"),
+				 p + 4);
+			snprintf(console, sizeof(console), "%.*s/console.log",
+				 (int)strcspn(p + 4, "\n"), p + 4);
+		}
+		free(out);
+		st = stream[0] ? hb_itest_slurp(stream) : NULL;
+		for (p = st; p && (p = strstr(p, "\"heartbeat\"")); p++)
+			seen++;
+		free(st);
+		usleep(100000);
+	}
+	if (seen >= 1)
+		q = qemu_of(console);
+	if (q > 0) {
+		assert_int_equal(kill(q, SIGSTOP), 0);
+		sleep(35);
+		assert_int_equal(kill(q, SIGCONT), 0);
+	}
+	hb_itest_run_collect(&bg, &r);
+	hb_itest_rm_rf(dir);
+	if (q <= 0)
+		fail_msg("no heartbeat or no QEMU found (seen %d):\n%s\n%s", seen, r.out, r.err);
+	assert_int_equal(r.exit_code, 0);
+	{
+		/* heartbeats stay in the stream (result.json keeps no copy) */
+		char *text = hb_itest_slurp(stream), *line = text, *nl;
+
+		for (; line && *line; line = nl ? nl + 1 : NULL) {
+			json_t *ev;
+			double el;
+
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = 0;
+			ev = json_loads(line, 0, NULL);
+			if (ev && !strcmp(hb_itest_str(ev, "ev"), "heartbeat")) {
+				el = json_number_value(json_object_get(ev, "elapsed_s"));
+				printf("heartbeat at guest %.1f s\n", el);
+				if (prev >= 0 && gap < 0)
+					gap = el - prev;
+				prev = el;
+			}
+			json_decref(ev);
+			if (!nl)
+				break;
+		}
+		free(text);
+	}
+	/* the stop came right after the first one; the second one follows the
+	 * RTC's 35 s within about a guest second of the resume */
+	if (!(gap >= 0 && gap < 15))
+		fail_msg("second heartbeat %.1f guest s after the first; want < 15 (host time "
+			 "ignored: 30)", gap);
+	hb_itest_run_free(&r);
+}
+
 /* A guest that writes to its console without end (a printk storm would do
  * the same) is stopped once console.log passes --max-output, instead of
  * filling the host's disk (issue 38): verdict error naming the file and the
@@ -803,6 +920,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reader_stall),
 		cmocka_unit_test(test_clock_jump_flagged),
 		cmocka_unit_test(test_guest_flood_stopped),
+		cmocka_unit_test(test_heartbeat_host_time),
 		cmocka_unit_test(test_guest_ram_huge_tmpfs),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_kill9_leaves_nothing),
