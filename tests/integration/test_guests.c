@@ -471,37 +471,27 @@ static void test_clock_jump_flagged(void **state)
 	hb_itest_run_free(&r);
 }
 
+struct qemu_find {
+	const char *path;
+	pid_t pid;
+};
+
+static bool qemu_match(pid_t pid, const char *cmdline, void *arg)
+{
+	struct qemu_find *q = arg;
+
+	if (strstr(cmdline, "qemu-system") && strstr(cmdline, q->path))
+		q->pid = pid;
+	return q->pid > 0;
+}
+
 /* The pid of the QEMU whose command line names path, or -1. */
 static pid_t qemu_of(const char *path)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = -1;
+	struct qemu_find q = { path, -1 };
 
-	while (d && found < 0 && (e = readdir(d))) {
-		char p[300], buf[8192];
-		ssize_t n;
-		int fd;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
-		if ((fd = open(p, O_RDONLY)) < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		for (ssize_t i = 0; i < n; i++)
-			if (!buf[i])
-				buf[i] = ' ';
-		buf[n] = 0;
-		if (strstr(buf, "qemu-system") && strstr(buf, path))
-			found = (pid_t)atol(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return found;
+	hb_itest_procs(qemu_match, &q);
+	return q.pid;
 }
 
 /* Heartbeats count host time too (issue 37's race at load 12: a guest
