@@ -488,6 +488,27 @@ json_t *hb_itest_check(json_t *workload, const char *name)
 	return named(json_object_get(workload, "checks"), name);
 }
 
+json_t *hb_itest_check_of(json_t *workload, const char *name)
+{
+	json_t *c = hb_itest_check(workload, name);
+
+	if (!c)
+		fail_msg("%s: no check %s", hb_itest_str(workload, "name"), name);
+	return c;
+}
+
+void hb_itest_assert_seen(json_t *workload, const char *name, const char *want)
+{
+	json_t *c = hb_itest_check_of(workload, name);
+	const char *obs = hb_itest_str(c, "observed");
+
+	if (!json_is_true(json_object_get(c, "pass")))
+		fail_msg("%s failed: expected %s, observed %s", name, hb_itest_str(c, "expected"),
+			 obs);
+	if (strncmp(obs, want, strlen(want)))
+		fail_msg("%s: observed '%s', not '%s'", name, obs, want);
+}
+
 json_t *hb_itest_metric(json_t *workload, const char *name)
 {
 	return named(json_object_get(workload, "metrics"), name);

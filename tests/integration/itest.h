@@ -80,6 +80,10 @@ const char *hb_itest_results_dir(void);
 const char *hb_itest_str(json_t *obj, const char *key); /* "" when absent */
 json_t *hb_itest_workload(json_t *result, const char *name);
 json_t *hb_itest_check(json_t *workload, const char *name);
+/* The check, or the test fails naming the workload and the check. */
+json_t *hb_itest_check_of(json_t *workload, const char *name);
+/* The check passed and its observed text starts with want. */
+void hb_itest_assert_seen(json_t *workload, const char *name, const char *want);
 json_t *hb_itest_metric(json_t *workload, const char *name);
 /* Whole file, malloc'd ("" when unreadable). */
 char *hb_itest_slurp(const char *path);

@@ -31,28 +31,6 @@
 #include "itest.h"
 #include "mthp_itest.h"
 
-static json_t *check_of(json_t *w, const char *name)
-{
-	json_t *c = hb_itest_check(w, name);
-
-	if (!c)
-		fail_msg("mthp has no check %s", name);
-	return c;
-}
-
-/* The check passed and its observed text starts with want. */
-static void assert_seen(json_t *w, const char *name, const char *want)
-{
-	json_t *c = check_of(w, name);
-	const char *obs = hb_itest_str(c, "observed");
-
-	if (!json_is_true(json_object_get(c, "pass")))
-		fail_msg("%s failed: expected %s, observed %s", name, hb_itest_str(c, "expected"),
-			 obs);
-	if (strncmp(obs, want, strlen(want)))
-		fail_msg("%s: observed '%s', not '%s'", name, obs, want);
-}
-
 static double metric_value(json_t *w, const char *name)
 {
 	json_t *m = hb_itest_metric(w, name), *s;
@@ -92,8 +70,8 @@ static json_t *assert_mthp_green(struct hb_itest_run *r, const char *release_pre
 		off_cases += strlen(name) > 7 && !strcmp(name + strlen(name) - 7, "_orders");
 	}
 	assert_true(n >= 400); /* 9 sizes x 5 values x 2 objects x 2, and the rest */
-	assert_seen(w, "sizes_offered", "9 of 9");
-	assert_seen(w, "subject_mthp_folios", "");
+	hb_itest_assert_seen(w, "sizes_offered", "9 of 9");
+	hb_itest_assert_seen(w, "subject_mthp_folios", "");
 	assert_true(metric_value(w, "mthp_cases_matching") + (double)off_cases ==
 		    metric_value(w, "mthp_cases"));
 	return w;
@@ -105,68 +83,68 @@ static void assert_per_size_cases(json_t *w)
 {
 	/* 64 kB always: 32 folios in 2 MiB, the 40 kB tail small (anon: the
 	 * mapping ends there) or one more 64 kB folio (memfd: a 4 MiB mapping) */
-	assert_seen(w, "ps_64kB-always_anon_nomadv_orders", "4:32 0:10");
-	assert_seen(w, "ps_64kB-always_memfd_nomadv_orders", "4:33");
-	assert_seen(w, "ps_64kB-always_anon_nomadv_stats", "4: alloc +32 fallback +0 charge +0 split +0");
+	hb_itest_assert_seen(w, "ps_64kB-always_anon_nomadv_orders", "4:32 0:10");
+	hb_itest_assert_seen(w, "ps_64kB-always_memfd_nomadv_orders", "4:33");
+	hb_itest_assert_seen(w, "ps_64kB-always_anon_nomadv_stats", "4: alloc +32 fallback +0 charge +0 split +0");
 	/* within_size: only blocks inside i_size; advise: only with the hint */
-	assert_seen(w, "ps_64kB-within_size_memfd_nomadv_orders", "4:32 0:10");
-	assert_seen(w, "ps_64kB-advise_anon_nomadv_orders", "0:522");
-	assert_seen(w, "ps_64kB-advise_anon_madv_orders", "4:32 0:10");
+	hb_itest_assert_seen(w, "ps_64kB-within_size_memfd_nomadv_orders", "4:32 0:10");
+	hb_itest_assert_seen(w, "ps_64kB-advise_anon_nomadv_orders", "0:522");
+	hb_itest_assert_seen(w, "ps_64kB-advise_anon_madv_orders", "4:32 0:10");
 	/* inherit follows the top level */
-	assert_seen(w, "ps_64kB-inherit-advise_memfd_nomadv_orders", "0:522");
-	assert_seen(w, "ps_64kB-inherit-always_memfd_nomadv_orders", "4:33");
-	assert_seen(w, "ps_8kB-always_anon_nomadv_orders", "1:261");
-	assert_seen(w, "ps_2048kB-always_anon_nomadv_orders", "9:1 0:10");
-	assert_seen(w, "mix_16kB+64kB-always_anon_orders", "4:32 2:2 0:2");
-	assert_seen(w, "ps_64kB-always-deny_anon_nomadv_orders", "0:522");
+	hb_itest_assert_seen(w, "ps_64kB-inherit-advise_memfd_nomadv_orders", "0:522");
+	hb_itest_assert_seen(w, "ps_64kB-inherit-always_memfd_nomadv_orders", "4:33");
+	hb_itest_assert_seen(w, "ps_8kB-always_anon_nomadv_orders", "1:261");
+	hb_itest_assert_seen(w, "ps_2048kB-always_anon_nomadv_orders", "9:1 0:10");
+	hb_itest_assert_seen(w, "mix_16kB+64kB-always_anon_orders", "4:32 2:2 0:2");
+	hb_itest_assert_seen(w, "ps_64kB-always-deny_anon_nomadv_orders", "0:522");
 	/* the per-size knobs do not reach tmpfs files and SysV */
-	assert_seen(w, "tmpfs_never_nomadv_orders", "0:522");
-	assert_seen(w, "sysv_never_nomadv_orders", "0:522");
-	assert_seen(w, "integrity_within_size", "0 of 12 files differ");
-	assert_seen(w, "integrity_always", "0 of 12 files differ");
-	assert_seen(w, "write_never_64k_orders", "0:522");
-	assert_seen(w, "write_within_size_64k_data", "all 2138112 bytes");
-	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "");
+	hb_itest_assert_seen(w, "tmpfs_never_nomadv_orders", "0:522");
+	hb_itest_assert_seen(w, "sysv_never_nomadv_orders", "0:522");
+	hb_itest_assert_seen(w, "integrity_within_size", "0 of 12 files differ");
+	hb_itest_assert_seen(w, "integrity_always", "0 of 12 files differ");
+	hb_itest_assert_seen(w, "write_never_64k_orders", "0:522");
+	hb_itest_assert_seen(w, "write_within_size_64k_data", "all 2138112 bytes");
+	hb_itest_assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "");
 	/* MADV_COLLAPSE is refused by shmem_enabled=deny */
-	assert_seen(w, "collapse_memfd_deny_call", "Invalid argument");
-	assert_seen(w, "collapse_memfd_deny_orders", "0:512");
-	assert_seen(w, "collapse_memfd_never_data", "all bytes");
+	hb_itest_assert_seen(w, "collapse_memfd_deny_call", "Invalid argument");
+	hb_itest_assert_seen(w, "collapse_memfd_deny_orders", "0:512");
+	hb_itest_assert_seen(w, "collapse_memfd_never_data", "all bytes");
 }
 
 /* MADV_REMOVE punches splitting PMD folios while two threads read the
  * rest: nothing read wrong, the data right, and folios were split */
 static void assert_race(json_t *w)
 {
-	assert_seen(w, "race_punch_calls", "0 of 128 failed");
-	assert_seen(w, "race_readers", "0 of ");
-	assert_seen(w, "race_data", "all 8388608 bytes");
-	assert_seen(w, "race_subject_split", "thp_split_page +");
+	hb_itest_assert_seen(w, "race_punch_calls", "0 of 128 failed");
+	hb_itest_assert_seen(w, "race_readers", "0 of ");
+	hb_itest_assert_seen(w, "race_data", "all 8388608 bytes");
+	hb_itest_assert_seen(w, "race_subject_split", "thp_split_page +");
 }
 
 /* 6.12 and 7.2 (sources read): MADV_COLLAPSE is forced to PMD past every
  * knob at never */
 static void assert_collapse_forced(json_t *w)
 {
-	assert_seen(w, "collapse_memfd_never_call", "0");
-	assert_seen(w, "collapse_memfd_never_orders", "9:1");
+	hb_itest_assert_seen(w, "collapse_memfd_never_call", "0");
+	hb_itest_assert_seen(w, "collapse_memfd_never_orders", "9:1");
 }
 
 /* khugepaged for shmem alone (anonymous THP never, shmem 2048 kB always):
  * started and collapsing on 7.2, neither on 6.12 */
 static void assert_khugepaged_shmem_alone(json_t *w, bool runs)
 {
-	assert_seen(w, "khugepaged_all_never_thread", "stopped");
-	assert_seen(w, "khugepaged_shmem_alone_thread", runs ? "running" : "stopped");
-	assert_seen(w, "khugepaged_shmem_alone_orders", runs ? "9:1 after" : "0:512 after");
-	assert_seen(w, "khugepaged_shmem_alone_data", "all bytes:");
+	hb_itest_assert_seen(w, "khugepaged_all_never_thread", "stopped");
+	hb_itest_assert_seen(w, "khugepaged_shmem_alone_thread", runs ? "running" : "stopped");
+	hb_itest_assert_seen(w, "khugepaged_shmem_alone_orders", runs ? "9:1 after" : "0:512 after");
+	hb_itest_assert_seen(w, "khugepaged_shmem_alone_data", "all bytes:");
 }
 
 /* the integrity mix written under a 16 MB memcg limit with zram swap,
  * swapped out (at least 6 MB) and read back whole */
 static void assert_integrity_memcg(json_t *w)
 {
-	assert_seen(w, "integrity_memcg_swapped_pages", "");
-	assert_seen(w, "integrity_memcg", "0 of 48 files differ");
+	hb_itest_assert_seen(w, "integrity_memcg_swapped_pages", "");
+	hb_itest_assert_seen(w, "integrity_memcg", "0 of 48 files differ");
 }
 
 /* zram swap (a module: not on 6.19): 64 kB folios out whole, a hole punched
@@ -176,36 +154,36 @@ static void assert_swap_cases(json_t *w)
 	static const char *const names[] = { "swap_64kB_memfd_swpout", "swapoff_64kB_memfd_swpout" };
 
 	for (size_t i = 0; i < 2; i++) {
-		const char *obs = hb_itest_str(check_of(w, names[i]), "observed");
+		const char *obs = hb_itest_str(hb_itest_check_of(w, names[i]), "observed");
 
-		assert_seen(w, names[i], "64kB: swpout +");
+		hb_itest_assert_seen(w, names[i], "64kB: swpout +");
 		assert_non_null(strstr(obs, "swpout_fallback +0; split +0"));
 	}
-	assert_seen(w, "swap_64kB_memfd_punch_call", "0");
-	assert_seen(w, "swap_64kB_memfd_data", "all 2097152 bytes");
-	assert_seen(w, "swapoff_64kB_memfd_call", "0");
-	assert_seen(w, "swapoff_64kB_memfd_data", "all 2097152 bytes");
+	hb_itest_assert_seen(w, "swap_64kB_memfd_punch_call", "0");
+	hb_itest_assert_seen(w, "swap_64kB_memfd_data", "all 2097152 bytes");
+	hb_itest_assert_seen(w, "swapoff_64kB_memfd_call", "0");
+	hb_itest_assert_seen(w, "swapoff_64kB_memfd_data", "all 2097152 bytes");
 }
 
 /* 7.2's reading: tmpfs and SysV take every order, write(2) on within_size
  * sizes the folio by the write */
 static void assert_orders_era(json_t *w)
 {
-	assert_seen(w, "tmpfs_always_nomadv_orders", "9:2");
-	assert_seen(w, "tmpfs_within_size_nomadv_orders", "9:1 3:1 1:1");
-	assert_seen(w, "tmpfs_within_size_nomadv_stats", "9: alloc +1 fallback +0 charge +0 split +0; 3: alloc +1");
-	assert_seen(w, "sysv_always_nomadv_orders", "9:1 3:1 1:1");
-	assert_seen(w, "write_within_size_4k_orders", "0:522");
-	assert_seen(w, "write_within_size_16k_orders", "2:130 1:1");
-	assert_seen(w, "write_within_size_64k_orders", "4:32 3:1 1:1");
-	assert_seen(w, "write_within_size_64k_stats", "4: alloc +32");
-	assert_seen(w, "write_within_size_2048k_orders", "9:1 3:1 1:1");
-	assert_seen(w, "write_always_4k_orders", "9:2");
+	hb_itest_assert_seen(w, "tmpfs_always_nomadv_orders", "9:2");
+	hb_itest_assert_seen(w, "tmpfs_within_size_nomadv_orders", "9:1 3:1 1:1");
+	hb_itest_assert_seen(w, "tmpfs_within_size_nomadv_stats", "9: alloc +1 fallback +0 charge +0 split +0; 3: alloc +1");
+	hb_itest_assert_seen(w, "sysv_always_nomadv_orders", "9:1 3:1 1:1");
+	hb_itest_assert_seen(w, "write_within_size_4k_orders", "0:522");
+	hb_itest_assert_seen(w, "write_within_size_16k_orders", "2:130 1:1");
+	hb_itest_assert_seen(w, "write_within_size_64k_orders", "4:32 3:1 1:1");
+	hb_itest_assert_seen(w, "write_within_size_64k_stats", "4: alloc +32");
+	hb_itest_assert_seen(w, "write_within_size_2048k_orders", "9:1 3:1 1:1");
+	hb_itest_assert_seen(w, "write_always_4k_orders", "9:2");
 	assert_true(metric_value(w, "write_folios_order4") >= 32);
 	/* debugfs split_huge_pages: a shmem PMD folio to any order */
-	assert_seen(w, "split_pid_order4_orders", "4:32; 2048kB split +1");
-	assert_seen(w, "split_file_order8_orders", "8:2; 2048kB split +1");
-	assert_seen(w, "split_file_order2_data", "all bytes: 2097152");
+	hb_itest_assert_seen(w, "split_pid_order4_orders", "4:32; 2048kB split +1");
+	hb_itest_assert_seen(w, "split_file_order8_orders", "8:2; 2048kB split +1");
+	hb_itest_assert_seen(w, "split_file_order2_data", "all bytes: 2097152");
 }
 
 /* A kvm-map note containing want, or NULL. */
@@ -320,9 +298,9 @@ void test_mthp_debian_7_2(void **state)
 	assert_integrity_memcg(w);
 	assert_race(w);
 	/* zram swaps a 64 kB entry in whole */
-	assert_seen(w, "swap_64kB_memfd_orders_back", "4:30 ");
-	assert_seen(w, "swapoff_64kB_memfd_orders_back", "4:32;");
-	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
+	hb_itest_assert_seen(w, "swap_64kB_memfd_orders_back", "4:30 ");
+	hb_itest_assert_seen(w, "swapoff_64kB_memfd_orders_back", "4:32;");
+	hb_itest_assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
 	assert_gmem_control(r.result, true);
 	/* 7.2's own sources were read: nothing is an extrapolation */
 	assert_null(json_object_get(r.result, "unverified_expectations"));
@@ -353,21 +331,21 @@ void test_mthp_debian_6_19(void **state)
 			       "2 unverified expectation(s) disagree"));
 	assert_non_null(strstr(hb_itest_str(r.result, "verdict_reason"), "--strict fails them"));
 	{
-		json_t *c = check_of(w, "collapse_memfd_never_call");
+		json_t *c = hb_itest_check_of(w, "collapse_memfd_never_call");
 
 		assert_false(json_is_true(json_object_get(c, "pass")));
 		assert_string_equal(hb_itest_str(c, "observed"), "Invalid argument");
 		assert_non_null(strstr(hb_itest_str(c, "basis"), "extrapolated"));
-		c = check_of(w, "collapse_memfd_never_orders");
+		c = hb_itest_check_of(w, "collapse_memfd_never_orders");
 		assert_string_equal(hb_itest_str(c, "observed"), "0:512");
 	}
-	assert_non_null(strstr(hb_itest_str(check_of(w, "write_within_size_64k_orders"), "basis"),
+	assert_non_null(strstr(hb_itest_str(hb_itest_check_of(w, "write_within_size_64k_orders"), "basis"),
 			       "extrapolated"));
 	assert_race(w);
 	/* no zram module on 6.19: the swap part is not run, and says why */
 	assert_null(hb_itest_check(w, "swap_64kB_memfd_swpout"));
 	assert_null(hb_itest_check(w, "integrity_memcg"));
-	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
+	hb_itest_assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "2:131");
 	/* extrapolated from 7.2, and 6.19 agrees */
 	assert_khugepaged_shmem_alone(w, true);
 	hb_itest_run_free(&r);
@@ -383,27 +361,27 @@ void test_mthp_debian_6_12(void **state)
 	hb_itest_run_suite("debian-6.12", "mthp", NULL, &r);
 	w = assert_mthp_green(&r, "6.12.");
 	assert_per_size_cases(w);
-	assert_seen(w, "tmpfs_always_nomadv_orders", "9:2");
-	assert_seen(w, "tmpfs_within_size_nomadv_orders", "9:1 0:10");
-	assert_seen(w, "tmpfs_within_size_madv_orders", "9:2");
-	assert_seen(w, "sysv_always_nomadv_orders", "9:1 0:10");
-	assert_seen(w, "write_within_size_64k_orders", "0:522");
-	assert_seen(w, "write_within_size_2048k_orders", "9:1 0:10");
-	assert_seen(w, "write_always_4k_orders", "9:2");
+	hb_itest_assert_seen(w, "tmpfs_always_nomadv_orders", "9:2");
+	hb_itest_assert_seen(w, "tmpfs_within_size_nomadv_orders", "9:1 0:10");
+	hb_itest_assert_seen(w, "tmpfs_within_size_madv_orders", "9:2");
+	hb_itest_assert_seen(w, "sysv_always_nomadv_orders", "9:1 0:10");
+	hb_itest_assert_seen(w, "write_within_size_64k_orders", "0:522");
+	hb_itest_assert_seen(w, "write_within_size_2048k_orders", "9:1 0:10");
+	hb_itest_assert_seen(w, "write_always_4k_orders", "9:2");
 	/* 6.12 splits shmem to order 0 only */
-	assert_seen(w, "split_pid_order0_orders", "0:512; 2048kB split +1");
-	assert_seen(w, "split_pid_order4_orders", "9:1; 2048kB split +0");
-	assert_seen(w, "split_file_order2_orders", "9:1; 2048kB split +0");
+	hb_itest_assert_seen(w, "split_pid_order0_orders", "0:512; 2048kB split +1");
+	hb_itest_assert_seen(w, "split_pid_order4_orders", "9:1; 2048kB split +0");
+	hb_itest_assert_seen(w, "split_file_order2_orders", "9:1; 2048kB split +0");
 	assert_swap_cases(w);
 	assert_collapse_forced(w);
 	assert_khugepaged_shmem_alone(w, false);
 	assert_integrity_memcg(w);
 	assert_race(w);
 	/* 6.12 splits the large entries and swaps in small pages */
-	assert_seen(w, "swap_64kB_memfd_orders_back", "0:512");
-	assert_seen(w, "swapoff_64kB_memfd_orders_back", "0:512");
+	hb_itest_assert_seen(w, "swap_64kB_memfd_orders_back", "0:512");
+	hb_itest_assert_seen(w, "swapoff_64kB_memfd_orders_back", "0:512");
 	/* 6.12's khugepaged collapses anon shmem to PMD with 2048 kB never */
-	assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "9:");
+	hb_itest_assert_seen(w, "khugepaged_ps_16kB_pmd_never_orders", "9:");
 	assert_gmem_control(r.result, false);
 	assert_null(json_object_get(r.result, "unverified_expectations"));
 	hb_itest_run_free(&r);
@@ -432,7 +410,7 @@ static json_t *boot_params_green(const char *target, struct hb_itest_run *r)
 	w = hb_itest_workload(r->result, "mthp");
 	assert_non_null(w);
 	assert_string_equal(hb_itest_str(w, "status"), "pass");
-	assert_seen(w, "boot_persize",
+	hb_itest_assert_seen(w, "boot_persize",
 		    "8kB=never 16kB=always 32kB=always 64kB=always 128kB=never 256kB=never "
 		    "512kB=never 1024kB=never 2048kB=advise");
 	return w;
@@ -452,9 +430,9 @@ void test_mthp_boot_params_debian_7_2(void **state)
 	w = boot_params_green("debian-7.2", &r);
 	assert_non_null(strstr(hb_itest_str(json_object_get(r.result, "target"), "cmdline"),
 			       "thp_shmem=16K-64K:always"));
-	assert_seen(w, "boot_shmem_enabled", "within_size");
-	assert_seen(w, "boot_tmpfs_default", "huge=within_size");
-	assert_seen(w, "boot_tmpfs_default_within_size_orders", "9:1 3:1 1:1");
+	hb_itest_assert_seen(w, "boot_shmem_enabled", "within_size");
+	hb_itest_assert_seen(w, "boot_tmpfs_default", "huge=within_size");
+	hb_itest_assert_seen(w, "boot_tmpfs_default_within_size_orders", "9:1 3:1 1:1");
 	json_array_foreach(json_object_get(w, "events"), i, ev)
 		noted |= strstr(hb_itest_str(ev, "text"), "1 shmem THP boot parameter(s)") != NULL;
 	assert_true(noted);
@@ -484,10 +462,10 @@ void test_mthp_planted_regress(void **state)
 	w = hb_itest_workload(r.result, "mthp");
 	assert_non_null(w);
 	assert_string_equal(hb_itest_str(w, "status"), "fail");
-	c = check_of(w, "ps_64kB-always_anon_nomadv_orders");
+	c = hb_itest_check_of(w, "ps_64kB-always_anon_nomadv_orders");
 	assert_false(json_is_true(json_object_get(c, "pass")));
 	assert_string_equal(hb_itest_str(c, "observed"), "0:522");
-	c = check_of(w, "ps_2048kB-always_anon_nomadv_orders");
+	c = hb_itest_check_of(w, "ps_2048kB-always_anon_nomadv_orders");
 	assert_true(json_is_true(json_object_get(c, "pass")));
 	hb_itest_run_free(&r);
 
@@ -544,7 +522,7 @@ static void assert_planted_run(const struct planted *p)
 	for (k = 0; k < p->n; k++) {
 		const char *obs;
 
-		c = check_of(w, p->red[k].check);
+		c = hb_itest_check_of(w, p->red[k].check);
 		obs = hb_itest_str(c, "observed");
 		if (json_is_true(json_object_get(c, "pass")))
 			fail_msg("%s on %s passed: observed %s", p->red[k].check, p->recipe, obs);
@@ -644,8 +622,8 @@ void test_mthp_planted_khugepaged(void **state)
  * checks and the 2048 kB count pass. */
 static void assert_stats_orders_right(json_t *w)
 {
-	assert_seen(w, "ps_64kB-always_anon_nomadv_orders", "4:32 0:10");
-	assert_seen(w, "ps_2048kB-always_anon_nomadv_stats", "9: alloc +1 fallback +0");
+	hb_itest_assert_seen(w, "ps_64kB-always_anon_nomadv_orders", "4:32 0:10");
+	hb_itest_assert_seen(w, "ps_2048kB-always_anon_nomadv_stats", "9: alloc +1 fallback +0");
 }
 
 /* Area 2, per-size stats: minimal-7.2-stats-regress counts
@@ -711,8 +689,8 @@ void test_mthp_planted_split(void **state)
 /* What the other two parameters left is right on the regression too. */
 static void assert_boot_rest_right(json_t *w)
 {
-	assert_seen(w, "boot_shmem_enabled", "within_size");
-	assert_seen(w, "boot_tmpfs_default", "huge=within_size");
+	hb_itest_assert_seen(w, "boot_shmem_enabled", "within_size");
+	hb_itest_assert_seen(w, "boot_tmpfs_default", "huge=within_size");
 }
 
 /* Area 3, boot parameters: minimal-7.2-boot-regress drops the + 1 from

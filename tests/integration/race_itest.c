@@ -29,28 +29,6 @@
 	"hugetlb-memfd\n"
 #define HANG_LINE "race seed=4242 procs=2 threads=2 max_ops=300 min_ops=300 duration_s=900\n"
 
-static json_t *check_of(json_t *w, const char *name)
-{
-	json_t *c = hb_itest_check(w, name);
-
-	if (!c)
-		fail_msg("%s: no check %s", hb_itest_str(w, "name"), name);
-	return c;
-}
-
-/* name passed and its observed text starts with want */
-static void assert_seen(json_t *w, const char *name, const char *want)
-{
-	json_t *c = check_of(w, name);
-	const char *obs = hb_itest_str(c, "observed");
-
-	if (!json_is_true(json_object_get(c, "pass")))
-		fail_msg("%s failed: expected %s, observed %s", name, hb_itest_str(c, "expected"),
-			 obs);
-	if (strncmp(obs, want, strlen(want)))
-		fail_msg("%s: observed '%s', not '%s'", name, obs, want);
-}
-
 /* The text of the first note of w starting with prefix ("" if none). */
 static const char *note_of(json_t *w, const char *prefix)
 {
@@ -100,7 +78,7 @@ static void assert_race_green(json_t *w)
 
 	assert_string_equal(hb_itest_str(w, "status"), "pass");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		assert_seen(w, names[i], "");
+		hb_itest_assert_seen(w, names[i], "");
 }
 
 void test_paths_debian_7_2(void **state)
@@ -129,45 +107,45 @@ void test_paths_debian_7_2(void **state)
 	/* fallback: exact counters under the limit, PMD folios without it */
 	w = hb_itest_workload(r.result, "fallback");
 	assert_non_null(w);
-	assert_seen(w, "subject_fallback_control_file_pmd", "9:4");
-	assert_seen(w, "charge_file_pmd_orders", "0:4");
-	assert_seen(w, "charge_file_pmd_vmstat", "thp_file_fallback +4, thp_file_fallback_charge +4");
-	assert_seen(w, "charge_file_pmd_stats",
+	hb_itest_assert_seen(w, "subject_fallback_control_file_pmd", "9:4");
+	hb_itest_assert_seen(w, "charge_file_pmd_orders", "0:4");
+	hb_itest_assert_seen(w, "charge_file_pmd_vmstat", "thp_file_fallback +4, thp_file_fallback_charge +4");
+	hb_itest_assert_seen(w, "charge_file_pmd_stats",
 		    "2048kB: shmem_fallback +4, shmem_fallback_charge +4, shmem_alloc +0");
-	assert_seen(w, "charge_memfd_stats",
+	hb_itest_assert_seen(w, "charge_memfd_stats",
 		    "1024kB: shmem_fallback +4, shmem_fallback_charge +4, shmem_alloc +0");
-	assert_seen(w, "charge_memfd_vmstat", "thp_file_fallback +0, thp_file_fallback_charge +0");
-	assert_seen(w, "charge_memfd_data", "4 pages");
+	hb_itest_assert_seen(w, "charge_memfd_vmstat", "thp_file_fallback +0, thp_file_fallback_charge +0");
+	hb_itest_assert_seen(w, "charge_memfd_data", "4 pages");
 	/* swapacct: ShmemHugePages follows the folios through swap */
 	w = hb_itest_workload(r.result, "swapacct");
 	assert_non_null(w);
-	assert_seen(w, "pmd_fill_ShmemHugePages_kb", "+8192 kB; folios 9:4");
-	assert_seen(w, "pmd_swapout_ShmemHugePages_kb", "+0 kB");
-	assert_seen(w, "pmd_swapout", "thp_swpout +4, thp_swpout_fallback +0");
-	assert_seen(w, "pmd_swapin_ShmemHugePages_kb", "");
-	assert_seen(w, "pmd_swpin", "");
-	assert_seen(w, "pmd_data", "all bytes: 8388608");
-	assert_seen(w, "falloc_no_oom_kill", "status 0");
-	assert_seen(w, "falloc_blocks", "");
+	hb_itest_assert_seen(w, "pmd_fill_ShmemHugePages_kb", "+8192 kB; folios 9:4");
+	hb_itest_assert_seen(w, "pmd_swapout_ShmemHugePages_kb", "+0 kB");
+	hb_itest_assert_seen(w, "pmd_swapout", "thp_swpout +4, thp_swpout_fallback +0");
+	hb_itest_assert_seen(w, "pmd_swapin_ShmemHugePages_kb", "");
+	hb_itest_assert_seen(w, "pmd_swpin", "");
+	hb_itest_assert_seen(w, "pmd_data", "all bytes: 8388608");
+	hb_itest_assert_seen(w, "falloc_no_oom_kill", "status 0");
+	hb_itest_assert_seen(w, "falloc_blocks", "");
 	/* uffd: minor faults resolved by 4 KiB and by 2 MiB, folios kept */
 	w = hb_itest_workload(r.result, "uffd");
 	assert_non_null(w);
-	assert_seen(w, "uffd_minor_faults_4k", "512");
-	assert_seen(w, "uffd_minor_faults_2m", "1");
-	assert_seen(w, "uffd_data", "all bytes: 4194304");
-	assert_seen(w, "uffd_orders", "9:2, 0 small");
-	assert_seen(w, "uffd_ShmemHugePages_kb", "0");
+	hb_itest_assert_seen(w, "uffd_minor_faults_4k", "512");
+	hb_itest_assert_seen(w, "uffd_minor_faults_2m", "1");
+	hb_itest_assert_seen(w, "uffd_data", "all bytes: 4194304");
+	hb_itest_assert_seen(w, "uffd_orders", "9:2, 0 small");
+	hb_itest_assert_seen(w, "uffd_ShmemHugePages_kb", "0");
 	/* hugetlb-memfd: each object counted where it belongs */
 	w = hb_itest_workload(r.result, "hugetlb-memfd");
 	assert_non_null(w);
-	assert_seen(w, "hugetlb_HugePages_Free", "-2");
-	assert_seen(w, "thp_ShmemHugePages_kb", "4096");
-	assert_seen(w, "thp_Shmem_kb", "4096");
-	assert_seen(w, "thp_orders", "9:2, 0 small");
+	hb_itest_assert_seen(w, "hugetlb_HugePages_Free", "-2");
+	hb_itest_assert_seen(w, "thp_ShmemHugePages_kb", "4096");
+	hb_itest_assert_seen(w, "thp_Shmem_kb", "4096");
+	hb_itest_assert_seen(w, "thp_orders", "9:2, 0 small");
 	/* the same seed drew the same operations in both lines */
 	assert_race_green(race[1]);
 	assert_race_green(race[2]);
-	assert_seen(race[1], "race_ops_per_worker", "300");
+	hb_itest_assert_seen(race[1], "race_ops_per_worker", "300");
 	ops_drawn(note_of(race[1], "operations of "), a, sizeof(a));
 	ops_drawn(note_of(race[2], "operations of "), b, sizeof(b));
 	print_message("seed 4242 twice: %s\n", a);
@@ -220,7 +198,7 @@ void test_race_replay_hang_debian_7_2(void **state)
 			continue;
 		}
 		assert_string_equal(hb_itest_str(w, "status"), "fail");
-		assert_false(json_is_true(json_object_get(check_of(w, "race_workers"), "pass")));
+		assert_false(json_is_true(json_object_get(hb_itest_check_of(w, "race_workers"), "pass")));
 		assert_non_null(strstr(note_of(w, "worker 0 stuck in operation"), " truncate of "));
 		hb_itest_run_free(&r);
 		return;
