@@ -449,3 +449,27 @@ size_t hbt_count_verdict(const struct hb_cmp_pair *p, enum hb_cmp_verdict v, con
 		}
 	return n;
 }
+
+const char *hbt_calibrate(const char *dir, const char *folder)
+{
+	char file[512], err[1024], name[256], *out;
+	struct hb_cmp_group *g;
+	struct hb_cmp_calib *k;
+
+	snprintf(file, sizeof(file), "%s/group.json", dir);
+	g = hb_cmp_group_load(file, err, sizeof(err));
+	if (!g)
+		fail_msg("%s", err);
+	k = hb_cmp_calib_measure(g, err, sizeof(err));
+	if (!k)
+		fail_msg("%s", err);
+	assert_int_equal(hb_cmp_calib_name(g->boots[0], name, sizeof(name)), 0);
+	mkdir(hbt_path(folder), 0755);
+	snprintf(file, sizeof(file), "%s/%s", folder, name);
+	out = hbt_path(file);
+	if (hb_cmp_calib_save(k, out, err, sizeof(err)))
+		fail_msg("%s", err);
+	hb_cmp_calib_free(k);
+	hb_cmp_group_free(g);
+	return out;
+}

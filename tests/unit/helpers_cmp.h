@@ -37,6 +37,10 @@ json_t *hbt_doc1(const char *workload, json_t *m);
 const char *hbt_write_run(const char *name, json_t *d);
 /* <hbt_dir>/<name>/group.json and boot-K/result.json of docs (freed). */
 const char *hbt_write_group(const char *name, json_t **docs, int n);
+/* The group at dir (its group.json) measured as a calibration and saved
+ * under <hbt_dir>/<folder>/ by its name; the file's path (one of
+ * hbt_path()'s buffers). */
+const char *hbt_calibrate(const char *dir, const char *folder);
 /* n boots of one metric "f" of workload "fault", each boot centered at
  * base * factor * boot effect (log sd sd), 64 samples per boot. */
 const char *hbt_boots(const char *name, int n, const char *better, double base, double sd,

@@ -82,32 +82,6 @@ static const char *group_same(const char *name, double c, int n, const struct en
 	return group_env(name, cs, n, e);
 }
 
-/* Measure the group at dir and save it under hbt_dir/<folder>/ by its
- * name; the file's path (one of hbt_path()'s buffers). */
-static const char *calibrate(const char *dir, const char *folder)
-{
-	char file[512], err[1024], name[256], *out;
-	struct hb_cmp_group *g;
-	struct hb_cmp_calib *k;
-
-	snprintf(file, sizeof(file), "%s/group.json", dir);
-	g = hb_cmp_group_load(file, err, sizeof(err));
-	if (!g)
-		fail_msg("%s", err);
-	k = hb_cmp_calib_measure(g, err, sizeof(err));
-	if (!k)
-		fail_msg("%s", err);
-	assert_int_equal(hb_cmp_calib_name(g->boots[0], name, sizeof(name)), 0);
-	mkdir(hbt_path(folder), 0755);
-	snprintf(file, sizeof(file), "%s/%s", folder, name);
-	out = hbt_path(file);
-	if (hb_cmp_calib_save(k, out, err, sizeof(err)))
-		fail_msg("%s", err);
-	hb_cmp_calib_free(k);
-	hb_cmp_group_free(g);
-	return out;
-}
-
 static const char *note_of(json_t *cmp)
 {
 	return json_string_value(json_object_get(cmp, "calibration_note"));
@@ -126,7 +100,7 @@ static void test_calibration_records_boots(void **state)
 	(void)state;
 	hbt_within = 0.01;
 	g = hbt_boots("rb_cal", 5, "lower", 1000, 0.01, 1, "6.12.1");
-	file = calibrate(g, "cal_w");
+	file = hbt_calibrate(g, "cal_w");
 	assert_non_null(strstr(file, "-tcg-wall-quick-6.12.json"));
 	k = hb_cmp_calib_load(file, err, sizeof(err));
 	assert_non_null(k);
@@ -142,7 +116,7 @@ static void test_calibration_records_boots(void **state)
 	/* a virtual-clock calibration sits beside it, under its own name */
 	hbt_within = 0;
 	g = group_same("rb_calv", 1000, 5, &virt);
-	dir = strdup(calibrate(g, "cal_w"));
+	dir = strdup(hbt_calibrate(g, "cal_w"));
 	assert_non_null(strstr(dir, "-tcg-virtual-quick-6.12.json"));
 	hbt_within = 0.05;
 	/* wall boots find the wall one, virtual boots the virtual one */
@@ -218,7 +192,7 @@ static void test_calibration_environment(void **state)
 	(void)state;
 	hbt_within = 0.01;
 	g = hbt_boots("ce_cal", 5, "lower", 1000, 0.01, 1, "6.12.1");
-	calibrate(g, "cal_e");
+	hbt_calibrate(g, "cal_e");
 	a = group_same("ce_a", 1000, 1, &wall);
 	cmp = hbt_report(a, group_same("ce_b", 1300, 1, &wall), hbt_path("cal_e"), NULL, &rc, &root);
 	assert_int_equal(rc, HB_CMP_REGRESSION);
@@ -312,7 +286,7 @@ static void test_zero_sd(void **state)
 
 	(void)state;
 	hbt_within = 0;
-	calibrate(group_same("z_cal", 1000, 5, &virt), "cal_z");
+	hbt_calibrate(group_same("z_cal", 1000, 5, &virt), "cal_z");
 	a = group_same("z_a", 1000, 1, &virt);
 	/* +0.05 %: far beyond the floor's noise, below the minimum effect */
 	cmp = hbt_report(a, group_same("z_b", 1000.5, 1, &virt), hbt_path("cal_z"), NULL, &rc,
@@ -438,7 +412,7 @@ static void test_bimodal_floor(void **state)
 
 	(void)state;
 	hbt_within = 0;
-	calibrate(group_env("bi_cal", modes, 10, &virt), "cal_bi");
+	hbt_calibrate(group_env("bi_cal", modes, 10, &virt), "cal_bi");
 	a = group_same("bi_a", 1000, 3, &virt);
 	b = group_same("bi_b", 1200, 3, &virt);
 	cmp = hbt_report(a, b, "none", NULL, &rc, &root);
@@ -466,7 +440,7 @@ static void test_noisier_than_calibration(void **state)
 
 	(void)state;
 	hbt_within = 0.01;
-	calibrate(hbt_boots("nc_cal", 10, "lower", 1000, 0.002, 1, "6.12.1"), "cal_nc");
+	hbt_calibrate(hbt_boots("nc_cal", 10, "lower", 1000, 0.002, 1, "6.12.1"), "cal_nc");
 	a = hbt_boots("nc_a", 6, "lower", 1000, 0.08, 1, "6.12.1");
 	b = hbt_boots("nc_b", 6, "lower", 1000, 0.08, 1, "6.12.1");
 	cmp = hbt_report(a, b, hbt_path("cal_nc"), NULL, &rc, &root);
