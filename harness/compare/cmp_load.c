@@ -464,23 +464,26 @@ static const char *hb_cmp_json_problem(const json_error_t *je)
 	}
 }
 
-static struct hb_cmp_run *hb_cmp_parsed(json_t *root, const json_error_t *je, const char *name,
-					char *err, size_t errlen)
+/* buf parsed as JSON; NULL with "NAME: invalid JSON at line L column C:
+ * problem" (never a quote of buf). */
+static json_t *hb_cmp_parse(const char *buf, size_t len, const char *name, char *err,
+			    size_t errlen)
 {
-	if (!root) {
-		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", name, je->line,
-			 je->column, hb_cmp_json_problem(je));
-		return NULL;
-	}
-	return hb_cmp_load_json(root, name, err, errlen);
+	json_error_t je;
+	json_t *root = json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je);
+
+	if (!root)
+		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", name, je.line,
+			 je.column, hb_cmp_json_problem(&je));
+	return root;
 }
 
 struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name, char *err,
 				   size_t errlen)
 {
-	json_error_t je;
+	json_t *root = hb_cmp_parse(buf, len, name, err, errlen);
 
-	return hb_cmp_parsed(json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je), &je, name, err, errlen);
+	return root ? hb_cmp_load_json(root, name, err, errlen) : NULL;
 }
 
 /* Tokens that start a JSON node outside strings ('[' '{' ',' ':'): an upper
@@ -555,6 +558,14 @@ static bool hb_cmp_fits(const char *path, const char *buf, size_t len, char *err
 	return true;
 }
 
+/* A file's bytes parsed, once hb_cmp_fits() allows it; NULL with err. */
+static json_t *hb_cmp_parse_file(const char *path, const char *buf, size_t len, char *err,
+				 size_t errlen)
+{
+	return hb_cmp_fits(path, buf, len, err, errlen) ? hb_cmp_parse(buf, len, path, err, errlen)
+							 : NULL;
+}
+
 json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 {
 	/* the one gate of user-named files: regular, no FIFO wait, bounded;
@@ -562,20 +573,9 @@ json_t *hb_cmp_read_json(const char *path, char *err, size_t errlen)
 	 * per byte, json_loadfd() one read()) */
 	size_t len = 0;
 	char *buf = hb_userfile_read(path, HB_CMP_MAX_FILE, &len, err, errlen);
-	json_error_t je;
-	json_t *root;
+	json_t *root = buf ? hb_cmp_parse_file(path, buf, len, err, errlen) : NULL;
 
-	if (!buf)
-		return NULL;
-	if (!hb_cmp_fits(path, buf, len, err, errlen)) {
-		free(buf);
-		return NULL;
-	}
-	root = json_loadb(buf, len, HB_CMP_JSON_FLAGS, &je);
 	free(buf);
-	if (!root)
-		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", path, je.line,
-			 je.column, hb_cmp_json_problem(&je));
 	return root;
 }
 
@@ -591,25 +591,28 @@ struct hb_cmp_run *hb_cmp_load_for(const char *path, enum hb_cmp_use use, char *
 {
 	static const char base[] = "result.json";
 	size_t plen = strlen(path), bl = sizeof(base) - 1, len = 0;
-	char cerr[64], *cpath = NULL, *text = NULL;
-	json_t *c = NULL;
+	char cerr[64], *cpath = NULL, *text;
+	json_t *c = NULL, *root;
 
-	if (use == HB_CMP_USE_RULE && plen >= bl && !strcmp(path + plen - bl, base) &&
-	    (plen == bl || path[plen - bl - 1] == '/') &&
-	    asprintf(&cpath, "%.*s%s", (int)(plen - bl), path, HB_RESULT_COMPACT_NAME) >= 0) {
-		/* quietly absent, unreadable, broken or stale: result.json decides */
+	if (use != HB_CMP_USE_RULE || plen < bl || strcmp(path + plen - bl, base) ||
+	    (plen > bl && path[plen - bl - 1] != '/'))
+		return hb_cmp_load(path, err, errlen);
+	/* result.json is read once: hashed against the compact file, and
+	 * parsed itself when that is absent, unreadable, broken or stale */
+	if (!(text = hb_userfile_read(path, HB_CMP_MAX_FILE, &len, err, errlen)))
+		return NULL;
+	if (asprintf(&cpath, "%.*s%s", (int)(plen - bl), path, HB_RESULT_COMPACT_NAME) >= 0) {
 		c = hb_cmp_read_json(cpath, cerr, sizeof(cerr));
-		if (c)
-			text = hb_userfile_read(path, HB_CMP_MAX_FILE, &len, cerr, sizeof(cerr));
 		free(cpath);
 	}
-	if (c && text && hb_result_compact_matches(c, text, len)) {
+	if (c && hb_result_compact_matches(c, text, len)) {
 		free(text);
 		return hb_cmp_load_json(c, path, err, errlen);
 	}
-	free(text);
 	json_decref(c);
-	return hb_cmp_load(path, err, errlen);
+	root = hb_cmp_parse_file(path, text, len, err, errlen);
+	free(text);
+	return root ? hb_cmp_load_json(root, path, err, errlen) : NULL;
 }
 
 void hb_cmp_run_free(struct hb_cmp_run *r)
