@@ -179,7 +179,7 @@ $(BUILD)/obj/%.o: %.c $(ALL_H) | check-deps
 $(BUILD)/hb-guest: $(GUEST_OBJ) $(LIB_OBJ)
 	$(CC) -static -o $@ $^ -ljansson -lz -lm
 
-HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lvirt -lz -lm
+HOST_LIBS := -ljansson -lgsl -lgslcblas -lcrypto -lxml2 -lz -lm
 $(BUILD)/hugebench: $(HOST_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
@@ -243,7 +243,7 @@ CMP_SRC := lib/protocol.c lib/userfile.c harness/common/stats.c harness/result/c
 # hugebench calibrate), at 1, 3, 5 and 10 boots per side.
 $(BUILD)/compare_sim: bench/compare_sim.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Iharness/common -Iharness/compare -Iharness/result $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Ilib -Iharness/common -Iharness/compare -Iharness/result $(WARN) $(CFLAGS) -o $@ bench/compare_sim.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lcrypto -lm
 
 compare-sim: $(BUILD)/compare_sim
 	$(BUILD)/compare_sim --trials 2000 --calibration bench/data/debian-6.12-tcg-quick.json
@@ -254,7 +254,7 @@ compare-sim: $(BUILD)/compare_sim
 # RESULTS (default results/) holds them.
 $(BUILD)/aa_study: bench/aa_study.c $(CMP_SRC) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Iharness/common -Iharness/compare -Iharness/result $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lm
+	$(CC) -Ilib -Iharness/common -Iharness/compare -Iharness/result $(WARN) $(CFLAGS) -o $@ bench/aa_study.c $(CMP_SRC) -ljansson -lgsl -lgslcblas -lcrypto -lm
 
 aa-study: $(BUILD)/aa_study
 	@res="$${HB_RESULTS:-results}"; \

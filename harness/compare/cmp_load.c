@@ -20,6 +20,8 @@
 
 #include <dirent.h>
 #include <malloc.h>
+#include <openssl/evp.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -46,6 +48,7 @@ struct hb_cmp_ld {
 	char *err;
 	size_t errlen;
 	int failed;
+	bool compact; /* a result.compact.json: "samples_f64" allowed */
 };
 
 static void hb_cmp_ld_fail(struct hb_cmp_ld *ld, const char *field, const char *fmt, ...)
@@ -172,6 +175,72 @@ static double *hb_cmp_ld_nums(struct hb_cmp_ld *ld, json_t *obj, const char *pre
 	return out;
 }
 
+/* A compact file's "samples_f64" (compact.c): base64 of little-endian
+ * doubles, every one finite; NULL/0 when absent. */
+static double *hb_cmp_ld_f64(struct hb_cmp_ld *ld, json_t *obj, const char *prefix, size_t *n)
+{
+	json_t *v = json_object_get(obj, "samples_f64");
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v), pad = 0, bytes;
+	unsigned char *raw;
+	double *out;
+	char field[192];
+
+	*n = 0;
+	snprintf(field, sizeof(field), "%ssamples_f64", prefix);
+	if (!v)
+		return NULL;
+	if (!ld->compact) {
+		hb_cmp_ld_fail(ld, field, "only a result.compact.json has it");
+		return NULL;
+	}
+	if (json_object_get(obj, "samples")) {
+		hb_cmp_ld_fail(ld, field, "given beside samples");
+		return NULL;
+	}
+	if (!s || !len || len % 4 || len / 4 * 3 > HB_RESULT_F64_MAX * 8 + 2) {
+		hb_cmp_ld_fail(ld, field, "expected base64 of 8-byte doubles");
+		return NULL;
+	}
+	pad = s[len - 1] == '=' ? 1 + (s[len - 2] == '=') : 0;
+	bytes = len / 4 * 3 - pad;
+	if (bytes % 8) {
+		hb_cmp_ld_fail(ld, field, "expected base64 of 8-byte doubles");
+		return NULL;
+	}
+	raw = malloc(len / 4 * 3);
+	out = malloc((bytes / 8 + 1) * sizeof(*out));
+	if (!raw || !out) {
+		free(raw);
+		free(out);
+		hb_cmp_ld_fail(ld, field, "out of memory");
+		return NULL;
+	}
+	if (EVP_DecodeBlock(raw, (const unsigned char *)s, (int)len) != (int)(len / 4 * 3)) {
+		free(raw);
+		free(out);
+		hb_cmp_ld_fail(ld, field, "expected base64 of 8-byte doubles");
+		return NULL;
+	}
+	for (size_t i = 0; i < bytes / 8; i++) {
+		uint64_t u = 0;
+
+		for (int b = 7; b >= 0; b--)
+			u = u << 8 | raw[8 * i + (size_t)b];
+		memcpy(&out[i], &u, 8);
+		if (!isfinite(out[i])) {
+			snprintf(field, sizeof(field), "%ssamples_f64[%zu]", prefix, i);
+			hb_cmp_ld_fail(ld, field, "expected a finite number");
+			free(raw);
+			free(out);
+			return NULL;
+		}
+	}
+	free(raw);
+	*n = bytes / 8;
+	return out;
+}
+
 static json_t *hb_cmp_ld_array(struct hb_cmp_ld *ld, json_t *obj, const char *prefix,
 			       const char *key, bool required)
 {
@@ -208,6 +277,8 @@ static void hb_cmp_ld_metric(struct hb_cmp_ld *ld, json_t *j, const char *pre,
 	else
 		hb_cmp_ld_fail(ld, field, "not one of lower|higher|info");
 	m->samples = hb_cmp_ld_nums(ld, j, pre, "samples", &m->n);
+	if (!m->samples && !ld->failed)
+		m->samples = hb_cmp_ld_f64(ld, j, pre, &m->n);
 	m->rep_means = hb_cmp_ld_nums(ld, j, pre, "rep_means", &m->n_reps);
 	if (!m->samples && !m->unavailable) {
 		snprintf(field, sizeof(field), "%ssamples", pre);
@@ -349,9 +420,11 @@ static void hb_cmp_ld_workload(struct hb_cmp_ld *ld, json_t *j, size_t wi,
 	}
 }
 
-struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, size_t errlen)
+/* root is a result.compact.json's tree when compact is set. */
+static struct hb_cmp_run *hb_cmp_load_tree(json_t *root, const char *name, bool compact,
+					   char *err, size_t errlen)
 {
-	struct hb_cmp_ld ld = { name, err, errlen, 0 };
+	struct hb_cmp_ld ld = { name, err, errlen, 0, compact };
 	struct hb_cmp_run *r = calloc(1, sizeof(*r));
 	json_t *t, *env, *arr, *e;
 	size_t i;
@@ -476,6 +549,11 @@ static json_t *hb_cmp_parse(const char *buf, size_t len, const char *name, char 
 		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", name, je.line,
 			 je.column, hb_cmp_json_problem(&je));
 	return root;
+}
+
+struct hb_cmp_run *hb_cmp_load_json(json_t *root, const char *name, char *err, size_t errlen)
+{
+	return hb_cmp_load_tree(root, name, false, err, errlen);
 }
 
 struct hb_cmp_run *hb_cmp_load_buf(const char *buf, size_t len, const char *name, char *err,
@@ -606,8 +684,14 @@ struct hb_cmp_run *hb_cmp_load_for(const char *path, enum hb_cmp_use use, char *
 		free(cpath);
 	}
 	if (c && hb_result_compact_matches(c, text, len)) {
-		free(text);
-		return hb_cmp_load_json(c, path, err, errlen);
+		/* a cache: one the loader refuses sends it to result.json too */
+		struct hb_cmp_run *r = hb_cmp_load_tree(c, path, true, err, errlen);
+
+		if (r) {
+			free(text);
+			return r;
+		}
+		c = NULL; /* the run took it and freed it */
 	}
 	json_decref(c);
 	root = hb_cmp_parse_file(path, text, len, err, errlen);

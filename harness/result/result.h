@@ -95,6 +95,10 @@ json_t *hb_result_issues_json(const struct hb_kissue *is, size_t n);
  * it stands for; NULL when out of memory. _matches: text (result.json's
  * bytes) is still that file. */
 #define HB_RESULT_COMPACT_NAME "result.compact.json"
+/* A metric with more samples than this keeps them in the compact file as
+ * "samples_f64" (base64 of little-endian doubles); at most _MAX of them. */
+#define HB_RESULT_F64_MIN 64
+#define HB_RESULT_F64_MAX (64u * 1024 * 1024)
 uint64_t hb_result_text_hash(const char *buf, size_t len);
 json_t *hb_result_compact(json_t *res, size_t size, uint64_t hash);
 bool hb_result_compact_matches(json_t *compact, const char *text, size_t len);

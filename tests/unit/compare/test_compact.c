@@ -9,7 +9,12 @@
  *    compact file stale: the loader reads result.json, edits included;
  *  - a compact file that is broken, or says another size, is ignored, and
  *    errors still name result.json;
- *  - HB_CMP_USE_ALL never reads it (table needs the events). */
+ *  - HB_CMP_USE_ALL never reads it (table needs the events);
+ *  - more than 64 samples are kept as "samples_f64" (base64 doubles), read
+ *    back bit for bit; refused in a result.json; a compact file whose
+ *    samples_f64 is bad (a cut string, a NaN) sends the loader to
+ *    result.json; a compact file of the first format ("hash", arrays) is
+ *    still read. */
 #define _GNU_SOURCE
 #include "helpers_cmp.h"
 
@@ -96,6 +101,10 @@ static void test_compact_read_by_the_rule(void **state)
 	assert_null(json_object_get(json_array_get(json_object_get(w0, "metrics"), 0), "summary"));
 	assert_null(json_object_get(c, "modules"));
 	assert_non_null(json_object_get(c, "compact_of"));
+	/* 3 x 40 samples: packed, not an array */
+	assert_null(json_object_get(json_array_get(json_object_get(w0, "metrics"), 0), "samples"));
+	assert_true(json_is_string(
+		json_object_get(json_array_get(json_object_get(w0, "metrics"), 0), "samples_f64")));
 	/* marked, so a test can tell which file was read */
 	json_object_set_new(c, "run_id", json_string("from-compact"));
 	{
@@ -177,12 +186,128 @@ static void test_broken_compact_ignored(void **state)
 	json_decref(doc);
 }
 
+/* The compact file of dir, edited by edit(), written back. */
+static void edit_compact(const char *dir, void (*edit)(json_t *m0, json_t *c))
+{
+	char cp[512], err[512], *s;
+	json_t *c;
+
+	snprintf(cp, sizeof(cp), "%s/%s", dir, HB_RESULT_COMPACT_NAME);
+	c = hb_cmp_read_json(cp, err, sizeof(err));
+	assert_non_null(c);
+	json_object_set_new(c, "run_id", json_string("from-compact"));
+	edit(json_array_get(json_object_get(json_array_get(json_object_get(c, "workloads"), 0),
+					    "metrics"),
+			    0),
+	     c);
+	s = json_dumps(c, JSON_COMPACT);
+	hbt_write(cp, s);
+	free(s);
+	json_decref(c);
+}
+
+static void cut_f64(json_t *m0, json_t *c)
+{
+	const char *b = json_string_value(json_object_get(m0, "samples_f64"));
+	char *cut = strndup(b, strlen(b) - 4); /* 3 bytes fewer: not 8-byte doubles */
+
+	(void)c;
+	json_object_set_new(m0, "samples_f64", json_string(cut));
+	free(cut);
+}
+
+static void nan_f64(json_t *m0, json_t *c)
+{
+	/* the first double's bytes as a quiet NaN: 00 00 00 00 00 00 f8 7f */
+	const char *b = json_string_value(json_object_get(m0, "samples_f64"));
+	char *s = strdup(b);
+
+	(void)c;
+	memcpy(s, "AAAAAAAA+H8", 11);
+	json_object_set_new(m0, "samples_f64", json_string(s));
+	free(s);
+}
+
+static void first_format(json_t *m0, json_t *c)
+{
+	json_t *of = json_object_get(c, "compact_of");
+
+	(void)m0;
+	json_object_set(of, "hash", json_object_get(of, "hash64"));
+	json_object_del(of, "hash64");
+}
+
+static void test_samples_f64(void **state)
+{
+	char rp[512], err[512];
+	json_t *doc, *bad;
+	const char *dir = written("f64", 14, &doc);
+	struct hb_cmp_run *full, *r;
+	char *s;
+
+	(void)state;
+	snprintf(rp, sizeof(rp), "%s/result.json", dir);
+	full = hb_cmp_load_for(rp, HB_CMP_USE_ALL, err, sizeof(err));
+	assert_non_null(full);
+	assert_true(full->workloads[0].metrics[0].n > HB_RESULT_F64_MIN);
+
+	/* a bad samples_f64: the compact file is not used, result.json is */
+	edit_compact(dir, cut_f64);
+	r = hb_cmp_load_for(rp, HB_CMP_USE_RULE, err, sizeof(err));
+	assert_non_null(r);
+	assert_string_not_equal(r->run_id, "from-compact");
+	same_run(full, r);
+	hb_cmp_run_free(r);
+	hb_result_write(dir, doc);
+	edit_compact(dir, nan_f64);
+	r = hb_cmp_load_for(rp, HB_CMP_USE_RULE, err, sizeof(err));
+	assert_non_null(r);
+	assert_string_not_equal(r->run_id, "from-compact");
+	same_run(full, r);
+	hb_cmp_run_free(r);
+
+	/* the first format's key: still read (its samples here are packed,
+	 * which that format never wrote; the key is what is tested) */
+	hb_result_write(dir, doc);
+	edit_compact(dir, first_format);
+	r = hb_cmp_load_for(rp, HB_CMP_USE_RULE, err, sizeof(err));
+	assert_non_null(r);
+	assert_string_equal(r->run_id, "from-compact");
+	same_run(full, r);
+	hb_cmp_run_free(r);
+
+	/* in a result.json: refused, named */
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_array_get(json_object_get(json_array_get(json_object_get(bad,
+											  "workloads"),
+									  0),
+							   "metrics"),
+					   0),
+			    "samples_f64", json_string("AAAAAAAAAAA="));
+	json_object_del(json_array_get(json_object_get(json_array_get(json_object_get(bad,
+										      "workloads"),
+								      0),
+						       "metrics"),
+				       0),
+			"samples");
+	s = json_dumps(bad, JSON_INDENT(1));
+	r = hb_cmp_load_buf(s, strlen(s), "x/result.json", err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "samples_f64"));
+	assert_non_null(strstr(err, "only a result.compact.json"));
+	free(s);
+	json_decref(bad);
+	hb_cmp_run_free(full);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compact_read_by_the_rule),
 		cmocka_unit_test(test_stale_compact_ignored),
 		cmocka_unit_test(test_broken_compact_ignored),
+		cmocka_unit_test(test_samples_f64),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);
