@@ -26,8 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
 
 
 int hb_libvirt_probe(const char *uri, char *qver, size_t qlen, char *real, size_t rlen, char *err,
@@ -202,7 +200,7 @@ static bool event_loop_ready(void)
 	static int state; /* 0 not tried, 1 ok, -1 failed */
 
 	if (!state)
-		state = virEventRegisterDefaultImpl() == 0 ? 1 : -1;
+		state = hb_lv_load(NULL, 0) && virEventRegisterDefaultImpl() == 0 ? 1 : -1;
 	return state == 1;
 }
 

@@ -60,6 +60,8 @@ virConnectPtr hb_lv_connect(const char *uri, char *err, size_t errlen)
 {
 	virConnectPtr conn;
 
+	if (!hb_lv_load(err, errlen))
+		return NULL;
 	virSetErrorFunc(NULL, quiet_errors);
 	conn = virConnectOpenAuth(uri, virConnectAuthPtrDefault, 0);
 	if (!conn)

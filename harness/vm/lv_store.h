@@ -7,8 +7,7 @@
 
 #include <jansson.h>
 
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
+#include "lv_api.h"
 
 #define POOL_NAME "hugebench"
 #define POOL_PATH "/var/lib/libvirt/hugebench"
