@@ -480,11 +480,20 @@ integration: all $(BUILD)/tests/test_guests
 # from the start (tests/integration/prebuild.sh): the cold kernel build, the
 # largest piece of CPU time here, overlaps the unit tests and the sanitizer
 # builds, which use one core (docs/testing.md, "How long it takes").
+# Each phase's wall time is printed at the end ("== make test: ..."), so a
+# slow clone says where its time went.
 test: test-deps
 	@$(MAKE) --no-print-directory all
 	@tests/integration/prebuild.sh start
-	@$(MAKE) --no-print-directory unit sanitize integration || \
-		{ tests/integration/prebuild.sh stop; exit 1; }
+	@t0=$$(date +%s); times=""; rc=0; \
+	for p in unit sanitize integration; do \
+		t=$$(date +%s); \
+		$(MAKE) --no-print-directory $$p || rc=1; \
+		times="$$times $$p $$(( $$(date +%s) - t )) s,"; \
+		[ $$rc = 0 ] || break; \
+	done; \
+	echo "== make test:$$times total $$(( $$(date +%s) - t0 )) s; exit $$rc"; \
+	[ $$rc = 0 ] || { tests/integration/prebuild.sh stop; exit 1; }
 
 # `make clean` removes build/ only: the cache (downloaded and built kernels,
 # ccache, images, probe answers) is the machine's, shared by every clone
