@@ -34,6 +34,10 @@
 #include <string.h>
 
 #define KEYS "suite, boots, base, connect, timeout, bisect-budget, git, good, bad"
+/* A night boots every target at least once (minutes each under TCG); a
+ * row holds 2.3 KiB: 1000 rows are 2.3 MB, where a 1 MiB matrix of 139 000
+ * one-word lines held 355 MB (issue 38). */
+#define HB_MATRIX_MAX_ROWS 1000
 
 static int fail(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -269,6 +273,12 @@ int hb_matrix_parse(const char *text, const char *name, struct hb_matrix *m, cha
 					  r.target, m->rows[*at].line);
 				goto next;
 			}
+		}
+		if (m->n == HB_MATRIX_MAX_ROWS) {
+			rc = fail(err, errlen, name, line + 1,
+				  "more than %d targets; a night boots each one: split the matrix",
+				  HB_MATRIX_MAX_ROWS);
+			goto next;
 		}
 		if (m->n == cap) {
 			size_t nc = cap ? cap * 2 : 16;
