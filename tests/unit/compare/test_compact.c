@@ -237,10 +237,28 @@ static void first_format(json_t *m0, json_t *c)
 	json_object_del(of, "hash64");
 }
 
+/* The rule's reader after edit() of dir's fresh compact file: the run of
+ * the compact file (from_compact) or of result.json, the same as full. */
+static void rule_reads(const char *dir, json_t *doc, void (*edit)(json_t *, json_t *),
+		       bool from_compact, const struct hb_cmp_run *full)
+{
+	char rp[512], err[512];
+	struct hb_cmp_run *r;
+
+	snprintf(rp, sizeof(rp), "%s/result.json", dir);
+	assert_int_equal(hb_result_write(dir, doc), 0);
+	edit_compact(dir, edit);
+	r = hb_cmp_load_for(rp, HB_CMP_USE_RULE, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(!strcmp(r->run_id, "from-compact"), from_compact);
+	same_run(full, r);
+	hb_cmp_run_free(r);
+}
+
 static void test_samples_f64(void **state)
 {
 	char rp[512], err[512];
-	json_t *doc, *bad;
+	json_t *doc, *bad, *m0;
 	const char *dir = written("f64", 14, &doc);
 	struct hb_cmp_run *full, *r;
 	char *s;
@@ -250,46 +268,19 @@ static void test_samples_f64(void **state)
 	full = hb_cmp_load_for(rp, HB_CMP_USE_ALL, err, sizeof(err));
 	assert_non_null(full);
 	assert_true(full->workloads[0].metrics[0].n > HB_RESULT_F64_MIN);
-
 	/* a bad samples_f64: the compact file is not used, result.json is */
-	edit_compact(dir, cut_f64);
-	r = hb_cmp_load_for(rp, HB_CMP_USE_RULE, err, sizeof(err));
-	assert_non_null(r);
-	assert_string_not_equal(r->run_id, "from-compact");
-	same_run(full, r);
-	hb_cmp_run_free(r);
-	hb_result_write(dir, doc);
-	edit_compact(dir, nan_f64);
-	r = hb_cmp_load_for(rp, HB_CMP_USE_RULE, err, sizeof(err));
-	assert_non_null(r);
-	assert_string_not_equal(r->run_id, "from-compact");
-	same_run(full, r);
-	hb_cmp_run_free(r);
-
+	rule_reads(dir, doc, cut_f64, false, full);
+	rule_reads(dir, doc, nan_f64, false, full);
 	/* the first format's key: still read (its samples here are packed,
 	 * which that format never wrote; the key is what is tested) */
-	hb_result_write(dir, doc);
-	edit_compact(dir, first_format);
-	r = hb_cmp_load_for(rp, HB_CMP_USE_RULE, err, sizeof(err));
-	assert_non_null(r);
-	assert_string_equal(r->run_id, "from-compact");
-	same_run(full, r);
-	hb_cmp_run_free(r);
+	rule_reads(dir, doc, first_format, true, full);
 
 	/* in a result.json: refused, named */
 	bad = json_deep_copy(doc);
-	json_object_set_new(json_array_get(json_object_get(json_array_get(json_object_get(bad,
-											  "workloads"),
-									  0),
-							   "metrics"),
-					   0),
-			    "samples_f64", json_string("AAAAAAAAAAA="));
-	json_object_del(json_array_get(json_object_get(json_array_get(json_object_get(bad,
-										      "workloads"),
-								      0),
-						       "metrics"),
-				       0),
-			"samples");
+	m0 = json_array_get(
+		json_object_get(json_array_get(json_object_get(bad, "workloads"), 0), "metrics"), 0);
+	json_object_set_new(m0, "samples_f64", json_string("AAAAAAAAAAA="));
+	json_object_del(m0, "samples");
 	s = json_dumps(bad, JSON_INDENT(1));
 	r = hb_cmp_load_buf(s, strlen(s), "x/result.json", err, sizeof(err));
 	assert_null(r);
