@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,9 +59,34 @@ void hbt_changed_value(char *v1, size_t len)
 	snprintf(v1, len, "%ld", atol(hbt_knob0) + 1);
 }
 
+/* The runner tests change this machine (a THP knob, /run/hugebench, zram,
+ * swap): two test binaries at once, from two clones' `make test` or a
+ * helper's `make unit` beside CI's, read each other's knob value as the
+ * original and find /run/hugebench locked. One host-wide lock, held while
+ * the binary lives, makes them take turns. */
+#define HBT_HOST_LOCK "/run/lock/hugebench-runner-tests.lock"
+
+static void hbt_host_lock(void)
+{
+	int fd;
+
+	if (geteuid() != 0)
+		return;
+	mkdir("/run/lock", 01777);
+	fd = open(HBT_HOST_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "waiting for another runner test binary (" HBT_HOST_LOCK ")\n");
+		flock(fd, LOCK_EX);
+	}
+	/* kept open: released when this process ends */
+}
+
 int hbt_runner_setup(void **state)
 {
 	(void)state;
+	hbt_host_lock();
 	snprintf(hbt_guest, sizeof(hbt_guest), "%s", hbt_in_root("build/hb-guest"));
 	if (!hbt_root()[0] || access(hbt_guest, X_OK))
 		hbt_guest[0] = 0;
