@@ -34,6 +34,13 @@ int mp_size_knobs(int on, char *failed, size_t len);
  * 4 MiB + 2 MiB reservation (*raw, munmap MT_SPAN + 2 MiB); filled with seed.
  * NULL after hb_error(). */
 char *mp_memfd_filled(struct hb_ctx *ctx, const char *label, uint64_t seed, int *fd, void **raw);
+/* MADV_NOHUGEPAGE on [at, at + len) once its folios exist: khugepaged
+ * skips the VMA (6.12 mm/khugepaged.c:374-380), so no collapse rewrites
+ * the folios a case reads (6.12 collapses anonymous shmem to PMD whatever
+ * hugepages-2048kB says: seen in paths.suite after swapacct, 9:1 where
+ * 2:128 was written; mt_khugepaged_pause() alone did not hold it). false
+ * after hb_error(). */
+bool mp_no_collapse(struct hb_ctx *ctx, char *at, size_t len);
 /* The folios of [at, at + MP_OBJ), or hb_error() and false. */
 bool mp_orders(struct hb_ctx *ctx, const char *at, struct mt_observed *ob);
 

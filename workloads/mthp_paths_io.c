@@ -186,6 +186,8 @@ void mp_split_failed_part(struct hb_ctx *ctx, int order)
 			goto out;
 		}
 		hb_pattern_fill(at, len, seed, 0);
+		if (!mp_no_collapse(ctx, at, len))
+			goto out;
 	} else {
 		at = mp_memfd_filled(ctx, "hb-mthp-paths-split", seed, &fd, &raw);
 		if (!at)
@@ -481,6 +483,8 @@ static void ra_case(struct hb_ctx *ctx, const char *dev, bool sync_dev, bool in_
 		goto out;
 	}
 	/* mapped here too: a read fault maps the folios the child allocated */
+	if (!mp_no_collapse(ctx, at, MP_OBJ))
+		goto out;
 	bad = hb_pattern_verify(at, MP_OBJ, seed, 0);
 	snprintf(cn, sizeof(cn), "%s_fill_data", name);
 	if (!hb_check(ctx, cn, bad == MP_OBJ, "every byte the child wrote", "%s %zu",

@@ -86,7 +86,16 @@ char *mp_memfd_filled(struct hb_ctx *ctx, const char *label, uint64_t seed, int 
 		return NULL;
 	}
 	hb_pattern_fill(at, MP_OBJ, seed, 0);
-	return at;
+	return mp_no_collapse(ctx, at, MP_OBJ) ? at : NULL;
+}
+
+bool mp_no_collapse(struct hb_ctx *ctx, char *at, size_t len)
+{
+	if (madvise(at, len, MADV_NOHUGEPAGE)) {
+		hb_error(ctx, "madvise(MADV_NOHUGEPAGE)");
+		return false;
+	}
+	return true;
 }
 
 bool mp_orders(struct hb_ctx *ctx, const char *at, struct mt_observed *ob)
