@@ -26,14 +26,36 @@
 int mp_order_of_kb(long kb);
 /* "4:32 0:10" (mt_hist_text) plus " absent N" when pages were not present. */
 void mp_hist_text(const struct mt_observed *ob, char *buf, size_t len);
+/* khugepaged stopped for the whole workload: anonymous THP "never" stops
+ * its thread on 6.12 (hugepage_pmd_enabled(); Debian has no
+ * READ_ONLY_THP_FOR_FS) and on 7.2 while no shmem PMD knob is on (mthp's
+ * khugepaged_all_never_thread measured both). Putting it to sleep
+ * (mt_khugepaged_pause()) was not enough: on 6.12 it still collapsed a
+ * 16 kB fill to PMD in 2 of 4 repetitions (thp_collapse_alloc +1 during
+ * the fill). Where the thread still runs: asleep, with a note. The runner
+ * restores the knob. false after hb_error(). */
+bool mp_khugepaged_off(struct hb_ctx *ctx);
+/* A khugepaged thread exists (given 1 s to go). */
+bool mp_kh_running(void);
 /* Every offered hugepages-<N>kB/shmem_enabled "never" except order `on`
- * ("always"); on == 0: all never. 0 or -errno of the first refused write
- * (the path in *failed). */
+ * ("always"); on == 0: all never; khugepaged asleep if that started it.
+ * 0 or -errno of the first refused write (the path in *failed). */
 int mp_size_knobs(int on, char *failed, size_t len);
 /* memfd of MP_OBJ mapped MAP_SHARED at a 2 MiB aligned address inside a
  * 4 MiB + 2 MiB reservation (*raw, munmap MT_SPAN + 2 MiB); filled with seed.
  * NULL after hb_error(). */
 char *mp_memfd_filled(struct hb_ctx *ctx, const char *label, uint64_t seed, int *fd, void **raw);
+/* What allocated the folios over a fill, for a subject's observed text:
+ * the per-size shmem_alloc that moved, thp_file_alloc, thp_collapse_alloc
+ * and khugepaged/pages_collapsed (a folio of a size nobody asked for is a
+ * collapse or a fault; this says which). mp_fill_begin() before the fill,
+ * mp_fill_text() after it. */
+struct mp_fill {
+	struct mt_stats st;
+	long long file_alloc, collapse_alloc, collapsed;
+};
+void mp_fill_begin(struct mp_fill *f);
+void mp_fill_text(const struct mp_fill *f, char *buf, size_t len);
 /* MADV_NOHUGEPAGE on [at, at + len) once its folios exist: khugepaged
  * skips the VMA (6.12 mm/khugepaged.c:374-380), so no collapse rewrites
  * the folios a case reads (6.12 collapses anonymous shmem to PMD whatever

@@ -148,8 +148,9 @@ void mp_split_failed_part(struct hb_ctx *ctx, int order)
 	const size_t pin_folio = pmd ? 1 : 3, pin_off = pin_folio * fsz + HB_PAGE;
 	const uint64_t seed = 0x73706c00ULL + (uint64_t)order;
 	bool mounted = false, mnt = false;
-	char name[48], path[128], cmd[256], cn[96], oh[128], buf[4096];
+	char name[48], path[128], cmd[256], cn[96], oh[128], how[256], buf[4096];
 	long hist[MT_N_ORDERS] = { 0 };
+	struct mp_fill fill;
 	struct mt_observed ob;
 	void *raw = NULL;
 	char *at = NULL;
@@ -171,6 +172,7 @@ void mp_split_failed_part(struct hb_ctx *ctx, int order)
 	if (!hb_check(ctx, cn, r == 0, "per-size shmem_enabled written", "%s: %s", r ? buf : "all",
 		      r ? strerror(-r) : "0"))
 		goto out;
+	mp_fill_begin(&fill);
 	if (pmd) {
 		if (hb_mount_huge_tmpfs(ctx, MP_DIR, "always", 8))
 			goto out;
@@ -200,9 +202,11 @@ void mp_split_failed_part(struct hb_ctx *ctx, int order)
 		goto out;
 	}
 	mp_hist_text(&ob, oh, sizeof(oh));
+	mp_fill_text(&fill, how, sizeof(how));
 	snprintf(cn, sizeof(cn), "subject_%s_folios", name);
 	if (!hb_check(ctx, cn, ob.hist[order] == folios && !ob.absent,
-		      "every page in a folio of the size", "%s (want %d:%ld)", oh, order, folios))
+		      "every page in a folio of the size", "%s (want %d:%ld); %s", oh, order, folios,
+		      how))
 		goto out;
 	/* the pin: one page of folio pin_folio held by a pipe */
 	{
@@ -457,7 +461,8 @@ static void ra_case(struct hb_ctx *ctx, const char *dev, bool sync_dev, bool in_
 	struct hb_snap s0, s1, s2;
 	struct mt_observed ob;
 	struct mp_ra_expect x;
-	char name[64], cn[96], exp[256], oh[128], basis_buf[320], e[96], pc[16];
+	char name[64], cn[96], exp[256], oh[128], basis_buf[320], e[96], pc[16], how[256];
+	struct mp_fill fill;
 	const char *basis;
 	long long out, zout, fb, sc, in_pages, ra, hit, swpin, sfb;
 	long maj0, maj1, page_cluster;
@@ -471,6 +476,7 @@ static void ra_case(struct hb_ctx *ctx, const char *dev, bool sync_dev, bool in_
 	page_cluster = hb_read_file("/proc/sys/vm/page-cluster", pc, sizeof(pc)) ? -1 : atol(pc);
 	x = mp_expect_readahead(hb_kver(), order, sync_dev, in_cache, zswap_on(), page_cluster,
 				basis_buf, sizeof(basis_buf), &basis);
+	mp_fill_begin(&fill);
 	at = mt_memfd_2m("hb-mthp-paths-ra", &fd, &raw);
 	if (!at) {
 		hb_error(ctx, "%s: a 2 MiB memfd mapped at a 2 MiB aligned address", name);
@@ -492,9 +498,10 @@ static void ra_case(struct hb_ctx *ctx, const char *dev, bool sync_dev, bool in_
 	    !mp_orders(ctx, at, &ob))
 		goto out;
 	mp_hist_text(&ob, oh, sizeof(oh));
+	mp_fill_text(&fill, how, sizeof(how));
 	snprintf(cn, sizeof(cn), "subject_%s_folios", name);
 	if (!hb_check(ctx, cn, ob.hist[order] == n && !ob.absent, "every page in a folio of the size",
-		      "%s (want %d:%ld)", oh, order, n))
+		      "%s (want %d:%ld); %s", oh, order, n, how))
 		goto out;
 	hb_snap(ctx, &s0);
 	mt_stats_read(&m0);

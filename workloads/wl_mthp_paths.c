@@ -31,6 +31,7 @@
 #include "mthp_paths.h"
 #include "wl_mlock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -74,7 +75,94 @@ int mp_size_knobs(int on, char *failed, size_t len)
 			return r;
 		}
 	}
+	/* 2048 kB "always" starts khugepaged on 7.2 (hugepage_enabled() counts
+	 * shmem_hpage_pmd_enabled()): asleep then, as mthp does */
+	if (mp_kh_running())
+		mt_khugepaged_pause();
 	return 0;
+}
+
+/* Whether a kernel thread named khugepaged exists (/proc/<pid>/comm). */
+static bool mp_kh_running_now(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], comm[32];
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (!hb_read_file(path, comm, sizeof(comm)))
+			found = !strcmp(comm, "khugepaged");
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* the same, given 1 s to stop (a stopped kthread lingers in /proc) */
+bool mp_kh_running(void)
+{
+	uint64_t t0 = hb_now_ns();
+	bool now;
+
+	while ((now = mp_kh_running_now()) && hb_now_ns() - t0 < 1000000000ULL)
+		usleep(20000);
+	return now;
+}
+
+bool mp_khugepaged_off(struct hb_ctx *ctx)
+{
+	int r = hb_write_file(MP_THP "/enabled", "never");
+
+	if (r) {
+		hb_error_rc(ctx, r, "write never to " MP_THP "/enabled");
+		return false;
+	}
+	if (mp_kh_running()) {
+		hb_note(ctx, "khugepaged still runs with anonymous THP never (a shmem PMD knob on?): "
+			     "put to sleep instead");
+		mt_khugepaged_pause();
+	}
+	return true;
+}
+
+static void fill_counts(struct mp_fill *f)
+{
+	struct hb_snap v;
+
+	mt_stats_read(&f->st);
+	hb_snap_take(&v);
+	f->file_alloc = hb_vmstat(&v, "thp_file_alloc", NULL);
+	f->collapse_alloc = hb_vmstat(&v, "thp_collapse_alloc", NULL);
+	f->collapsed = mt_kh_counter("pages_collapsed");
+}
+
+void mp_fill_begin(struct mp_fill *f)
+{
+	fill_counts(f);
+}
+
+void mp_fill_text(const struct mp_fill *f, char *buf, size_t len)
+{
+	struct mp_fill now;
+	size_t n;
+
+	fill_counts(&now);
+	n = (size_t)snprintf(buf, len, "fill: shmem_alloc");
+	for (int o = 1; o <= MT_PMD_ORDER && n < len; o++) {
+		long long d = mt_stat_delta(&f->st, &now.st, o, MT_SHMEM_ALLOC);
+
+		if (d)
+			n += (size_t)snprintf(buf + n, len - n, " %lukB +%lld", (HB_PAGE << o) / 1024, d);
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "; thp_file_alloc +%lld, thp_collapse_alloc +%lld, "
+			 "khugepaged pages_collapsed +%lld", now.file_alloc - f->file_alloc,
+			 now.collapse_alloc - f->collapse_alloc, now.collapsed - f->collapsed);
 }
 
 char *mp_memfd_filled(struct hb_ctx *ctx, const char *label, uint64_t seed, int *fd, void **raw)
@@ -211,7 +299,8 @@ void mp_mlock_part(struct hb_ctx *ctx, int order)
 	long n = MP_PAGES >> order;
 	struct mt_observed ob;
 	void *raw = NULL, *raw2 = NULL;
-	char failed[192], cn[96], oh[128], *at, *to, *dst;
+	char failed[192], cn[96], oh[128], how[256], *at, *to, *dst;
+	struct mp_fill fill;
 	int fd = -1, r;
 
 	snprintf(m.name, sizeof(m.name), "mlock_%zukB", fsz / 1024);
@@ -220,13 +309,15 @@ void mp_mlock_part(struct hb_ctx *ctx, int order)
 	if (!hb_check(ctx, cn, r == 0, "per-size shmem_enabled written", "%s: %s",
 		      r ? failed : "all", r ? strerror(-r) : "0"))
 		return;
+	mp_fill_begin(&fill);
 	at = mp_memfd_filled(ctx, "hb-mthp-paths-mlock", seed, &fd, &raw);
 	if (!at || !mp_orders(ctx, at, &ob))
 		goto out;
 	mp_hist_text(&ob, oh, sizeof(oh));
+	mp_fill_text(&fill, how, sizeof(how));
 	snprintf(cn, sizeof(cn), "subject_%s_folios", m.name);
 	if (!hb_check(ctx, cn, ob.hist[order] == n && !ob.absent, "every page in a folio of the size",
-		      "%s (want %d:%ld)", oh, order, n))
+		      "%s (want %d:%ld); %s", oh, order, n, how))
 		goto out;
 	hb_snap(ctx, &m.base);
 
@@ -340,7 +431,8 @@ static void mthp_paths_run(struct hb_ctx *ctx)
 	n = sizes_of(ctx, hb_param_str(ctx, "sizes_kb"), orders, MT_N_ORDERS);
 	if (n < 0)
 		return;
-	mt_khugepaged_pause(); /* a collapse under a reader rewrites what it reads */
+	if (!mp_khugepaged_off(ctx)) /* a collapse under a reader rewrites what it reads */
+		return;
 	if (strstr(parts, "mlock"))
 		for (int i = 0; i < n && !hb_failed(ctx); i++)
 			mp_mlock_part(ctx, orders[i]);
