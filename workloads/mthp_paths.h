@@ -95,7 +95,7 @@ struct mp_ra_expect {
 /* sync_dev: the swap device is SWP_SYNCHRONOUS_IO (zram, brd on 6.12+);
  * in_cache: the folios are still in the swap cache when read (an async
  * device's writeback done, not yet reclaimed); zswap_on: zswap is enabled
- * (7.2 then swaps in small, mm/shmem.c:2038); page_cluster: vm.page-cluster.
+ * (7.2 then swaps in small, mm/shmem.c:2039-2041); page_cluster: vm.page-cluster.
  * basis gets the reading used (NULL for 6.12 and 7.2). */
 struct mp_ra_expect mp_expect_readahead(int kver, int order, bool sync_dev, bool in_cache,
 					bool zswap_on, long page_cluster, char *basis, size_t len,

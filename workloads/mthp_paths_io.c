@@ -4,12 +4,12 @@
  * into a pipe (a page reference the split cannot account for) is split
  * through /sys/kernel/debug/split_huge_pages in its file form, which calls
  * the split on every large folio (the pid form skips a folio whose
- * refcount is off before trying: 7.2 mm/huge_memory.c:4771-4773). The split
+ * refcount is off before trying: 7.2 mm/huge_memory.c:4779-4781). The split
  * sees the extra reference and fails with -EAGAIN (7.2 __folio_split(),
- * mm/huge_memory.c:4165-4169; 6.12 can_split_folio(), :3642-3645), and
+ * mm/huge_memory.c:4175-4177; 6.12 can_split_folio(), :3649-3651), and
  * counts it: hugepages-<N>kB/stats/split_failed +1 and, for a PMD folio,
  * thp_split_page_failed +1 (7.2 mm/huge_memory.c:4257-4259, 6.12
- * :3734-3737). Two objects: a 4 MiB file on a huge=always mount (two PMD
+ * :3735-3737). Two objects: a 4 MiB file on a huge=always mount (two PMD
  * folios, the second pinned) and a 2 MiB memfd of folios of each of
  * sizes_kb (the fourth pinned), split to order 0. The other folios split
  * (split +1 each); after the pipe is read and closed the same request
@@ -664,7 +664,7 @@ struct mp_ra_expect mp_expect_readahead(int kver, int order, bool sync_dev, bool
 	*basis_out = NULL;
 	if (in_cache) {
 		/* both readings: the folio found in the swap cache is taken whole
-		 * (7.2 swap_cache_get_folio(), mm/shmem.c:2284; 6.12 the same),
+		 * (7.2 swap_cache_get_folio(), mm/shmem.c:2285; 6.12 the same),
 		 * no I/O, no major fault */
 		x.whole = true;
 		return x;
