@@ -192,6 +192,10 @@ $(BUILD)/tests/workloads/test_knobs_table: $(BUILD)/obj/workloads/knobs_table.o
 $(BUILD)/tests/workloads/test_mthp_table: $(call obj,workloads/mthp_table.c workloads/knobs_table.c \
 	workloads/wl_mthp.c workloads/mthp_case.c workloads/mthp_parts.c workloads/mthp_io.c \
 	workloads/mthp_folio.c workloads/pressure_env.c)
+$(BUILD)/tests/workloads/test_mthp_paths: $(call obj,workloads/wl_mthp_paths.c \
+	workloads/mthp_paths_io.c workloads/wl_mlock.c workloads/mthp_table.c workloads/knobs_table.c \
+	workloads/mthp_case.c workloads/mthp_parts.c workloads/mthp_io.c workloads/wl_mthp.c \
+	workloads/mthp_folio.c workloads/pressure_env.c)
 $(BUILD)/tests/workloads/test_fragment_threshold $(BUILD)/tests/workloads/api/test_subject: \
 	$(BUILD)/obj/workloads/wl_fragment.o
 $(BUILD)/tests/lib/kvm/test_kvm_stats: $(BUILD)/obj/lib/kvm/kvm_stats.o

@@ -95,11 +95,18 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		"uffd_minor_shmem", "userfaultfd minor faults on shmem (UFFD_FEATURE_MINOR_SHMEM)",
 		5014, "CONFIG_USERFAULTFD", "/proc/sys/vm/unprivileged_userfaultfd",
 		"'userfaultfd: add minor fault handling for shmem', Linux 5.14" },
+	/* brd sets BLK_FEAT_SYNCHRONOUS in 6.12 (drivers/block/brd.c:376) and
+	 * 7.2 (brd.c:312), so swapon marks it SWP_SYNCHRONOUS_IO (7.2
+	 * mm/swapfile.c:3720) and 7.2's shmem_swapin_folio() skips the swap
+	 * cache for it as for zram (mm/shmem.c:2287); 6.1's brd.c does not set
+	 * it. 6.12's shmem_swapin_folio() goes through the swap cache
+	 * (shmem_swapin_cluster()) whatever the device. Issue 37 first took brd
+	 * for a swap-cache device: true on 6.1 and 6.12 only. */
 	[HB_KF_BRD] = {
-		"brd", "RAM disk block devices (brd): swap through the swap cache", 0,
+		"brd", "RAM disk block devices (brd): swap on a block device that is not zram", 0,
 		"CONFIG_BLK_DEV_RAM", "/sys/block/ram0",
-		"drivers/block/brd.c; not BLK_FEAT_SYNCHRONOUS (7.2 read), so shmem swap-in "
-		"goes through the swap cache and readahead, unlike zram" },
+		"drivers/block/brd.c; BLK_FEAT_SYNCHRONOUS in 6.12 and 7.2 (read), so 7.2's "
+		"shmem swap-in skips the swap cache for it as for zram" },
 	/* Read in 6.12 and 7.2 mm/huge_memory.c: file_stats_attrs (shmem_alloc,
 	 * shmem_fallback, shmem_fallback_charge) go into every hugepages-<N>kB
 	 * whose order has a shmem_enabled knob (THP_ORDERS_ALL_FILE_DEFAULT). */
@@ -110,6 +117,23 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		"CONFIG_TRANSPARENT_HUGEPAGE", "/sys/kernel/mm/transparent_hugepage",
 		"'mm: shmem: add mTHP counters for anonymous shmem', Linux 6.11; 6.12 and 7.2 "
 		"file_stats_attrs read (issue 35)" },
+	/* loop does not set BLK_FEAT_SYNCHRONOUS (6.12 and 7.2
+	 * drivers/block/loop.c read): its I/O completes in a worker, so a swap
+	 * on it is neither SWP_SYNCHRONOUS_IO (shmem swap-in goes through the
+	 * swap cache and swap_cluster_readahead(), 7.2 mm/shmem.c:2293) nor
+	 * done when MADV_PAGEOUT returns (the folios stay in the swap cache
+	 * under writeback). On a file of a file system without a block device
+	 * (ramfs) it is not rotational (loop.c:964-968), so large swap entries
+	 * can be allocated (7.2 mm/swapfile.c:1103). */
+	[HB_KF_LOOP] = {
+		"loop", "loop block devices: a swap device whose swap-in goes through the swap cache",
+		0, "CONFIG_BLK_DEV_LOOP", "/sys/module/loop",
+		"drivers/block/loop.c (6.12, 7.2 read): no BLK_FEAT_SYNCHRONOUS" },
+	[HB_KF_MEMCG_RECLAIM] = {
+		"memcg_reclaim", "memory.reclaim of cgroup v2 (proactive reclaim)", 5019,
+		"CONFIG_MEMCG", NULL,
+		"'memcg: introduce per-memcg reclaim interface', Linux 5.19; "
+		"Documentation/admin-guide/cgroup-v2.rst" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

@@ -45,6 +45,8 @@ enum hb_kf {
 	HB_KF_UFFD_MINOR_SHMEM,	   /* userfaultfd minor faults on shmem */
 	HB_KF_BRD,		   /* brd RAM disks (a swap device that is not zram) */
 	HB_KF_SHMEM_SIZE_STATS,	   /* hugepages-<N>kB/stats/shmem_{alloc,fallback,fallback_charge} */
+	HB_KF_LOOP,		   /* loop block devices: a swap device that is not synchronous */
+	HB_KF_MEMCG_RECLAIM,	   /* memory.reclaim of cgroup v2 */
 	HB_KF_N
 };
 

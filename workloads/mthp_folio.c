@@ -30,6 +30,7 @@ const char *const mt_stat_name[MT_N_STATS] = {
 	[MT_ZSWPOUT] = "zswpout",
 	[MT_SWPIN] = "swpin",
 	[MT_SWPIN_FALLBACK] = "swpin_fallback",
+	[MT_SPLIT_FAILED] = "split_failed",
 };
 
 static int pread_all(int fd, void *buf, size_t len, off_t off)

@@ -32,7 +32,7 @@ int mt_folio_orders(const void *addr, size_t len, struct mt_observed *o);
 /* The per-size shmem counters of order o (1 .. MT_PMD_ORDER). */
 enum mt_stat { MT_SHMEM_ALLOC, MT_SHMEM_FALLBACK, MT_SHMEM_FALLBACK_CHARGE, MT_SPLIT,
 	       MT_SWPOUT, MT_SWPOUT_FALLBACK, MT_ZSWPOUT, MT_SWPIN, MT_SWPIN_FALLBACK,
-	       MT_N_STATS };
+	       MT_SPLIT_FAILED, MT_N_STATS };
 extern const char *const mt_stat_name[MT_N_STATS];
 struct mt_stats {
 	long long v[MT_N_ORDERS][MT_N_STATS]; /* -1: file absent */

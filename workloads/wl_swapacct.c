@@ -282,6 +282,11 @@ static void swapacct_run(struct hb_ctx *ctx)
 		goto out;
 	}
 	hb_note(ctx, "swap: %s", sw.kind);
+	/* khugepaged asleep: on 6.12 the read back swaps in small pages (brd,
+	 * through readahead) and khugepaged collapsed them under the reader
+	 * (paths.suite 2026-12-06: thp_collapse_alloc +4, every page unmapped,
+	 * pmd_swapin_* failed); the runner restores its knobs */
+	mt_khugepaged_pause();
 	part_pmd(ctx, extents);
 	if (!hb_failed(ctx))
 		part_falloc(ctx, limit, falloc);

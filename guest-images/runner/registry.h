@@ -19,6 +19,7 @@
 	X(swapacct)     \
 	X(uffd)         \
 	X(hugetlb_memfd) \
+	X(mthp_paths)   \
 	X(selftest)     \
 	X(fio)          \
 	X(stress_ng)    \

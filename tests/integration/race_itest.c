@@ -4,6 +4,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,8 @@
 	"fallback\n"                                                 \
 	"swapacct\n"                                                 \
 	"uffd\n"                                                     \
-	"hugetlb-memfd\n"
+	"hugetlb-memfd\n"                                            \
+	"mthp-paths\n"
 #define HANG_LINE "race seed=4242 procs=2 threads=2 max_ops=300 min_ops=300 duration_s=900\n"
 
 /* The text of the first note of w starting with prefix ("" if none). */
@@ -79,6 +81,37 @@ static void assert_race_green(json_t *w)
 	assert_string_equal(hb_itest_str(w, "status"), "pass");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		hb_itest_assert_seen(w, names[i], "");
+}
+
+/* mthp-paths' exact outcomes; on 7.2 zram swaps 64 kB entries in whole,
+ * on 6.12 through readahead at order 0 (docs/workloads.md). */
+static void assert_mthp_paths(json_t *w, bool v72)
+{
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	hb_itest_assert_seen(w, "mlock_64kB_mlock_Mlocked_kb", "Mlocked +2048 kB, Unevictable +2048 kB");
+	hb_itest_assert_seen(w, "mlock_64kB_mremap_Mlocked_kb", "Mlocked +2048 kB");
+	hb_itest_assert_seen(w, "mlock_64kB_mremap_orders", "4:32");
+	hb_itest_assert_seen(w, "mlock_64kB_mlock_moved_Mlocked_kb", "Mlocked +1984 kB");
+	hb_itest_assert_seen(w, "mlock_16kB_mlock_cut_Mlocked_kb", "Mlocked +2016 kB");
+	hb_itest_assert_seen(w, "mlock_64kB_munlock_cut_Mlocked_kb", "Mlocked +0 kB, Unevictable +0 kB");
+	hb_itest_assert_seen(w, "split_failed_file_2048kB_pinned_counts",
+			     "split +1, split_failed +1; thp_split_page +1, thp_split_page_failed +1");
+	hb_itest_assert_seen(w, "split_failed_file_2048kB_unpinned_counts",
+			     "split +1, split_failed +0; thp_split_page +1, thp_split_page_failed +0");
+	hb_itest_assert_seen(w, "split_failed_memfd_64kB_pinned_counts",
+			     "split +31, split_failed +1; thp_split_page +0, thp_split_page_failed +0");
+	hb_itest_assert_seen(w, "split_failed_memfd_64kB_pinned_orders", "4:1 0:496");
+	hb_itest_assert_seen(w, "split_failed_memfd_16kB_unpinned_counts", "split +1, split_failed +0");
+	hb_itest_assert_seen(w, "ra_loop_64kB_orders", "0:512");
+	hb_itest_assert_seen(w, "ra_loop_64kB_pswpin", "+512");
+	hb_itest_assert_seen(w, "ra_loop_64kB_readahead", "swap_ra +");
+	hb_itest_assert_seen(w, "ra_loop_cached_64kB_orders", "4:32");
+	hb_itest_assert_seen(w, "ra_loop_cached_64kB_pswpin", "+0");
+	hb_itest_assert_seen(w, "ra_zram_64kB_orders", v72 ? "4:32" : "0:512");
+	hb_itest_assert_seen(w, "ra_zram_64kB_swpin", v72 ? "swpin +32" : "swpin +0");
+	hb_itest_assert_seen(w, "ra_zram_64kB_readahead",
+			     v72 ? "swap_ra +0, swap_ra_hit +0, major faults 32" : "swap_ra +");
 }
 
 void test_paths_debian_7_2(void **state)
@@ -142,6 +175,8 @@ void test_paths_debian_7_2(void **state)
 	hb_itest_assert_seen(w, "thp_ShmemHugePages_kb", "4096");
 	hb_itest_assert_seen(w, "thp_Shmem_kb", "4096");
 	hb_itest_assert_seen(w, "thp_orders", "9:2, 0 small");
+	/* mthp-paths: the 7.2 outcomes, exact */
+	assert_mthp_paths(hb_itest_workload(r.result, "mthp-paths"), true);
 	/* the same seed drew the same operations in both lines */
 	assert_race_green(race[1]);
 	assert_race_green(race[2]);
@@ -204,4 +239,26 @@ void test_race_replay_hang_debian_7_2(void **state)
 		return;
 	}
 	fail_msg("seed 4242 did not hang debian-7.2 in 6 boots");
+}
+
+void test_mthp_paths_debian_6_12_6_1(void **state)
+{
+	struct hb_itest_run r;
+	json_t *w;
+
+	(void)state;
+	hb_itest_run_suite_text("debian-6.12", "mthp-paths", "mthp-paths\n", NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	assert_mthp_paths(hb_itest_workload(r.result, "mthp-paths"), false);
+	hb_itest_run_free(&r);
+	/* no per-size shmem THP: a skip naming the feature row */
+	hb_itest_run_suite_text("debian-6.1", "mthp-paths", "mthp-paths\n", NULL, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	w = hb_itest_workload(r.result, "mthp-paths");
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "skip");
+	assert_non_null(strstr(hb_itest_str(w, "reason"), "kfeatures row shmem_per_size"));
+	hb_itest_run_free(&r);
 }

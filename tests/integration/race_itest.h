@@ -20,4 +20,10 @@ void test_race_full_strength_stock(void **state);
  * the stuck thread's syscall (a failing run replays from its seed). */
 void test_race_replay_hang_debian_7_2(void **state);
 
+/* make test: mthp-paths on debian-6.12 (its exact outcomes; zram swap-in
+ * through readahead at order 0) and debian-6.1 (a skip naming the kfeatures
+ * row shmem_per_size): two boots, about 60 s. 7.2's run is in
+ * test_paths_debian_7_2. */
+void test_mthp_paths_debian_6_12_6_1(void **state);
+
 #endif
