@@ -42,17 +42,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/loop.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/swap.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -273,133 +269,7 @@ static bool zswap_on(void)
 	       (v[0] == 'Y' || v[0] == '1');
 }
 
-struct mp_loop {
-	char dev[64], ram[96];
-	int loopfd, backfd;
-	bool ramfs, attached, swap_on, made_node;
-};
-
-#define MP_RAMFS "/mnt/hb-mthp-paths-ramfs"
 #define MP_LOOP_MB 32
-
-/* the /dev node of a /sys/.../dev (made under /tmp when devtmpfs has none) */
-static int dev_node(const char *sys, const char *want, char *out, size_t len, bool *made)
-{
-	char v[32];
-	unsigned int maj, min;
-
-	snprintf(out, len, "%s", want);
-	if (!access(out, F_OK))
-		return 0;
-	if (hb_read_file(sys, v, sizeof(v)) || sscanf(v, "%u:%u", &maj, &min) != 2)
-		return -ENODEV;
-	snprintf(out, len, "/tmp/hb-%s", strrchr(want, '/') + 1);
-	unlink(out);
-	if (mknod(out, (strstr(want, "control") ? S_IFCHR : S_IFBLK) | 0600, makedev(maj, min)))
-		return -errno;
-	*made = true;
-	return 0;
-}
-
-static void loop_down(struct mp_loop *l)
-{
-	if (l->swap_on && swapoff(l->dev) == 0)
-		hb_host_state_note(false, "swap", l->dev);
-	l->swap_on = false;
-	if (l->attached)
-		ioctl(l->loopfd, LOOP_CLR_FD, 0);
-	l->attached = false;
-	if (l->loopfd >= 0)
-		close(l->loopfd);
-	if (l->backfd >= 0)
-		close(l->backfd);
-	l->loopfd = l->backfd = -1;
-	if (l->made_node)
-		unlink(l->dev);
-	if (l->ramfs) {
-		unlink(l->ram);
-		umount(MP_RAMFS);
-		rmdir(MP_RAMFS);
-	}
-	l->ramfs = false;
-}
-
-/* A loop device over a ramfs file (never reclaimed, no block device behind:
- * not rotational), mkswap, swapon. 0 or after hb_error(). */
-static int loop_up(struct hb_ctx *ctx, struct mp_loop *l)
-{
-	char ctl[64], sys[96], node[64];
-	bool made = false;
-	int cfd, n, r;
-
-	r = dev_node("/sys/class/misc/loop-control/dev", "/dev/loop-control", ctl, sizeof(ctl), &made);
-	if (r) {
-		hb_error_rc(ctx, r, "the loop-control node");
-		return r;
-	}
-	cfd = open(ctl, O_RDWR | O_CLOEXEC);
-	n = cfd < 0 ? -1 : ioctl(cfd, LOOP_CTL_GET_FREE);
-	r = n < 0 ? -errno : 0;
-	if (cfd >= 0)
-		close(cfd);
-	if (made)
-		unlink(ctl);
-	if (r) {
-		hb_error_rc(ctx, r, "LOOP_CTL_GET_FREE on %s", ctl);
-		return r;
-	}
-	snprintf(sys, sizeof(sys), "/sys/block/loop%d/dev", n);
-	snprintf(node, sizeof(node), "/dev/loop%d", n);
-	r = dev_node(sys, node, l->dev, sizeof(l->dev), &l->made_node);
-	if (r) {
-		hb_error_rc(ctx, r, "the node of loop%d", n);
-		return r;
-	}
-	if (mkdir(MP_RAMFS, 0700) && errno != EEXIST) {
-		hb_error(ctx, "mkdir " MP_RAMFS);
-		return -EIO;
-	}
-	if (mount("ramfs", MP_RAMFS, "ramfs", 0, NULL)) {
-		hb_error(ctx, "mount ramfs on " MP_RAMFS);
-		return -EIO;
-	}
-	l->ramfs = true;
-	snprintf(l->ram, sizeof(l->ram), MP_RAMFS "/swap");
-	l->backfd = open(l->ram, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	l->loopfd = open(l->dev, O_RDWR | O_CLOEXEC);
-	if (l->backfd < 0 || l->loopfd < 0) {
-		hb_error(ctx, "open %s and %s", l->ram, l->dev);
-		return -EIO;
-	}
-	{ /* written once: the swap's pages exist before any swap-out */
-		static char zero[65536];
-
-		for (long i = 0; i < MP_LOOP_MB * 16; i++)
-			if (write(l->backfd, zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
-				hb_error(ctx, "write %s", l->ram);
-				return -EIO;
-			}
-	}
-	if (ioctl(l->loopfd, LOOP_SET_FD, l->backfd)) {
-		hb_error(ctx, "LOOP_SET_FD %s on %s", l->ram, l->dev);
-		return -EIO;
-	}
-	l->attached = true;
-	r = pr_mkswap(l->dev, (size_t)MP_LOOP_MB * HB_MB);
-	if (r) {
-		hb_error_rc(ctx, r, "mkswap on %s", l->dev);
-		return r;
-	}
-	hb_host_state_note(true, "swap", l->dev);
-	if (swapon(l->dev, 0)) {
-		r = -errno;
-		hb_host_state_note(false, "swap", l->dev);
-		hb_error_rc(ctx, r, "swapon %s", l->dev);
-		return r;
-	}
-	l->swap_on = true;
-	return 0;
-}
 
 /* Writeback of the pages paged out to an async device done (Writeback 0
  * kB), 10 s at most; false when it never was. */
@@ -620,17 +490,17 @@ void mp_readahead_part(struct hb_ctx *ctx, int order, const char *devices)
 	if (pr_cg_setup(&cg))
 		goto out;
 	if (loop) {
-		struct mp_loop l = { .loopfd = -1, .backfd = -1 };
+		struct pr_loop l = { .loopfd = -1, .backfd = -1 };
 
 		if (!hb_kf_has(HB_KF_LOOP, why, sizeof(why))) {
 			hb_note(ctx, "loop cases not run: %s", why);
-		} else if (!loop_up(ctx, &l)) {
+		} else if (!pr_loop_up(ctx, &l, MP_LOOP_MB)) {
 			hb_note(ctx, "swap: %s over a ramfs file of %d MiB", l.dev, MP_LOOP_MB);
 			ra_case(ctx, "loop", false, false, order, &cg);
 			if (!hb_failed(ctx))
 				ra_case(ctx, "loop", false, true, order, &cg);
 		}
-		loop_down(&l);
+		pr_loop_down(&l);
 	}
 	if (zram && !hb_failed(ctx)) {
 		struct pr env = { .ctx = ctx };

@@ -41,6 +41,19 @@ int pr_swap_setup(struct pr *s, long zram_mb);
 int pr_mkswap(const char *dev, size_t bytes);
 void pr_swap_teardown(struct pr *s);
 
+/* Swap on a loop device over a ramfs file of mb MiB (never reclaimed, not
+ * rotational). loop is not BLK_FEAT_SYNCHRONOUS (kfeatures row loop), so
+ * shmem's swap-in goes through the swap cache, which zram and, on 6.12 and
+ * later, brd skip. pr_loop_up: 0, or an error recorded (pr_loop_down() then
+ * undoes what was done); set loopfd and backfd to -1 first. */
+struct pr_loop {
+	char dev[64], ram[96];
+	int loopfd, backfd;
+	bool ramfs, attached, swap_on, made_node;
+};
+int pr_loop_up(struct hb_ctx *ctx, struct pr_loop *l, long mb);
+void pr_loop_down(struct pr_loop *l);
+
 /* wl_pressure.c: the judging part, pure functions of what was observed
  * (tests/unit/workloads/test_pressure_outcomes.c). */
 

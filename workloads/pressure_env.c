@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -234,3 +237,123 @@ void pr_swap_teardown(struct pr *s)
 		unlink(s->swapdev);
 }
 
+/* ---- swap on a loop device ------------------------------------------- */
+
+#define PR_RAMFS "/mnt/hb-loop-swap-ramfs"
+
+/* the /dev node of a /sys/.../dev (made under /tmp when devtmpfs has none) */
+static int pr_dev_node(const char *sys, const char *want, char *out, size_t len, bool *made)
+{
+	char v[32];
+	unsigned int maj, min;
+
+	snprintf(out, len, "%s", want);
+	if (!access(out, F_OK))
+		return 0;
+	if (hb_read_file(sys, v, sizeof(v)) || sscanf(v, "%u:%u", &maj, &min) != 2)
+		return -ENODEV;
+	snprintf(out, len, "/tmp/hb-%s", strrchr(want, '/') + 1);
+	unlink(out);
+	if (mknod(out, (strstr(want, "control") ? S_IFCHR : S_IFBLK) | 0600, makedev(maj, min)))
+		return -errno;
+	*made = true;
+	return 0;
+}
+
+void pr_loop_down(struct pr_loop *l)
+{
+	if (l->swap_on && swapoff(l->dev) == 0)
+		hb_host_state_note(false, "swap", l->dev);
+	l->swap_on = false;
+	if (l->attached)
+		ioctl(l->loopfd, LOOP_CLR_FD, 0);
+	l->attached = false;
+	if (l->loopfd >= 0)
+		close(l->loopfd);
+	if (l->backfd >= 0)
+		close(l->backfd);
+	l->loopfd = l->backfd = -1;
+	if (l->made_node)
+		unlink(l->dev);
+	if (l->ramfs) {
+		unlink(l->ram);
+		umount(PR_RAMFS);
+		rmdir(PR_RAMFS);
+	}
+	l->ramfs = false;
+}
+
+int pr_loop_up(struct hb_ctx *ctx, struct pr_loop *l, long mb)
+{
+	char ctl[64], sys[96], node[64];
+	bool made = false;
+	int cfd, n, r;
+
+	r = pr_dev_node("/sys/class/misc/loop-control/dev", "/dev/loop-control", ctl, sizeof(ctl), &made);
+	if (r) {
+		hb_error_rc(ctx, r, "the loop-control node");
+		return r;
+	}
+	cfd = open(ctl, O_RDWR | O_CLOEXEC);
+	n = cfd < 0 ? -1 : ioctl(cfd, LOOP_CTL_GET_FREE);
+	r = n < 0 ? -errno : 0;
+	if (cfd >= 0)
+		close(cfd);
+	if (made)
+		unlink(ctl);
+	if (r) {
+		hb_error_rc(ctx, r, "LOOP_CTL_GET_FREE on %s", ctl);
+		return r;
+	}
+	snprintf(sys, sizeof(sys), "/sys/block/loop%d/dev", n);
+	snprintf(node, sizeof(node), "/dev/loop%d", n);
+	r = pr_dev_node(sys, node, l->dev, sizeof(l->dev), &l->made_node);
+	if (r) {
+		hb_error_rc(ctx, r, "the node of loop%d", n);
+		return r;
+	}
+	if (mkdir(PR_RAMFS, 0700) && errno != EEXIST) {
+		hb_error(ctx, "mkdir " PR_RAMFS);
+		return -EIO;
+	}
+	if (mount("ramfs", PR_RAMFS, "ramfs", 0, NULL)) {
+		hb_error(ctx, "mount ramfs on " PR_RAMFS);
+		return -EIO;
+	}
+	l->ramfs = true;
+	snprintf(l->ram, sizeof(l->ram), PR_RAMFS "/swap");
+	l->backfd = open(l->ram, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	l->loopfd = open(l->dev, O_RDWR | O_CLOEXEC);
+	if (l->backfd < 0 || l->loopfd < 0) {
+		hb_error(ctx, "open %s and %s", l->ram, l->dev);
+		return -EIO;
+	}
+	{ /* written once: the swap's pages exist before any swap-out */
+		static char zero[65536];
+
+		for (long i = 0; i < mb * 16; i++)
+			if (write(l->backfd, zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
+				hb_error(ctx, "write %s", l->ram);
+				return -EIO;
+			}
+	}
+	if (ioctl(l->loopfd, LOOP_SET_FD, l->backfd)) {
+		hb_error(ctx, "LOOP_SET_FD %s on %s", l->ram, l->dev);
+		return -EIO;
+	}
+	l->attached = true;
+	r = pr_mkswap(l->dev, (size_t)mb * HB_MB);
+	if (r) {
+		hb_error_rc(ctx, r, "mkswap on %s", l->dev);
+		return r;
+	}
+	hb_host_state_note(true, "swap", l->dev);
+	if (swapon(l->dev, 0)) {
+		r = -errno;
+		hb_host_state_note(false, "swap", l->dev);
+		hb_error_rc(ctx, r, "swapon %s", l->dev);
+		return r;
+	}
+	l->swap_on = true;
+	return 0;
+}
