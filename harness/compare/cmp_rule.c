@@ -659,11 +659,15 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 			 r->q_better, o->alpha, -w, nz);
 		return;
 	}
-	if ((w > 0 && (r->q_worse <= o->alpha || hb_cmp_interval_side(r, true))) ||
-	    (w < 0 && (r->q_better <= o->alpha || hb_cmp_interval_side(r, false)))) {
+	if (((w > 0 && (r->q_worse <= o->alpha || hb_cmp_interval_side(r, true))) ||
+	     (w < 0 && (r->q_better <= o->alpha || hb_cmp_interval_side(r, false)))) &&
+	    !hb_cmp_beyond(r, w > 0)) {
 		/* certain (q <= alpha, or its interval entirely on that side of no
 		 * change) but smaller than the minimum effect: listed with its size
-		 * and interval, never shown as "same" */
+		 * and interval, never shown as "same". A change beyond the minimum
+		 * effect whose interval is one-sided but whose q is above alpha
+		 * (BH over the family) is not significant: "same", not "small"
+		 * (it was "small ... worse by 227% < min effect 0.5%"). */
 		char lo[24] = "-", hi[24] = "-";
 
 		if (!isnan(r->ci_lo)) {

@@ -120,6 +120,61 @@ static void test_small_change_listed(void **state)
 	hbt_pair_free(&x);
 }
 
+/* The rule on boot centers directly, as compare_sim does: metric 0 has
+ * BASE centers a[0..na) and NEW b[0..nb), metrics 1..quiet are constant
+ * and equal on both sides (they fill the BH family of a suite); cal: the
+ * calibrated sd (NAN none) measured on cal_boots boots; virtual clock.
+ * Metric 0's result is copied to *out. */
+static void direct(const double *a, size_t na, const double *b, size_t nb, double cal,
+		   size_t cal_boots, size_t quiet, struct hb_cmp_mres *out)
+{
+	static struct hb_cmp_metric ma[64][16], mb[64][16];
+	static double va[64][16], vb[64][16], ca[64][16], cb[64][16];
+	static struct hb_cmp_mres r[64];
+	const struct hb_cmp_metric *pa[16], *pb[16];
+	struct hb_cmp_opts o;
+	struct hb_cmp_limits lim = { .min_effect_pct = 5, .min_effect_virtual_pct = 0.5,
+				     .boot_sd_pct = NAN, .src_wall = "t", .src_virtual = "t",
+				     .virtual_clock = true };
+
+	assert_true(quiet < 64 && na <= 16 && nb <= 16);
+	hb_cmp_opts_default(&o);
+	for (size_t i = 0; i <= quiet; i++) {
+		for (size_t k = 0; k < na || k < nb; k++) {
+			va[i][k] = i ? 1000 : k < na ? a[k] : 0;
+			vb[i][k] = i ? 1000 : k < nb ? b[k] : 0;
+			ma[i][k] = (struct hb_cmp_metric){ .name = i ? "q" : "f", .unit = "ns",
+							   .better = HB_CMP_LOWER,
+							   .samples = &va[i][k], .n = 1 };
+			mb[i][k] = ma[i][k];
+			mb[i][k].samples = &vb[i][k];
+			pa[k] = &ma[i][k];
+			pb[k] = &mb[i][k];
+		}
+		r[i] = (struct hb_cmp_mres){ .workload = "w" };
+		hb_cmp_metric_test_boots(pa, na, pb, nb, NULL, NULL, ca[i], cb[i], &lim,
+					 i ? NAN : cal, cal_boots, &o, &r[i]);
+	}
+	hb_cmp_decide(r, quiet + 1, &o);
+	*out = r[0];
+}
+
+/* A change far beyond the minimum effect whose 99 % interval is one-sided
+ * but whose q (BH over 61 metrics) is above alpha was "small: ... worse by
+ * 200% < min effect 0.5%". It is not significant: "same". */
+static void test_not_significant_is_not_small(void **state)
+{
+	static const double a[3] = { 1000, 1000, 1300 }, b[3] = { 3000, 3000, 3900 };
+	struct hb_cmp_mres r;
+
+	(void)state;
+	direct(a, 3, b, 3, NAN, 0, 60, &r);
+	assert_true(r.q_worse > 0.01);
+	assert_true(r.ci_lo > 1);
+	assert_int_equal(r.verdict, HB_CMP_SAME);
+	assert_null(strstr(r.why, "min effect"));
+}
+
 /* A group of boots of fault.f (wall clock, lower is better) with exactly
  * these boot centers (one sample a boot). */
 static const char *grp(const char *name, const double *c, int n)
@@ -483,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_tested),
 		cmocka_unit_test(test_tested_counts),
 		cmocka_unit_test(test_small_change_listed),
+		cmocka_unit_test(test_not_significant_is_not_small),
 		cmocka_unit_test(test_calib_scale),
 		cmocka_unit_test(test_outlier_calibration),
 		cmocka_unit_test(test_base_outlier_boot),
