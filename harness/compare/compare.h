@@ -440,7 +440,7 @@ struct hb_cmp_mres {
 	double min_effect_pct;	       /* the one that applies (the clock's) */
 	const char *min_effect_source; /* hb_cmp_limits.src_wall or src_virtual */
 	double sd_log;	       /* boot sd (log scale) the test used; NAN none */
-	const char *sd_source; /* "calibration", "measured", "thresholds" or "-" */
+	const char *sd_source; /* "calibration", "measured", "pooled" (both), "thresholds" or "-" */
 	double sd_measured;    /* pooled sd of the log boot centers; NAN < 1 df */
 	double df_measured;    /* its df: sum over the sides of (boots - 1) */
 	double sd_calib;       /* the calibrated sd as given (before the floor); NAN none */
