@@ -51,6 +51,10 @@
  *
  *   build/compare_sim [--calibration FILE] [--virtual FILE|none] [--trials N]
  *                     [--seed N] [--thresholds FILE] [--shift-only GLOB,...]
+ *                     [--cal-boots N] [--boots N,...] [--noise MODEL,...]
+ * --cal-boots N: a simulated calibration is measured on N boots of the
+ * model instead of as many as the file's (how large a calibration must be
+ * to see the modes 2 boots a side cannot tell from a change).
  * --trials N: A/A suites per row (power: N / 2 per shift). --shift-only:
  * comma-separated fnmatch(3) globs over "workload.metric" (e.g. the shmem
  * huge allocation path: "fault.write_fault_huge,kvm-map.huge_first_*").
@@ -107,6 +111,7 @@ struct sim {
 	struct sim_metric m[SIM_MAX_METRICS];
 	size_t n;
 	size_t cal_boots; /* boots the calibration was measured on */
+	size_t cal_boots_arg; /* --cal-boots: simulate calibrations of this many (0: the file's) */
 	bool virtual_file; /* the file was measured on the virtual clock */
 	const char *virt_path; /* a virtual-clock file for the virtual rows, or NULL */
 	size_t virt_boots, virt_matched; /* its boots; metrics found in it */
@@ -163,19 +168,22 @@ static bool sim_virtual(const struct sim *s, enum sim_noise noise)
  * its rows. */
 static size_t sim_cal_boots(const struct sim *s, enum sim_noise noise)
 {
+	if (s->cal_boots_arg)
+		return s->cal_boots_arg;
 	return noise >= SIM_VIRTUAL && s->virt_path ? s->virt_boots : s->cal_boots;
 }
 
-/* The sd a calibration of cal_boots A/A boots would have measured, as
- * compare-report takes it (hb_cmp_calib_scale); *used the boots it rests on. */
-static double sim_cal_sd(struct sim *s, size_t i, enum sim_noise noise, size_t *used)
+/* What a calibration of cal_boots A/A boots would have measured, as
+ * compare-report takes it (hb_cmp_calib_scale, hb_cmp_calib_span). */
+static void sim_cal(struct sim *s, size_t i, enum sim_noise noise, struct hb_cmp_calref *cal)
 {
 	double x[64];
-	size_t n = sim_cal_boots(s, noise) < 64 ? sim_cal_boots(s, noise) : 64;
+	size_t n = sim_cal_boots(s, noise) < 64 ? sim_cal_boots(s, noise) : 64, dropped;
 
 	for (size_t k = 0; k < n; k++)
 		x[k] = 1000 * exp(sim_dev(s, i, noise));
-	return hb_cmp_calib_scale(x, n, used, NULL);
+	cal->sd = hb_cmp_calib_scale(x, n, &cal->boots, &dropped);
+	hb_cmp_calib_span(x, n, dropped, &cal->lo, &cal->hi);
 }
 
 struct sim_out {
@@ -208,15 +216,15 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 	size_t k_mde = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
-		double mult = (long)i == target ? 1 + shift : 1, cal = NAN;
-		size_t used = 0;
+		double mult = (long)i == target ? 1 + shift : 1;
+		struct hb_cmp_calref cal = { .sd = NAN, .lo = NAN, .hi = NAN };
 		struct hb_cmp_limits lim = s->m[i].lim;
 
 		/* three separately started runs: the calibration's, BASE's, NEW's
 		 * (only the run-level model tells them apart) */
 		if (calib) {
 			sim_new_run(s, i, noise);
-			cal = sim_cal_sd(s, i, noise, &used);
+			sim_cal(s, i, noise, &cal);
 		}
 		sim_new_run(s, i, noise);
 		for (size_t k = 0; k < nb; k++)
@@ -234,8 +242,8 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 		}
 		r[i] = (struct hb_cmp_mres){ .workload = s->m[i].wl };
 		lim.virtual_clock = sim_virtual(s, noise);
-		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &lim, cal, used,
-					 &s->o, &r[i]);
+		hb_cmp_metric_test_boots(pa, nb, pb, nb, NULL, NULL, ca[i], cb[i], &lim, &cal, &s->o,
+					 &r[i]);
 	}
 	hb_cmp_decide(r, s->n, &s->o);
 	out->any_worse = out->target_worse = false;
@@ -527,10 +535,12 @@ int main(int argc, char **argv)
 			trials = (long)x;
 		else if (!strcmp(o, "--seed") && !isnan(x))
 			seed = (unsigned long)x;
+		else if (!strcmp(o, "--cal-boots") && x >= 3 && x <= 64)
+			s.cal_boots_arg = (size_t)x;
 		else {
 			fprintf(stderr, "usage: compare_sim [--calibration FILE] [--trials N (20..1e7)] "
 					"[--seed N] [--thresholds FILE] [--shift-only GLOB,...] "
-					"[--virtual FILE|none] [--boots N,... (1..10)] [--noise "
+					"[--virtual FILE|none] [--cal-boots N (3..64)] [--boots N,... (1..10)] [--noise "
 					"measured|resampled|bimodal|virtual|virtual-resampled|"
 					"run-level,...]\n");
 			return 2;
@@ -606,7 +616,7 @@ int main(int argc, char **argv)
 		       "bimodal model: %zu metrics bimodal (",
 		       s.n, cal, s.virtual_file ? "virtual" : "wall", s.cal_boots, med * 100,
 		       hb_stats_quantile(sds, s.n, 1) * 100, zero, trials, trials / 2, s.o.alpha, thf,
-		       s.cal_boots, bim);
+		       s.cal_boots_arg ? s.cal_boots_arg : s.cal_boots, bim);
 		for (size_t i = 0, k = 0; i < s.n; i++)
 			if (s.m[i].bimodal)
 				printf("%s%s.%s %.1f%%", k++ ? ", " : "", s.m[i].wl, s.m[i].name,

@@ -37,7 +37,10 @@ static const char calib_usage[] =
 	"kernel, made alike: one clock, vCPU count, memory size, QEMU and host kernel;\n"
 	"10 recommended) and writes results/calibration/<cpu>-<accel>-<clock>-<suite>-\n"
 	"<kernel family>.json, which compare-report uses to judge metrics with fewer\n"
-	"than 3 boots per side, and as a floor under the boot sd measured with more.\n";
+	"than 3 boots per side, and as a floor under the boot sd measured with more.\n"
+	"For comparisons with fewer than 3 boots per side calibrate 30 boots: with 10,\n"
+	"a mode seen in 1 boot of 10 is missed a third of the time, and 2 NEW boots in\n"
+	"it look like a change (docs/compare.md, Calibration).\n";
 
 static int cmp_sd(const void *x, const void *y)
 {

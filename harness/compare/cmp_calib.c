@@ -174,6 +174,24 @@ double hb_cmp_calib_scale(const double *c, size_t n, size_t *used, size_t *dropp
 	return sd;
 }
 
+void hb_cmp_calib_span(const double *c, size_t n, size_t dropped, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		if (i == dropped)
+			continue;
+		if (!(c[i] > 0)) {
+			*lo = *hi = NAN;
+			return;
+		}
+		*lo = fmin(*lo, log(c[i]));
+		*hi = fmax(*hi, log(c[i]));
+	}
+	if (*lo > *hi)
+		*lo = *hi = NAN;
+}
+
 struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err, size_t errlen)
 {
 	struct hb_cmp_run **ok = hb_cmp_xcalloc(g->n, sizeof(*ok));

@@ -86,6 +86,33 @@ double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const
 	return sd;
 }
 
+bool hb_cmp_calib_ref(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
+		      struct hb_cmp_calref *out)
+{
+	size_t len, *v = NULL;
+	char small[256], *key;
+
+	*out = (struct hb_cmp_calref){ .sd = NAN, .lo = NAN, .hi = NAN };
+	if (!c || !c->ix)
+		return false;
+	len = strlen(wl_label) + strlen(metric) + 2;
+	key = len <= sizeof(small) ? small : malloc(len);
+	if (!key)
+		return false;
+	snprintf(key, len, "%s.%s", wl_label, metric);
+	v = hb_cmp_idx_get(c->ix, NULL, key, NULL, NULL);
+	if (key != small)
+		free(key);
+	if (!v)
+		return false;
+	out->sd = c->m[*v].sd_robust;
+	out->boots = c->m[*v].used;
+	if (c->m[*v].centers)
+		hb_cmp_calib_span(c->m[*v].centers, c->m[*v].n, c->m[*v].dropped, &out->lo,
+				  &out->hi);
+	return true;
+}
+
 /* ---- the file -------------------------------------------------------------------- */
 
 static json_t *hb_cmp_jstr_or_null(const char *s)

@@ -195,8 +195,7 @@ void hb_cmp_metrics(struct hb_cmp_ctx *c)
 		struct hb_cmp_mres *r = &p->m[p->n_m];
 		const struct hb_cmp_metric *pa, *pb;
 		struct hb_cmp_limits lim;
-		size_t sd_n;
-		double sd;
+		struct hb_cmp_calref cal;
 
 		for (size_t b = 0; b < p->ga->n; b++)
 			ma[b] = hb_cmp_metric(&c->x[0], k->w[0][b], rows[i].name);
@@ -208,11 +207,11 @@ void hb_cmp_metrics(struct hb_cmp_ctx *c)
 		pb = hb_cmp_pool(c, mb, p->gb->n);
 		hb_cmp_limits_for(c->t, k->name, rows[i].name, &lim);
 		lim.virtual_clock = !strcmp(p->clock, "virtual");
-		sd = hb_cmp_calib_sd(p->calib, k->label, rows[i].name, &sd_n);
+		hb_cmp_calib_ref(p->calib, k->label, rows[i].name, &cal);
 		r->workload = k->label;
 		r->wl_name = k->name;
 		hb_cmp_metric_test_boots(ma, p->ga->n, mb, p->gb->n, pa, pb, p->centers + i * nb,
-					 p->centers + i * nb + p->ga->n, &lim, sd, sd_n, c->o, r);
+					 p->centers + i * nb + p->ga->n, &lim, &cal, c->o, r);
 		p->n_m++;
 	}
 	p->family = hb_cmp_decide(p->m, p->n_m, c->o);

@@ -486,8 +486,14 @@ static void hb_cmp_cat(char *buf, size_t len, const char *fmt, ...)
 /* Why the untested metrics were not tested, in a few words. */
 static void hb_cmp_untested_why(const struct hb_cmp_pair *p, char *buf, size_t len)
 {
-	size_t adv = 0, unt = 0, other = 0;
+	size_t adv = 0, unt = 0, other = 0, kinds[HB_CMP_UNTESTABLE_KINDS] = { 0 }, nk = 0;
 	const struct hb_cmp_mres *first_adv = NULL;
+	static const char *const kind_txt[HB_CMP_UNTESTABLE_KINDS] = {
+		[HB_CMP_UNT_NOISIER] = "the boots vary more than the calibration says",
+		[HB_CMP_UNT_CEILING] = "the calibrated sd is above the ceiling",
+		[HB_CMP_UNT_UNSEEN] = "neither side sits where the calibration's boots did",
+		[HB_CMP_UNT_SPAN] = "a change within the span of the calibration's own boots",
+	};
 
 	for (size_t i = 0; i < p->n_m; i++) {
 		const struct hb_cmp_mres *m = &p->m[i];
@@ -498,6 +504,7 @@ static void hb_cmp_untested_why(const struct hb_cmp_pair *p, char *buf, size_t l
 				first_adv = m;
 		} else if (m->verdict == HB_CMP_UNTESTABLE) {
 			unt++;
+			nk += !kinds[m->untestable]++;
 		} else if (m->verdict == HB_CMP_UNTESTED) {
 			other++;
 		}
@@ -507,9 +514,19 @@ static void hb_cmp_untested_why(const struct hb_cmp_pair *p, char *buf, size_t l
 		hb_cmp_cat(buf, len, "%zu advisory: %zu vs %zu boots without a calibration, "
 			   ">= %d a side or hugebench calibrate", adv, first_adv->na, first_adv->nb,
 			   HB_CMP_MIN_BOOTS);
-	if (unt)
-		hb_cmp_cat(buf, len, "%s%zu untestable: the boots vary more than the calibration "
-			   "says", buf[0] ? "; " : "", unt);
+	if (unt) {
+		/* "1 untestable: why", or "3 untestable (2: why; 1: why)" */
+		hb_cmp_cat(buf, len, "%s%zu untestable%s", buf[0] ? "; " : "", unt, nk > 1 ? " (" : ": ");
+		for (size_t k = 0, said = 0; k < HB_CMP_UNTESTABLE_KINDS; k++) {
+			if (!kinds[k])
+				continue;
+			if (nk > 1)
+				hb_cmp_cat(buf, len, "%s%zu: ", said++ ? "; " : "", kinds[k]);
+			hb_cmp_cat(buf, len, "%s", kind_txt[k]);
+		}
+		if (nk > 1)
+			hb_cmp_cat(buf, len, ")");
+	}
 	if (other)
 		hb_cmp_cat(buf, len, "%s%zu with too few values or not numbers", buf[0] ? "; " : "",
 			   other);

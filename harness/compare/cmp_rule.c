@@ -32,8 +32,18 @@
  *    mode and look constant. Constant sides (sd exactly 0, common with a
  *    virtual clock) are handled by Welch: equal means p = 1, different
  *    means p = 0 - certain; the minimum effect still decides.
+ *    With a calibration, when the measured sd is above s_c but the boots
+ *    agree with it but for one odd boot, and the sides lie apart (every
+ *    boot of one above every boot of the other, the gap wider than either
+ *    side's range), the sd is that of the calibration's and these boots'
+ *    logs pooled, with the calibration's df (issue 34: Welch's df fell to
+ *    ~2 when one of 3 boots was 10-30 % off, and a 3x change was missed).
  *  - CALIB mode, when a side has fewer boots but there is a calibrated sd:
- *    the same t with s_c and the calibration's df.
+ *    the same t with s_c and the calibration's df, unless the calibration
+ *    cannot vouch for these boots (issue 34): they vary significantly more,
+ *    its sd is above the ceiling, neither side's mean sits in the span of
+ *    its boot centers (widened by 3 sds), or a change that would be flagged
+ *    is no larger than that span (a mode it saw). Then UNTESTABLE, said.
  *  - ADVISORY otherwise (a test is impossible): the change is shown, it
  *    never fails the run. For one boot per side a Mann-Whitney p on the
  *    samples is shown as a description of that pair of boots.
@@ -198,6 +208,43 @@ static void hb_cmp_pooled(const double *x, size_t nx, const double *y, size_t ny
 	}
 }
 
+/* The pooled sd of the log centers (as hb_cmp_pooled) without the one boot
+ * whose removal lowers the pooled sum of squares most (the boot farthest
+ * from its side's mean, weighted n / (n - 1)); *df its df (one less).
+ * NAN / 0 with fewer than 2 df to start from or a center <= 0. */
+static double hb_cmp_pooled_drop1(const double *x, size_t nx, const double *y, size_t ny,
+				  double *df)
+{
+	double ss = 0, d = 0, cut = 0;
+
+	*df = 0;
+	for (int s = 0; s < 2; s++) {
+		const double *v = s ? y : x;
+		size_t n = s ? ny : nx;
+		double m = 0;
+
+		if (n < 2)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (!(v[i] > 0))
+				return NAN;
+			m += log(v[i]);
+		}
+		m /= (double)n;
+		for (size_t i = 0; i < n; i++) {
+			double e = log(v[i]) - m;
+
+			ss += e * e;
+			cut = fmax(cut, (double)n / (double)(n - 1) * e * e);
+		}
+		d += (double)(n - 1);
+	}
+	if (d < 2)
+		return NAN;
+	*df = d - 1;
+	return sqrt(fmax(ss - cut, 0) / (d - 1));
+}
+
 /* BOOTS mode: Welch on the logs of the boot centers (raw values, scaled by
  * a power of two, when one is <= 0). Fills p-values, centers and the t
  * interval; *sd_log gets the pooled sd of the logs (NAN for raw values). */
@@ -352,6 +399,7 @@ static void hb_cmp_reset(struct hb_cmp_mres *r, const struct hb_cmp_metric *any,
 	r->ci_lo = r->ci_hi = r->p_worse = r->p_better = r->q_worse = r->q_better = NAN;
 	r->sd_log = r->mde_pct = r->p_within = NAN;
 	r->sd_measured = r->sd_calib = r->sd_check_p = NAN;
+	r->calib_lo = r->calib_hi = NAN;
 	r->excl_a = r->excl_b = NAN;
 	r->verdict = HB_CMP_UNTESTED;
 }
@@ -411,6 +459,33 @@ static double hb_cmp_outlier_boot(double *c, size_t *n, double cal)
 	return x;
 }
 
+/* How far (log scale, signed) the mean log center m lies outside the
+ * calibration's span widened by HB_CMP_SPAN_SDS calibrated sds; 0 inside,
+ * NAN when the span is unknown. */
+static double hb_cmp_off_span(const struct hb_cmp_mres *r, double m, double cal)
+{
+	double lo = r->calib_lo - HB_CMP_SPAN_SDS * cal, hi = r->calib_hi + HB_CMP_SPAN_SDS * cal;
+
+	if (isnan(r->calib_lo) || isnan(r->calib_hi))
+		return NAN;
+	return m < lo ? m - lo : m > hi ? m - hi : 0;
+}
+
+/* Fewer than 3 boots a side: neither side's mean log center lies in the
+ * calibration's span (widened by HB_CMP_SPAN_SDS sds): both sit in modes
+ * it never saw, and its sd says nothing about them (issue 34). With the
+ * calibration made on BASE's or NEW's kernel one side sits in it; a
+ * calibration of a third kernel of the family whose level differs from
+ * both makes the metric untestable too, which is said. */
+static bool hb_cmp_unseen(const struct hb_cmp_mres *r, const double *ca, const double *cb,
+			  double cal)
+{
+	double oa = hb_cmp_off_span(r, hb_cmp_mean_log(ca, r->na), cal);
+	double ob = hb_cmp_off_span(r, hb_cmp_mean_log(cb, r->nb), cal);
+
+	return oa != 0 && ob != 0 && !isnan(oa) && !isnan(ob);
+}
+
 /* Centers of one side into c; returns how many, -1 if one is not finite. */
 static long hb_cmp_centers(const struct hb_cmp_metric *const *m, size_t n, bool use_median,
 			   double *c, size_t *reps)
@@ -431,11 +506,52 @@ static long hb_cmp_centers(const struct hb_cmp_metric *const *m, size_t n, bool 
 	return (long)k;
 }
 
+/* The two sides lie apart: every boot of one side above every boot of the
+ * other, and the gap between them wider than either side's range (log
+ * scale). No boot, and no subset of a side's boots, then bridges the
+ * sides: the difference does not rest on an odd boot, which at most
+ * widens its side's range. */
+static bool hb_cmp_apart(const double *x, size_t nx, const double *y, size_t ny)
+{
+	double xl = INFINITY, xh = -INFINITY, yl = INFINITY, yh = -INFINITY, gap, range;
+
+	for (size_t i = 0; i < nx; i++) {
+		xl = fmin(xl, log(x[i]));
+		xh = fmax(xh, log(x[i]));
+	}
+	for (size_t i = 0; i < ny; i++) {
+		yl = fmin(yl, log(y[i]));
+		yh = fmax(yh, log(y[i]));
+	}
+	gap = fmax(yl - xh, xl - yh);
+	range = fmax(xh - xl, yh - yl);
+	return gap > 0 && gap > range;
+}
+
+/* Boots mode: do the compared boots vary significantly more than the
+ * calibrated sd cal says (> HB_CMP_SD_RATIO_NOTE times, F-test p <= alpha)
+ * even without their one most outlying boot? Then the calibration does
+ * not describe them and their own sd is used (Welch). One odd boot among
+ * 6 (a rare mode: 10-30 % off on the virtual clock) does not make them
+ * so: their variance still enters the pooled sd. */
+static bool hb_cmp_noisier_but_one(const struct hb_cmp_mres *r, const double *ca,
+				   const double *cb, double cal, const struct hb_cmp_opts *o)
+{
+	double df, sd = hb_cmp_pooled_drop1(ca, r->na, cb, r->nb, &df), ratio;
+
+	if (isnan(sd) || df < 1)
+		return r->sd_disagrees;
+	ratio = fmax(sd, HB_CMP_SD_FLOOR) / cal;
+	return ratio > HB_CMP_SD_RATIO_NOTE &&
+	       hb_stats_var_ratio_p(ratio * ratio, df, r->calib_df > 0 ? r->calib_df : 1e6) <=
+		       o->alpha;
+}
+
 void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 			      const struct hb_cmp_metric *const *b, size_t nb,
 			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
 			      double *ca, double *cb, const struct hb_cmp_limits *lim,
-			      double calib_sd, size_t calib_boots, const struct hb_cmp_opts *o,
+			      const struct hb_cmp_calref *cref, const struct hb_cmp_opts *o,
 			      struct hb_cmp_mres *r)
 {
 	const struct hb_cmp_metric *any = NULL;
@@ -504,9 +620,11 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 	}
 	wg = r->better != HB_CMP_HIGHER; /* info metrics: "worse" only names a side */
 	pos = hb_cmp_all_positive(ca, r->na) && hb_cmp_all_positive(cb, r->nb);
-	if (!isnan(calib_sd)) {
-		r->sd_calib = calib_sd;
-		r->calib_df = calib_boots >= 2 ? (double)(calib_boots - 1) : 0;
+	if (cref && !isnan(cref->sd)) {
+		r->sd_calib = cref->sd;
+		r->calib_df = cref->boots >= 2 ? (double)(cref->boots - 1) : 0;
+		r->calib_lo = cref->lo;
+		r->calib_hi = cref->hi;
 		src = "calibration";
 	} else if (!isnan(lim->boot_sd_pct)) {
 		r->sd_calib = lim->boot_sd_pct / 100;
@@ -540,13 +658,31 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 			hb_cmp_t_calib(ca, r->na, cb, r->nb, floor, r->calib_df, wg, o, r);
 			r->sd_log = floor;
 			r->sd_source = src;
+		} else if (pos && !isnan(cal) && r->calib_df > 0 && cal <= HB_CMP_CALIB_SD_CEIL &&
+			   r->better != HB_CMP_INFO && hb_cmp_apart(ca, r->na, cb, r->nb) &&
+			   !hb_cmp_noisier_but_one(r, ca, cb, cal, o)) {
+			/* the boots vary more than the calibration says, but not
+			 * beyond what it and one odd boot explain, and the sides lie
+			 * apart (no boot bridges them): the floor is raised to the
+			 * sd of the calibration and these boots pooled, with the
+			 * calibration's df as when the floor binds, so this test is
+			 * never more liberal than the floor's at the same sd (issue
+			 * 34: Welch's df fell to ~2 when one of 3 boots was odd,
+			 * and a 3x change went unflagged) */
+			double s = sqrt((r->calib_df * cal * cal + r->df_measured * r->sd_measured *
+					 r->sd_measured) / (r->calib_df + r->df_measured));
+
+			hb_cmp_t_calib(ca, r->na, cb, r->nb, s, r->calib_df, wg, o, r);
+			r->test = "t(log boot centers, calibrated and measured sd pooled)";
+			r->sd_log = s;
+			r->sd_source = "pooled";
 		} else {
 			hb_cmp_welch_boots(ca, r->na, cb, r->nb, wg, o, r, &measured);
 			r->sd_log = measured;
 			r->sd_source = isnan(measured) ? "-" : "measured";
 		}
 	} else if (!isnan(cal) && pos && r->better != HB_CMP_INFO &&
-		   (cal > HB_CMP_CALIB_SD_CEIL || noisier)) {
+		   (cal > HB_CMP_CALIB_SD_CEIL || noisier || hb_cmp_unseen(r, ca, cb, cal))) {
 		/* fewer than 3 boots a side: the calibration alone would decide, and
 		 * it cannot vouch for these boots. Said so, never a silent "same" or
 		 * a flag on the calibration alone (issue 34). */
@@ -554,7 +690,19 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 		r->verdict = HB_CMP_UNTESTABLE;
 		r->center_a = exp(hb_cmp_mean_log(ca, r->na));
 		r->center_b = exp(hb_cmp_mean_log(cb, r->nb));
-		if (noisier)
+		r->untestable = noisier ? HB_CMP_UNT_NOISIER
+			      : cal > HB_CMP_CALIB_SD_CEIL ? HB_CMP_UNT_CEILING : HB_CMP_UNT_UNSEEN;
+		if (r->untestable == HB_CMP_UNT_UNSEEN)
+			snprintf(r->why, sizeof(r->why),
+				 "untestable: neither side sits where the calibration's boots did "
+				 "(BASE %+.2g%%, NEW %+.2g%% from its span [%.6g, %.6g] widened by %d sds of "
+				 "%.2g%%): it cannot vouch for their noise, and %zu vs %zu boots are too few "
+				 "to show it (>= %d a side)",
+				 hb_cmp_off_span(r, hb_cmp_mean_log(ca, r->na), cal) * 100,
+				 hb_cmp_off_span(r, hb_cmp_mean_log(cb, r->nb), cal) * 100,
+				 exp(r->calib_lo), exp(r->calib_hi), HB_CMP_SPAN_SDS, cal * 100, r->na,
+				 r->nb, HB_CMP_MIN_BOOTS);
+		else if (noisier)
 			snprintf(r->why, sizeof(r->why),
 				 "untestable: these boots vary %.2g%% (pooled, %.0f df), the calibration "
 				 "says %.2g%% (F-test p=%.2g); %zu vs %zu boots are too few to judge "
@@ -597,7 +745,7 @@ void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metri
 {
 	double ca[1], cb[1];
 
-	hb_cmp_metric_test_boots(&a, 1, &b, 1, a, b, ca, cb, lim, NAN, 0, o, r);
+	hb_cmp_metric_test_boots(&a, 1, &b, 1, a, b, ca, cb, lim, NULL, o, r);
 	/* the centers live on this stack only */
 	r->ca = r->cb = NULL;
 }
@@ -641,12 +789,40 @@ static bool hb_cmp_interval_side(const struct hb_cmp_mres *r, bool worse)
 	return up ? r->ci_lo > 1 : r->ci_hi < 1;
 }
 
+/* Calibrated mode (fewer than 3 boots a side): a change that would be
+ * flagged but is no larger than the span of the calibration's own boot
+ * centers. The calibration has seen two boots of one kernel differ by as
+ * much: a mode it saw (a metric whose boots sit at 77 616 or 79 200 ns)
+ * cannot be told from a change with 2 boots a side, however small its sd
+ * (issue 34). Normal noise is hardly touched: its span over 10 boots is
+ * about 3 sds, a flag at 2 + 2 needs about 6. */
+static bool hb_cmp_within_span(const struct hb_cmp_mres *r)
+{
+	if (r->mode != HB_CMP_MODE_CALIB || isnan(r->calib_lo) || isnan(r->calib_hi) ||
+	    !(r->center_a > 0 && r->center_b > 0))
+		return false;
+	return fabs(log(r->center_b / r->center_a)) <= r->calib_hi - r->calib_lo;
+}
+
 static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 {
 	double w = r->worse_pct;
 	char nz[64];
 
 	hb_cmp_noise_txt(nz, sizeof(nz), r);
+	if (((r->q_worse <= o->alpha && w > 0 && hb_cmp_beyond(r, true)) ||
+	     (r->q_better <= o->alpha && w < 0 && hb_cmp_beyond(r, false))) &&
+	    hb_cmp_within_span(r)) {
+		r->verdict = HB_CMP_UNTESTABLE;
+		r->untestable = HB_CMP_UNT_SPAN;
+		snprintf(r->why, sizeof(r->why),
+			 "untestable: a change of %+.2f%% (q=%.2g) lies within the span of the "
+			 "calibration's own boot centers (%.3g%%, [%.6g, %.6g]): %zu vs %zu boots cannot "
+			 "tell a mode it saw from a change (>= %d a side)", r->change_pct,
+			 w > 0 ? r->q_worse : r->q_better, expm1(r->calib_hi - r->calib_lo) * 100,
+			 exp(r->calib_lo), exp(r->calib_hi), r->na, r->nb, HB_CMP_MIN_BOOTS);
+		return;
+	}
 	if (r->q_worse <= o->alpha && w > 0 && hb_cmp_beyond(r, true)) {
 		r->verdict = HB_CMP_WORSE;
 		snprintf(r->why, sizeof(r->why), "%s q=%.2g <= %g, worse by %.1f%% (min effect %g%% %s%s)",
@@ -659,11 +835,15 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 			 r->q_better, o->alpha, -w, nz);
 		return;
 	}
-	if ((w > 0 && (r->q_worse <= o->alpha || hb_cmp_interval_side(r, true))) ||
-	    (w < 0 && (r->q_better <= o->alpha || hb_cmp_interval_side(r, false)))) {
+	if (((w > 0 && (r->q_worse <= o->alpha || hb_cmp_interval_side(r, true))) ||
+	     (w < 0 && (r->q_better <= o->alpha || hb_cmp_interval_side(r, false)))) &&
+	    !hb_cmp_beyond(r, w > 0)) {
 		/* certain (q <= alpha, or its interval entirely on that side of no
 		 * change) but smaller than the minimum effect: listed with its size
-		 * and interval, never shown as "same" */
+		 * and interval, never shown as "same". A change beyond the minimum
+		 * effect whose interval is one-sided but whose q is above alpha
+		 * (BH over the family) is not significant: "same", not "small"
+		 * (it was "small ... worse by 227% < min effect 0.5%"). */
 		char lo[24] = "-", hi[24] = "-";
 
 		if (!isnan(r->ci_lo)) {

@@ -82,6 +82,11 @@
  * a calibration); the issue's outlier boot was 8x. */
 #define HB_CMP_OUTLIER_RATIO 4.0
 #define HB_CMP_OUTLIER_SDS 5.0
+/* With fewer than 3 boots a side, a side "sits where the calibration's
+ * boots did" when its mean log center lies in their span widened by this
+ * many calibrated sds (issue 34: two sides each in a mode the calibration
+ * never saw are untestable). */
+#define HB_CMP_SPAN_SDS 3
 
 /* Exit codes of compare-report (docs/exit-codes.md). HB_CMP_NOTHING_TESTED:
  * no regression found, but no metric could be tested (e.g. 2 + 2 boots
@@ -286,6 +291,23 @@ double hb_cmp_calib_scale(const double *c, size_t n, size_t *used, size_t *dropp
  * has *boots - 1 df). */
 double hb_cmp_calib_sd(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
 		       size_t *boots);
+/* What the rule takes from a calibration for one metric: its robust sd
+ * (hb_cmp_calib_scale) resting on `boots` boots (the t has boots - 1 df;
+ * 0: the sd is taken as known), and the span [lo, hi] of the logs of its
+ * boot centers without the outlier boot that sd leaves out (NAN: unknown,
+ * as for a thresholds file's boot_sd_pct). */
+struct hb_cmp_calref {
+	double sd;
+	size_t boots;
+	double lo, hi;
+};
+/* The calref of "<workload label>.<metric>"; false (and sd NAN) when the
+ * calibration lacks it or c is NULL. */
+bool hb_cmp_calib_ref(const struct hb_cmp_calib *c, const char *wl_label, const char *metric,
+		      struct hb_cmp_calref *out);
+/* The span of the logs of c[0..n) (all > 0) without c[dropped] (dropped >= n:
+ * none); NAN when none is left. */
+void hb_cmp_calib_span(const double *c, size_t n, size_t dropped, double *lo, double *hi);
 void hb_cmp_calib_free(struct hb_cmp_calib *c);
 
 /* ---- thresholds ---------------------------------------------------------- */
@@ -365,6 +387,15 @@ enum hb_cmp_verdict {
 			      * are too few of them to judge alone): not judged, said so */
 };
 
+/* Why a metric is untestable against its calibration (issue 34). */
+enum hb_cmp_untestable {
+	HB_CMP_UNT_NOISIER, /* < 3 boots a side that vary more than it says */
+	HB_CMP_UNT_CEILING, /* < 3 boots a side, its sd above HB_CMP_CALIB_SD_CEIL */
+	HB_CMP_UNT_UNSEEN,  /* < 3 boots a side, neither side where its boots were */
+	HB_CMP_UNT_SPAN,    /* < 3 boots a side, a change no larger than its span */
+	HB_CMP_UNTESTABLE_KINDS
+};
+
 struct hb_cmp_opts {
 	double alpha;	    /* BH false discovery rate */
 	double ci_level;    /* confidence level of intervals */
@@ -409,10 +440,11 @@ struct hb_cmp_mres {
 	double min_effect_pct;	       /* the one that applies (the clock's) */
 	const char *min_effect_source; /* hb_cmp_limits.src_wall or src_virtual */
 	double sd_log;	       /* boot sd (log scale) the test used; NAN none */
-	const char *sd_source; /* "calibration", "measured", "thresholds" or "-" */
+	const char *sd_source; /* "calibration", "measured", "pooled" (both), "thresholds" or "-" */
 	double sd_measured;    /* pooled sd of the log boot centers; NAN < 1 df */
 	double df_measured;    /* its df: sum over the sides of (boots - 1) */
 	double sd_calib;       /* the calibrated sd as given (before the floor); NAN none */
+	double calib_lo, calib_hi; /* span of the calibration's log boot centers; NAN none */
 	double calib_df;       /* its df: calibration boots - 1; 0 taken as known */
 	double sd_check_p;     /* F-test of sd_measured against the calibrated sd */
 	bool sd_disagrees;     /* significantly and > HB_CMP_SD_RATIO_NOTE x apart */
@@ -426,6 +458,7 @@ struct hb_cmp_mres {
 	double p_within;       /* one boot per side: Mann-Whitney on its samples;
 				* descriptive only, never in BH or the exit code */
 	enum hb_cmp_verdict verdict;
+	enum hb_cmp_untestable untestable; /* why, when verdict is HB_CMP_UNTESTABLE */
 	bool not_judged; /* tested, but a statistic is not a number: UNTESTED, why says */
 	char why[256];
 };
@@ -433,16 +466,17 @@ struct hb_cmp_mres {
 /* Fill r's statistics for one metric from its per-boot entries a[0..na)
  * and b[0..nb) (an entry is NULL where a boot lacks the metric); no
  * verdict yet. ca and cb (na, nb doubles) receive the boot centers and
- * stay referenced by r. calib_sd: the calibrated sd of the log boot
- * center, NAN when none, measured on calib_boots boots (the test then has
- * calib_boots - 1 df; 0: the sd is taken as known); it is used no lower
- * than HB_CMP_SD_FLOOR, and with >= 3 boots per side as a floor under the
- * sd measured. r->workload and r->wl_name may be set before. */
+ * stay referenced by r. cal: the calibration's sd of the log boot center
+ * and the span of its boot centers (NULL or sd NAN: none), measured on
+ * cal->boots boots (the test then has boots - 1 df; 0: the sd is taken as
+ * known); the sd is used no lower than HB_CMP_SD_FLOOR, and with >= 3
+ * boots per side as a floor under the sd measured. r->workload and
+ * r->wl_name may be set before. */
 void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 			      const struct hb_cmp_metric *const *b, size_t nb,
 			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
 			      double *ca, double *cb, const struct hb_cmp_limits *lim,
-			      double calib_sd, size_t calib_boots, const struct hb_cmp_opts *o,
+			      const struct hb_cmp_calref *cal, const struct hb_cmp_opts *o,
 			      struct hb_cmp_mres *r);
 /* The smallest true change (in %) a one-sided test finds with probability
  * o->power when it stands alone among `family` tested metrics: BH then

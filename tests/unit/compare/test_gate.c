@@ -120,6 +120,61 @@ static void test_small_change_listed(void **state)
 	hbt_pair_free(&x);
 }
 
+/* The rule on boot centers directly, as compare_sim does: metric 0 has
+ * BASE centers a[0..na) and NEW b[0..nb), metrics 1..quiet are constant
+ * and equal on both sides (they fill the BH family of a suite); cal: the
+ * calibration (NULL none); virtual clock.
+ * Metric 0's result is copied to *out. */
+static void direct(const double *a, size_t na, const double *b, size_t nb,
+		   const struct hb_cmp_calref *cal, size_t quiet, struct hb_cmp_mres *out)
+{
+	static struct hb_cmp_metric ma[64][16], mb[64][16];
+	static double va[64][16], vb[64][16], ca[64][16], cb[64][16];
+	static struct hb_cmp_mres r[64];
+	const struct hb_cmp_metric *pa[16], *pb[16];
+	struct hb_cmp_opts o;
+	struct hb_cmp_limits lim = { .min_effect_pct = 5, .min_effect_virtual_pct = 0.5,
+				     .boot_sd_pct = NAN, .src_wall = "t", .src_virtual = "t",
+				     .virtual_clock = true };
+
+	assert_true(quiet < 64 && na <= 16 && nb <= 16);
+	hb_cmp_opts_default(&o);
+	for (size_t i = 0; i <= quiet; i++) {
+		for (size_t k = 0; k < na || k < nb; k++) {
+			va[i][k] = i ? 1000 : k < na ? a[k] : 0;
+			vb[i][k] = i ? 1000 : k < nb ? b[k] : 0;
+			ma[i][k] = (struct hb_cmp_metric){ .name = i ? "q" : "f", .unit = "ns",
+							   .better = HB_CMP_LOWER,
+							   .samples = &va[i][k], .n = 1 };
+			mb[i][k] = ma[i][k];
+			mb[i][k].samples = &vb[i][k];
+			pa[k] = &ma[i][k];
+			pb[k] = &mb[i][k];
+		}
+		r[i] = (struct hb_cmp_mres){ .workload = "w" };
+		hb_cmp_metric_test_boots(pa, na, pb, nb, NULL, NULL, ca[i], cb[i], &lim,
+					 i ? NULL : cal, &o, &r[i]);
+	}
+	hb_cmp_decide(r, quiet + 1, &o);
+	*out = r[0];
+}
+
+/* A change far beyond the minimum effect whose 99 % interval is one-sided
+ * but whose q (BH over 61 metrics) is above alpha was "small: ... worse by
+ * 200% < min effect 0.5%". It is not significant: "same". */
+static void test_not_significant_is_not_small(void **state)
+{
+	static const double a[3] = { 1000, 1000, 1300 }, b[3] = { 3000, 3000, 3900 };
+	struct hb_cmp_mres r;
+
+	(void)state;
+	direct(a, 3, b, 3, NULL, 60, &r);
+	assert_true(r.q_worse > 0.01);
+	assert_true(r.ci_lo > 1);
+	assert_int_equal(r.verdict, HB_CMP_SAME);
+	assert_null(strstr(r.why, "min effect"));
+}
+
 /* A group of boots of fault.f (wall clock, lower is better) with exactly
  * these boot centers (one sample a boot). */
 static const char *grp(const char *name, const double *c, int n)
@@ -162,6 +217,127 @@ static const char *verdict(const char *a, const char *b, const char *cal, int *r
 	snprintf(vbuf, sizeof(vbuf), "%s", hbt_verdict_of(cmp, "fault", "f"));
 	json_decref(root);
 	return vbuf;
+}
+
+/* A calref measured on centers x[0..n) as compare-report takes it. */
+static struct hb_cmp_calref calref(const double *x, size_t n)
+{
+	struct hb_cmp_calref c;
+	size_t dropped;
+
+	c.sd = hb_cmp_calib_scale(x, n, &c.boots, &dropped);
+	hb_cmp_calib_span(x, n, dropped, &c.lo, &c.hi);
+	return c;
+}
+
+/* 1000 * exp(d[k]) for k < n into x. */
+static const double *at(double *x, const double *d, size_t n, double base)
+{
+	for (size_t k = 0; k < n; k++)
+		x[k] = base * exp(d[k]);
+	return x;
+}
+
+/* 3 + 3 boots with a calibration, one NEW boot 29 % off the others (as
+ * mlock.pte_mlock_ns on the virtual clock): Welch's df fell to ~2 and a 3x
+ * change among 61 metrics was "same" (q ~ 0.2). The boots agree with the
+ * calibration but for that boot and the sides lie apart: the calibrated
+ * and measured sds pool, and it is a regression; the same boots without
+ * the change are not. */
+static void test_3x_one_odd_boot(void **state)
+{
+	static const double cd[10] = { -0.028, -0.003, -0.044, 0.039, -0.044,
+				       -0.043, -0.043, -0.043, 0.0,   0.02 };
+	static const double bd[3] = { -0.044, -0.028, -0.043 }, nd[3] = { -0.043, -0.044, 0.2548 };
+	double c[10], a[3], b[3];
+	struct hb_cmp_calref cal = calref(at(c, cd, 10, 1000), 10);
+	struct hb_cmp_mres r;
+
+	(void)state;
+	direct(at(a, bd, 3, 1000), 3, at(b, nd, 3, 3000), 3, &cal, 60, &r);
+	assert_int_equal(r.verdict, HB_CMP_WORSE);
+	assert_string_equal(r.sd_source, "pooled");
+	assert_true(r.sd_log > cal.sd && r.sd_log < r.sd_measured);
+	assert_true(fabs(r.df - (double)(cal.boots - 1)) < 1e-12);
+	/* the same odd boot without the change: not flagged */
+	direct(at(a, bd, 3, 1000), 3, at(b, nd, 3, 1000), 3, &cal, 60, &r);
+	assert_int_equal(r.verdict, HB_CMP_SAME);
+	/* without a calibration: Welch, and 3 boots cannot show it (the limit) */
+	direct(at(a, bd, 3, 1000), 3, at(b, nd, 3, 3000), 3, NULL, 60, &r);
+	assert_int_equal(r.verdict, HB_CMP_SAME);
+	/* two NEW boots in a far mode the calibration never saw, one not: the
+	 * sides do not lie apart, no pooling, not flagged */
+	direct(at(a, bd, 3, 1000), 3, (const double[]){ 1000, 1300, 1300 }, 3, &cal, 60, &r);
+	assert_int_not_equal(r.verdict, HB_CMP_WORSE);
+	assert_string_not_equal(r.sd_source, "pooled");
+}
+
+/* 2 + 2 boots whose sides sit in two modes a calibration of 10 boots
+ * never saw (all 10 within 0.1 % of 1000; BASE at 1020, NEW at 1041): the
+ * rule before flagged a certain +2 %. Its sd says nothing about those
+ * modes: untestable, said in its why and the verdict line; not flagged,
+ * and not a silent "same". A side that sits where the calibration's boots
+ * did is tested: that is a change, or a mode no 2 + 2 comparison can
+ * tell from one (docs/compare.md). */
+static void test_2x2_unseen_modes(void **state)
+{
+	const char *dir = strdup(calibrate(grp("um_cal", around(1000, 10), 10), "um"));
+	const char *a = strdup(grp("um_a", (const double[]){ 1020, 1020.2 }, 2));
+	const char *b = strdup(grp("um_b", (const double[]){ 1041, 1041.2 }, 2));
+	const char *a0 = strdup(grp("um_a0", (const double[]){ 1000.2, 999.9 }, 2)), *b10;
+	json_t *root, *cmp, *m;
+	char *out = NULL;
+	int rc;
+
+	(void)state;
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "untestable");
+	assert_non_null(strstr(json_string_value(json_object_get(m, "why")),
+			       "neither side sits where the calibration's boots did"));
+	assert_int_equal(rc, HB_CMP_NOTHING_TESTED);
+	json_decref(root);
+	assert_int_equal(hbt_compare(&out, "--calibration", dir, a, b, NULL), HB_CMP_NOTHING_TESTED);
+	assert_non_null(strstr(out, "1 untestable"));
+	free(out);
+	/* BASE where the calibration was, NEW 10 % away: tested (the wall
+	 * clock's minimum effect is 5 %) */
+	b10 = strdup(grp("um_b10", (const double[]){ 1100, 1100.2 }, 2));
+	assert_string_equal(verdict(a0, b10, dir, &rc), "regression");
+	assert_int_equal(rc, HB_CMP_REGRESSION);
+	free((void *)b10);
+	free((void *)a);
+	free((void *)b);
+	free((void *)a0);
+	free((void *)dir);
+}
+
+/* 2 + 2 boots in two modes the calibration saw: 9 of its 10 boots at
+ * 1000, one at 1300 (a rare slow mode, seen once; its sd is 8 %). BASE
+ * [1000, 1000] against NEW [1300, 1300] was a regression of one metric (t
+ * = 3.2 on 9 df). The calibration has itself shown two boots 30 % apart:
+ * untestable. A 3x change is beyond its span and still flagged. (The
+ * wall clock's 5 % would not change this; direct() judges on the virtual
+ * clock.) */
+static void test_2x2_within_calibration_span(void **state)
+{
+	double c[10];
+	struct hb_cmp_calref cal;
+	struct hb_cmp_mres r;
+
+	(void)state;
+	for (int k = 0; k < 10; k++)
+		c[k] = k < 9 ? 1000 : 1300;
+	cal = calref(c, 10);
+	assert_int_equal(cal.boots, 10);
+	direct((const double[]){ 1000, 1000 }, 2, (const double[]){ 1300, 1300 }, 2, &cal, 0, &r);
+	assert_int_equal(r.verdict, HB_CMP_UNTESTABLE);
+	assert_non_null(strstr(r.why, "within the span of the calibration's own boot centers"));
+	direct((const double[]){ 1000, 1000 }, 2, (const double[]){ 3000, 3000 }, 2, &cal, 60, &r);
+	assert_int_equal(r.verdict, HB_CMP_WORSE);
+	/* a change that is not significant stays "same" */
+	direct((const double[]){ 1000, 1000 }, 2, (const double[]){ 1010, 1010 }, 2, &cal, 0, &r);
+	assert_int_equal(r.verdict, HB_CMP_SAME);
 }
 
 /* One outlier boot in a 6-boot calibration: its plain sd is 85 %, and a 10x
@@ -483,6 +659,10 @@ int main(void)
 		cmocka_unit_test(test_nothing_tested),
 		cmocka_unit_test(test_tested_counts),
 		cmocka_unit_test(test_small_change_listed),
+		cmocka_unit_test(test_not_significant_is_not_small),
+		cmocka_unit_test(test_3x_one_odd_boot),
+		cmocka_unit_test(test_2x2_unseen_modes),
+		cmocka_unit_test(test_2x2_within_calibration_span),
 		cmocka_unit_test(test_calib_scale),
 		cmocka_unit_test(test_outlier_calibration),
 		cmocka_unit_test(test_base_outlier_boot),
