@@ -1332,6 +1332,16 @@ static void test_baseline_promote_names(void **state)
 	assert_int_equal(lines, 2); /* g1, g1 again; not g2, not current */
 	assert_null(strstr(h, "/n2/"));
 	free(h);
+	/* a folder named history.jsonl (third audit): it became the baseline
+	 * folder where the history goes, `current` pointed at it and every
+	 * later promote failed to append (exit 3); refused like `current` */
+	snprintf(gc, sizeof(gc), "%s/n4/history.jsonl", g_tmp);
+	make_group(gc, "pass");
+	assert_int_equal(hb_baseline_promote(res, gc, NULL, NULL), HB_EXIT_USAGE);
+	snprintf(res, sizeof(res), "%s/nres-hist", g_tmp);
+	assert_int_equal(hb_baseline_promote(res, gc, NULL, NULL), HB_EXIT_USAGE);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), -1);
+	assert_int_equal(hb_baseline_promote(res, g1, NULL, NULL), 0);
 }
 
 /* Issue 23: promote goes through the validating loader, and is atomic. */
