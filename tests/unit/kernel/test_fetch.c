@@ -66,6 +66,9 @@ static void test_pin_unknown_version_destroys_nothing(void **state)
 	assert_non_null(err);
 	if (!strstr(err, "=6.12.999-1 is not in the host's apt sources"))
 		fail_msg("fetch-debian.sh said: %s", err);
+	/* that one line only: not also "fetch-debian.sh ... failed (exit 3)" */
+	if (strchr(err, '\n') != err + strlen(err) - 1)
+		fail_msg("fetch-debian.sh said more than one line: %s", err);
 	free(err);
 	/* nothing lost, nothing half made */
 	err = hb_slurp(deb, NULL);
