@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,29 +71,6 @@ int hb_invoking_user(uid_t *uid, gid_t *gid)
 	*uid = (uid_t)u;
 	*gid = (gid_t)g;
 	return 0;
-}
-
-bool hb_file_is_users(const char *path)
-{
-	struct stat st;
-	uid_t uid = getuid(), su;
-	gid_t gid;
-
-	if (geteuid() == 0 && !hb_invoking_user(&su, &gid))
-		uid = su; /* the sudo user */
-	return !stat(path, &st) && st.st_uid == uid;
-}
-
-void hb_err_unquote(const char *path, const char *what, char *err, size_t errlen)
-{
-	size_t pl = strlen(path);
-	int line = 0, used = 0;
-
-	if (strncmp(err, path, pl) || err[pl] != ':' ||
-	    sscanf(err + pl + 1, "%d:%n", &line, &used) != 1 || !used || hb_file_is_users(path))
-		return;
-	snprintf(err, errlen, "%s:%d: not a %s line (the file is not yours: its text is not shown)",
-		 path, line, what);
 }
 
 int hb_build_user(bool shared, uid_t *uid, gid_t *gid, char *name, size_t namelen, char *err,

@@ -88,13 +88,6 @@ void hb_env_free(struct hb_env *e);
 pid_t hb_spawn_bg(char *const argv[], const char *log_path);
 /* The user who ran sudo (SUDO_UID/SUDO_GID), when we are root; -1 if none. */
 int hb_invoking_user(uid_t *uid, gid_t *gid);
-/* path is owned by whoever runs hugebench (the sudo user under sudo): only
- * such a file's text may be quoted in an error line (issue 38). */
-bool hb_file_is_users(const char *path);
-/* err ("PATH:LINE: ..." about path's content) made to quote nothing when
- * path is not the user's: "PATH:LINE: not a <what> line (the file is not
- * yours: its text is not shown)". Other errors are left as they are. */
-void hb_err_unquote(const char *path, const char *what, char *err, size_t errlen);
 
 /* The unprivileged account kernel builds run as when hugebench is root
  * without sudo (a patch series' Makefiles are code someone sent you). */

@@ -12,7 +12,6 @@
 #define _DEFAULT_SOURCE
 #include "compare.h"
 #include "userfile.h"
-#include "util.h"
 
 #include <errno.h>
 #include <fnmatch.h>
