@@ -177,12 +177,15 @@ int hb_baseline_promote(const char *results, const char *src, const char *target
 		return HB_EXIT_USAGE;
 	}
 	snprintf(base, sizeof(base), "%s", real);
-	/* the folder's name becomes the baseline's: `current` (the link) and
-	 * names of our own temporary files are not run names (issue 38: a
-	 * folder named current made `current` a link to itself) */
-	if (!name_ok(basename(base)) || !strcmp(basename(base), "current")) {
+	/* the folder's name becomes the baseline's: `current` (the link),
+	 * `history.jsonl` and names of our own temporary files are not run
+	 * names (issue 38: a folder named current made `current` a link to
+	 * itself; one named history.jsonl took the history's place) */
+	if (!name_ok(basename(base)) || !strcmp(basename(base), "current") ||
+	    !strcmp(basename(base), "history.jsonl")) {
 		hb_err("baseline promote %s: the folder name '%s' cannot name a baseline (letters, "
-		       "digits, ._+- and not 'current'); rename the folder and promote again",
+		       "digits, ._+-, not 'current' nor 'history.jsonl'); rename the folder and "
+		       "promote again",
 		       src, basename(base));
 		return HB_EXIT_USAGE;
 	}

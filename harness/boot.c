@@ -46,14 +46,9 @@
  * never what it holds (issue 38: /proc/self/environ was quoted). */
 static void suite_err(const char *where, const char *path, const char *err, const char *tail)
 {
-	struct stat st;
-	uid_t uid = getuid(), su;
-	gid_t gid;
 	int line = 0;
 
-	if (geteuid() == 0 && !hb_invoking_user(&su, &gid))
-		uid = su; /* the sudo user */
-	if (!stat(path, &st) && st.st_uid == uid) {
+	if (hb_file_is_users(path)) {
 		hb_err("%s%ssuite %s: %s%s", where, *where ? ": " : "", path, err, tail);
 		return;
 	}

@@ -32,7 +32,7 @@
 # Cache layout (CACHE_DIR is the machine's cache, shared by every clone:
 # /var/cache/hugebench for root, ~/.cache/hugebench for a user, or
 # HUGEBENCH_CACHE; docs/kernels.md, "The cache"). Each part below has a lock
-# (src/.lock, trees/<recipe>/.lock) and appears complete by one rename:
+# (src/ itself, trees/<recipe>/.lock) and appears complete by one rename:
 #   src/debs/<pkg>_<ver>_all.deb       downloaded source package
 #   src/<pkg>-<ver>/tree/               pristine unpacked tree (shared)
 #   trees/<recipe>/src/                 hardlink copy + patches (per recipe)
@@ -128,14 +128,19 @@ debian_pkg() {
 }
 
 fetch_debian() {
-	local pkg ver status tarball deb want got dir tmp top suite="" rc=0
+	local pkg ver status tarball deb want got dir tmp top dl dlout suite="" rc=0
 	pkg=$(debian_pkg)
 	case $source_spec in *@*) suite=${source_spec##*@} ;; esac
 	command -v dpkg-deb >/dev/null 2>&1 || die 2 "missing build prerequisites; run: apt-get install -y dpkg"
 	# @<suite>: that suite's lists in a private apt configuration
 	hb_apt_init "$suite" "$cache" || rc=$?
 	[ "$rc" = 0 ] || die "$rc" "cannot read the package lists of Debian $suite (see above)"
-	exec 8>"$cache/src/.lock"
+	# As root (--fetch) in src/, which belongs to the build account: never
+	# open a name there for writing, a link it planted would be followed
+	# (`exec 8>src/.lock` truncated any file). The lock is src/ itself,
+	# opened for reading.
+	if [ ! -d "$cache/src" ] || [ -L "$cache/src" ]; then die 3 "$cache/src is not a folder"; fi
+	exec 8<"$cache/src"
 	flock 8
 	status=$(dpkg-query -W -f='${Status}|${Version}' "$pkg" 2>/dev/null || true)
 	tarball=""
@@ -161,9 +166,10 @@ fetch_debian() {
 				# the sandbox off.
 				dl=$(mktemp -d "$cache/src/debs/.dl.XXXXXX")
 				if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
-				if ! (cd "$dl" && hb_apt_get download -q "$pkg=$ver") >"$cache/src/download.log" 2>&1; then
+				# apt's words are kept in memory, not in a file of src/
+				if ! dlout=$(cd "$dl" && hb_apt_get download -q "$pkg=$ver" 2>&1); then
 					rm -rf "$dl"
-					die 3 "apt-get download $pkg=$ver failed (see $cache/src/download.log); or run: apt-get install -y $pkg"
+					die 3 "apt-get download $pkg=$ver failed ($(printf '%s' "$dlout" | grep -m1 '^E: ' | cut -c1-200)); or run: apt-get install -y $pkg"
 				fi
 				mv "$dl"/*.deb "$cache/src/debs/" && rm -rf "$dl"
 				deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n 1)

@@ -31,10 +31,12 @@ export LC_ALL=C
 log() { echo "hugebench: $*" >&2; }
 what=${HB_META:-${HB_IMAGE:-?}}
 # Never fail silently: set -e stops at the first failing command. A half
-# unpacked version folder ($partial) goes with the failure.
+# unpacked version folder ($partial) goes with the failure. Exits 2 and 3
+# are this script's own, each after one line saying why: nothing more then
+# (the reason stays the one line, issue 38).
 partial=""
 trap 'rc=$?; [ -z "$partial" ] || rm -rf "$partial"
-[ "$rc" -eq 0 ] || log "fetch-debian.sh $what failed (exit $rc)"' EXIT
+case $rc in 0 | 2 | 3) ;; *) log "fetch-debian.sh $what failed (exit $rc)" ;; esac' EXIT
 # shellcheck source=kernels/apt-archive.sh
 . "$here/apt-archive.sh"
 archive=${HB_ARCHIVE:-}
@@ -160,7 +162,7 @@ download() {
 		# fresh folder of its own rather than switching the sandbox off.
 		dl=$(mktemp -d "$deb_dir/.dl.XXXXXX")
 		if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
-		(cd "$dl" && hb_apt_get download -q "$p=$ver" >&2) || { rm -rf "$dl"; exit 3; }
+		(cd "$dl" && hb_apt_get download -q "$p=$ver" >&2) || { rm -rf "$dl"; log "apt-get download $p=$ver failed"; exit 3; }
 		new=$(ls "$dl"/*.deb 2>/dev/null | head -n 1 || true)
 		got=""
 		[ -z "$new" ] || got=$(sha256sum "$new" | cut -d' ' -f1)

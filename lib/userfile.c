@@ -218,3 +218,34 @@ char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut)
 	*cut = false;
 	return fd < 0 ? NULL : read_bounded(fd, max, len, cut);
 }
+
+bool hb_file_is_users(const char *path)
+{
+	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
+	uid_t uid = getuid();
+	struct stat st;
+	char *end;
+
+	if (geteuid() == 0 && su && *su && sg && *sg) {
+		/* the sudo user, read as hb_invoking_user() reads it */
+		unsigned long u;
+
+		errno = 0;
+		u = strtoul(su, &end, 10);
+		if (!errno && !*end && u && u <= 0x7fffffffUL)
+			uid = (uid_t)u;
+	}
+	return !stat(path, &st) && st.st_uid == uid;
+}
+
+void hb_err_unquote(const char *path, const char *what, char *err, size_t errlen)
+{
+	size_t pl = strlen(path);
+	int line = 0, used = 0;
+
+	if (strncmp(err, path, pl) || err[pl] != ':' ||
+	    sscanf(err + pl + 1, "%d:%n", &line, &used) != 1 || !used || hb_file_is_users(path))
+		return;
+	snprintf(err, errlen, "%s:%d: not a %s line (the file is not yours: its text is not shown)",
+		 path, line, what);
+}

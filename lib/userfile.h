@@ -43,4 +43,13 @@ char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut);
 #define HB_EXCERPT_MAX 24
 void hb_excerpt(const char *s, size_t n, char *out, size_t outlen);
 
+/* path is owned by whoever runs hugebench (the sudo user, SUDO_UID, when
+ * root runs it under sudo): only such a file's text may be quoted in an
+ * error line (issue 38: `sudo ... --suite /etc/shadow`). */
+bool hb_file_is_users(const char *path);
+/* err ("PATH:LINE: ..." about path's content) made to quote nothing when
+ * path is not the user's: "PATH:LINE: not a <what> line (the file is not
+ * yours: its text is not shown)". Other errors are left as they are. */
+void hb_err_unquote(const char *path, const char *what, char *err, size_t errlen);
+
 #endif

@@ -446,10 +446,19 @@ bool hb_kv_get(const char *buf, const char *name, char *out, size_t outlen)
 	return false;
 }
 
+/* the name of a file that makes its folder a run or a run group */
+static bool run_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strcmp(base, "result.json") || !strcmp(base, "group.json");
+}
+
 int hb_output_check(const char *opt, const char *output, const char *const *inputs, size_t n,
 		    char *err, size_t errlen)
 {
-	char odir[PATH_MAX], oreal[PATH_MAX], ireal[PATH_MAX], idir[PATH_MAX];
+	char odir[PATH_MAX], oreal[PATH_MAX], ireal[PATH_MAX], idir[PATH_MAX], ofile[PATH_MAX];
 	const char *base = strrchr(output, '/');
 	struct stat so, si;
 	bool exists = !stat(output, &so);
@@ -467,6 +476,13 @@ int hb_output_check(const char *opt, const char *output, const char *const *inpu
 		snprintf(odir, sizeof(odir), "/");
 	if (!realpath(odir, oreal))
 		return 0; /* the write itself fails and says so */
+	if (exists && realpath(output, ofile) && S_ISREG(so.st_mode)) {
+		/* a link to a run's file: the folder written into is the file's */
+		char *s = strrchr(ofile, '/');
+
+		snprintf(oreal, sizeof(oreal), "%.*s", s && s != ofile ? (int)(s - ofile) : 1,
+			 s && s != ofile ? ofile : "/");
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *slash;
 
@@ -478,16 +494,24 @@ int hb_output_check(const char *opt, const char *output, const char *const *inpu
 				 "write elsewhere", opt, output, inputs[i]);
 			return -1;
 		}
-		if (strcmp(base, "result.json") && strcmp(base, "group.json"))
+		/* a run's folder: no result.json or group.json put there (another
+		 * run), and no file there replaced (issue 38, third audit:
+		 * --output RUN/stream.jsonl replaced the guest's own record) */
+		if (!(run_name(base) || (exists && run_name(inputs[i]))))
 			continue;
 		if (!realpath(inputs[i], ireal))
 			continue;
 		slash = strrchr(ireal, '/');
 		snprintf(idir, sizeof(idir), "%.*s", slash && slash != ireal ? (int)(slash - ireal) : 1,
 			 slash && slash != ireal ? ireal : "/");
-		if (!strcmp(idir, oreal)) {
+		if (!strcmp(idir, oreal) && run_name(base)) {
 			snprintf(err, errlen, "%s %s would put a %s into %s, the folder of an input run; "
 				 "write elsewhere", opt, output, base, idir);
+			return -1;
+		}
+		if (!strcmp(idir, oreal)) {
+			snprintf(err, errlen, "%s %s would replace a file of the input run in %s; "
+				 "write elsewhere", opt, output, idir);
 			return -1;
 		}
 	}

@@ -116,9 +116,11 @@ int hb_write_text(const char *path, const char *text); /* atomic via rename */
 bool hb_is_file(const char *path);
 bool hb_is_dir(const char *path);
 /* Nothing is written over an input: 0 when writing `output` replaces none
- * of the files inputs[0..n) (compared by device and inode, links followed)
- * and puts no result.json or group.json into the folder of one of them;
- * -1 with one line in err ("OPT PATH: why; write elsewhere"). */
+ * of the files inputs[0..n) (compared by device and inode, links followed),
+ * puts no result.json or group.json into the folder of one of them, and
+ * replaces no existing file in the folder of an input result.json or
+ * group.json (a run's stream.jsonl, console.log...; a new file there is
+ * fine); -1 with one line in err ("OPT PATH: why; write elsewhere"). */
 int hb_output_check(const char *opt, const char *output, const char *const *inputs, size_t n,
 		    char *err, size_t errlen);
 /* SHA-256 of a file's bytes (OpenSSL), as 64 hex digits; 0 or -1 (errno). */

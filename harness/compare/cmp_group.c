@@ -169,11 +169,20 @@ static struct hb_cmp_group *hb_cmp_group_from_json(json_t *root, const char *pat
 			char field[64], what[512];
 
 			snprintf(field, sizeof(field), "runs[%zu]", i);
-			snprintf(what, sizeof(what), "%s is %s (%s), the first boot %s (%s): a group "
-				 "holds boots of one kernel", b->path, b->target ? b->target : "?",
-				 b->kernel_release ? b->kernel_release : "?",
-				 a->target ? a->target : "?",
-				 a->kernel_release ? a->kernel_release : "?");
+			if (differ(a->target, b->target) || differ(a->kernel_release, b->kernel_release))
+				snprintf(what, sizeof(what), "%s is %s (%s), the first boot %s (%s): a "
+					 "group holds boots of one kernel", b->path,
+					 b->target ? b->target : "?",
+					 b->kernel_release ? b->kernel_release : "?",
+					 a->target ? a->target : "?",
+					 a->kernel_release ? a->kernel_release : "?");
+			else /* the same name and release, another image: say so */
+				snprintf(what, sizeof(what), "%s has image_sha256 %.12s..., the first "
+					 "boot %.12s... (both %s, %s): a group holds boots of one kernel",
+					 b->path, b->image_sha256 ? b->image_sha256 : "(none)",
+					 a->image_sha256 ? a->image_sha256 : "(none)",
+					 a->target ? a->target : "?",
+					 a->kernel_release ? a->kernel_release : "?");
 			free(dir);
 			return hb_cmp_group_fail(g, root, err, errlen, path, field, what);
 		}

@@ -154,6 +154,8 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 bad_pattern:
 	snprintf(err, errlen, "%s:%d: pattern too long", path, lineno);
 fail:
+	/* the excerpts above only from the user's own file (issue 38) */
+	hb_err_unquote(path, "thresholds", err, errlen);
 	free(text);
 	hb_cmp_thresholds_free(t);
 	return -1;

@@ -326,6 +326,9 @@ int hb_matrix_load(const char *path, struct hb_matrix *m, char *err, size_t errl
 		return -1;
 	}
 	rc = hb_matrix_parse(text, path, m, err, errlen);
+	/* its excerpts only from the user's own file (issue 38) */
+	if (rc)
+		hb_err_unquote(path, "matrix", err, errlen);
 	free(text);
 	return rc;
 }

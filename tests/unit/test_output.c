@@ -68,6 +68,20 @@ static void test_compare_output_not_input(void **state)
 	/* a group.json into run A's folder would make it another run */
 	assert_int_equal(hbt_compare(NULL, "--output", ga_json, a, b, NULL), HB_CMP_USAGE);
 	assert_false(hb_is_file(ga_json));
+	/* any file of run A's folder (issue 38, third audit: the guest's
+	 * stream.jsonl was replaced by the report), also through a link */
+	{
+		char st[PATH_MAX + 16], slink[PATH_MAX];
+
+		snprintf(st, sizeof(st), "%s/stream.jsonl", a);
+		assert_int_equal(hb_write_text(st, "{\"guest\":1}\n"), 0);
+		assert_int_equal(hbt_compare(NULL, "--output", st, a, b, NULL), HB_CMP_USAGE);
+		unchanged(st, "{\"guest\":1}\n");
+		snprintf(slink, sizeof(slink), "%s", hbt_path("slink.txt"));
+		assert_int_equal(symlink(st, slink), 0);
+		assert_int_equal(hbt_compare(NULL, "--output", slink, a, b, NULL), HB_CMP_USAGE);
+		unchanged(st, "{\"guest\":1}\n");
+	}
 	/* the thresholds file read */
 	{
 		const char *th = hbt_write_tmp("th.conf", "# none\n");
@@ -103,6 +117,16 @@ static void test_calibrate_output_not_input(void **state)
 	argv[4] = b1;
 	assert_int_equal(hbt_capture(hb_cmd_calibrate, 5, argv, NULL), HB_EXIT_USAGE);
 	unchanged(b1, b1_before);
+	/* a boot's console.log is not the calibration's to replace */
+	{
+		char con[PATH_MAX + 32];
+
+		snprintf(con, sizeof(con), "%s/boot-2/console.log", g);
+		assert_int_equal(hb_write_text(con, "Linux version 6.12.1\n"), 0);
+		argv[4] = con;
+		assert_int_equal(hbt_capture(hb_cmd_calibrate, 5, argv, NULL), HB_EXIT_USAGE);
+		unchanged(con, "Linux version 6.12.1\n");
+	}
 	argv[4] = hbt_path("cal.json");
 	assert_int_equal(hbt_capture(hb_cmd_calibrate, 5, argv, NULL), 0);
 	assert_true(hb_is_file(hbt_path("cal.json")));

@@ -95,6 +95,20 @@ static void test_group_one_kernel(void **state)
 	    !strstr(err, "a group holds boots of one kernel"))
 		fail_msg("%s", err);
 	assert_int_equal(hbt_compare(NULL, g, g, NULL), HB_CMP_USAGE);
+	/* the same target and release, another image: the line says what
+	 * differs (third audit: it named the same kernel twice) */
+	docs[0] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
+	docs[1] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
+	json_object_set_new(json_object_get(docs[0], "target"), "image_sha256",
+			    json_string("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	json_object_set_new(json_object_get(docs[1], "target"), "image_sha256",
+			    json_string("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"));
+	g = hbt_write_group("mixed_images", docs, 2);
+	snprintf(path, sizeof(path), "%s/group.json", g);
+	assert_null(hb_cmp_group_load(path, err, sizeof(err)));
+	if (!strstr(err, "runs[1]: ") || !strstr(err, "image_sha256 bbbbbbbbbbbb") ||
+	    !strstr(err, "aaaaaaaaaaaa") || !strstr(err, "a group holds boots of one kernel"))
+		fail_msg("%s", err);
 	/* the same kernel throughout: a group */
 	docs[0] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));
 	docs[1] = hbt_doc1("fault", hbt_met("f", "lower", (double[]){ 1, 2, 3 }, 3, 1));

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 static int setup(void **state)
 {
@@ -176,12 +177,40 @@ static void test_min_effect_per_clock(void **state)
 	hb_cmp_thresholds_free(&t);
 }
 
+/* Under sudo a thresholds file that is not the sudo user's is never
+ * quoted (third audit of issue 38: `sudo hugebench compare-report
+ * --thresholds /etc/shadow` showed 24 bytes of its first line); the
+ * user's own file still gets its short escaped excerpt. */
+static void test_thresholds_not_yours(void **state)
+{
+	const char *p = hbt_write_tmp("secret.conf", "root:$6$hashhashhashhashhash:19000::\n");
+	struct hb_cmp_thresholds t;
+	char err[512];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the sudo case needs root */
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	assert_int_equal(hb_cmp_thresholds_load(p, &t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "root:$6$hash"));
+	setenv("SUDO_UID", "12345", 1);
+	setenv("SUDO_GID", "12345", 1);
+	assert_int_equal(hb_cmp_thresholds_load(p, &t, err, sizeof(err)), -1);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	assert_non_null(strstr(err, "secret.conf:1: not a thresholds line (the file is not yours"));
+	assert_null(strstr(err, "hash"));
+	assert_null(strstr(err, "root"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_min_effect_per_clock),
 		cmocka_unit_test(test_options_and_thresholds),
+		cmocka_unit_test(test_thresholds_not_yours),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);

@@ -66,6 +66,9 @@ static void test_pin_unknown_version_destroys_nothing(void **state)
 	assert_non_null(err);
 	if (!strstr(err, "=6.12.999-1 is not in the host's apt sources"))
 		fail_msg("fetch-debian.sh said: %s", err);
+	/* that one line only: not also "fetch-debian.sh ... failed (exit 3)" */
+	if (strchr(err, '\n') != err + strlen(err) - 1)
+		fail_msg("fetch-debian.sh said more than one line: %s", err);
 	free(err);
 	/* nothing lost, nothing half made */
 	err = hb_slurp(deb, NULL);
@@ -90,10 +93,46 @@ static void test_pin_unknown_version_destroys_nothing(void **state)
 	}
 }
 
+/* build-source.sh --fetch of a debian: source runs as root in the cache's
+ * src/, which belongs to the build account (a patch series runs as it):
+ * its lock was `exec 8>src/.lock`, so a link planted there made root
+ * truncate any file (third audit of issue 38: a root-only file emptied).
+ * An unknown package stops the script right after the lock, before any
+ * download. */
+static void test_fetch_lock_follows_no_link(void **state)
+{
+	char cache[PATH_MAX], src[PATH_MAX + 8], lock[PATH_MAX + 16], victim[PATH_MAX];
+	char script[PATH_MAX], recipe[PATH_MAX], errpath[PATH_MAX], *got;
+	char *argv[] = { "bash", script, "--fetch", recipe, cache, NULL };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* root following the account's link is the case */
+	snprintf(cache, sizeof(cache), "%s/bcache", hbt_dir);
+	snprintf(src, sizeof(src), "%s/src", cache);
+	snprintf(lock, sizeof(lock), "%s/.lock", src);
+	snprintf(victim, sizeof(victim), "%s/root-only", hbt_dir);
+	assert_int_equal(mkdir(cache, 0755), 0);
+	assert_int_equal(mkdir(src, 0755), 0);
+	hbt_write(victim, "root's own bytes\n");
+	assert_int_equal(symlink(victim, lock), 0);
+	snprintf(script, sizeof(script), "%s", hbt_in_root("kernels/build-source.sh"));
+	snprintf(recipe, sizeof(recipe), "%s", hbt_in_root("kernels/minimal-6.1"));
+	snprintf(errpath, sizeof(errpath), "%s/build-err", hbt_dir);
+	setenv("HB_SOURCE", "debian:linux-source-0.0", 1);
+	assert_int_equal(hbt_run_to_end(argv, errpath, true), 2);
+	unsetenv("HB_SOURCE");
+	got = hb_slurp(victim, NULL);
+	assert_non_null(got);
+	assert_string_equal(got, "root's own bytes\n");
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pin_unknown_version_destroys_nothing),
+		cmocka_unit_test(test_fetch_lock_follows_no_link),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);

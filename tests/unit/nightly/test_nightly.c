@@ -131,6 +131,36 @@ static void test_matrix_linear(void **state)
 	free(text);
 }
 
+/* Under sudo a matrix file that is not the sudo user's is never quoted
+ * (third audit of issue 38: `sudo hugebench nightly --matrix /etc/shadow`
+ * showed 24 bytes of its first line); the user's own still is. */
+static void test_matrix_not_yours(void **state)
+{
+	char p[PATH_MAX + 16], err[1024];
+	struct hb_matrix m;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the sudo case needs root */
+	snprintf(p, sizeof(p), "%s/secret.matrix", g_tmp);
+	assert_non_null(f = fopen(p, "w"));
+	fputs("root:$6$hashhashhashhashhash:19000::\n", f);
+	assert_int_equal(fclose(f), 0);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	assert_int_equal(hb_matrix_load(p, &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "root:$6$hash"));
+	setenv("SUDO_UID", "12345", 1);
+	setenv("SUDO_GID", "12345", 1);
+	assert_int_equal(hb_matrix_load(p, &m, err, sizeof(err)), -1);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	if (!strstr(err, "secret.matrix:1: not a matrix line (the file is not yours") ||
+	    strstr(err, "hash") || strstr(err, "root"))
+		fail_msg("%s", err);
+}
+
 static void test_matrix_bad(void **state)
 {
 	static const struct {
@@ -1332,6 +1362,16 @@ static void test_baseline_promote_names(void **state)
 	assert_int_equal(lines, 2); /* g1, g1 again; not g2, not current */
 	assert_null(strstr(h, "/n2/"));
 	free(h);
+	/* a folder named history.jsonl (third audit): it became the baseline
+	 * folder where the history goes, `current` pointed at it and every
+	 * later promote failed to append (exit 3); refused like `current` */
+	snprintf(gc, sizeof(gc), "%s/n4/history.jsonl", g_tmp);
+	make_group(gc, "pass");
+	assert_int_equal(hb_baseline_promote(res, gc, NULL, NULL), HB_EXIT_USAGE);
+	snprintf(res, sizeof(res), "%s/nres-hist", g_tmp);
+	assert_int_equal(hb_baseline_promote(res, gc, NULL, NULL), HB_EXIT_USAGE);
+	assert_int_equal(hb_baseline_current(res, "minimal-6.1", cur, sizeof(cur)), -1);
+	assert_int_equal(hb_baseline_promote(res, g1, NULL, NULL), 0);
 }
 
 /* Issue 23: promote goes through the validating loader, and is atomic. */
@@ -1435,6 +1475,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_good),
 		cmocka_unit_test(test_matrix_bad),
+		cmocka_unit_test(test_matrix_not_yours),
 		cmocka_unit_test(test_matrix_linear),
 		cmocka_unit_test(test_nightly_bad_matrix_cli),
 		cmocka_unit_test(test_matrix_git),
