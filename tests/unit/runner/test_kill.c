@@ -83,6 +83,26 @@ static void test_parent_killed(void **state)
 	assert_int_equal(access(HBT_STATE_FILE, F_OK), -1);
 }
 
+/* pid has the mount namespace of its own the runner gives a workload, its
+ * mounts private (runner.c: unshare(CLONE_NEWNS), then MS_REC|MS_PRIVATE on
+ * "/"): another namespace than parent's, no "shared:" peer group left. */
+static bool own_private_ns(pid_t pid, pid_t parent)
+{
+	char a[64], b[64], p[64], *mi;
+	struct stat sa, sb;
+	bool ok;
+
+	snprintf(a, sizeof(a), "/proc/%d/ns/mnt", (int)pid);
+	snprintf(b, sizeof(b), "/proc/%d/ns/mnt", (int)parent);
+	if (stat(a, &sa) || stat(b, &sb) || sa.st_ino == sb.st_ino)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%d/mountinfo", (int)pid);
+	mi = hb_slurp(p, NULL);
+	ok = mi && !strstr(mi, " shared:");
+	free(mi);
+	return ok;
+}
+
 /* Mounts a tmpfs on dir inside pid's mount namespace. */
 static void mount_in_ns_of(pid_t pid, const char *dir)
 {
@@ -242,6 +262,12 @@ static void test_timed_out_mount_gone(void **state)
 			hbt_sleep_ms(50);
 	}
 	assert_true(child > 0);
+	/* mounted before the workload has made the namespace its own, the
+	 * tmpfs landed in the runner's, or propagated back to it: the test
+	 * failed under load (the workload forked, not yet unshared) */
+	for (int t = 0; t < 400 && !own_private_ns(child, runner); t++)
+		hbt_sleep_ms(25);
+	assert_true(own_private_ns(child, runner));
 	mount_in_ns_of(child, mnt); /* what the workload's hb_mount_tmpfs() does */
 	for (int t = 0; t < 200; t++) {
 		starts = hbt_events(out, "workload_start");
