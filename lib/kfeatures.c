@@ -110,6 +110,19 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		"CONFIG_TRANSPARENT_HUGEPAGE", "/sys/kernel/mm/transparent_hugepage",
 		"'mm: shmem: add mTHP counters for anonymous shmem', Linux 6.11; 6.12 and 7.2 "
 		"file_stats_attrs read (issue 35)" },
+	/* Read in 7.2: mm/fail_page_alloc.c (min-order, ignore-gfp-wait,
+	 * ignore-gfp-highmem beside the common attributes of
+	 * lib/fault-inject.c: probability, interval, times, space, verbose,
+	 * task-filter) and Documentation/fault-injection/fault-injection.rst.
+	 * The debugfs directory exists only with FAULT_INJECTION_DEBUG_FS too
+	 * (kernels/debug.config sets both); the version is the 2.6.20 of
+	 * "fault-injection capability for alloc_pages()". */
+	[HB_KF_FAIL_PAGE_ALLOC] = {
+		"fail_page_alloc", "page allocation fault injection (debugfs fail_page_alloc)",
+		2006, "CONFIG_FAIL_PAGE_ALLOC", "/sys/kernel/debug/fail_page_alloc",
+		"'fault-injection capability for alloc_pages()', Linux 2.6.20; "
+		"Documentation/fault-injection/fault-injection.rst (7.2 read); needs "
+		"CONFIG_FAULT_INJECTION_DEBUG_FS for its debugfs files" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

@@ -45,6 +45,7 @@ enum hb_kf {
 	HB_KF_UFFD_MINOR_SHMEM,	   /* userfaultfd minor faults on shmem */
 	HB_KF_BRD,		   /* brd RAM disks (a swap device that is not zram) */
 	HB_KF_SHMEM_SIZE_STATS,	   /* hugepages-<N>kB/stats/shmem_{alloc,fallback,fallback_charge} */
+	HB_KF_FAIL_PAGE_ALLOC,	   /* debugfs fail_page_alloc: page allocations made to fail */
 	HB_KF_N
 };
 
