@@ -30,7 +30,7 @@
  * (thp_file_fallback exactly, thp_file_fallback_charge and thp_file_alloc
  * +0), _stats (where the per-size stats exist, each file present),
  * _data (every page through the mapping and through pread), _child, and
- * subject_inject_<case> (fail_page_alloc injected at least one failure per
+ * subject_<case> (fail_page_alloc injected at least one failure per
  * PMD attempt: it was armed for this child's faults).
  */
 #define _GNU_SOURCE
@@ -211,7 +211,7 @@ static void fi_hist(const long *h, char *buf, size_t len)
 static bool fi_knobs(struct hb_ctx *ctx, bool per_size)
 {
 	char p[160];
-	int r;
+	int r, n = 0;
 
 	if (!per_size) {
 		r = hb_write_file(FB_THP "/shmem_enabled", "always");
@@ -225,11 +225,13 @@ static bool fi_knobs(struct hb_ctx *ctx, bool per_size)
 		if (access(p, F_OK))
 			continue;
 		r = hb_write_file(p, v);
-		if (!hb_check(ctx, "inject_knobs", r == 0, "knob written", "%s=%s: %s", p, v,
-			      r ? strerror(-r) : "0"))
-			return false;
+		if (r)
+			return hb_check(ctx, "inject_knobs", false, "every per-size knob written",
+					"%s=%s: %s", p, v, strerror(-r));
+		n++;
 	}
-	return true;
+	return hb_check(ctx, "inject_knobs", n > 0, "every per-size knob written",
+			"%d knobs: 2048kB and 64kB always, the others never", n);
 }
 
 static void fi_run_case(struct hb_ctx *ctx, const struct fi_case *k, long extents, bool stats,
@@ -285,7 +287,7 @@ static void fi_run_case(struct hb_ctx *ctx, const struct fi_case *k, long extent
 		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
 		      out->step[0] ? " at: " : "", out->step))
 		goto out;
-	snprintf(cn, sizeof(cn), "subject_inject_%s", k->name);
+	snprintf(cn, sizeof(cn), "subject_%s", k->name);
 	hb_check(ctx, cn, times_left >= 0 && FI_TIMES - times_left >= extents,
 		 "fail_page_alloc injected >= 1 failure per extent (a PMD allocation each)",
 		 "%lld failures injected (times %ld -> %lld)", FI_TIMES - times_left, FI_TIMES,
