@@ -38,8 +38,12 @@
 #include "fallback.h"
 #include "mthp.h"
 #include "mthp_folio.h"
+#include "race.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +51,10 @@
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
 
 #define FI_DIR "/sys/kernel/debug/fail_page_alloc"
 #define FI_DEBUGFS "/sys/kernel/debug"
@@ -208,7 +216,7 @@ static void fi_hist(const long *h, char *buf, size_t len)
 
 /* The knobs of a case: per-size 2048kB and 64kB always, every other size
  * never; or shmem_enabled=always. false after a failed check. */
-static bool fi_knobs(struct hb_ctx *ctx, bool per_size)
+static bool fi_knobs(struct hb_ctx *ctx, bool per_size, bool pmd)
 {
 	char p[160];
 	int r, n = 0;
@@ -219,7 +227,7 @@ static bool fi_knobs(struct hb_ctx *ctx, bool per_size)
 				r ? strerror(-r) : "0");
 	}
 	for (int o = 1; o <= MT_PMD_ORDER; o++) {
-		const char *v = (o == MT_PMD_ORDER || o == 4) ? "always" : "never";
+		const char *v = ((o == MT_PMD_ORDER && pmd) || o == 4) ? "always" : "never";
 
 		mt_size_knob(o, p, sizeof(p));
 		if (access(p, F_OK))
@@ -231,7 +239,7 @@ static bool fi_knobs(struct hb_ctx *ctx, bool per_size)
 		n++;
 	}
 	return hb_check(ctx, "inject_knobs", n > 0, "every per-size knob written",
-			"%d knobs: 2048kB and 64kB always, the others never", n);
+			"%d knobs: %s64kB always, the others never", n, pmd ? "2048kB and " : "");
 }
 
 static void fi_run_case(struct hb_ctx *ctx, const struct fi_case *k, long extents, bool stats,
@@ -248,7 +256,7 @@ static void fi_run_case(struct hb_ctx *ctx, const struct fi_case *k, long extent
 	pid_t pid;
 
 	memset(out, 0, sizeof(*out));
-	if (!fi_knobs(ctx, k->per_size))
+	if (!fi_knobs(ctx, k->per_size, true))
 		return;
 	fd = memfd_create("hb-fallback-inject", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size)) {
@@ -352,6 +360,244 @@ out:
 	close(fd);
 }
 
+/* ---- swap-in whose large allocation fails ----------------------------- */
+
+#define FI_SWAP_THREADS 4
+
+struct fi_swap_out {
+	struct mt_observed before, after;
+	size_t bad_map, bad_read;
+	int err;
+	char step[64];
+};
+
+struct fi_reader {
+	char *at;
+	size_t size;
+	int t;
+	pthread_barrier_t *go;
+};
+
+/* Thread t arms fail_page_alloc for itself (creating a thread allocates
+ * order >= 1 kernel memory, so the threads exist first), waits for the
+ * others, then reads page 4t + 1 of every 64 kB folio, in the same order as
+ * the others: the four threads fault the same large swap entry together. */
+static void *fi_reader_main(void *arg)
+{
+	const struct fi_reader *r = arg;
+	volatile char sink = 0;
+
+	hb_write_file("/proc/thread-self/make-it-fail", "1");
+	pthread_barrier_wait(r->go);
+	for (size_t f = 0; f < r->size; f += 16 * HB_PAGE)
+		sink += r->at[f + (size_t)(4 * r->t + 1) * HB_PAGE];
+	(void)sink;
+	return NULL;
+}
+
+static void fi_swap_child(int fd, size_t size, struct fi_swap_out *out)
+{
+	pthread_t th[FI_SWAP_THREADS];
+	struct fi_reader rd[FI_SWAP_THREADS];
+	pthread_barrier_t go;
+	void *raw;
+	char *at;
+
+	out->bad_map = out->bad_read = SIZE_MAX;
+	raw = mmap(NULL, size + HB_HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   -1, 0);
+	at = raw == MAP_FAILED ? NULL : (char *)(((uintptr_t)raw + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+	if (!at || mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+			   MAP_FAILED) {
+		out->err = errno;
+		snprintf(out->step, sizeof(out->step), "map the memfd");
+		_exit(1);
+	}
+	for (size_t off = 0; off < size; off += HB_PAGE)
+		hb_pattern_fill(at + off, HB_PAGE, FI_SEED, off);
+	if (mt_folio_orders(at, size, &out->before) ||
+	    madvise(at, size, MADV_PAGEOUT)) {
+		out->err = errno;
+		snprintf(out->step, sizeof(out->step), "read the folios, then MADV_PAGEOUT");
+		_exit(1);
+	}
+	pthread_barrier_init(&go, NULL, FI_SWAP_THREADS + 1);
+	for (int t = 0; t < FI_SWAP_THREADS; t++) {
+		rd[t] = (struct fi_reader){ .at = at, .size = size, .t = t, .go = &go };
+		if (pthread_create(&th[t], NULL, fi_reader_main, &rd[t])) {
+			out->err = EAGAIN;
+			snprintf(out->step, sizeof(out->step), "pthread_create");
+			_exit(1);
+		}
+	}
+	if (hb_write_file("/proc/thread-self/make-it-fail", "1")) {
+		out->err = errno;
+		snprintf(out->step, sizeof(out->step), "write /proc/thread-self/make-it-fail");
+		_exit(1);
+	}
+	pthread_barrier_wait(&go);
+	for (int t = 0; t < FI_SWAP_THREADS; t++)
+		pthread_join(th[t], NULL);
+	for (size_t off = 0; off < size; off += HB_PAGE) /* the rest, in this thread */
+		(void)*(volatile char *)(at + off);
+	hb_write_file("/proc/thread-self/make-it-fail", "0");
+	if (mt_folio_orders(at, size, &out->after)) {
+		out->err = errno;
+		snprintf(out->step, sizeof(out->step), "read pagemap and kpageflags");
+	}
+	for (size_t off = 0; off < size && out->bad_map == SIZE_MAX; off += HB_PAGE)
+		if (hb_pattern_verify(at + off, HB_PAGE, FI_SEED, off) != HB_PAGE)
+			out->bad_map = off;
+	for (size_t off = 0; off < size && out->bad_read == SIZE_MAX; off += HB_PAGE) {
+		char page[HB_PAGE];
+
+		if (pread(fd, page, HB_PAGE, (off_t)off) != (ssize_t)HB_PAGE ||
+		    hb_pattern_verify(page, HB_PAGE, FI_SEED, off) != HB_PAGE)
+			out->bad_read = off;
+	}
+	_exit(0);
+}
+
+/* The child's tasks and the first line of each kernel stack, into a note. */
+static void fi_note_stacks(struct hb_ctx *ctx, pid_t pid)
+{
+	char dir[64], text[512] = "";
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	while (d && (e = readdir(d)) && n < sizeof(text) - 1) {
+		char p[128], st[256] = "";
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/stack", dir, e->d_name);
+		hb_read_file(p, st, sizeof(st));
+		st[strcspn(st, "\n")] = 0;
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s: %s", n ? "; " : "",
+				      e->d_name, st[0] ? st : "?");
+	}
+	if (d)
+		closedir(d);
+	hb_note(ctx, "inject_swapin: the child's tasks and their kernel stacks: %s", text);
+}
+
+/* 64 kB folios of a memfd swapped out whole, then read back by four threads
+ * at once with every allocation of order >= 1 failing: each swap-in gets an
+ * order-0 folio under a 64 kB swap entry, which shmem must split
+ * (shmem_swapin_folio(), 7.2 read: on zram and brd, both synchronous, the
+ * large swap-in allocation falls back to order 0). Checks: the data, the
+ * orders (0 only), and that the child ends (a swap-in that loops is a hang:
+ * the path of "mm: shmem: fix potential data corruption during shmem
+ * swapin"; a split that loses the race must not unlock a folio it did not
+ * lock: "mm: shmem: avoid unpaired folio_unlock() in shmem_swapin_folio()",
+ * DEBUG_VM's VM_BUG_ON_FOLIO). */
+static void fi_swapin_case(struct hb_ctx *ctx, long extents, bool stats)
+{
+	size_t size = (size_t)extents * HB_HPAGE;
+	long pages = (long)(size / HB_PAGE), folios = pages / 16, stall = 120;
+	struct fi_swap_out *out;
+	struct race_swap sw = { .kind = "none" };
+	struct mt_stats ma, mb;
+	char oh[128], bh[128];
+	const char *what = "";
+	int fd = -1, r, status = 0;
+	bool stuck = false;
+	pid_t pid;
+	uint64_t t0;
+
+	out = mmap(NULL, sizeof(*out), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (out == MAP_FAILED) {
+		hb_error(ctx, "map the swap-in child's report");
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	if (!fi_knobs(ctx, true, false))
+		goto out;
+	fd = memfd_create("hb-fallback-swapin", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		hb_error(ctx, "inject_swapin: memfd_create + ftruncate");
+		goto out;
+	}
+	if (race_swap_setup(ctx, &sw, size + 8 * HB_MB, "auto") || hb_failed(ctx))
+		goto out;
+	if (!sw.on) {
+		hb_note(ctx, "inject_swapin not run: no swap device");
+		goto out;
+	}
+	r = fi_arm(1, &what);
+	if (!hb_check(ctx, "inject_swapin_arm", r == 0,
+		      "fail_page_alloc armed (the table says the kernel has it)", "%s: %s",
+		      r ? what : "every attribute", r ? strerror(-r) : "written"))
+		goto out;
+	mt_stats_read(&ma);
+	t0 = hb_now_ns();
+	pid = fork();
+	if (pid == 0)
+		fi_swap_child(fd, size, out);
+	if (pid < 0) {
+		fi_write("probability", "0");
+		hb_error(ctx, "inject_swapin: fork");
+		goto out;
+	}
+	while ((r = (int)waitpid(pid, &status, WNOHANG)) == 0 &&
+	       hb_now_ns() - t0 < (uint64_t)stall * 1000000000ULL)
+		usleep(100000);
+	fi_write("probability", "0");
+	if (r == 0) {
+		fi_note_stacks(ctx, pid);
+		kill(pid, SIGKILL);
+		for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
+			usleep(100000);
+		stuck = waitpid(pid, &status, WNOHANG) == 0;
+		hb_check(ctx, "inject_swapin_child", false,
+			 "the child's swap-ins end (exit 0)",
+			 "no exit within %ld s: a swap-in loops in the kernel%s", stall,
+			 stuck ? " (still there 10 s after SIGKILL: stuck; the swap is left on)" : "");
+		goto out;
+	}
+	mt_stats_read(&mb);
+	if (!hb_check(ctx, "inject_swapin_child",
+		      WIFEXITED(status) && WEXITSTATUS(status) == 0 && !out->err,
+		      "the child's swap-ins end (exit 0)", "%s %d%s%s",
+		      WIFSIGNALED(status) ? "signal" : "status",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+		      out->step[0] ? " at: " : "", out->step))
+		goto out;
+	fi_hist(out->before.hist, bh, sizeof(bh));
+	fi_hist(out->after.hist, oh, sizeof(oh));
+	hb_check(ctx, "subject_inject_swapin_large",
+		 out->before.hist[4] == folios && (!stats ||
+		 mt_stat_delta(&ma, &mb, 4, MT_SWPOUT) == folios),
+		 "64 kB folios before, each swapped out whole (64kB swpout +folios where the "
+		 "stats exist)", "orders %s before; 64kB swpout +%lld, swpout_fallback +%lld "
+		 "(folios %ld; swap on %s)", bh, mt_stat_delta(&ma, &mb, 4, MT_SWPOUT),
+		 mt_stat_delta(&ma, &mb, 4, MT_SWPOUT_FALLBACK), folios, sw.kind);
+	hb_check(ctx, "inject_swapin_orders",
+		 out->after.hist[0] == pages && !strchr(oh, ' ') && out->after.absent == 0,
+		 "every page swapped in as an order-0 folio (each large allocation failed)",
+		 "%s, %ld absent, %ld anomalies", oh, out->after.absent, out->after.anomalies);
+	if (out->bad_map == SIZE_MAX && out->bad_read == SIZE_MAX)
+		hb_check(ctx, "inject_swapin_data", true,
+			 "every page reads back its pattern, mapped and by pread", "%ld pages",
+			 pages);
+	else
+		hb_check(ctx, "inject_swapin_data", false,
+			 "every page reads back its pattern, mapped and by pread",
+			 "first bad page: mapped at byte %zd, read at byte %zd (-1: none)",
+			 out->bad_map == SIZE_MAX ? (ssize_t)-1 : (ssize_t)out->bad_map,
+			 out->bad_read == SIZE_MAX ? (ssize_t)-1 : (ssize_t)out->bad_read);
+out:
+	if (!stuck) {
+		if (fd >= 0)
+			close(fd);
+		race_swap_teardown(&sw);
+	}
+	munmap(out, sizeof(*out));
+}
+
 void fb_inject_part(struct hb_ctx *ctx, bool per_size, bool stats)
 {
 	static const struct fi_case per_size_cases[] = {
@@ -395,6 +641,8 @@ void fb_inject_part(struct hb_ctx *ctx, bool per_size, bool stats)
 	for (size_t i = 0; i < n && !hb_failed(ctx); i++)
 		fi_run_case(ctx, &cases[i], extents, stats, out);
 	munmap(out, sizeof(*out));
+	if (per_size && !hb_failed(ctx))
+		fi_swapin_case(ctx, extents < 2 ? extents : 2, stats);
 done:
 	fi_restore(&saved);
 	if (mounted)
