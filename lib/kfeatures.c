@@ -96,10 +96,11 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		5014, "CONFIG_USERFAULTFD", "/proc/sys/vm/unprivileged_userfaultfd",
 		"'userfaultfd: add minor fault handling for shmem', Linux 5.14" },
 	[HB_KF_BRD] = {
-		"brd", "RAM disk block devices (brd): swap through the swap cache", 0,
+		"brd", "RAM disk block devices (brd): a swap device that is not zram", 0,
 		"CONFIG_BLK_DEV_RAM", "/sys/block/ram0",
-		"drivers/block/brd.c; not BLK_FEAT_SYNCHRONOUS (7.2 read), so shmem swap-in "
-		"goes through the swap cache and readahead, unlike zram" },
+		"drivers/block/brd.c: BLK_FEAT_SYNCHRONOUS from 6.11 (6.12 and 7.2 read), so "
+		"there shmem swap-in skips the swap cache as on zram; 6.1's brd is not "
+		"synchronous (its swap-ins go through the swap cache)" },
 	/* Read in 6.12 and 7.2 mm/huge_memory.c: file_stats_attrs (shmem_alloc,
 	 * shmem_fallback, shmem_fallback_charge) go into every hugepages-<N>kB
 	 * whose order has a shmem_enabled knob (THP_ORDERS_ALL_FILE_DEFAULT). */
