@@ -73,6 +73,15 @@ judge() {
 		else
 			caught="no (error)"; by="$reason"
 		fi ;;
+	incomplete)
+		# the guest stopped before the suite's end (a task stuck in the
+		# kernel, a crash, or a run interrupted after its catch): a failed
+		# check or a kernel report that got out before is still the catch
+		if [ -n "$by" ] && [ -n "$path" ]; then
+			caught="yes (incomplete: $reason)"
+		else
+			caught="no ($verdict)"; by="$reason"
+		fi ;;
 	*) caught="no ($verdict)"; by="$reason" ;;
 	esac
 	[ -n "$by" ] || by=$reason
