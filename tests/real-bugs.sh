@@ -70,6 +70,11 @@ judge() {
 			      | join(", ")' "$res")
 		if [ -n "$hung" ] && [ -n "$path" ]; then
 			caught="yes (hang)"; by="$hung${by:+; $by}"
+		elif [ -n "$by" ] && [ -n "$path" ]; then
+			# a failed check or a kernel report, then a later workload
+			# could not run (a task stuck in the kernel holds the swap
+			# device): the error outranks the failure in the verdict
+			caught="yes (fail, then error: $reason)"
 		else
 			caught="no (error)"; by="$reason"
 		fi ;;

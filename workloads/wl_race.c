@@ -747,7 +747,8 @@ static const struct hb_param race_params[] = {
 	{ .name = "stall_s", .type = HB_PARAM_LONG, .def = "60", .min = 5, .max = 86400,
 	  .help = "no operation finished by any worker for this long: a hang, a failure" },
 	{ .name = "swap", .type = HB_PARAM_ENUM, .def = "auto", .choices = "auto|brd|zram|none",
-	  .help = "swap device: auto is brd (through the swap cache before 6.11) where the kernel has it, "
+	  .help = "swap device: auto is brd (through the swap cache before 6.11) where the "
+		  "kernel has it, "
 		  "else zram" },
 	HB_PARAM_SHMEM_ENABLED,
 	HB_PARAM_END,
