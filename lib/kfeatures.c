@@ -103,10 +103,11 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 	 * (shmem_swapin_cluster()) whatever the device. Issue 37 first took brd
 	 * for a swap-cache device: true on 6.1 and 6.12 only. */
 	[HB_KF_BRD] = {
-		"brd", "RAM disk block devices (brd): swap on a block device that is not zram", 0,
+		"brd", "RAM disk block devices (brd): a swap device that is not zram", 0,
 		"CONFIG_BLK_DEV_RAM", "/sys/block/ram0",
-		"drivers/block/brd.c; BLK_FEAT_SYNCHRONOUS in 6.12 and 7.2 (read), so 7.2's "
-		"shmem swap-in skips the swap cache for it as for zram" },
+		"drivers/block/brd.c: BLK_FEAT_SYNCHRONOUS from 6.11 (6.12 and 7.2 read), so "
+		"there shmem swap-in skips the swap cache as on zram; 6.1's brd is not "
+		"synchronous (its swap-ins go through the swap cache)" },
 	/* Read in 6.12 and 7.2 mm/huge_memory.c: file_stats_attrs (shmem_alloc,
 	 * shmem_fallback, shmem_fallback_charge) go into every hugepages-<N>kB
 	 * whose order has a shmem_enabled knob (THP_ORDERS_ALL_FILE_DEFAULT). */
@@ -134,6 +135,19 @@ static const struct hb_kf_row rows[HB_KF_N] = {
 		"CONFIG_MEMCG", NULL,
 		"'memcg: introduce per-memcg reclaim interface', Linux 5.19; "
 		"Documentation/admin-guide/cgroup-v2.rst" },
+	/* Read in 7.2: mm/fail_page_alloc.c (min-order, ignore-gfp-wait,
+	 * ignore-gfp-highmem beside the common attributes of
+	 * lib/fault-inject.c: probability, interval, times, space, verbose,
+	 * task-filter) and Documentation/fault-injection/fault-injection.rst.
+	 * The debugfs directory exists only with FAULT_INJECTION_DEBUG_FS too
+	 * (kernels/debug.config sets both); the version is the 2.6.20 of
+	 * "fault-injection capability for alloc_pages()". */
+	[HB_KF_FAIL_PAGE_ALLOC] = {
+		"fail_page_alloc", "page allocation fault injection (debugfs fail_page_alloc)",
+		2006, "CONFIG_FAIL_PAGE_ALLOC", "/sys/kernel/debug/fail_page_alloc",
+		"'fault-injection capability for alloc_pages()', Linux 2.6.20; "
+		"Documentation/fault-injection/fault-injection.rst (7.2 read); needs "
+		"CONFIG_FAULT_INJECTION_DEBUG_FS for its debugfs files" },
 };
 
 const struct hb_kf_row *hb_kf_row(enum hb_kf f)

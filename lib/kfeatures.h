@@ -47,6 +47,7 @@ enum hb_kf {
 	HB_KF_SHMEM_SIZE_STATS,	   /* hugepages-<N>kB/stats/shmem_{alloc,fallback,fallback_charge} */
 	HB_KF_LOOP,		   /* loop block devices: a swap device that is not synchronous */
 	HB_KF_MEMCG_RECLAIM,	   /* memory.reclaim of cgroup v2 */
+	HB_KF_FAIL_PAGE_ALLOC,	   /* debugfs fail_page_alloc: page allocations made to fail */
 	HB_KF_N
 };
 

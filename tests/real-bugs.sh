@@ -8,7 +8,14 @@
 # would catch it (the list's third field).
 #
 # usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control]
-#                           [--timeout SECONDS] [--docs FILE]
+#                           [--timeout SECONDS] [--docs FILE] [--boots N]
+#                           [--suite NAME]
+# --boots N: the control boots N times and must pass every time; a corpus
+# kernel boots until it is caught, N times at most (a race may need several
+# boots: a seed replays the operations, not the schedule). The boots column
+# says which boot caught it ("caught in boot 2 of 2") or how many passed.
+# --suite NAME: another suite than real-bugs (e.g. a race-only suite for the
+# extra boots of the race rows); the table says which suite it was.
 # --docs FILE: also replace FILE's table between <!-- real-bugs:begin --> and
 # <!-- real-bugs:end --> (docs/real-bugs.md). Exit: 0 the table is complete
 # (caught or not), 1 the control failed or a kernel did not build, 2 usage.
@@ -17,7 +24,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 hb="$here/build/hugebench"
 list="$here/kernels/real-bugs.list"
 results="$here/results"
-only="" control=1 timeout=5400 docs=""
+only="" control=1 timeout=5400 docs="" boots=1 suite=real-bugs
 die() { echo "real-bugs: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -26,7 +33,9 @@ while [ $# -gt 0 ]; do
 	--no-control) control=0; shift ;;
 	--timeout) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--timeout needs seconds"; timeout=$2; shift 2 ;;
 	--docs) [ -f "${2:-}" ] || die "--docs needs an existing file"; docs=$2; shift 2 ;;
-	*) die "unknown argument '$1' (usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control] [--timeout S] [--docs FILE])" ;;
+	--boots) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--boots needs a number >= 1"; boots=$2; shift 2 ;;
+	--suite) [[ ${2:-} =~ ^[A-Za-z0-9._/-]+$ ]] || die "--suite needs a suite name or file"; suite=$2; shift 2 ;;
+	*) die "unknown argument '$1' (usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control] [--timeout S] [--docs FILE] [--boots N] [--suite NAME])" ;;
 	esac
 done
 [ -x "$hb" ] || die "build/hugebench missing: run make all"
@@ -36,30 +45,10 @@ mkdir -p "$out" || die "cannot create $out"
 table="$out/table.md"
 rc=0
 
-# One kernel: build, one boot of the suite; appends a table row.
-# $1 recipe, $2 the path that should catch it ("" for the control)
-row() {
-	local name=$1 path=$2 t0 t1 t2 rdir res verdict reason by caught desc fix
-	t0=$(date +%s)
-	if ! "$hb" kernel --target "$name" > "$out/$name.build.log" 2>&1; then
-		echo "| $name | $name | not built | $(tail -1 "$out/$name.build.log" | tr '|' '/') | 0 | - |" >> "$table"
-		rc=1
-		return
-	fi
-	t1=$(date +%s)
-	"$hb" run --target "$name" --suite real-bugs --results "$out/runs" --timeout "$timeout" \
-		> "$out/$name.run.log" 2>&1
-	t2=$(date +%s)
-	rdir=$(ls -d "$out/runs/$name"/*-real-bugs 2>/dev/null | tail -1)
-	res="$rdir/result.json"
-	desc=$(sed -n 's/^description=//p' "$here/kernels/$name/recipe")
-	fix=$(printf '%s' "$desc" | sed -n 's/.*revert of "\(.*\)"$/\1/p')
-	[ -n "$fix" ] || fix="(stock: $desc)"
-	if [ ! -f "$res" ]; then
-		echo "| $fix | $name | no result | see $out/$name.run.log | 1 | $((t2 - t0)) s |" >> "$table"
-		rc=1
-		return
-	fi
+# One boot's verdict on a kernel: sets caught (yes ... / no ... / "") and by.
+# $1 result.json, $2 the path that should catch it ("" for the control)
+judge() {
+	local res=$1 path=$2 verdict reason
 	verdict=$(jq -r '.verdict' "$res")
 	reason=$(jq -r '.verdict_reason' "$res" | tr '|' '/')
 	by=$(jq -r '[.workloads[] | .name as $w | (.checks // [])[] | select(.pass == false)
@@ -81,22 +70,89 @@ row() {
 			      | join(", ")' "$res")
 		if [ -n "$hung" ] && [ -n "$path" ]; then
 			caught="yes (hang)"; by="$hung${by:+; $by}"
+		elif [ -n "$by" ] && [ -n "$path" ]; then
+			# a failed check or a kernel report, then a later workload
+			# could not run (a task stuck in the kernel holds the swap
+			# device): the error outranks the failure in the verdict
+			caught="yes (fail, then error: $reason)"
 		else
 			caught="no (error)"; by="$reason"
+		fi ;;
+	incomplete)
+		# the guest stopped before the suite's end (a task stuck in the
+		# kernel, a crash, or a run interrupted after its catch): a failed
+		# check or a kernel report that got out before is still the catch
+		if [ -n "$by" ] && [ -n "$path" ]; then
+			caught="yes (incomplete: $reason)"
+		else
+			caught="no ($verdict)"; by="$reason"
 		fi ;;
 	*) caught="no ($verdict)"; by="$reason" ;;
 	esac
 	[ -n "$by" ] || by=$reason
 	if [ -z "$path" ]; then
 		# the control: the stock debug kernel must pass
-		[ "$verdict" = pass ] || rc=1
 		caught="stock: $verdict"
 	fi
-	echo "| $fix | $name | $caught | $by | 1 | build $((t1 - t0)) s, run $((t2 - t1)) s |" >> "$table"
+}
+
+# One kernel: build, up to $boots boots of the suite (a corpus kernel stops
+# at its first catch, the control boots every time); appends a table row.
+# $1 recipe, $2 the path that should catch it ("" for the control)
+row() {
+	local name=$1 path=$2 t0 t1 t2 rdir res by caught desc fix b bcol runs="" passed=0 first=""
+	t0=$(date +%s)
+	if ! "$hb" kernel --target "$name" > "$out/$name.build.log" 2>&1; then
+		echo "| $name | $name | not built | $(tail -1 "$out/$name.build.log" | tr '|' '/') | 0 | - |" >> "$table"
+		rc=1
+		return
+	fi
+	t1=$(date +%s)
+	desc=$(sed -n 's/^description=//p' "$here/kernels/$name/recipe")
+	fix=$(printf '%s' "$desc" | sed -n 's/.*revert of "\(.*\)"$/\1/p')
+	[ -n "$fix" ] || fix="(stock: $desc)"
+	for ((b = 1; b <= boots; b++)); do
+		t2=$(date +%s)
+		"$hb" run --target "$name" --suite "$suite" --results "$out/runs/b$b" --timeout "$timeout" \
+			> "$out/$name.run$b.log" 2>&1
+		runs="$runs${runs:+, }$(($(date +%s) - t2)) s"
+		rdir=$(ls -d "$out/runs/b$b/$name"/*/ 2>/dev/null | tail -1)
+		res="${rdir%/}/result.json"
+		if [ ! -f "$res" ]; then
+			echo "| $fix | $name | no result (boot $b) | see $out/$name.run$b.log | $b | build $((t1 - t0)) s, runs $runs |" >> "$table"
+			rc=1
+			return
+		fi
+		judge "$res" "$path"
+		if [ -z "$path" ]; then
+			if [ "$caught" = "stock: pass" ]; then
+				passed=$((passed + 1))
+			else
+				rc=1
+				first=${first:-"boot $b: $caught: $by"}
+			fi
+			continue
+		fi
+		case "$caught" in yes*) break ;; esac
+	done
+	if [ -z "$path" ]; then
+		caught="stock: $passed of $boots pass"
+		by=${first:-"control: every workload passes, no kernel report, in every boot"}
+		bcol="$boots"
+	elif [[ $caught == yes* ]]; then
+		bcol="caught in boot $b of $boots"
+	else
+		bcol="$boots (none caught)"
+	fi
+	echo "| $fix | $name | $caught | $by | $bcol | build $((t1 - t0)) s, runs $runs |" >> "$table"
 	tail -1 "$table"
 }
 
 {
+	if [ "$suite" != real-bugs ]; then
+		echo "Suite: $suite (not configs/real-bugs.suite)"
+		echo
+	fi
 	echo "| fix | kernel | caught? | by which check, metric or kernel report | boots | time |"
 	echo "|---|---|---|---|---|---|"
 } > "$table"

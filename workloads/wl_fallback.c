@@ -24,9 +24,14 @@
  * shmem_fallback_charge +touches exactly, shmem_alloc +0 of that size);
  * <case>_data (every touched page reads back its pattern through pread);
  * <case>_child (the child was not OOM-killed: exit 0).
+ *
+ * Then the inject cases (fallback_inject.c): where the kernel has
+ * fail_page_alloc (the debug kernels), the allocation itself fails, for
+ * the PMD size alone or for every large size, with two sizes on.
  */
 #define _GNU_SOURCE
 #include "hb.h"
+#include "fallback.h"
 #include "mthp.h"
 #include "mthp_folio.h"
 #include "pressure.h"
@@ -42,7 +47,6 @@
 
 #define FB_DIR "/mnt/hb-fallback"
 #define FB_PATH FB_DIR "/data"
-#define FB_THP "/sys/kernel/mm/transparent_hugepage"
 #define FB_SEED 0x66616c6cULL
 
 struct fb_case {
@@ -284,6 +288,8 @@ static void fallback_run(struct hb_ctx *ctx)
 		goto done;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !hb_failed(ctx); i++)
 		run_case(ctx, &cg, &cases[i], out, stats);
+	if (!hb_failed(ctx))
+		fb_inject_part(ctx, per_size, stats);
 done:
 	pr_cg_teardown(&cg);
 	hb_umount(FB_DIR);
@@ -297,14 +303,17 @@ static const struct hb_param fallback_params[] = {
 	{ .name = "headroom_kb", .type = HB_PARAM_LONG, .def = "512", .min = 64, .max = 960,
 	  .help = "memory.max above memory.current: less than the large folio, more than the "
 		  "small pages" },
+	{ .name = "inject_extents", .type = HB_PARAM_LONG, .def = "4", .min = 0, .max = 32,
+	  .help = "2 MiB extents of each inject case (fallback_inject.c: fail_page_alloc, the "
+		  "debug kernels); 0: the inject cases are not run" },
 	HB_PARAM_SHMEM_ENABLED,
 	HB_PARAM_END,
 };
 
 const struct hb_workload hb_wl_fallback = {
 	.name = "fallback",
-	.help = "huge and large shmem allocations fail their memcg charge: fallback counters, "
-		"orders and data",
+	.help = "huge and large shmem allocations fail their memcg charge, or (fail_page_alloc) "
+		"the allocation itself: fallback counters, orders and data",
 	.unsupported = hb_huge_tmpfs_probe,
 	.run = fallback_run,
 	.params = fallback_params,

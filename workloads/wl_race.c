@@ -5,8 +5,9 @@
  * a size_mb memfd, given the per-size sizes 16 kB and 64 kB (2048 kB off)
  * where the kernel has per-size knobs (kfeatures row shmem_per_size), else
  * PMD folios through shmem_enabled=always. Swap is a brd RAM disk where the
- * kernel has one (kfeatures row brd): unlike zram it is not a synchronous
- * device, so shmem swap-in goes through the swap cache and its readahead;
+ * kernel has one (kfeatures row brd): before 6.11 it is not a synchronous
+ * device, so shmem swap-in goes through the swap cache and its readahead
+ * (6.1); from 6.11 brd is BLK_FEAT_SYNCHRONOUS and skips it as zram does;
  * zram otherwise (a note says so), or swap=none.
  *
  * procs processes of threads threads each (workers = procs x threads) run
@@ -180,8 +181,8 @@ int race_swap_setup(struct hb_ctx *ctx, struct race_swap *s, size_t bytes, const
 			hb_skip(ctx, "swap=brd: %s", why);
 			return -ENODEV;
 		}
-		hb_note(ctx, "swap on zram, which skips the swap cache where shmem swaps in "
-			     "synchronously: %s", why);
+		hb_note(ctx, "swap on zram, which skips the swap cache (shmem swaps in "
+			     "synchronously): %s", why);
 	}
 	if (!hb_kf_has(HB_KF_ZRAM, why, sizeof(why))) {
 		hb_note(ctx, "no swap: %s", why);
@@ -746,7 +747,8 @@ static const struct hb_param race_params[] = {
 	{ .name = "stall_s", .type = HB_PARAM_LONG, .def = "60", .min = 5, .max = 86400,
 	  .help = "no operation finished by any worker for this long: a hang, a failure" },
 	{ .name = "swap", .type = HB_PARAM_ENUM, .def = "auto", .choices = "auto|brd|zram|none",
-	  .help = "swap device: auto is brd (through the swap cache) where the kernel has it, "
+	  .help = "swap device: auto is brd (through the swap cache before 6.11) where the "
+		  "kernel has it, "
 		  "else zram" },
 	HB_PARAM_SHMEM_ENABLED,
 	HB_PARAM_END,

@@ -3,7 +3,7 @@
  *
  * Part pmd: a file of `extents` 2 MiB folios on a huge=always tmpfs mount,
  * swapped out with MADV_PAGEOUT to the swap of the race workload (brd where
- * the kernel has it: swap-in through the swap cache; zram otherwise), then
+ * the kernel has it: swap-in through the swap cache before 6.11; zram otherwise), then
  * read back. After the fill, after the swap-out and after the swap-in the
  * folios are read from pagemap + kpageflags and the counters must agree with
  * them exactly: ShmemHugePages - baseline == 2048 kB x the PMD folios seen

@@ -50,6 +50,13 @@ static void test_rows_complete(void **state)
 	assert_false(hb_kf_decide(HB_KF_KVM_GMEM_MMAP, 6012, HB_KF_CFG_UNKNOWN, NULL, 0));
 	assert_true(hb_kf_decide(HB_KF_KVM_GMEM_MMAP, 7002, HB_KF_CFG_UNKNOWN, NULL, 0));
 	assert_false(hb_kf_decide(HB_KF_KVM_GMEM_MMAP, 7002, HB_KF_CFG_OFF, NULL, 0));
+	/* fail_page_alloc (issue 37): the debug kernels only, decided by the
+	 * option (or its debugfs directory), never by the version alone */
+	assert_string_equal(hb_kf_row(HB_KF_FAIL_PAGE_ALLOC)->config, "CONFIG_FAIL_PAGE_ALLOC");
+	assert_string_equal(hb_kf_row(HB_KF_FAIL_PAGE_ALLOC)->probe,
+			    "/sys/kernel/debug/fail_page_alloc");
+	assert_false(hb_kf_decide(HB_KF_FAIL_PAGE_ALLOC, 7002, HB_KF_CFG_OFF, NULL, 0));
+	assert_true(hb_kf_decide(HB_KF_FAIL_PAGE_ALLOC, 7002, HB_KF_CFG_ON, NULL, 0));
 }
 
 /* MADV_COLLAPSE: a kernel before 6.1 lacks it whatever its config says;
