@@ -37,6 +37,7 @@
 #include "hb.h"
 #include "fallback.h"
 #include "mthp.h"
+#include "mthp_table.h"
 #include "mthp_folio.h"
 #include "race.h"
 
@@ -157,6 +158,23 @@ struct fi_out {
 	char step[64];
 };
 
+/* The first page of [0, size) that differs from the pattern, through the
+ * mapping at and through pread(2) on fd (SIZE_MAX: none), into the two
+ * outputs, which hold SIZE_MAX on entry. */
+static void fi_verify(const char *at, int fd, size_t size, size_t *bad_map, size_t *bad_read)
+{
+	for (size_t off = 0; off < size && *bad_map == SIZE_MAX; off += HB_PAGE)
+		if (hb_pattern_verify(at + off, HB_PAGE, FI_SEED, off) != HB_PAGE)
+			*bad_map = off;
+	for (size_t off = 0; off < size && *bad_read == SIZE_MAX; off += HB_PAGE) {
+		char page[HB_PAGE];
+
+		if (pread(fd, page, HB_PAGE, (off_t)off) != (ssize_t)HB_PAGE ||
+		    hb_pattern_verify(page, HB_PAGE, FI_SEED, off) != HB_PAGE)
+			*bad_read = off;
+	}
+}
+
 static void fi_child(int fd, size_t size, struct fi_out *out)
 {
 	size_t extents = size / HB_HPAGE;
@@ -191,27 +209,8 @@ static void fi_child(int fd, size_t size, struct fi_out *out)
 		out->err = errno;
 		snprintf(out->step, sizeof(out->step), "read pagemap and kpageflags");
 	}
-	for (size_t off = 0; off < size && out->bad_map == SIZE_MAX; off += HB_PAGE)
-		if (hb_pattern_verify(at + off, HB_PAGE, FI_SEED, off) != HB_PAGE)
-			out->bad_map = off;
-	for (size_t off = 0; off < size && out->bad_read == SIZE_MAX; off += HB_PAGE) {
-		char page[HB_PAGE];
-
-		if (pread(fd, page, HB_PAGE, (off_t)off) != (ssize_t)HB_PAGE ||
-		    hb_pattern_verify(page, HB_PAGE, FI_SEED, off) != HB_PAGE)
-			out->bad_read = off;
-	}
+	fi_verify(at, fd, size, &out->bad_map, &out->bad_read);
 	_exit(0);
-}
-
-static void fi_hist(const long *h, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (int o = MT_N_ORDERS - 1; o >= 0 && n < len; o--)
-		if (h[o])
-			n += (size_t)snprintf(buf + n, len - n, "%s%d:%ld", n ? " " : "", o, h[o]);
 }
 
 /* The knobs of a case: per-size 2048kB and 64kB always, every other size
@@ -301,8 +300,8 @@ static void fi_run_case(struct hb_ctx *ctx, const struct fi_case *k, long extent
 		 "%lld failures injected (times %ld -> %lld)", FI_TIMES - times_left, FI_TIMES,
 		 times_left);
 	want_hist[k->order] = pages >> k->order;
-	fi_hist(out->ob.hist, oh, sizeof(oh));
-	fi_hist(want_hist, eh, sizeof(eh));
+	mt_hist_text(out->ob.hist, oh, sizeof(oh));
+	mt_hist_text(want_hist, eh, sizeof(eh));
 	snprintf(cn, sizeof(cn), "%s_orders", k->name);
 	hb_check(ctx, cn, out->ob.hist[k->order] == want_hist[k->order] && !strchr(oh, ' ') &&
 		 out->ob.absent == 0 && out->ob.anomalies == 0,
@@ -445,16 +444,7 @@ static void fi_swap_child(int fd, size_t size, struct fi_swap_out *out)
 		out->err = errno;
 		snprintf(out->step, sizeof(out->step), "read pagemap and kpageflags");
 	}
-	for (size_t off = 0; off < size && out->bad_map == SIZE_MAX; off += HB_PAGE)
-		if (hb_pattern_verify(at + off, HB_PAGE, FI_SEED, off) != HB_PAGE)
-			out->bad_map = off;
-	for (size_t off = 0; off < size && out->bad_read == SIZE_MAX; off += HB_PAGE) {
-		char page[HB_PAGE];
-
-		if (pread(fd, page, HB_PAGE, (off_t)off) != (ssize_t)HB_PAGE ||
-		    hb_pattern_verify(page, HB_PAGE, FI_SEED, off) != HB_PAGE)
-			out->bad_read = off;
-	}
+	fi_verify(at, fd, size, &out->bad_map, &out->bad_read);
 	_exit(0);
 }
 
@@ -566,8 +556,8 @@ static void fi_swapin_case(struct hb_ctx *ctx, long extents, bool stats)
 		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
 		      out->step[0] ? " at: " : "", out->step))
 		goto out;
-	fi_hist(out->before.hist, bh, sizeof(bh));
-	fi_hist(out->after.hist, oh, sizeof(oh));
+	mt_hist_text(out->before.hist, bh, sizeof(bh));
+	mt_hist_text(out->after.hist, oh, sizeof(oh));
 	hb_check(ctx, "subject_inject_swapin_large",
 		 out->before.hist[4] == folios && (!stats ||
 		 mt_stat_delta(&ma, &mb, 4, MT_SWPOUT) == folios),

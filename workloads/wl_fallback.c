@@ -33,6 +33,7 @@
 #include "hb.h"
 #include "fallback.h"
 #include "mthp.h"
+#include "mthp_table.h"
 #include "mthp_folio.h"
 #include "pressure.h"
 
@@ -131,16 +132,6 @@ static void child(const struct pr *cg, int fd, size_t size, size_t block, long t
 	_exit(0);
 }
 
-static void hist_text(const long *h, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (int o = MT_N_ORDERS - 1; o >= 0 && n < len; o--)
-		if (h[o])
-			n += (size_t)snprintf(buf + n, len - n, "%s%d:%ld", n ? " " : "", o, h[o]);
-}
-
 static void run_case(struct hb_ctx *ctx, struct pr *cg, const struct fb_case *k,
 		     struct fb_out *out, bool stats)
 {
@@ -194,7 +185,7 @@ static void run_case(struct hb_ctx *ctx, struct pr *cg, const struct fb_case *k,
 		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
 		      out->step[0] ? " at: " : "", out->step, out->err ? " (errno set)" : ""))
 		goto out;
-	hist_text(out->hist, oh, sizeof(oh));
+	mt_hist_text(out->hist, oh, sizeof(oh));
 	snprintf(eh, sizeof(eh), "%d:%ld", k->limit ? 0 : k->order, touches);
 	/* the control is the subject: without the limit the same touches get
 	 * large folios, so the limit is what makes the others fall back */

@@ -255,16 +255,6 @@ static bool fill(struct hb_ctx *ctx, const struct race_cfg *c, int o, struct mt_
 	return r == 0;
 }
 
-static void hist_text(const long *h, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (int o = MT_N_ORDERS - 1; o >= 0 && n < len; o--)
-		if (h[o])
-			n += (size_t)snprintf(buf + n, len - n, "%s%d:%ld", n ? " " : "", o, h[o]);
-}
-
 /* What each thread of process pid is doing in the kernel: its
  * /proc/<pid>/task/<tid>/syscall (number and arguments) and the first
  * frames of its kernel stack, one note per thread. */
@@ -627,8 +617,8 @@ static void race_run(struct hb_ctx *ctx)
 	for (int o = 0; o < RACE_N_OBJ; o++)
 		if (!fill(ctx, &c, o, &ob[o]))
 			goto out;
-	hist_text(ob[RACE_FILE].hist, h0, sizeof(h0));
-	hist_text(ob[RACE_MEMFD].hist, h1, sizeof(h1));
+	mt_hist_text(ob[RACE_FILE].hist, h0, sizeof(h0));
+	mt_hist_text(ob[RACE_MEMFD].hist, h1, sizeof(h1));
 	hb_check(ctx, "subject_file_pmd_folios",
 		 ob[RACE_FILE].hist[MT_PMD_ORDER] == (long)(c.size / HB_HPAGE),
 		 "the file begins as PMD folios, one per 2 MiB", "orders %s", h0);
