@@ -80,6 +80,8 @@ long long mt_stat_delta(const struct mt_stats *a, const struct mt_stats *b, int 
 
 /* mthp_parts.c */
 void mt_khugepaged_pause(void);
+/* Whether a kernel thread named khugepaged exists (/proc/<pid>/comm). */
+bool mt_khugepaged_thread_exists(void);
 long long mt_kh_counter(const char *name);
 void mt_policy_part(struct hb_ctx *ctx, struct mt_state *st);
 void mt_khugepaged_part(struct hb_ctx *ctx, struct mt_state *st);

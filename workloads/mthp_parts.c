@@ -250,7 +250,7 @@ out:
 }
 
 /* Whether a kernel thread named khugepaged exists (/proc/<pid>/comm). */
-static bool kh_thread_running(void)
+bool mt_khugepaged_thread_exists(void)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -277,7 +277,7 @@ static bool kh_thread_settles(bool want)
 	uint64_t t0 = hb_now_ns();
 	bool now;
 
-	while ((now = kh_thread_running()) != want && hb_now_ns() - t0 < 1000000000ULL)
+	while ((now = mt_khugepaged_thread_exists()) != want && hb_now_ns() - t0 < 1000000000ULL)
 		usleep(20000);
 	return now;
 }

@@ -82,34 +82,14 @@ int mp_size_knobs(int on, char *failed, size_t len)
 	return 0;
 }
 
-/* Whether a kernel thread named khugepaged exists (/proc/<pid>/comm). */
-static bool mp_kh_running_now(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool found = false;
-
-	while (d && !found && (e = readdir(d))) {
-		char path[300], comm[32];
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (!hb_read_file(path, comm, sizeof(comm)))
-			found = !strcmp(comm, "khugepaged");
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
-/* the same, given 1 s to stop (a stopped kthread lingers in /proc) */
+/* Whether khugepaged's kernel thread exists, given 1 s to stop (a stopped
+ * kthread lingers in /proc). */
 bool mp_kh_running(void)
 {
 	uint64_t t0 = hb_now_ns();
 	bool now;
 
-	while ((now = mp_kh_running_now()) && hb_now_ns() - t0 < 1000000000ULL)
+	while ((now = mt_khugepaged_thread_exists()) && hb_now_ns() - t0 < 1000000000ULL)
 		usleep(20000);
 	return now;
 }
