@@ -182,9 +182,7 @@ static void fi_child(int fd, size_t size, struct fi_out *out)
 	char *at;
 
 	out->bad_map = out->bad_read = SIZE_MAX;
-	raw = mmap(NULL, size + HB_HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		   -1, 0);
-	at = raw == MAP_FAILED ? NULL : (char *)(((uintptr_t)raw + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+	at = mt_reserve_aligned_len(size, &raw);
 	if (!at || mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
 			   MAP_FAILED) {
 		out->err = errno;
@@ -403,9 +401,7 @@ static void fi_swap_child(int fd, size_t size, struct fi_swap_out *out)
 	char *at;
 
 	out->bad_map = out->bad_read = SIZE_MAX;
-	raw = mmap(NULL, size + HB_HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		   -1, 0);
-	at = raw == MAP_FAILED ? NULL : (char *)(((uintptr_t)raw + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+	at = mt_reserve_aligned_len(size, &raw);
 	if (!at || mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
 			   MAP_FAILED) {
 		out->err = errno;

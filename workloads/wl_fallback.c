@@ -69,7 +69,8 @@ static void child(const struct pr *cg, int fd, size_t size, size_t block, long t
 		  long headroom_kb, bool limit, struct fb_out *out)
 {
 	char pid[32], max[32];
-	char *raw, *at;
+	void *raw;
+	char *at;
 	long long cur;
 
 	out->bad = SIZE_MAX;
@@ -79,9 +80,7 @@ static void child(const struct pr *cg, int fd, size_t size, size_t block, long t
 		snprintf(out->step, sizeof(out->step), "join the cgroup");
 		_exit(1);
 	}
-	raw = mmap(NULL, size + HB_HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		   -1, 0);
-	at = raw == MAP_FAILED ? NULL : (char *)(((uintptr_t)raw + HB_HPAGE - 1) & ~(HB_HPAGE - 1));
+	at = mt_reserve_aligned_len(size, &raw);
 	if (!at || mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
 			   MAP_FAILED) {
 		out->err = errno;
