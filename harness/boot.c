@@ -386,12 +386,18 @@ int hb_boot_open(const struct run_ctx *c, const char *parent, const char *group_
 	return save(b->dir, b->res);
 }
 
-void hb_clock_choose(const char *requested, const char *accel, char *clock, size_t clen,
-		     char *reason, size_t rlen)
+void hb_clock_choose(const char *requested, const char *accel, bool tcg_multi, char *clock,
+		     size_t clen, char *reason, size_t rlen)
 {
 	bool tcg = strcmp(accel, "tcg") == 0;
 
-	if (!strcmp(requested, "wall")) {
+	if (tcg && tcg_multi) {
+		/* run.c refused --clock virtual with it: wall, asked for or auto's */
+		snprintf(clock, clen, "wall");
+		snprintf(reason, rlen, "--tcg-threads multi: QEMU has no instruction counter with "
+			 "one thread per vCPU; guest time is host time, host load shows in every "
+			 "timing");
+	} else if (!strcmp(requested, "wall")) {
 		snprintf(clock, clen, "wall");
 		snprintf(reason, rlen, "asked for with --clock wall: guest time is host time, "
 			 "host load shows in every timing");
@@ -481,8 +487,8 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 				sizeof(c->accel_reason));
 	}
 	printf("[accel] %s: %s\n", c->accel, c->accel_reason);
-	hb_clock_choose(c->o.clock, c->accel, c->clock, sizeof(c->clock), c->clock_reason,
-			sizeof(c->clock_reason));
+	hb_clock_choose(c->o.clock, c->accel, !strcmp(c->o.tcg_threads, "multi"), c->clock,
+			sizeof(c->clock), c->clock_reason, sizeof(c->clock_reason));
 	printf("[clock] %s: %s\n", c->clock, c->clock_reason);
 	c->o.vcpus = hb_vcpus_choose(c->clock, c->k.release, c->o.vcpus, c->o.vcpus_given,
 				     c->vcpus_reason, sizeof(c->vcpus_reason));
@@ -551,7 +557,9 @@ static void describe(const struct run_ctx *c, json_t *res)
 	json_object_set_new(env, "accelerator_reason", hb_json_text(c->accel_reason));
 	json_object_set_new(env, "qemu_version", json_string(c->be.qver));
 	json_object_set_new(env, "qemu_accel",
-			    json_string(strcmp(c->accel, "tcg") == 0 ? "tcg,thread=single" : c->accel));
+			    json_string(strcmp(c->accel, "tcg") ? c->accel :
+					!strcmp(c->o.tcg_threads, "multi") ? "tcg,thread=multi" :
+					"tcg,thread=single"));
 	json_object_set_new(env, "vcpus", json_integer(c->o.vcpus));
 	if (c->vcpus_reason[0])
 		json_object_set_new(env, "vcpus_reason", hb_json_text(c->vcpus_reason));
@@ -600,6 +608,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 					 .timeout_s = c->o.timeout_s, .stall_s = c->o.stall_s,
 					 .quiet = quiet, /* the disk is not the guest's to fill (issue 38) */
 					 .output_max = (long long)c->o.max_output_mb << 20,
+					 .tcg_multi = !strcmp(c->o.tcg_threads, "multi"),
 					 .icount = strcmp(c->clock, "virtual") ? NULL
 									      : HB_QEMU_ICOUNT };
 		struct hb_l1ram ram = { 0 };

@@ -19,6 +19,7 @@ struct run_opts {
 	const char *target, *suite, *accel, *results, *modules, *extra_cmdline, *guest_ram;
 	const char *backend, *connect;	/* "qemu" or "libvirt"; libvirt URI or NULL */
 	const char *clock;		/* --clock auto|virtual|wall (docs/compare.md, "Guest time") */
+	const char *tcg_threads;	/* --tcg-threads single|multi (docs/running.md) */
 	double timeout_s, stall_s;
 	int memory_mb, vcpus, boots, jobs;
 	int max_output_mb;		/* --max-output: console or stream past it stops the guest */
@@ -61,9 +62,10 @@ int hb_boot_load_suite(const char *suite, char *path, size_t plen, char *name, s
 int hb_boot_check_suite(const char *where, const char *suite);
 /* The guest clock for a run on accel: "virtual" (QEMU -icount) under TCG
  * unless requested is "wall"; "wall" under KVM. requested is auto, virtual
- * or wall (run.c refuses virtual with --accel kvm before this). */
-void hb_clock_choose(const char *requested, const char *accel, char *clock, size_t clen,
-		     char *reason, size_t rlen);
+ * or wall (run.c refuses virtual with --accel kvm before this); tcg_multi
+ * (--tcg-threads multi) makes it wall under TCG: no instruction counter. */
+void hb_clock_choose(const char *requested, const char *accel, bool tcg_multi, char *clock,
+		     size_t clen, char *reason, size_t rlen);
 /* Under the virtual clock a kernel before 6.12 never brings up its second
  * vCPU (docs/guest-time.md, "SMP under -icount"): the vCPUs such a boot gets
  * when the user did not ask for a number (1), or the warning when they did.

@@ -32,7 +32,7 @@ static int usage(FILE *to)
 		"                     [--guest-ram anon|huge-tmpfs] [--boots N] [--jobs J]\n"
 		"                     [--backend qemu|libvirt] [--connect URI]\n"
 		"                     [--clock auto|virtual|wall] [--strict] [--accepted FILE]\n"
-		"                     [--max-output MB]\n"
+		"                     [--max-output MB] [--tcg-threads single|multi]\n"
 		"TARGET: a recipe under kernels/, a path to a bzImage, or host.\n"
 		"--boots N: N independent boots of the same kernel and suite, one run group\n"
 		"  (results/<target>/<ts>-<suite>/boot-K/ + group.json); --jobs J of them at\n"
@@ -47,7 +47,11 @@ static int usage(FILE *to)
 		"--accepted FILE: accepted expectations (default configs/accepted-expectations.json,\n"
 		"  written by `hugebench accept`; README, \"When a new kernel disagrees\").\n"
 		"--max-output MB: a guest whose console.log or stream.jsonl grows past MB (default\n"
-		"  128) is stopped, verdict error: QEMU writes them, the disk is not the guest's.\n");
+		"  128) is stopped, verdict error: QEMU writes them, the disk is not the guest's.\n"
+		"--tcg-threads: single (default): the vCPUs take turns on one host thread;\n"
+		"  multi: one host thread per vCPU, so vCPUs run at the same time (what a race\n"
+		"  needs: configs/real-bugs-paths.suite). No instruction counter then: the clock\n"
+		"  is wall. QEMU backend, TCG only.\n");
 	return HB_EXIT_USAGE;
 }
 
@@ -152,6 +156,7 @@ static const struct option run_lo[] = {
 	{ "connect", required_argument, 0, 'U' }, { "clock", required_argument, 0, 'k' },
 	{ "strict", no_argument, 0, 'X' }, { "accepted", required_argument, 0, 'A' },
 	{ "max-output", required_argument, 0, 'O' }, { "help", no_argument, 0, 'h' },
+	{ "tcg-threads", required_argument, 0, 'Y' },
 	{ 0, 0, 0, 0 }
 };
 
@@ -160,7 +165,7 @@ void hb_run_opts_default(struct run_opts *o)
 	*o = (struct run_opts){ .suite = "quick", .accel = "auto", .timeout_s = 1200,
 				.stall_s = 300, .memory_mb = 2048, .vcpus = 2,
 				.extra_cmdline = "", .boots = 1, .jobs = 0, .backend = "qemu",
-				.clock = "auto", .max_output_mb = 128 };
+				.clock = "auto", .max_output_mb = 128, .tcg_threads = "single" };
 }
 
 int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
@@ -202,6 +207,7 @@ int hb_run_parse(int argc, char **argv, struct run_opts *o, int (*help)(FILE *),
 		case 'K': o->backend = optarg; break;
 		case 'U': o->connect = optarg; break;
 		case 'k': o->clock = optarg; break;
+		case 'Y': o->tcg_threads = optarg; break;
 		case 'X': o->strict = true; break;
 		case 'A': o->accepted = optarg; break;
 		case 'O':
@@ -256,6 +262,22 @@ int hb_run_opts_check(struct run_opts *o)
 	if (strcmp(o->clock, "auto") && strcmp(o->clock, "virtual") && strcmp(o->clock, "wall")) {
 		hb_err("--clock %s: use auto, virtual or wall", o->clock);
 		return HB_EXIT_USAGE;
+	}
+	if (strcmp(o->tcg_threads, "single") && strcmp(o->tcg_threads, "multi")) {
+		hb_err("--tcg-threads %s: use single or multi", o->tcg_threads);
+		return HB_EXIT_USAGE;
+	}
+	if (!strcmp(o->tcg_threads, "multi")) {
+		const char *why = !strcmp(o->clock, "virtual") ?
+			"has no instruction counter (QEMU refuses -icount with it): drop --clock virtual" :
+			!strcmp(o->accel, "kvm") ? "is TCG's: drop --accel kvm" :
+			strcmp(o->backend, "qemu") ? "is set on QEMU's command line only: use --backend qemu" :
+			NULL;
+
+		if (why) {
+			hb_err("--tcg-threads multi %s", why);
+			return HB_EXIT_USAGE;
+		}
 	}
 	if (!strcmp(o->clock, "virtual") && !strcmp(o->accel, "kvm")) {
 		hb_err("--clock virtual is QEMU's instruction counter, which only TCG has: drop "

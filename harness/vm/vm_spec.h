@@ -36,6 +36,8 @@ struct hb_vm_spec {
 	const char *runas;	   /* QEMU drops to this user after setup (NULL: no change) */
 	const char *icount;	   /* TCG guest clock from the instruction counter: the
 				    * -icount option string (HB_QEMU_ICOUNT), or NULL */
+	bool tcg_multi;		   /* TCG with one host thread per vCPU (thread=multi):
+				    * vCPUs run at the same time; never with icount */
 	bool quiet;		   /* no progress lines (probes) */
 	long long output_max;	   /* console or stream file larger than this: the guest is
 				    * stopped (bytes; 0: no limit) */

@@ -14,15 +14,22 @@
 #include "compare.h"
 #include "util.h"
 
-static void choose(const char *req, const char *accel, const char *want)
+static void choose_t(const char *req, const char *accel, bool multi, const char *want)
 {
 	char clock[8], why[200];
 
-	hb_clock_choose(req, accel, clock, sizeof(clock), why, sizeof(why));
+	hb_clock_choose(req, accel, multi, clock, sizeof(clock), why, sizeof(why));
 	assert_string_equal(clock, want);
 	assert_true(why[0] != 0);
 	if (!strcmp(want, "virtual"))
 		assert_non_null(strstr(why, HB_QEMU_ICOUNT));
+	if (multi && !strcmp(accel, "tcg"))
+		assert_non_null(strstr(why, "--tcg-threads multi"));
+}
+
+static void choose(const char *req, const char *accel, const char *want)
+{
+	choose_t(req, accel, false, want);
 }
 
 static void test_clock_choice(void **state)
@@ -33,6 +40,10 @@ static void test_clock_choice(void **state)
 	choose("wall", "tcg", "wall");
 	choose("auto", "kvm", "wall"); /* the real CPU: real time */
 	choose("wall", "kvm", "wall");
+	/* one host thread per vCPU has no instruction counter: wall */
+	choose_t("auto", "tcg", true, "wall");
+	choose_t("wall", "tcg", true, "wall");
+	choose_t("auto", "kvm", true, "wall");
 }
 
 /* Kernels before 6.12 get 1 vCPU under the virtual clock unless --vcpus
@@ -124,6 +135,19 @@ static void test_clock_option_errors(void **state)
 			 2);
 	assert_int_equal(run_args((const char *[]){ "--target", "host", "--clock", "virtual",
 						    NULL }),
+			 2);
+	/* --tcg-threads: a word it does not know, and the three it cannot go with */
+	assert_int_equal(run_args((const char *[]){ "--target", "debian-6.12", "--tcg-threads",
+						    "many", NULL }),
+			 2);
+	assert_int_equal(run_args((const char *[]){ "--target", "debian-6.12", "--tcg-threads",
+						    "multi", "--clock", "virtual", NULL }),
+			 2);
+	assert_int_equal(run_args((const char *[]){ "--target", "debian-6.12", "--tcg-threads",
+						    "multi", "--accel", "kvm", NULL }),
+			 2);
+	assert_int_equal(run_args((const char *[]){ "--target", "debian-6.12", "--tcg-threads",
+						    "multi", "--backend", "libvirt", NULL }),
 			 2);
 }
 
