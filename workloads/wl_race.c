@@ -19,7 +19,8 @@
  * addresses. Each worker owns interleaved 16 kB slices (every 2 MiB folio
  * holds every worker's bytes) and models them exactly.
  *
- * Checks: race_data (no byte read differs from its owner's model, at every
+ * Checks: subject_race_cpus (at least 2 CPUs online: on one, the workers
+ * interleave only where the kernel sleeps), race_data (no byte read differs from its owner's model, at every
  * read and in a full verify at the end), race_calls (no call that must work
  * failed: pwrite, pread, fallocate, MADV_REMOVE, MADV_PAGEOUT, ftruncate,
  * mremap), race_workers (every process exited 0: no SIGBUS, no kill; no
@@ -596,6 +597,15 @@ static void race_run(struct hb_ctx *ctx)
 		goto out;
 	}
 	memset(c.ws, 0, sizeof(*c.ws) * (size_t)c.workers);
+	{
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		/* one CPU interleaves the workers only where the kernel sleeps or
+		 * calls cond_resched(), never inside a locked window */
+		hb_check(ctx, "subject_race_cpus", cpus >= 2,
+			 "at least 2 CPUs online (a race needs CPUs that run at once)", "%ld online",
+			 cpus);
+	}
 	if (!memfd_knobs(ctx, per_size))
 		goto out;
 	base_huge = hb_meminfo_now_kb("ShmemHugePages");

@@ -15,6 +15,7 @@
 	X(fragment)     \
 	X(kvm_map)      \
 	X(race)         \
+	X(split_race)   \
 	X(fallback)     \
 	X(swapacct)     \
 	X(uffd)         \

@@ -75,7 +75,20 @@ static void assert_race_green(json_t *w)
 		"race_data", "race_calls", "race_workers", "race_ops_per_worker",
 		"subject_file_pmd_folios", "subject_memfd_large_folios", "subject_race_split",
 		"subject_race_collapse", "subject_race_swapout", "subject_race_swapin",
-		"race_after_ShmemHugePages_kb", "race_after_swap_used_kb", "race_swapoff",
+		"subject_race_cpus", "race_after_ShmemHugePages_kb", "race_after_swap_used_kb", "race_swapoff",
+	};
+
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		hb_itest_assert_seen(w, names[i], "");
+}
+
+static void assert_split_race_green(json_t *w)
+{
+	static const char *const names[] = {
+		"subject_split_race_cpus", "subject_split_race_pmd", "split_race_data",
+		"split_race_verify", "split_race_rounds", "subject_split_race_splits",
+		"split_race_after_ShmemHugePages_kb",
 	};
 
 	assert_string_equal(hb_itest_str(w, "status"), "pass");
@@ -201,15 +214,21 @@ void test_race_full_strength_stock(void **state)
 			size_t i;
 			double t0 = hb_itest_now();
 
-			hb_itest_run_suite(kernels[k], "race", NULL, &r);
+			/* the vCPUs at the same time: what a race needs */
+			hb_itest_run_suite(kernels[k], "race",
+					   (const char *const[]){ "--tcg-threads", "multi", NULL }, &r);
 			assert_non_null(r.result);
 			print_message("%s boot %d: exit %d, %.0f s\n", kernels[k], boot + 1,
 				      r.exit_code, hb_itest_now() - t0);
 			assert_int_equal(r.exit_code, 0);
 			ws = json_object_get(r.result, "workloads");
-			assert_int_equal(json_array_size(ws), 2);
-			json_array_foreach(ws, i, w)
-				assert_race_green(w);
+			assert_int_equal(json_array_size(ws), 3);
+			json_array_foreach(ws, i, w) {
+				if (!strcmp(hb_itest_str(w, "name"), "split-race"))
+					assert_split_race_green(w);
+				else
+					assert_race_green(w);
+			}
 			hb_itest_run_free(&r);
 		}
 }
@@ -260,5 +279,39 @@ void test_mthp_paths_debian_6_12_6_1(void **state)
 	assert_non_null(w);
 	assert_string_equal(hb_itest_str(w, "status"), "skip");
 	assert_non_null(strstr(hb_itest_str(w, "reason"), "kfeatures row shmem_per_size"));
+	hb_itest_run_free(&r);
+}
+
+void test_split_race_debian_7_2(void **state)
+{
+	struct hb_itest_run r;
+	json_t *w, *m;
+
+	(void)state;
+	/* two CPUs that run at once: every check passes, reads overlapped splits */
+	hb_itest_run_suite_text("debian-7.2", "split-race", "split-race rounds=10 readers=8\n",
+				(const char *const[]){ "--tcg-threads", "multi", NULL }, &r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 0);
+	w = hb_itest_workload(r.result, "split-race");
+	assert_non_null(w);
+	assert_split_race_green(w);
+	hb_itest_assert_seen(w, "subject_split_race_cpus", "2 online");
+	assert_non_null(strstr(note_of(w, "seed "), "--tcg-threads multi"));
+	m = hb_itest_metric(w, "split_race_overlap_reads");
+	assert_non_null(m);
+	assert_true(json_number_value(json_array_get(json_object_get(m, "samples"), 0)) > 0);
+	hb_itest_run_free(&r);
+	/* one CPU: no race can happen, and the workload says so by failing */
+	hb_itest_run_suite_text("debian-7.2", "split-race-1cpu", "split-race rounds=1\n",
+				(const char *const[]){ "--tcg-threads", "multi", "--vcpus", "1", NULL },
+				&r);
+	assert_non_null(r.result);
+	assert_int_equal(r.exit_code, 1);
+	w = hb_itest_workload(r.result, "split-race");
+	assert_non_null(w);
+	assert_string_equal(hb_itest_str(w, "status"), "fail");
+	assert_false(json_is_true(json_object_get(hb_itest_check_of(w, "subject_split_race_cpus"),
+						  "pass")));
 	hb_itest_run_free(&r);
 }

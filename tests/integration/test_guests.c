@@ -902,6 +902,7 @@ int main(int argc, char **argv)
 		/* issue 37: race, fallback, swapacct and a seed replayed, one boot */
 		cmocka_unit_test(test_paths_debian_7_2),
 		cmocka_unit_test(test_mthp_paths_debian_6_12_6_1),
+		cmocka_unit_test(test_split_race_debian_7_2),
 		cmocka_unit_test(test_subject_absent),
 		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),
