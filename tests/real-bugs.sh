@@ -9,13 +9,16 @@
 #
 # usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control]
 #                           [--timeout SECONDS] [--docs FILE] [--boots N]
-#                           [--suite NAME]
+#                           [--suite NAME] [--tcg-threads single|multi]
 # --boots N: the control boots N times and must pass every time; a corpus
 # kernel boots until it is caught, N times at most (a race may need several
 # boots: a seed replays the operations, not the schedule). The boots column
 # says which boot caught it ("caught in boot 2 of 2") or how many passed.
 # --suite NAME: another suite than real-bugs (e.g. a race-only suite for the
 # extra boots of the race rows); the table says which suite it was.
+# --tcg-threads: multi (default) runs the vCPUs at the same time (QEMU
+# thread=multi, wall clock): a race needs two CPUs that really run together
+# (docs/real-bugs.md); single is the harness's default elsewhere.
 # --docs FILE: also replace FILE's table between <!-- real-bugs:begin --> and
 # <!-- real-bugs:end --> (docs/real-bugs.md). Exit: 0 the table is complete
 # (caught or not), 1 the control failed or a kernel did not build, 2 usage.
@@ -24,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 hb="$here/build/hugebench"
 list="$here/kernels/real-bugs.list"
 results="$here/results"
-only="" control=1 timeout=5400 docs="" boots=1 suite=real-bugs
+only="" control=1 timeout=5400 docs="" boots=1 suite=real-bugs tcg=multi
 die() { echo "real-bugs: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -34,8 +37,9 @@ while [ $# -gt 0 ]; do
 	--timeout) [[ ${2:-} =~ ^[0-9]+$ ]] || die "--timeout needs seconds"; timeout=$2; shift 2 ;;
 	--docs) [ -f "${2:-}" ] || die "--docs needs an existing file"; docs=$2; shift 2 ;;
 	--boots) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--boots needs a number >= 1"; boots=$2; shift 2 ;;
+	--tcg-threads) [[ ${2:-} =~ ^(single|multi)$ ]] || die "--tcg-threads needs single or multi"; tcg=$2; shift 2 ;;
 	--suite) [[ ${2:-} =~ ^[A-Za-z0-9._/-]+$ ]] || die "--suite needs a suite name or file"; suite=$2; shift 2 ;;
-	*) die "unknown argument '$1' (usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control] [--timeout S] [--docs FILE] [--boots N] [--suite NAME])" ;;
+	*) die "unknown argument '$1' (usage: tests/real-bugs.sh [--only NAME[,NAME...]] [--results DIR] [--no-control] [--timeout S] [--docs FILE] [--boots N] [--suite NAME] [--tcg-threads single|multi])" ;;
 	esac
 done
 [ -x "$hb" ] || die "build/hugebench missing: run make all"
@@ -114,6 +118,7 @@ row() {
 	for ((b = 1; b <= boots; b++)); do
 		t2=$(date +%s)
 		"$hb" run --target "$name" --suite "$suite" --results "$out/runs/b$b" --timeout "$timeout" \
+			--tcg-threads "$tcg" \
 			> "$out/$name.run$b.log" 2>&1
 		runs="$runs${runs:+, }$(($(date +%s) - t2)) s"
 		rdir=$(ls -d "$out/runs/b$b/$name"/*/ 2>/dev/null | tail -1)
@@ -153,6 +158,8 @@ row() {
 		echo "Suite: $suite (not configs/real-bugs.suite)"
 		echo
 	fi
+	echo "TCG: thread=$tcg (--tcg-threads $tcg)"
+	echo
 	echo "| fix | kernel | caught? | by which check, metric or kernel report | boots | time |"
 	echo "|---|---|---|---|---|---|"
 } > "$table"
