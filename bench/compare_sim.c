@@ -22,7 +22,9 @@
  *   virtual clock the file's noise when it was measured on the virtual
  *                 clock ("clock": "virtual"); otherwise a virtual-clock
  *                 calibration's (--virtual FILE, default bench/data/debian-
- *                 6.12-tcg-virtual-quick.json when present), lognormal and
+ *                 6.12-tcg-virtual-quick-means.json when present: boot
+ *                 means, the rule's center; the rows are labelled "means"
+ *                 or "medians" by the file's center_rule), lognormal and
  *                 resampled (its discrete modes stay discrete); with
  *                 --virtual none (or for a metric it lacks) a synthetic
  *                 model: each sd scaled to a median of 0.39 % and the
@@ -90,7 +92,10 @@ static const char *const sim_noise_names[SIM_N_NOISE] = {
  * one) has discrete modes: in the run-level model its mode sticks to a run */
 #define SIM_MODES_MAX 4
 
-#define SIM_VIRTUAL_DEFAULT "bench/data/debian-6.12-tcg-virtual-quick.json"
+/* the virtual rows' noise: the shipped calibration of boot means, the
+ * rule's center on the virtual clock (center_rule 2); the older file of
+ * boot medians stays reachable with --virtual, and its rows say so */
+#define SIM_VIRTUAL_DEFAULT "bench/data/debian-6.12-tcg-virtual-quick-means.json"
 
 struct sim_metric {
 	char wl[128], name[128];
@@ -597,6 +602,10 @@ int main(int argc, char **argv)
 		virt = SIM_VIRTUAL_DEFAULT;
 	if (virt && strcmp(virt, "none") && !s.virtual_file && sim_load_virtual(&s, virt))
 		return 2;
+	/* a virtual-clock file is its own virtual noise: resampled and
+	 * run-level rows from its boot centers too */
+	if (s.virtual_file && sim_load_virtual(&s, cal))
+		return 2;
 	s.rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(s.rng, seed);
 	{
@@ -633,12 +642,13 @@ int main(int argc, char **argv)
 					vs[nvs++] = s.m[i].sd_virt;
 					vz += s.m[i].sd_virt == 0;
 				}
-			printf(" Virtual-clock rows: the noise of %s (%zu boots; %zu of the %zu metrics "
+			printf(" Virtual-clock rows: the noise of %s (boot %s, center_rule %d; %zu boots; %zu of the %zu metrics "
 			       "found in it, boot sd median %.2f%%, up to %.1f%%, %zu constant). Run-level "
 			       "modes: the %zu metrics with 2 to %d distinct boot centers in it take one of "
 			       "them per run (the calibration's, BASE's and NEW's runs each draw one), the "
 			       "others vary from boot to boot as resampled.",
-			       s.virt_path, s.virt_boots, s.virt_matched, s.n,
+			       s.virt_path, s.virt_center_rule >= HB_CMP_CENTER_RULE ? "means" : "medians",
+			       s.virt_center_rule, s.virt_boots, s.virt_matched, s.n,
 			       nvs ? hb_stats_median(vs, nvs) * 100 : NAN,
 			       nvs ? hb_stats_quantile(vs, nvs, 1) * 100 : NAN, vz, s.n_runmode,
 			       SIM_MODES_MAX);
@@ -663,14 +673,21 @@ int main(int argc, char **argv)
 	       "suite |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int nz = 0; nz < SIM_N_NOISE; nz++) {
 		enum sim_noise noise = (enum sim_noise)nz;
-		const char *label = nz == SIM_MEASURED	    ? "measured (lognormal)"
-				    : nz == SIM_RESAMPLED   ? "measured (resampled)"
-				    : nz == SIM_BIMODAL	    ? "bimodal 10%"
-				    : s.virtual_file	    ? "virtual clock (this file)"
-				    : !s.virt_path	    ? "virtual clock (synthetic)"
-				    : nz == SIM_VIRTUAL	    ? "virtual clock (measured, lognormal)"
-				    : nz == SIM_VIRTUAL_RESAMPLED ? "virtual clock (measured, resampled)"
-								  : "virtual clock (run-level modes)";
+		/* the virtual rows say which center their file's sds are of */
+		const char *vc = s.virt_center_rule >= HB_CMP_CENTER_RULE ? "means" : "medians";
+		char label[96];
+
+		if (nz == SIM_MEASURED || nz == SIM_RESAMPLED || nz == SIM_BIMODAL)
+			snprintf(label, sizeof(label), "%s%s",
+				 nz == SIM_MEASURED ? "measured (lognormal)"
+				 : nz == SIM_RESAMPLED ? "measured (resampled)" : "bimodal 10%",
+				 s.virtual_file ? ", virtual clock" : "");
+		else if (!s.virt_path)
+			snprintf(label, sizeof(label), "virtual clock (synthetic)");
+		else
+			snprintf(label, sizeof(label), "virtual clock (%s, %s)", vc,
+				 nz == SIM_VIRTUAL ? "lognormal"
+				 : nz == SIM_VIRTUAL_RESAMPLED ? "resampled" : "run-level modes");
 
 		/* resampled virtual boots need a measured virtual-clock file */
 		if ((nz == SIM_VIRTUAL_RESAMPLED || nz == SIM_RUNMODE) && !s.virt_path)
