@@ -653,6 +653,34 @@ static void test_calibration_center_and_provenance(void **state)
 	free((void *)dir);
 }
 
+/* A comparison whose only metric became untestable after BH (a change
+ * within the span of the calibration's own boots) tested nothing: exit 4
+ * and "nothing tested". Before, that metric still counted in the BH family,
+ * and the line said "no regression (1 of 1 metrics tested; 1 not tested
+ * ...)", exit 0. */
+static void test_span_untestable_is_nothing_tested(void **state)
+{
+	double c[10];
+	const char *dir, *ga, *gb;
+	char *out = NULL;
+
+	(void)state;
+	for (int k = 0; k < 10; k++)
+		c[k] = k < 9 ? 1000 * around(1, 10)[k] : 1300;
+	dir = strdup(calibrate(grp("sp_cal", c, 10), "sp"));
+	ga = strdup(grp("sp_a", (const double[]){ 1000, 1000.2 }, 2));
+	gb = strdup(grp("sp_b", (const double[]){ 1300, 1300.2 }, 2));
+	assert_int_equal(hbt_compare(&out, "--calibration", dir, ga, gb, NULL),
+			 HB_CMP_NOTHING_TESTED);
+	assert_non_null(strstr(out, "within the span of the calibration's own boots"));
+	assert_non_null(strstr(out, "nothing tested: none of the 1 metrics"));
+	assert_null(strstr(out, "1 of 1 metrics tested"));
+	free(out);
+	free((void *)ga);
+	free((void *)gb);
+	free((void *)dir);
+}
+
 /* A group of n boots on the virtual clock whose boot k started at
  * 10:00 + 2k min and ended a minute later (when `times`), with the host's
  * 1-minute load 2 + k at its start and 3 + k at its end (when `loads`);
@@ -823,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_calibration_center_and_provenance),
 		cmocka_unit_test(test_calibration_boots_span_and_load),
 		cmocka_unit_test(test_result_loadavg_validated),
+		cmocka_unit_test(test_span_untestable_is_nothing_tested),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_rng_teardown);
