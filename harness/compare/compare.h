@@ -410,6 +410,8 @@ enum hb_cmp_untestable {
 	HB_CMP_UNT_CEILING, /* < 3 boots a side, its sd above HB_CMP_CALIB_SD_CEIL */
 	HB_CMP_UNT_UNSEEN,  /* < 3 boots a side, neither side where its boots were */
 	HB_CMP_UNT_SPAN,    /* < 3 boots a side, a change no larger than its span */
+	HB_CMP_UNT_ONE_UNSEEN, /* < 3 boots a side, one side where its boots never were and
+				* a change below opts.unseen_min_pct (off by default) */
 	HB_CMP_UNTESTABLE_KINDS
 };
 
@@ -422,6 +424,11 @@ struct hb_cmp_opts {
 	uint64_t seed;
 	bool strict;	    /* a vanished or newly unavailable metric is a regression */
 	const char *calibration; /* calibration file or folder; NULL: none */
+	/* Fewer than 3 boots a side: a change with one side outside the
+	 * calibration's span (widened by HB_CMP_SPAN_SDS sds) smaller than this
+	 * (percent, on the log scale) is untestable; NAN (the default): off.
+	 * A studied trade-off (docs/compare.md, issue 34 item 3), not the rule. */
+	double unseen_min_pct;
 };
 
 void hb_cmp_opts_default(struct hb_cmp_opts *o);
@@ -462,6 +469,7 @@ struct hb_cmp_mres {
 	double df_measured;    /* its df: sum over the sides of (boots - 1) */
 	double sd_calib;       /* the calibrated sd as given (before the floor); NAN none */
 	double calib_lo, calib_hi; /* span of the calibration's log boot centers; NAN none */
+	bool one_unseen;       /* calibrated mode: one side's mean outside that span */
 	double calib_df;       /* its df: calibration boots - 1; 0 taken as known */
 	double sd_check_p;     /* F-test of sd_measured against the calibrated sd */
 	bool sd_disagrees;     /* significantly and > HB_CMP_SD_RATIO_NOTE x apart */
