@@ -14,7 +14,8 @@
  *   common: --thresholds FILE (default configs/thresholds.conf),
  *     --calibration FILE (default none: an A/A study must not calibrate on
  *     its own boots; a calibration of other boots adds its floor under the
- *     measured sd), --results DIR (target names; default results).
+ *     measured sd), --results DIR (target names; default results),
+ *     --unseen-min PCT (compare-report's option of that name: off unless given).
  * "Judged" counts metrics with a verdict of same, regression or
  * improvement: every tested one (advisory ones are not tested).
  * BASE may be a target folder: its group with NEW's stamp (the partner of
@@ -46,7 +47,7 @@ struct aa_ctx {
 static int aa_usage(void)
 {
 	fprintf(stderr, "usage: aa_study GROUP [--half K] [--splits N] [--seed S] [--thresholds F] "
-			"[--calibration F] [--results DIR]\n"
+			"[--calibration F] [--results DIR] [--unseen-min PCT]\n"
 			"       aa_study --ab BASE NEW [--half K] [--thresholds F] [--calibration F] "
 			"[--results DIR]\n");
 	return 2;
@@ -307,6 +308,11 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--results") && v) {
 			res = v;
+			i++;
+		} else if (!strcmp(a, "--unseen-min") && v) {
+			c.o.unseen_min_pct = strtod(v, &end);
+			if (!(c.o.unseen_min_pct >= 1 && c.o.unseen_min_pct <= 1000))
+				return aa_usage();
 			i++;
 		} else {
 			return aa_usage();

@@ -22,7 +22,9 @@
  *   virtual clock the file's noise when it was measured on the virtual
  *                 clock ("clock": "virtual"); otherwise a virtual-clock
  *                 calibration's (--virtual FILE, default bench/data/debian-
- *                 6.12-tcg-virtual-quick.json when present), lognormal and
+ *                 6.12-tcg-virtual-quick-means.json when present: boot
+ *                 means, the rule's center; the rows are labelled "means"
+ *                 or "medians" by the file's center_rule), lognormal and
  *                 resampled (its discrete modes stay discrete); with
  *                 --virtual none (or for a metric it lacks) a synthetic
  *                 model: each sd scaled to a median of 0.39 % and the
@@ -39,7 +41,7 @@
  *   false alarms share of A/A suites with any regression;
  *   power        share of suites in which NEW made one metric (chosen at
  *                random, among those matching --shift-only GLOBS when
- *                given) 1 / 2 / 5 / 10 / 25 % worse and that metric was
+ *                given) 1 / 2 / 5 / 10 / 20 / 25 % or 3x worse and that metric was
  *                flagged (a change below its minimum effect never is);
  *   detectable   median over metrics of the detectable change the report
  *                prints (alpha / m, 80 % power, never below the minimum
@@ -55,6 +57,9 @@
  * --cal-boots N: a simulated calibration is measured on N boots of the
  * model instead of as many as the file's (how large a calibration must be
  * to see the modes 2 boots a side cannot tell from a change).
+ * --unseen-min PCT: a studied variant of the rule (hb_cmp_opts.unseen_min_pct,
+ * off in compare-report): below 3 boots a side, a change with one side
+ * outside the calibration's span is untestable when smaller than PCT.
  * --trials N: A/A suites per row (power: N / 2 per shift). --shift-only:
  * comma-separated fnmatch(3) globs over "workload.metric" (e.g. the shmem
  * huge allocation path: "fault.write_fault_huge,kvm-map.huge_first_*").
@@ -90,7 +95,10 @@ static const char *const sim_noise_names[SIM_N_NOISE] = {
  * one) has discrete modes: in the run-level model its mode sticks to a run */
 #define SIM_MODES_MAX 4
 
-#define SIM_VIRTUAL_DEFAULT "bench/data/debian-6.12-tcg-virtual-quick.json"
+/* the virtual rows' noise: the shipped calibration of boot means, the
+ * rule's center on the virtual clock (center_rule 2); the older file of
+ * boot medians stays reachable with --virtual, and its rows say so */
+#define SIM_VIRTUAL_DEFAULT "bench/data/debian-6.12-tcg-virtual-quick-means.json"
 
 struct sim_metric {
 	char wl[128], name[128];
@@ -501,7 +509,8 @@ static void sim_functional(double alpha)
 int main(int argc, char **argv)
 {
 	static const size_t all_boots[] = { 1, 2, 3, 5 };
-	static const double shifts[] = { 0.01, 0.02, 0.05, 0.10, 0.25, 2.0 };
+	static const double shifts[] = { 0.01, 0.02, 0.05, 0.10, 0.20, 0.25, 2.0 };
+	enum { N_SHIFTS = sizeof(shifts) / sizeof(shifts[0]) };
 	size_t boots[8];
 	size_t n_boots = 0;
 	bool noise_on[SIM_N_NOISE];
@@ -537,10 +546,13 @@ int main(int argc, char **argv)
 			seed = (unsigned long)x;
 		else if (!strcmp(o, "--cal-boots") && x >= 3 && x <= 64)
 			s.cal_boots_arg = (size_t)x;
+		else if (!strcmp(o, "--unseen-min") && x >= 1 && x <= 1000)
+			s.o.unseen_min_pct = x;
 		else {
 			fprintf(stderr, "usage: compare_sim [--calibration FILE] [--trials N (20..1e7)] "
 					"[--seed N] [--thresholds FILE] [--shift-only GLOB,...] "
-					"[--virtual FILE|none] [--cal-boots N (3..64)] [--boots N,... (1..10)] [--noise "
+					"[--virtual FILE|none] [--cal-boots N (3..64)] [--unseen-min PCT (1..1000)] "
+					"[--boots N,... (1..10)] [--noise "
 					"measured|resampled|bimodal|virtual|virtual-resampled|"
 					"run-level,...]\n");
 			return 2;
@@ -597,6 +609,10 @@ int main(int argc, char **argv)
 		virt = SIM_VIRTUAL_DEFAULT;
 	if (virt && strcmp(virt, "none") && !s.virtual_file && sim_load_virtual(&s, virt))
 		return 2;
+	/* a virtual-clock file is its own virtual noise: resampled and
+	 * run-level rows from its boot centers too */
+	if (s.virtual_file && sim_load_virtual(&s, cal))
+		return 2;
 	s.rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(s.rng, seed);
 	{
@@ -633,12 +649,13 @@ int main(int argc, char **argv)
 					vs[nvs++] = s.m[i].sd_virt;
 					vz += s.m[i].sd_virt == 0;
 				}
-			printf(" Virtual-clock rows: the noise of %s (%zu boots; %zu of the %zu metrics "
+			printf(" Virtual-clock rows: the noise of %s (boot %s, center_rule %d; %zu boots; %zu of the %zu metrics "
 			       "found in it, boot sd median %.2f%%, up to %.1f%%, %zu constant). Run-level "
 			       "modes: the %zu metrics with 2 to %d distinct boot centers in it take one of "
 			       "them per run (the calibration's, BASE's and NEW's runs each draw one), the "
 			       "others vary from boot to boot as resampled.",
-			       s.virt_path, s.virt_boots, s.virt_matched, s.n,
+			       s.virt_path, s.virt_center_rule >= HB_CMP_CENTER_RULE ? "means" : "medians",
+			       s.virt_center_rule, s.virt_boots, s.virt_matched, s.n,
 			       nvs ? hb_stats_median(vs, nvs) * 100 : NAN,
 			       nvs ? hb_stats_quantile(vs, nvs, 1) * 100 : NAN, vz, s.n_runmode,
 			       SIM_MODES_MAX);
@@ -656,21 +673,32 @@ int main(int argc, char **argv)
 				       s.m[s.shiftable[k]].name);
 			printf(").");
 		}
+		if (!isnan(s.o.unseen_min_pct))
+			printf(" Rule variant studied (--unseen-min %g, not the rule): with fewer than 3 "
+			       "boots a side, a change with one side outside the calibration's span is "
+			       "untestable below %g%%.", s.o.unseen_min_pct, s.o.unseen_min_pct);
 		printf("\n\n");
 	}
 	printf("| boot noise | boots / side | calibration | false alarms / suite | power +1%% | "
-	       "+2%% | +5%% | +10%% | +25%% | 3x | median detectable | untestable metrics / "
-	       "suite |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	       "+2%% | +5%% | +10%% | +20%% | +25%% | 3x | median detectable | untestable metrics "
+	       "/ suite |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int nz = 0; nz < SIM_N_NOISE; nz++) {
 		enum sim_noise noise = (enum sim_noise)nz;
-		const char *label = nz == SIM_MEASURED	    ? "measured (lognormal)"
-				    : nz == SIM_RESAMPLED   ? "measured (resampled)"
-				    : nz == SIM_BIMODAL	    ? "bimodal 10%"
-				    : s.virtual_file	    ? "virtual clock (this file)"
-				    : !s.virt_path	    ? "virtual clock (synthetic)"
-				    : nz == SIM_VIRTUAL	    ? "virtual clock (measured, lognormal)"
-				    : nz == SIM_VIRTUAL_RESAMPLED ? "virtual clock (measured, resampled)"
-								  : "virtual clock (run-level modes)";
+		/* the virtual rows say which center their file's sds are of */
+		const char *vc = s.virt_center_rule >= HB_CMP_CENTER_RULE ? "means" : "medians";
+		char label[96];
+
+		if (nz == SIM_MEASURED || nz == SIM_RESAMPLED || nz == SIM_BIMODAL)
+			snprintf(label, sizeof(label), "%s%s",
+				 nz == SIM_MEASURED ? "measured (lognormal)"
+				 : nz == SIM_RESAMPLED ? "measured (resampled)" : "bimodal 10%",
+				 s.virtual_file ? ", virtual clock" : "");
+		else if (!s.virt_path)
+			snprintf(label, sizeof(label), "virtual clock (synthetic)");
+		else
+			snprintf(label, sizeof(label), "virtual clock (%s, %s)", vc,
+				 nz == SIM_VIRTUAL ? "lognormal"
+				 : nz == SIM_VIRTUAL_RESAMPLED ? "resampled" : "run-level modes");
 
 		/* resampled virtual boots need a measured virtual-clock file */
 		if ((nz == SIM_VIRTUAL_RESAMPLED || nz == SIM_RUNMODE) && !s.virt_path)
@@ -680,18 +708,18 @@ int main(int argc, char **argv)
 		for (size_t b = 0; b < n_boots; b++)
 			for (int calib = 0; calib < 2; calib++) {
 				struct sim_out o = { 0 };
-				long fa = 0, hit[6] = { 0 }, per = trials / 2;
+				long fa = 0, hit[N_SHIFTS] = { 0 }, per = trials / 2;
 
 				if (boots[b] < HB_CMP_MIN_BOOTS && !calib) {
 					printf("| %s | %zu | no | advisory: never judged | - | - | - | - | "
-					       "- | - | - | all |\n", label, boots[b]);
+					       "- | - | - | - | all |\n", label, boots[b]);
 					continue;
 				}
 				for (long t = 0; t < trials; t++) {
 					sim_suite(&s, noise, boots[b], calib, -1, 0, &o);
 					fa += o.any_worse;
 				}
-				for (int k = 0; k < 6; k++)
+				for (int k = 0; k < N_SHIFTS; k++)
 					for (long t = 0; t < per; t++) {
 						struct sim_out q = { 0 };
 
@@ -703,7 +731,7 @@ int main(int argc, char **argv)
 						hit[k] += q.target_worse;
 					}
 				printf("| %s | %zu | %s | %.2f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | "
-				       "%.1f%% | %.1f%% | %.3g%% | %.2f |\n",
+				       "%.1f%% | %.1f%% | %.1f%% | %.3g%% | %.2f |\n",
 				       label, boots[b], calib ? "yes" : "no",
 				       100.0 * (double)fa / (double)trials,
 				       100.0 * (double)hit[0] / (double)per,
@@ -711,7 +739,8 @@ int main(int argc, char **argv)
 				       100.0 * (double)hit[2] / (double)per,
 				       100.0 * (double)hit[3] / (double)per,
 				       100.0 * (double)hit[4] / (double)per,
-				       100.0 * (double)hit[5] / (double)per, o.mde_sum / (double)trials,
+				       100.0 * (double)hit[5] / (double)per,
+				       100.0 * (double)hit[6] / (double)per, o.mde_sum / (double)trials,
 				       o.untestable_sum / (double)trials);
 				fflush(stdout);
 			}

@@ -168,6 +168,27 @@ static json_t *base_result(const struct run_opts *o, const struct hb_target *t,
 			 "verdict_reason", "the run has not finished (or hugebench was killed)");
 }
 
+/* When this boot really started or ended, and the host's load averages
+ * (1, 5, 15 min) then: `created` is the run's start for every boot of a
+ * group (all are opened before the first boots), so a calibration made
+ * from the boots reads their own time span and load here (issue 34). */
+static void boot_stamp(json_t *res, const char *when)
+{
+	char iso[32];
+	double la[3];
+	json_t *h = json_object_get(res, "host_loadavg");
+
+	hb_utc_iso(iso, sizeof(iso));
+	json_object_set_new(res, when, json_string(iso));
+	if (getloadavg(la, 3) != 3)
+		return;
+	if (!json_is_object(h)) {
+		h = json_object();
+		json_object_set_new(res, "host_loadavg", h);
+	}
+	json_object_set_new(h, when, json_pack("[f, f, f]", la[0], la[1], la[2]));
+}
+
 static int save(const char *dir, json_t *res)
 {
 	int r = hb_result_write(dir, res);
@@ -192,6 +213,7 @@ int hb_boot_finish(const char *dir, json_t *res, enum hb_run_end end, const char
 	const char *verdict;
 	bool saved, stream_cut = false, console_cut = false;
 
+	boot_stamp(res, "ended");
 	/* with their lengths: a NUL from a broken guest must not end the text;
 	 * at most HB_GUEST_OUTPUT_MAX of each (issue 38: a guest writing 1 GiB
 	 * to both took hugebench to 2.1 GB), the cut recorded below */
@@ -319,6 +341,7 @@ int hb_boot_host(const struct run_opts *o, const char *dir, const char *suite_pa
 	pid_t pid;
 	int st = 0;
 
+	boot_stamp(res, "started");
 	snprintf(guest, sizeof(guest), "%s/build/hb-guest", hb_root());
 	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
 	snprintf(console, sizeof(console), "%s/console.log", dir);
@@ -583,6 +606,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	int rc;
 
 	describe(c, b->res);
+	boot_stamp(b->res, "started");
 	if (c->k.build_log[0] && hb_is_file(c->k.build_log)) {
 		char dst[PATH_MAX];
 		char *cp[] = { "cp", "--", (char *)c->k.build_log, dst, NULL };

@@ -104,10 +104,19 @@ static int calibrate_group(const char *arg, const char *results, const char *out
 	printf("calibration: %zu boots of %s (kernel family %s, suite %s, %s, %s clock) -> %s\n",
 	       c->boots, c->target, c->family, c->suite, c->accelerator, c->clock, path);
 	printf("made on %s (%ld CPUs online), load averages %.2f %.2f %.2f (1, 5, 15 min) when "
-	       "written; boots %s .. %s; center rule %d (virtual clock: means)\n",
+	       "written; boots %s .. %s (%s); center rule %d (virtual clock: means)\n",
 	       c->host ? c->host : "?", c->host_cpus, c->load[0], c->load[1], c->load[2],
 	       c->boots_from ? c->boots_from : "?", c->boots_to ? c->boots_to : "?",
+	       c->boots_span_exact ? "their own start and end"
+				   : "run start only: the boots recorded no start or end",
 	       c->center_rule);
+	if (c->boots_with_load)
+		printf("the boots' host load (1-minute average at each boot's start and end): "
+		       "%.2f to %.2f, %zu of %zu boots recorded it\n", c->boots_load1[0],
+		       c->boots_load1[1], c->boots_with_load, c->boots);
+	else
+		printf("the boots' host load: not recorded (boots made before result.json held "
+		       "host_loadavg)\n");
 	/* the noisiest last: what a verdict at 5 boots per side can judge */
 	qsort(c->m, c->n, sizeof(*c->m), cmp_sd);
 	hb_cmp_opts_default(&o);

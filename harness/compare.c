@@ -46,6 +46,9 @@ static const char hb_cmp_usage[] =
 	"                      when each boot's vCPUs, memory, QEMU version and host kernel\n"
 	"                      match the boots it was measured on)\n"
 	"  --strict            a metric that vanished or became unavailable is a regression\n"
+	"  --unseen-min PCT    with fewer than 3 boots a side: a change with one side\n"
+	"                      outside the calibration's span is untestable below PCT %\n"
+	"                      (a gross-change screen; off by default: docs/compare.md)\n"
 	"  --seed N            accepted for old scripts (the rule has no random part)\n"
 	"  --force             compare runs that are not comparable\n"
 	"metrics are judged with >= 3 boots per side (Welch on log boot centers), or\n"
@@ -80,7 +83,8 @@ static const char *hb_cmp_optval(int argc, char **argv, int *i, const char *name
 static int hb_cmp_parse(int argc, char **argv, struct hb_compare_req *c)
 {
 	static const char *const names[] = { "--format", "--output", "--thresholds", "--alpha",
-					     "--suite", "--results", "--seed", "--calibration", NULL };
+					     "--suite", "--results", "--seed", "--calibration",
+					     "--unseen-min", NULL };
 	bool dashdash = false;
 
 	hb_compare_req_default(c);
@@ -133,6 +137,16 @@ static int hb_cmp_parse(int argc, char **argv, struct hb_compare_req *c)
 		case 4: c->suite = v; break;
 		case 5: c->results = v; break;
 		case 7: c->calibration = v; break;
+		case 8: {
+			char *end;
+
+			c->opts.unseen_min_pct = strtod(v, &end);
+			if (*end || end == v || !(c->opts.unseen_min_pct >= 1 &&
+						  c->opts.unseen_min_pct <= 1000))
+				return hb_cmp_usage_err("--unseen-min wants a percentage from 1 to "
+							"1000, not \"%s\"", v);
+			break;
+		}
 		default: {
 			char *end;
 

@@ -192,6 +192,46 @@ void hb_cmp_calib_span(const double *c, size_t n, size_t dropped, double *lo, do
 		*lo = *hi = NAN;
 }
 
+/* The boots' own time span and load (issue 34): from each boot's `started`
+ * and `ended` (ISO 8601 UTC, so they sort as strings); a boot without them
+ * (recorded before they existed) has only `created`, which is the run's
+ * start for every boot of a group: the span is then not exact, and says
+ * so. The load is the lowest and highest 1-minute load average the boots
+ * recorded at their start and end, not the reader's load at reading. */
+static void hb_cmp_calib_span_load(struct hb_cmp_calib *c, struct hb_cmp_run *const *ok, size_t n)
+{
+	c->boots_span_exact = n > 0;
+	c->boots_load1[0] = c->boots_load1[1] = NAN;
+	c->boots_with_load = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *from = ok[i]->started ? ok[i]->started : ok[i]->created;
+		const char *to = ok[i]->ended ? ok[i]->ended : from;
+		bool loaded = false;
+
+		c->boots_span_exact &= ok[i]->started && ok[i]->ended;
+		if (from && (!c->boots_from || strcmp(from, c->boots_from) < 0)) {
+			free(c->boots_from);
+			c->boots_from = strdup(from);
+		}
+		if (to && (!c->boots_to || strcmp(to, c->boots_to) > 0)) {
+			free(c->boots_to);
+			c->boots_to = strdup(to);
+		}
+		for (int k = 0; k < 2; k++) {
+			double l = k ? ok[i]->load_ended[0] : ok[i]->load_started[0];
+
+			if (isnan(l))
+				continue;
+			loaded = true;
+			if (isnan(c->boots_load1[0]) || l < c->boots_load1[0])
+				c->boots_load1[0] = l;
+			if (isnan(c->boots_load1[1]) || l > c->boots_load1[1])
+				c->boots_load1[1] = l;
+		}
+		c->boots_with_load += loaded;
+	}
+}
+
 struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *err, size_t errlen)
 {
 	struct hb_cmp_run **ok = hb_cmp_xcalloc(g->n, sizeof(*ok));
@@ -277,20 +317,7 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 		c->host_cpus = cpus > 0 ? cpus : -1;
 		if (getloadavg(c->load, 3) != 3)
 			c->load[0] = c->load[1] = c->load[2] = NAN;
-		for (size_t i = 0; i < n; i++) {
-			const char *t = ok[i]->created;
-
-			if (!t)
-				continue;
-			if (!c->boots_from || strcmp(t, c->boots_from) < 0) {
-				free(c->boots_from);
-				c->boots_from = strdup(t);
-			}
-			if (!c->boots_to || strcmp(t, c->boots_to) > 0) {
-				free(c->boots_to);
-				c->boots_to = strdup(t);
-			}
-		}
+		hb_cmp_calib_span_load(c, ok, n);
 	}
 	c->boots = n;
 	c->boot = hb_cmp_xcalloc(n, sizeof(*c->boot));
@@ -306,6 +333,12 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 		b->host_kernel = ok[i]->host_kernel ? strdup(ok[i]->host_kernel) : NULL;
 		b->vcpus = ok[i]->vcpus;
 		b->memory_mb = ok[i]->memory_mb;
+		b->started = ok[i]->started ? strdup(ok[i]->started) : NULL;
+		b->ended = ok[i]->ended ? strdup(ok[i]->ended) : NULL;
+		b->load1[0] = ok[i]->load_started[0];
+		b->load1[1] = ok[i]->load_ended[0];
+		if ((ok[i]->started && !b->started) || (ok[i]->ended && !b->ended))
+			goto oom;
 		if (!b->run || !b->clock || (ok[i]->qemu_version && !b->qemu_version) ||
 		    (ok[i]->host_kernel && !b->host_kernel))
 			goto oom;
@@ -499,7 +532,9 @@ static void hb_cmp_calib_warn(const struct hb_cmp_calib *c, const struct hb_cmp_
 		const struct hb_cmp_group *g = s ? b : a;
 
 		for (size_t i = 0; i < g->n; i++) {
-			long long t = hb_cmp_iso_s(g->boots[i]->created);
+			const struct hb_cmp_run *r = g->boots[i];
+			long long t = hb_cmp_iso_s(r->ended ? r->ended
+						   : r->started ? r->started : r->created);
 
 			if (t > newest)
 				newest = t;

@@ -43,6 +43,8 @@ void hb_cmp_calib_free(struct hb_cmp_calib *c)
 		free(c->boot[i].clock);
 		free(c->boot[i].qemu_version);
 		free(c->boot[i].host_kernel);
+		free(c->boot[i].started);
+		free(c->boot[i].ended);
 	}
 	free(c->boot);
 	free(c);
@@ -122,6 +124,11 @@ static json_t *hb_cmp_jstr_or_null(const char *s)
 	return j ? j : json_null();
 }
 
+static json_t *hb_cmp_jreal_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
 int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err, size_t errlen)
 {
 	json_t *root = json_object(), *ms = json_object(), *bs = json_array();
@@ -144,14 +151,19 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 	for (size_t i = 0; i < c->boots; i++) {
 		const struct hb_cmp_calib_boot *b = &c->boot[i];
 
-		json_array_append_new(bs, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "run",
+		json_array_append_new(bs, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:[o, o]}",
+						    "run",
 						    hb_cmp_jstr_or_null(b->run), "clock", b->clock,
 						    "vcpus", b->vcpus >= 0 ? json_integer(b->vcpus)
 									   : json_null(),
 						    "memory_mb", b->memory_mb >= 0
 								 ? json_integer(b->memory_mb) : json_null(),
 						    "qemu_version", hb_cmp_jstr_or_null(b->qemu_version),
-						    "host_kernel", hb_cmp_jstr_or_null(b->host_kernel)));
+						    "host_kernel", hb_cmp_jstr_or_null(b->host_kernel),
+						    "started", hb_cmp_jstr_or_null(b->started),
+						    "ended", hb_cmp_jstr_or_null(b->ended),
+						    "load1", hb_cmp_jreal_or_null(b->load1[0]),
+						    hb_cmp_jreal_or_null(b->load1[1])));
 	}
 	json_object_set_new(root, "schema", json_string(HB_CMP_CALIB_SCHEMA));
 	json_object_set_new(root, "host_cpu", json_string(c->host_cpu));
@@ -166,14 +178,28 @@ int hb_cmp_calib_save(const struct hb_cmp_calib *c, const char *path, char *err,
 	json_object_set_new(root, "created", json_string(c->created));
 	json_object_set_new(root, "center_rule", json_integer(c->center_rule));
 	json_object_set_new(root, "made",
-			    json_pack("{s:o, s:o, s:[o, o, o], s:o, s:o, s:s}", "host",
+			    json_pack("{s:o, s:o, s:[o, o, o], s:o, s:o, s:s, s:o, s:I, s:s}", "host",
 				      hb_cmp_jstr_or_null(c->host), "host_cpus",
 				      c->host_cpus > 0 ? json_integer(c->host_cpus) : json_null(),
-				      "loadavg", isnan(c->load[0]) ? json_null() : json_real(c->load[0]),
-				      isnan(c->load[1]) ? json_null() : json_real(c->load[1]),
-				      isnan(c->load[2]) ? json_null() : json_real(c->load[2]),
+				      "loadavg", hb_cmp_jreal_or_null(c->load[0]),
+				      hb_cmp_jreal_or_null(c->load[1]), hb_cmp_jreal_or_null(c->load[2]),
 				      "boots_from", hb_cmp_jstr_or_null(c->boots_from), "boots_to",
-				      hb_cmp_jstr_or_null(c->boots_to), "by", "hugebench calibrate"));
+				      hb_cmp_jstr_or_null(c->boots_to), "boots_span",
+				      c->boots_span_exact
+					      ? "exact: the first boot's start to the last boot's end"
+					      : "run start only: these boots recorded no start or end "
+						"(their created is their run's start)",
+				      "boots_load1",
+				      isnan(c->boots_load1[0])
+					      ? json_null()
+					      : json_pack("[f, f]", c->boots_load1[0], c->boots_load1[1]),
+				      "boots_with_load", (json_int_t)c->boots_with_load,
+				      "by", "hugebench calibrate"));
+	json_object_set_new(root, "made_note",
+			    json_string("made.loadavg: the host's load when this file was written; "
+					"made.boots_load1: the lowest and highest 1-minute load "
+					"average the boots recorded at their start and end (null: "
+					"they recorded none)"));
 	json_object_set_new(root, "sd_log",
 			    json_string("per metric: sample sd of log(boot center) over the boots "
 					"(sd_log_robust: without an outlier boot, what the rule uses); "
@@ -215,11 +241,18 @@ static bool hb_cmp_is_clock(const char *s)
 static int hb_cmp_calib_load_boot(json_t *e, size_t i, const char *path,
 				  struct hb_cmp_calib_boot *b, char *err, size_t errlen)
 {
-	static const char *const strs[3] = { "run", "qemu_version", "host_kernel" };
-	char **dst[3] = { &b->run, &b->qemu_version, &b->host_kernel };
+	static const char *const strs[5] = { "run", "qemu_version", "host_kernel", "started",
+					     "ended" };
+	char **dst[5] = { &b->run, &b->qemu_version, &b->host_kernel, &b->started, &b->ended };
 	json_t *clock = json_object_get(e, "clock");
+	json_t *l1 = json_object_get(e, "load1");
 
 	b->vcpus = b->memory_mb = -1;
+	for (int k = 0; k < 2; k++) {
+		json_t *x = json_array_get(l1, (size_t)k);
+
+		b->load1[k] = json_is_number(x) ? json_number_value(x) : NAN;
+	}
 	if (!json_is_object(e)) {
 		snprintf(err, errlen, "%s: boot_env[%zu]: expected an object", path, i);
 		return -1;
@@ -231,7 +264,7 @@ static int hb_cmp_calib_load_boot(json_t *e, size_t i, const char *path,
 	}
 	if (!(b->clock = strdup(json_string_value(clock))))
 		goto oom;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 5; k++) {
 		json_t *v = json_object_get(e, strs[k]);
 
 		if (!v || json_is_null(v))
@@ -344,6 +377,18 @@ struct hb_cmp_calib *hb_cmp_calib_load(const char *path, char *err, size_t errle
 		c->boots_from = bf ? strdup(bf) : NULL;
 		c->boots_to = bt ? strdup(bt) : NULL;
 		c->host_cpus = json_is_integer(cpus) ? (long)json_integer_value(cpus) : -1;
+		c->boots_span_exact = json_is_string(json_object_get(made, "boots_span")) &&
+				      !strncmp(json_string_value(json_object_get(made, "boots_span")),
+					       "exact", 5);
+		for (int k = 0; k < 2; k++) {
+			json_t *x = json_array_get(json_object_get(made, "boots_load1"), (size_t)k);
+
+			c->boots_load1[k] = json_is_number(x) ? json_number_value(x) : NAN;
+		}
+		c->boots_with_load = json_is_integer(json_object_get(made, "boots_with_load"))
+					     ? (size_t)json_integer_value(
+						       json_object_get(made, "boots_with_load"))
+					     : 0;
 		for (int k = 0; k < 3; k++) {
 			json_t *x = json_array_get(la, (size_t)k);
 

@@ -236,6 +236,9 @@ json_t *hb_cmp_report_json(const struct hb_cmp_report *r)
 	json_object_set_new(o, "forced", json_boolean(r->forced));
 	json_object_set_new(o, "power", json_real(r->opts.power));
 	json_object_set_new(o, "strict", json_boolean(r->opts.strict));
+	json_object_set_new(o, "unseen_min_pct", isnan(r->opts.unseen_min_pct)
+							 ? json_null()
+							 : json_real(r->opts.unseen_min_pct));
 	json_object_set_new(o, "comparisons", a);
 	return o;
 }

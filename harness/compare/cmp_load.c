@@ -175,6 +175,36 @@ static double *hb_cmp_ld_nums(struct hb_cmp_ld *ld, json_t *obj, const char *pre
 	return out;
 }
 
+/* host_loadavg.<key>: three finite load averages >= 0, or NAN x 3 when
+ * absent (a result written before they were recorded). */
+static void hb_cmp_ld_loadavg(struct hb_cmp_ld *ld, json_t *h, const char *key, double out[3])
+{
+	char pre[32];
+	double *v;
+	size_t n = 0;
+
+	out[0] = out[1] = out[2] = NAN;
+	if (!h || json_is_null(h))
+		return;
+	if (!json_is_object(h)) {
+		hb_cmp_ld_fail(ld, "host_loadavg", "expected an object");
+		return;
+	}
+	snprintf(pre, sizeof(pre), "host_loadavg.");
+	v = hb_cmp_ld_nums(ld, h, pre, key, &n);
+	if (v && (n != 3 || !(v[0] >= 0 && v[1] >= 0 && v[2] >= 0))) {
+		char field[64];
+
+		snprintf(field, sizeof(field), "host_loadavg.%s", key);
+		hb_cmp_ld_fail(ld, field, "expected three load averages >= 0 (1, 5, 15 min)");
+	} else if (v) {
+		out[0] = v[0];
+		out[1] = v[1];
+		out[2] = v[2];
+	}
+	free(v);
+}
+
 /* A compact file's "samples_f64" (compact.c): base64 of little-endian
  * doubles, every one finite; NULL/0 when absent. */
 static double *hb_cmp_ld_f64(struct hb_cmp_ld *ld, json_t *obj, const char *prefix, size_t *n)
@@ -447,6 +477,10 @@ static struct hb_cmp_run *hb_cmp_load_tree(json_t *root, const char *name, bool 
 			       HB_CMP_RESULT_SCHEMA);
 	r->run_id = hb_cmp_ld_str(&ld, root, "", "run_id", false);
 	r->created = hb_cmp_ld_str(&ld, root, "", "created", false);
+	r->started = hb_cmp_ld_str(&ld, root, "", "started", false);
+	r->ended = hb_cmp_ld_str(&ld, root, "", "ended", false);
+	hb_cmp_ld_loadavg(&ld, json_object_get(root, "host_loadavg"), "started", r->load_started);
+	hb_cmp_ld_loadavg(&ld, json_object_get(root, "host_loadavg"), "ended", r->load_ended);
 	r->suite = hb_cmp_ld_str(&ld, root, "", "suite", true);
 	r->repeat = hb_cmp_ld_int(&ld, root, "", "repeat", 1);
 	r->verdict = hb_cmp_ld_str(&ld, root, "", "verdict", true);

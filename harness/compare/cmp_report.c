@@ -436,7 +436,7 @@ enum hb_cmp_outcome hb_cmp_pair_outcome(const struct hb_cmp_pair *p)
 		return HB_CMP_OUT_REGRESSION;
 	/* metrics to judge and none tested: saying "no regression" would claim
 	 * what was not looked at (issue 34) */
-	if (p->n_judgeable && !p->family)
+	if (p->n_judgeable && p->n_untested >= p->n_judgeable)
 		return HB_CMP_OUT_NOTHING;
 	return HB_CMP_OUT_OK;
 }
@@ -493,6 +493,8 @@ static void hb_cmp_untested_why(const struct hb_cmp_pair *p, char *buf, size_t l
 		[HB_CMP_UNT_CEILING] = "the calibrated sd is above the ceiling",
 		[HB_CMP_UNT_UNSEEN] = "neither side sits where the calibration's boots did",
 		[HB_CMP_UNT_SPAN] = "a change within the span of the calibration's own boots",
+		[HB_CMP_UNT_ONE_UNSEEN] = "one side where the calibration's boots never were, a "
+					  "change below the minimum for that",
 	};
 
 	for (size_t i = 0; i < p->n_m; i++) {
@@ -554,7 +556,12 @@ void hb_cmp_pair_verdict(const struct hb_cmp_pair *p, char *buf, size_t len)
 		hb_cmp_cat(buf, len, "no regression (no metric to judge: functional findings only)");
 		return;
 	}
-	hb_cmp_cat(buf, len, "no regression (%zu of %zu metrics tested", p->family, p->n_judgeable);
+	/* tested: judged same, small, worse or better; a metric made untestable
+	 * after BH (a change within the calibration's span) was in the BH
+	 * family but is not tested (issue 34: "1 of 1 metrics tested; 1 not
+	 * tested", exit 0, when it was the only one) */
+	hb_cmp_cat(buf, len, "no regression (%zu of %zu metrics tested",
+		   p->n_judgeable - p->n_untested, p->n_judgeable);
 	if (p->n_untested) {
 		hb_cmp_cat(buf, len, "; %zu not tested (%s):", p->n_untested, why);
 		for (size_t i = 0; i < p->n_m && shown < 4; i++) {

@@ -94,6 +94,7 @@ void hb_cmp_opts_default(struct hb_cmp_opts *o)
 	o->seed = 20151;
 	o->strict = false;
 	o->calibration = NULL;
+	o->unseen_min_pct = NAN;
 }
 
 /* ---- the test ---------------------------------------------------------------- */
@@ -401,6 +402,7 @@ static void hb_cmp_reset(struct hb_cmp_mres *r, const struct hb_cmp_metric *any,
 	r->sd_measured = r->sd_calib = r->sd_check_p = NAN;
 	r->calib_lo = r->calib_hi = NAN;
 	r->excl_a = r->excl_b = NAN;
+	r->one_unseen = false;
 	r->verdict = HB_CMP_UNTESTED;
 }
 
@@ -716,6 +718,9 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 	} else if (!isnan(cal) && pos) {
 		r->mode = HB_CMP_MODE_CALIB;
 		hb_cmp_t_calib(ca, r->na, cb, r->nb, cal, r->calib_df, wg, o, r);
+		/* both sides outside were untestable above: at most one is */
+		r->one_unseen = hb_cmp_off_span(r, hb_cmp_mean_log(ca, r->na), cal) != 0 ||
+				hb_cmp_off_span(r, hb_cmp_mean_log(cb, r->nb), cal) != 0;
 		r->sd_log = cal;
 		r->sd_source = src;
 	} else {
@@ -821,6 +826,21 @@ static void hb_cmp_judge(struct hb_cmp_mres *r, const struct hb_cmp_opts *o)
 			 "tell a mode it saw from a change (>= %d a side)", r->change_pct,
 			 w > 0 ? r->q_worse : r->q_better, expm1(r->calib_hi - r->calib_lo) * 100,
 			 exp(r->calib_lo), exp(r->calib_hi), r->na, r->nb, HB_CMP_MIN_BOOTS);
+		return;
+	}
+	if (((r->q_worse <= o->alpha && w > 0 && hb_cmp_beyond(r, true)) ||
+	     (r->q_better <= o->alpha && w < 0 && hb_cmp_beyond(r, false))) &&
+	    r->mode == HB_CMP_MODE_CALIB && r->one_unseen && !isnan(o->unseen_min_pct) &&
+	    r->center_a > 0 && r->center_b > 0 &&
+	    fabs(log(r->center_b / r->center_a)) < log1p(o->unseen_min_pct / 100)) {
+		r->verdict = HB_CMP_UNTESTABLE;
+		r->untestable = HB_CMP_UNT_ONE_UNSEEN;
+		snprintf(r->why, sizeof(r->why),
+			 "untestable: a change of %+.2f%% (q=%.2g) with one side where the "
+			 "calibration's boots never were ([%.6g, %.6g]) is below %g%%: %zu vs %zu "
+			 "boots cannot tell a mode it never saw from a change (>= %d a side)",
+			 r->change_pct, w > 0 ? r->q_worse : r->q_better, exp(r->calib_lo),
+			 exp(r->calib_hi), o->unseen_min_pct, r->na, r->nb, HB_CMP_MIN_BOOTS);
 		return;
 	}
 	if (r->q_worse <= o->alpha && w > 0 && hb_cmp_beyond(r, true)) {

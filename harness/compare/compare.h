@@ -144,6 +144,11 @@ struct hb_cmp_run {
 	char *path; /* the result.json read */
 	json_t *root;
 	const char *schema, *run_id, *suite, *created, *verdict, *verdict_reason;
+	/* when the boot itself started and ended (NULL: a result written before
+	 * they were recorded, where `created` is the run's start for every
+	 * boot), and the host's load averages (1, 5, 15 min) then (NAN) */
+	const char *started, *ended;
+	double load_started[3], load_ended[3];
 	long repeat;
 	/* target */
 	const char *target, *kernel_release, *cmdline, *package, *image_sha256;
@@ -231,6 +236,10 @@ struct hb_cmp_calib_boot {
 	char *run; /* run_id (or path) of the boot */
 	char *clock, *qemu_version, *host_kernel;
 	long vcpus, memory_mb;
+	/* when the boot started and ended, the host's 1-minute load average
+	 * then (NULL / NAN: not recorded by the boot) */
+	char *started, *ended;
+	double load1[2];
 };
 
 struct hb_cmp_calib {
@@ -238,11 +247,19 @@ struct hb_cmp_calib {
 	char *host_cpu, *accelerator, *suite, *family, *target, *created, *group, *clock;
 	int center_rule; /* HB_CMP_CENTER_RULE when written now; 1 when absent */
 	/* how it was made: the host measuring it, its online CPUs and load
-	 * averages (1, 5, 15 min) then, the first and last boot's `created`
+	 * averages (1, 5, 15 min) when the file was written (not the boots'),
+	 * the boots' time span: the first boot's start and the last one's end
+	 * (their `started` / `ended`; `created`, the run's start, for boots
+	 * that did not record them: then boots_span_exact is false), and the
+	 * lowest and highest 1-minute load average the boots recorded at their
+	 * start and end (NAN: none did; boots_with_load of them did)
 	 * (NULL / -1 / NAN: unknown, a file written before they were recorded) */
 	char *host, *boots_from, *boots_to;
 	long host_cpus;
 	double load[3];
+	bool boots_span_exact;
+	double boots_load1[2];
+	size_t boots_with_load;
 	size_t boots;
 	struct hb_cmp_calib_boot *boot; /* boots entries */
 	struct hb_cmp_calib_metric *m;
@@ -393,6 +410,8 @@ enum hb_cmp_untestable {
 	HB_CMP_UNT_CEILING, /* < 3 boots a side, its sd above HB_CMP_CALIB_SD_CEIL */
 	HB_CMP_UNT_UNSEEN,  /* < 3 boots a side, neither side where its boots were */
 	HB_CMP_UNT_SPAN,    /* < 3 boots a side, a change no larger than its span */
+	HB_CMP_UNT_ONE_UNSEEN, /* < 3 boots a side, one side where its boots never were and
+				* a change below opts.unseen_min_pct (off by default) */
 	HB_CMP_UNTESTABLE_KINDS
 };
 
@@ -405,6 +424,11 @@ struct hb_cmp_opts {
 	uint64_t seed;
 	bool strict;	    /* a vanished or newly unavailable metric is a regression */
 	const char *calibration; /* calibration file or folder; NULL: none */
+	/* Fewer than 3 boots a side: a change with one side outside the
+	 * calibration's span (widened by HB_CMP_SPAN_SDS sds) smaller than this
+	 * (percent, on the log scale) is untestable; NAN (the default): off.
+	 * A studied trade-off (docs/compare.md, issue 34 item 3), not the rule. */
+	double unseen_min_pct;
 };
 
 void hb_cmp_opts_default(struct hb_cmp_opts *o);
@@ -445,6 +469,7 @@ struct hb_cmp_mres {
 	double df_measured;    /* its df: sum over the sides of (boots - 1) */
 	double sd_calib;       /* the calibrated sd as given (before the floor); NAN none */
 	double calib_lo, calib_hi; /* span of the calibration's log boot centers; NAN none */
+	bool one_unseen;       /* calibrated mode: one side's mean outside that span */
 	double calib_df;       /* its df: calibration boots - 1; 0 taken as known */
 	double sd_check_p;     /* F-test of sd_measured against the calibrated sd */
 	bool sd_disagrees;     /* significantly and > HB_CMP_SD_RATIO_NOTE x apart */

@@ -125,6 +125,9 @@ static void test_small_change_listed(void **state)
  * and equal on both sides (they fill the BH family of a suite); cal: the
  * calibration (NULL none); virtual clock.
  * Metric 0's result is copied to *out. */
+/* hb_cmp_opts.unseen_min_pct for direct() (NAN: off, the default) */
+static double direct_unseen_min = NAN;
+
 static void direct(const double *a, size_t na, const double *b, size_t nb,
 		   const struct hb_cmp_calref *cal, size_t quiet, struct hb_cmp_mres *out)
 {
@@ -139,6 +142,7 @@ static void direct(const double *a, size_t na, const double *b, size_t nb,
 
 	assert_true(quiet < 64 && na <= 16 && nb <= 16);
 	hb_cmp_opts_default(&o);
+	o.unseen_min_pct = direct_unseen_min;
 	for (size_t i = 0; i <= quiet; i++) {
 		for (size_t k = 0; k < na || k < nb; k++) {
 			va[i][k] = i ? 1000 : k < na ? a[k] : 0;
@@ -653,6 +657,256 @@ static void test_calibration_center_and_provenance(void **state)
 	free((void *)dir);
 }
 
+/* --unseen-min (issue 34, item 3: a studied trade-off, off by default):
+ * with fewer than 3 boots a side, a change with one side outside the
+ * calibration's span (a place its boots never were: a mode it may have
+ * missed) is untestable below the given size. Off, a +3 % NEW against a
+ * tight calibration is a regression, as before; at 50 % it is untestable,
+ * and said; a 3x change is still flagged; a change with both sides inside
+ * the span is not touched; 3 boots a side are not touched. */
+static void test_unseen_min_variant(void **state)
+{
+	double c[10], a3[3] = { 1000, 1000.5, 999.5 }, b3[3] = { 1030, 1030.5, 1029.5 };
+	struct hb_cmp_calref cal;
+	struct hb_cmp_mres r;
+	const char *dir, *ga, *gb;
+	char *out = NULL;
+	json_t *root, *cmp;
+	int rc;
+
+	(void)state;
+	for (int k = 0; k < 10; k++)
+		c[k] = around(1000, 10)[k];
+	cal = calref(c, 10);
+	direct((const double[]){ 1000, 1000.2 }, 2, (const double[]){ 1030, 1030.2 }, 2, &cal, 60,
+	       &r);
+	assert_int_equal(r.verdict, HB_CMP_WORSE);
+	assert_true(r.one_unseen);
+	direct_unseen_min = 50;
+	direct((const double[]){ 1000, 1000.2 }, 2, (const double[]){ 1030, 1030.2 }, 2, &cal, 60,
+	       &r);
+	assert_int_equal(r.verdict, HB_CMP_UNTESTABLE);
+	assert_int_equal(r.untestable, HB_CMP_UNT_ONE_UNSEEN);
+	assert_non_null(strstr(r.why, "never were"));
+	/* BASE in a place the calibration never saw, NEW where it was: the
+	 * same (a low mode of BASE looks like NEW got worse) */
+	direct((const double[]){ 970, 970.2 }, 2, (const double[]){ 1000, 1000.2 }, 2, &cal, 60, &r);
+	assert_int_equal(r.verdict, HB_CMP_UNTESTABLE);
+	direct((const double[]){ 1000, 1000.2 }, 2, (const double[]){ 3000, 3000.6 }, 2, &cal, 60,
+	       &r);
+	assert_int_equal(r.verdict, HB_CMP_WORSE);
+	direct((const double[]){ 1000 }, 1, (const double[]){ 3000 }, 1, &cal, 60, &r);
+	assert_int_equal(r.verdict, HB_CMP_WORSE);
+	/* both inside the span: nothing changes (not significant either) */
+	direct((const double[]){ 999, 999.2 }, 2, (const double[]){ 1001, 1001.2 }, 2, &cal, 60, &r);
+	assert_false(r.one_unseen);
+	assert_int_equal(r.verdict, HB_CMP_SAME);
+	/* 3 boots a side: boots mode, untouched */
+	direct(a3, 3, b3, 3, &cal, 60, &r);
+	assert_int_equal(r.verdict, HB_CMP_WORSE);
+	direct_unseen_min = NAN;
+
+	/* the option of compare-report, and its JSON */
+	dir = strdup(calibrate(grp("us_cal", around(1000, 10), 10), "us"));
+	ga = strdup(grp("us_a", (const double[]){ 1000, 1000.2 }, 2));
+	gb = strdup(grp("us_b", (const double[]){ 1300, 1300.2 }, 2));
+	assert_string_equal(verdict(ga, gb, dir, &rc), "regression");
+	cmp = hbt_report(ga, gb, dir, "--unseen-min=50", &rc, &root);
+	assert_string_equal(hbt_verdict_of(cmp, "fault", "f"), "untestable");
+	assert_int_equal(rc, HB_CMP_NOTHING_TESTED);
+	assert_true(json_real_value(json_object_get(root, "unseen_min_pct")) == 50);
+	json_decref(root);
+	assert_int_equal(hbt_compare(&out, "--calibration", dir, "--unseen-min", "50", ga, gb, NULL),
+			 HB_CMP_NOTHING_TESTED);
+	assert_non_null(strstr(out, "one side where the calibration's boots never were"));
+	free(out);
+	out = NULL;
+	assert_int_equal(hbt_compare(&out, "--unseen-min", "0.5", ga, gb, NULL), HB_CMP_USAGE);
+	free(out);
+	free((void *)ga);
+	free((void *)gb);
+	free((void *)dir);
+}
+
+/* A comparison whose only metric became untestable after BH (a change
+ * within the span of the calibration's own boots) tested nothing: exit 4
+ * and "nothing tested". Before, that metric still counted in the BH family,
+ * and the line said "no regression (1 of 1 metrics tested; 1 not tested
+ * ...)", exit 0. */
+static void test_span_untestable_is_nothing_tested(void **state)
+{
+	double c[10];
+	const char *dir, *ga, *gb;
+	char *out = NULL;
+
+	(void)state;
+	for (int k = 0; k < 10; k++)
+		c[k] = k < 9 ? 1000 * around(1, 10)[k] : 1300;
+	dir = strdup(calibrate(grp("sp_cal", c, 10), "sp"));
+	ga = strdup(grp("sp_a", (const double[]){ 1000, 1000.2 }, 2));
+	gb = strdup(grp("sp_b", (const double[]){ 1300, 1300.2 }, 2));
+	assert_int_equal(hbt_compare(&out, "--calibration", dir, ga, gb, NULL),
+			 HB_CMP_NOTHING_TESTED);
+	assert_non_null(strstr(out, "within the span of the calibration's own boots"));
+	assert_non_null(strstr(out, "nothing tested: none of the 1 metrics"));
+	assert_null(strstr(out, "1 of 1 metrics tested"));
+	free(out);
+	free((void *)ga);
+	free((void *)gb);
+	free((void *)dir);
+}
+
+/* A group of n boots on the virtual clock whose boot k started at
+ * 10:00 + 2k min and ended a minute later (when `times`), with the host's
+ * 1-minute load 2 + k at its start and 3 + k at its end (when `loads`);
+ * every boot's `created` is the run's start, 10:00, as a real group's. */
+static const char *grp_timed(const char *name, const double *c, int n, bool times, bool loads)
+{
+	json_t *docs[16];
+
+	for (int k = 0; k < n; k++) {
+		char t[32];
+
+		docs[k] = hbt_doc1("fault", hbt_met("f", "lower", &c[k], 1, 1));
+		json_object_set_new(json_object_get(docs[k], "environment"), "clock",
+				    json_string("virtual"));
+		json_object_set_new(docs[k], "created", json_string("2026-02-01T10:00:00Z"));
+		if (times) {
+			snprintf(t, sizeof(t), "2026-02-01T10:%02d:05Z", 2 * k);
+			json_object_set_new(docs[k], "started", json_string(t));
+			snprintf(t, sizeof(t), "2026-02-01T10:%02d:05Z", 2 * k + 1);
+			json_object_set_new(docs[k], "ended", json_string(t));
+		}
+		if (loads)
+			json_object_set_new(docs[k], "host_loadavg",
+					    json_pack("{s:[f, f, f], s:[f, f, f]}", "started",
+						      2.0 + k, 1.0, 0.5, "ended", 3.0 + k, 1.5, 0.5));
+	}
+	return hbt_write_group(name, docs, n);
+}
+
+/* The calibration file of group dir measured into folder: its JSON. */
+static json_t *calib_json(const char *group, const char *folder)
+{
+	char file[1024], err[512], nm[256];
+	const char *dir = calibrate(group, folder);
+	struct hb_cmp_group *g;
+	json_t *j;
+
+	snprintf(file, sizeof(file), "%s/group.json", group);
+	g = hb_cmp_group_load(file, err, sizeof(err));
+	assert_non_null(g);
+	assert_int_equal(hb_cmp_calib_name(g->boots[0], nm, sizeof(nm)), 0);
+	hb_cmp_group_free(g);
+	snprintf(file, sizeof(file), "%s/%s", dir, nm);
+	j = json_load_file(file, 0, NULL);
+	assert_non_null(j);
+	return j;
+}
+
+/* calibrate --from records the boots' own time span and load, not the run
+ * start for every boot and the reader's load (issue 34, item 4): boots that
+ * recorded `started`, `ended` and `host_loadavg` give the first start and
+ * the last end, and the range of their 1-minute loads; boots that did not
+ * (results made before) give the run start, said to be only that, and no
+ * load. The stale warning runs from the last boot's end. */
+static void test_calibration_boots_span_and_load(void **state)
+{
+	static const double cal[5] = { 1000, 1001, 999, 1000.5, 999.5 };
+	json_t *j, *made, *be, *root, *cmp;
+	const char *dir, *a, *b, *note;
+	int rc;
+
+	(void)state;
+	j = calib_json(grp_timed("sl_cal", cal, 5, true, true), "sl");
+	made = json_object_get(j, "made");
+	assert_string_equal(json_string_value(json_object_get(made, "boots_from")),
+			    "2026-02-01T10:00:05Z");
+	assert_string_equal(json_string_value(json_object_get(made, "boots_to")),
+			    "2026-02-01T10:09:05Z");
+	assert_non_null(strstr(json_string_value(json_object_get(made, "boots_span")), "exact"));
+	assert_true(json_real_value(json_array_get(json_object_get(made, "boots_load1"), 0)) == 2.0);
+	assert_true(json_real_value(json_array_get(json_object_get(made, "boots_load1"), 1)) == 7.0);
+	assert_int_equal(json_integer_value(json_object_get(made, "boots_with_load")), 5);
+	/* per boot, in boot_env */
+	be = json_array_get(json_object_get(j, "boot_env"), 4);
+	assert_string_equal(json_string_value(json_object_get(be, "started")),
+			    "2026-02-01T10:08:05Z");
+	assert_string_equal(json_string_value(json_object_get(be, "ended")),
+			    "2026-02-01T10:09:05Z");
+	assert_true(json_real_value(json_array_get(json_object_get(be, "load1"), 0)) == 6.0);
+	assert_true(json_real_value(json_array_get(json_object_get(be, "load1"), 1)) == 7.0);
+	/* the file reads back: a comparison 40 days after the run's start, 9
+	 * minutes less after the last boot's end (39 whole days: the end is
+	 * what counts), uses it with the stale warning, one a day after
+	 * without */
+	dir = strdup(hbt_path("sl"));
+	a = strdup(grp_at("sl_a", around(1000, 3), 3, "virtual", "2026-03-13T10:00:00Z"));
+	b = strdup(grp_at("sl_b", around(1000, 3), 3, "virtual", "2026-03-13T10:00:00Z"));
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	note = json_string_value(json_object_get(cmp, "calibration_note"));
+	assert_non_null(json_string_value(json_object_get(cmp, "calibration")));
+	assert_non_null(strstr(note, "warning: its boots are 39 days older"));
+	json_decref(root);
+	free((void *)a);
+	free((void *)b);
+	a = strdup(grp_at("sl_c", around(1000, 3), 3, "virtual", "2026-02-02T10:00:00Z"));
+	b = strdup(grp_at("sl_d", around(1000, 3), 3, "virtual", "2026-02-02T10:00:00Z"));
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	note = json_string_value(json_object_get(cmp, "calibration_note"));
+	assert_non_null(json_string_value(json_object_get(cmp, "calibration")));
+	assert_null(strstr(note, "days older"));
+	json_decref(root);
+	free((void *)a);
+	free((void *)b);
+	free((void *)dir);
+	json_decref(j);
+
+	/* boots recorded before started/ended/host_loadavg: the run start,
+	 * said to be only that, and no load (not the reader's) */
+	j = calib_json(grp_timed("sl_old", cal, 5, false, false), "sl_old_cal");
+	made = json_object_get(j, "made");
+	assert_string_equal(json_string_value(json_object_get(made, "boots_from")),
+			    "2026-02-01T10:00:00Z");
+	assert_string_equal(json_string_value(json_object_get(made, "boots_to")),
+			    "2026-02-01T10:00:00Z");
+	assert_non_null(strstr(json_string_value(json_object_get(made, "boots_span")),
+			       "run start only"));
+	assert_true(json_is_null(json_object_get(made, "boots_load1")));
+	assert_int_equal(json_integer_value(json_object_get(made, "boots_with_load")), 0);
+	/* the writer's own load is still there, under its name */
+	assert_int_equal(json_array_size(json_object_get(made, "loadavg")), 3);
+	json_decref(j);
+}
+
+/* A result.json whose host_loadavg is not three load averages is refused,
+ * naming the field. */
+static void test_result_loadavg_validated(void **state)
+{
+	static const double x[1] = { 1000 };
+	json_t *doc = hbt_doc1("fault", hbt_met("f", "lower", x, 1, 1));
+	char file[1024], err[512];
+	struct hb_cmp_run *r;
+
+	(void)state;
+	json_object_set_new(doc, "host_loadavg", json_pack("{s:[f, f]}", "started", 1.0, 2.0));
+	snprintf(file, sizeof(file), "%s/result.json", hbt_write_run("la_bad", doc));
+	r = hb_cmp_load(file, err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "host_loadavg.started"));
+	doc = hbt_doc1("fault", hbt_met("f", "lower", x, 1, 1));
+	json_object_set_new(doc, "host_loadavg", json_pack("{s:[f, f, f]}", "ended", 1.0, 2.0, 3.0));
+	json_object_set_new(doc, "ended", json_string("2026-02-01T10:01:05Z"));
+	snprintf(file, sizeof(file), "%s/result.json", hbt_write_run("la_ok", doc));
+	r = hb_cmp_load(file, err, sizeof(err));
+	assert_non_null(r);
+	assert_true(r->load_ended[0] == 1.0 && r->load_ended[2] == 3.0);
+	assert_true(isnan(r->load_started[0]));
+	assert_string_equal(r->ended, "2026-02-01T10:01:05Z");
+	assert_null(r->started);
+	hb_cmp_run_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +924,10 @@ int main(void)
 		cmocka_unit_test(test_ceiling),
 		cmocka_unit_test(test_3x_every_setting),
 		cmocka_unit_test(test_calibration_center_and_provenance),
+		cmocka_unit_test(test_calibration_boots_span_and_load),
+		cmocka_unit_test(test_result_loadavg_validated),
+		cmocka_unit_test(test_unseen_min_variant),
+		cmocka_unit_test(test_span_untestable_is_nothing_tested),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_rng_teardown);
