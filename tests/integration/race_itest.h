@@ -26,7 +26,7 @@ void test_race_replay_hang_debian_7_2(void **state);
  * test_paths_debian_7_2. */
 void test_mthp_paths_debian_6_12_6_1(void **state);
 
-/* make test: split-race (10 rounds, 8 readers) on debian-7.2 with
+/* make test: split-race (10 rounds, 3 readers) on debian-7.2 with
  * --tcg-threads multi passes every check with reads in flight during
  * splits; with one vCPU it fails subject_split_race_cpus. Two boots. */
 void test_split_race_debian_7_2(void **state);
