@@ -519,9 +519,16 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 		printf("[vcpus] %d: %s\n", c->o.vcpus, c->vcpus_reason);
 	/* kvm_*.nested apply when KVM is built in; module kernels get the same
 	 * parameters from configs/guest-modules.conf at load time. */
+	/* Multi-threaded TCG does not make a vCPU see code another vCPU is
+	 * patching in time: a 7.2 guest whose clocksource watchdog marked the TSC
+	 * unstable (wall-clock skew under TCG) disabled the sched_clock static
+	 * key and oopsed on the int3 of that text patch on the other vCPU
+	 * ("Oops: int3" in sched_clock_cpu, 2026-12-06). tsc=reliable keeps the
+	 * watchdog off the TSC, so that patch never happens (docs/running.md). */
 	snprintf(c->cmdline, sizeof(c->cmdline),
 		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
-		 "kvm_intel.nested=1%s%s%s%s",
+		 "kvm_intel.nested=1%s%s%s%s%s",
+		 !strcmp(c->accel, "tcg") && !strcmp(c->o.tcg_threads, "multi") ? " tsc=reliable" : "",
 		 c->k.cmdline[0] ? " " : "", c->k.cmdline,
 		 c->o.extra_cmdline[0] ? " " : "", c->o.extra_cmdline);
 	return 0;

@@ -289,7 +289,7 @@ void test_split_race_debian_7_2(void **state)
 
 	(void)state;
 	/* two CPUs that run at once: every check passes, reads overlapped splits */
-	hb_itest_run_suite_text("debian-7.2", "split-race", "split-race rounds=10 readers=8\n",
+	hb_itest_run_suite_text("debian-7.2", "split-race", "split-race rounds=10\n",
 				(const char *const[]){ "--tcg-threads", "multi", NULL }, &r);
 	assert_non_null(r.result);
 	assert_int_equal(r.exit_code, 0);
