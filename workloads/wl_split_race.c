@@ -33,7 +33,7 @@
  * round every byte read back: pattern, and zero in the holes),
  * split_race_rounds (rounds done >= rounds: the strength asked for),
  * subject_split_race_splits (each extent is split again until its PMD
- * folio splits, 64 attempts at most, since a split fails while a reader
+ * folio splits, 128 attempts at most, since a split fails while a reader
  * holds the folio: thp_split_page >= half the extents of the rounds), and
  * after the file is gone
  * split_race_after_ShmemHugePages_kb back to its baseline. Replay: the seed
@@ -223,7 +223,7 @@ static long long sr_thp_splits(void)
  * SR_TRIES attempts: a split fails (EAGAIN) while a reader holds a reference,
  * which with many readers is most of the time. The attempts that split go
  * in *split, all of them in *tries. */
-#define SR_TRIES 64
+#define SR_TRIES 128
 static void sr_split(struct sr *s, int e, uint64_t *rng, long *punches, long *debugfs,
 		     long *split, long *tries)
 {
