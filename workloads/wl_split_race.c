@@ -296,12 +296,18 @@ static bool sr_verify(struct hb_ctx *ctx, struct sr *s, unsigned gen, uint8_t *b
 	return true;
 }
 
-static void sr_wait_reads(struct sr *s, long at_least, uint64_t limit_ns)
+/* Until every reader has done more reads than the fewest any has done
+ * now, plus more (or limit_ns passed). */
+static void sr_wait_reads(struct sr *s, long more, uint64_t limit_ns)
 {
 	uint64_t until = hb_now_ns() + limit_ns;
+	long least = atomic_load(&s->reads[0]);
 
+	for (int r = 1; r < s->readers; r++)
+		if (atomic_load(&s->reads[r]) < least)
+			least = atomic_load(&s->reads[r]);
 	for (int r = 0; r < s->readers; r++)
-		while (atomic_load(&s->reads[r]) < at_least && hb_now_ns() < until)
+		while (atomic_load(&s->reads[r]) < least + more && hb_now_ns() < until)
 			sched_yield();
 }
 
@@ -428,10 +434,10 @@ static void sr_run(struct hb_ctx *ctx)
 			atomic_store(&s->reads[i], 0);
 		atomic_store(&s->phase, SR_RACE);
 		pthread_barrier_wait(&s->start);
-		sr_wait_reads(s, 1, 2000000000ULL); /* every reader in its loop */
+		sr_wait_reads(s, 1, 2000000000ULL); /* every reader in its loop (from 0) */
 		for (int e = 0; e < s->extents; e++)
 			sr_split(s, e, &rng, &punches, &debugfs, &splits_seen, &tries);
-		sr_wait_reads(s, 8, 100000000ULL); /* the lookups after the last split */
+		sr_wait_reads(s, 8, 100000000ULL); /* 8 lookups each after the last split */
 		atomic_store(&s->phase, SR_IDLE);
 		pthread_barrier_wait(&s->end);
 		if (atomic_load(&s->bad))
