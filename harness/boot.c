@@ -566,6 +566,22 @@ static void describe(const struct run_ctx *c, json_t *res)
 	hb_ext_layer_describe(env);
 }
 
+int hb_boot_save_build_log(const char *log, const char *dir)
+{
+	char dst[PATH_MAX], err[PATH_MAX + 128];
+
+	if (!log || !log[0] || access(log, F_OK))
+		return 0; /* a packaged kernel, or a build without a log */
+	if ((size_t)snprintf(dst, sizeof(dst), "%s/build.log", dir) >= sizeof(dst))
+		return -1;
+	if (hb_copy_nofollow(log, dst, HB_USERFILE_ANY_MAX, err, sizeof(err))) {
+		fprintf(stderr, "hugebench: warning: the build log is not kept with the run: %s\n",
+			err);
+		return -1;
+	}
+	return 0;
+}
+
 /* One guest boot into b->dir; returns the exit code of that boot. */
 int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 {
@@ -575,13 +591,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 	int rc;
 
 	describe(c, b->res);
-	if (c->k.build_log[0] && hb_is_file(c->k.build_log)) {
-		char dst[PATH_MAX];
-		char *cp[] = { "cp", "--", (char *)c->k.build_log, dst, NULL };
-
-		snprintf(dst, sizeof(dst), "%s/build.log", b->dir);
-		hb_spawn_capture(cp, NULL, 0);
-	}
+	hb_boot_save_build_log(c->k.build_log, b->dir);
 	save(b->dir, b->res);
 	snprintf(console, sizeof(console), "%s/console.log", b->dir);
 	snprintf(stream, sizeof(stream), "%s/stream.jsonl", b->dir);
