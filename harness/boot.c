@@ -444,6 +444,39 @@ int hb_vcpus_choose(const char *clock, const char *release, int vcpus, bool give
 	return 1;
 }
 
+/* Largest kernel image copied (a bzImage is 5-15 MB). */
+#define HB_BOOT_IMAGE_MAX (256L * 1024 * 1024)
+
+int hb_boot_private_image(struct hb_kernel *k, char *err, size_t errlen)
+{
+	char base[PATH_MAX], why[PATH_MAX + 128];
+	int fd;
+
+	k->boot_image[0] = 0;
+	(void)hb_cache_ensure();
+	if ((size_t)snprintf(base, sizeof(base), "%s/images", hb_cache_dir()) >= sizeof(base) - 32 ||
+	    hb_mkdir_p(base)) {
+		snprintf(err, errlen, "cannot create %s/images", hb_cache_dir());
+		return -1;
+	}
+	snprintf(k->boot_image, sizeof(k->boot_image), "%s/kernel-XXXXXX", base);
+	fd = mkstemp(k->boot_image);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a kernel copy in %s: %s", base, strerror(errno));
+		k->boot_image[0] = 0;
+		return -1;
+	}
+	if (hb_copy_nofollow_fd(k->image, fd, HB_BOOT_IMAGE_MAX, why, sizeof(why))) {
+		close(fd);
+		unlink(k->boot_image);
+		k->boot_image[0] = 0;
+		snprintf(err, errlen, "the kernel image of the build is not booted: %s", why);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 /* The backend, the kernel, the guest image and the accelerator: once per run. */
 int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 {
@@ -459,7 +492,12 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 	rc = hb_kernel_resolve(&c->t, c->o.modules, &c->k, err, errlen);
 	if (rc)
 		return hb_exit_code(rc);
-	hb_sha256_file(c->k.image, c->sha);
+	/* a source build's bzImage lies in builds/, the build account's
+	 * folder: what is hashed and booted (QEMU opens it as root) is a
+	 * private copy, read without following a link */
+	if (!strcmp(c->k.kind, "source") && hb_boot_private_image(&c->k, err, errlen))
+		return HB_EXIT_INFRA;
+	hb_sha256_file(c->k.boot_image[0] ? c->k.boot_image : c->k.image, c->sha);
 	printf("[kernel] %s (%s)\n", c->k.release, c->k.image);
 	printf("[image] building the guest initramfs\n");
 	fflush(stdout);
@@ -602,7 +640,8 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 		fflush(stdout);
 	}
 	{
-		struct hb_vm_spec vm = { .accel = c->accel, .kernel = c->k.image,
+		struct hb_vm_spec vm = { .accel = c->accel,
+					 .kernel = c->k.boot_image[0] ? c->k.boot_image : c->k.image,
 					 .initrd = c->initrd, .runas = c->be.runas,
 					 .cmdline = c->cmdline, .console_path = console,
 					 .stream_path = stream, .qemu_log = qlog,

@@ -252,12 +252,27 @@ void hb_err_unquote(const char *path, const char *what, char *err, size_t errlen
 
 int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size_t errlen)
 {
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), rc;
+
+	if (out < 0) {
+		set_err(err, errlen, dst, strerror(errno));
+		return -1;
+	}
+	rc = hb_copy_nofollow_fd(src, out, max, err, errlen);
+	close(out);
+	if (rc)
+		unlink(dst);
+	return rc;
+}
+
+int hb_copy_nofollow_fd(const char *src, int out, long max, char *err, size_t errlen)
+{
 	char fdp[64], real[PATH_MAX], buf[65536];
 	const char *why = NULL;
 	struct stat st;
 	long total = 0;
 	ssize_t n;
-	int in, out = -1, rc = -1;
+	int in, rc = -1;
 
 	in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (in < 0) {
@@ -282,11 +297,6 @@ int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size
 		set_err(err, errlen, src, why);
 		goto out;
 	}
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0) {
-		set_err(err, errlen, dst, strerror(errno));
-		goto out;
-	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
 		if ((total += n) > max) {
 			set_err(err, errlen, src, "grew too large while copied: not copied");
@@ -295,7 +305,7 @@ int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size
 		for (ssize_t w = 0, k; w < n; w += k) {
 			k = write(out, buf + w, (size_t)(n - w));
 			if (k < 0) {
-				set_err(err, errlen, dst, strerror(errno));
+				set_err(err, errlen, src, strerror(errno));
 				goto out;
 			}
 		}
@@ -307,10 +317,5 @@ int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size
 	rc = 0;
 out:
 	close(in);
-	if (out >= 0) {
-		close(out);
-		if (rc)
-			unlink(dst);
-	}
 	return rc;
 }

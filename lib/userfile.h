@@ -44,6 +44,9 @@ char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut);
  * src must be absolute and canonical: a linked folder on the way is
  * refused too). 0, or -1 with "SRC: why" in err and dst not made. */
 int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size_t errlen);
+/* The same into out, a file open for writing (the caller made it; on
+ * failure it may hold part of src). */
+int hb_copy_nofollow_fd(const char *src, int out, long max, char *err, size_t errlen);
 
 /* An error line may quote a file's content only as this: at most
  * HB_EXCERPT_MAX bytes of s (n bytes; NUL-terminated if n is (size_t)-1),

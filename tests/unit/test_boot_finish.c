@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "helpers.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "boot.h"
+#include "kernel.h"
 #include "util.h"
 
 static const char stream_fmt[] =
@@ -172,10 +174,78 @@ static void test_build_log_follows_no_link(void **state)
 	assert_int_equal(hb_boot_save_build_log("", run), 0);
 }
 
+/* A source build's bzImage lies in builds/, the build account's folder,
+ * and was hashed by root and opened by QEMU (as root, before -runas) by
+ * its name: a link there had another file booted and hashed into
+ * result.json. What is hashed and booted is now a private copy in
+ * <cache>/images, and a link, hard link, linked folder or FIFO is refused
+ * before any boot. */
+static void test_private_image_follows_no_link(void **state)
+{
+	char cache[PATH_MAX], out[PATH_MAX + 16], img[PATH_MAX + 32], secret[PATH_MAX];
+	char real[PATH_MAX], err[PATH_MAX + 256], *got;
+	struct hb_kernel k;
+
+	(void)state;
+	/* the scratch cache setup() named (hb_cache_dir() keeps its first answer) */
+	snprintf(cache, sizeof(cache), "%s", hb_cache_dir());
+	assert_true(strncmp(cache, hbt_dir, strlen(hbt_dir)) == 0);
+	assert_int_equal(hb_mkdir_p(cache), 0);
+	snprintf(out, sizeof(out), "%s/builds", cache);
+	assert_int_equal(mkdir(out, 0755), 0);
+	snprintf(secret, sizeof(secret), "%s/root-only-image", hbt_dir);
+	hbt_write(secret, "root's secret\n");
+	assert_non_null(realpath(out, real));
+	memset(&k, 0, sizeof(k));
+	snprintf(k.kind, sizeof(k.kind), "source");
+	/* a link where the bzImage should be */
+	snprintf(img, sizeof(img), "%s/bzImage", real);
+	assert_int_equal(symlink(secret, img), 0);
+	snprintf(k.image, sizeof(k.image), "%s", img);
+	assert_int_equal(hb_boot_private_image(&k, err, sizeof(err)), -1);
+	assert_string_equal(k.boot_image, "");
+	assert_non_null(strstr(err, "a symbolic link: not copied"));
+	/* a FIFO */
+	assert_int_equal(unlink(img), 0);
+	assert_int_equal(mkfifo(img, 0644), 0);
+	assert_int_equal(hb_boot_private_image(&k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	/* the real thing: copied into the cache's images/, the same bytes */
+	assert_int_equal(unlink(img), 0);
+	hbt_write(img, "MZ a bzImage\n");
+	assert_int_equal(hb_boot_private_image(&k, err, sizeof(err)), 0);
+	assert_non_null(strstr(k.boot_image, "/images/kernel-"));
+	got = hb_slurp(k.boot_image, NULL);
+	assert_non_null(got);
+	assert_string_equal(got, "MZ a bzImage\n");
+	free(got);
+	/* nothing else was left in images/ by the refusals */
+	{
+		char images[PATH_MAX + 16];
+		DIR *d;
+		struct dirent *e;
+		int n = 0;
+
+		snprintf(images, sizeof(images), "%s/images", cache);
+		d = opendir(images);
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			n += !strncmp(e->d_name, "kernel-", 7);
+		closedir(d);
+		assert_int_equal(n, 1);
+	}
+	unlink(k.boot_image);
+}
+
 static int setup(void **state)
 {
+	char cache[PATH_MAX + 16];
+
 	(void)state;
-	return hbt_tmpdir("boot-finish");
+	if (hbt_tmpdir("boot-finish"))
+		return -1;
+	snprintf(cache, sizeof(cache), "%s/kcache", hbt_dir);
+	return setenv("HUGEBENCH_CACHE", cache, 1);
 }
 
 int main(void)
@@ -184,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_release_mismatch_is_error),
 		cmocka_unit_test(test_guest_output_capped),
 		cmocka_unit_test(test_build_log_follows_no_link),
+		cmocka_unit_test(test_private_image_follows_no_link),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);
