@@ -473,6 +473,39 @@ int hb_vcpus_choose(const char *clock, const char *release, int vcpus, bool give
 	return 1;
 }
 
+/* Largest kernel image copied (a bzImage is 5-15 MB). */
+#define HB_BOOT_IMAGE_MAX (256L * 1024 * 1024)
+
+int hb_boot_private_image(struct hb_kernel *k, char *err, size_t errlen)
+{
+	char base[PATH_MAX], why[PATH_MAX + 128];
+	int fd;
+
+	k->boot_image[0] = 0;
+	(void)hb_cache_ensure();
+	if ((size_t)snprintf(base, sizeof(base), "%s/images", hb_cache_dir()) >= sizeof(base) - 32 ||
+	    hb_mkdir_p(base)) {
+		snprintf(err, errlen, "cannot create %s/images", hb_cache_dir());
+		return -1;
+	}
+	snprintf(k->boot_image, sizeof(k->boot_image), "%s/kernel-XXXXXX", base);
+	fd = mkstemp(k->boot_image);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a kernel copy in %s: %s", base, strerror(errno));
+		k->boot_image[0] = 0;
+		return -1;
+	}
+	if (hb_copy_nofollow_fd(k->image, fd, HB_BOOT_IMAGE_MAX, why, sizeof(why))) {
+		close(fd);
+		unlink(k->boot_image);
+		k->boot_image[0] = 0;
+		snprintf(err, errlen, "the kernel image of the build is not booted: %s", why);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 /* The backend, the kernel, the guest image and the accelerator: once per run. */
 int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 {
@@ -488,7 +521,12 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 	rc = hb_kernel_resolve(&c->t, c->o.modules, &c->k, err, errlen);
 	if (rc)
 		return hb_exit_code(rc);
-	hb_sha256_file(c->k.image, c->sha);
+	/* a source build's bzImage lies in builds/, the build account's
+	 * folder: what is hashed and booted (QEMU opens it as root) is a
+	 * private copy, read without following a link */
+	if (!strcmp(c->k.kind, "source") && hb_boot_private_image(&c->k, err, errlen))
+		return HB_EXIT_INFRA;
+	hb_sha256_file(c->k.boot_image[0] ? c->k.boot_image : c->k.image, c->sha);
 	printf("[kernel] %s (%s)\n", c->k.release, c->k.image);
 	printf("[image] building the guest initramfs\n");
 	fflush(stdout);
@@ -604,6 +642,22 @@ static void describe(const struct run_ctx *c, json_t *res)
 	hb_ext_layer_describe(env);
 }
 
+int hb_boot_save_build_log(const char *log, const char *dir)
+{
+	char dst[PATH_MAX], err[PATH_MAX + 128];
+
+	if (!log || !log[0] || access(log, F_OK))
+		return 0; /* a packaged kernel, or a build without a log */
+	if ((size_t)snprintf(dst, sizeof(dst), "%s/build.log", dir) >= sizeof(dst))
+		return -1;
+	if (hb_copy_nofollow(log, dst, HB_USERFILE_ANY_MAX, err, sizeof(err))) {
+		fprintf(stderr, "hugebench: warning: the build log is not kept with the run: %s\n",
+			err);
+		return -1;
+	}
+	return 0;
+}
+
 /* One guest boot into b->dir; returns the exit code of that boot. */
 int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 {
@@ -614,13 +668,7 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 
 	describe(c, b->res);
 	boot_stamp(b->res, "started");
-	if (c->k.build_log[0] && hb_is_file(c->k.build_log)) {
-		char dst[PATH_MAX];
-		char *cp[] = { "cp", "--", (char *)c->k.build_log, dst, NULL };
-
-		snprintf(dst, sizeof(dst), "%s/build.log", b->dir);
-		hb_spawn_capture(cp, NULL, 0);
-	}
+	hb_boot_save_build_log(c->k.build_log, b->dir);
 	save(b->dir, b->res);
 	snprintf(console, sizeof(console), "%s/console.log", b->dir);
 	snprintf(stream, sizeof(stream), "%s/stream.jsonl", b->dir);
@@ -631,7 +679,8 @@ int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet)
 		fflush(stdout);
 	}
 	{
-		struct hb_vm_spec vm = { .accel = c->accel, .kernel = c->k.image,
+		struct hb_vm_spec vm = { .accel = c->accel,
+					 .kernel = c->k.boot_image[0] ? c->k.boot_image : c->k.image,
 					 .initrd = c->initrd, .runas = c->be.runas,
 					 .cmdline = c->cmdline, .console_path = console,
 					 .stream_path = stream, .qemu_log = qlog,

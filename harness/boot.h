@@ -80,6 +80,18 @@ int hb_boot_open(const struct run_ctx *c, const char *parent, const char *group_
 		 struct boot *b);
 /* One guest boot into b->dir; the exit code of `hugebench run` for it. */
 int hb_boot_vm(const struct run_ctx *c, struct boot *b, bool quiet);
+/* Copies a source build's log (builds/<recipe>-<key>/build.log, in the
+ * build account's folder) into the run folder dir as root would never
+ * follow a link the account planted there (hb_copy_nofollow): 0; -1 with
+ * one warning line and nothing copied. Nothing to do for log "" or
+ * missing. */
+int hb_boot_save_build_log(const char *log, const char *dir);
+/* k->boot_image: a private copy of a source build's k->image in
+ * <cache>/images (mkstemp, mode 0600), made with hb_copy_nofollow_fd (a
+ * link, a hard link, a linked folder on the way or a FIFO is refused), so
+ * that nothing the build account swaps in later is hashed or booted. 0, or
+ * -1 with one line in err and boot_image "". The caller removes the copy. */
+int hb_boot_private_image(struct hb_kernel *k, char *err, size_t errlen);
 /* hb_boot_vm in a child process; its exit status is the boot's exit code. */
 pid_t hb_boot_fork(const struct run_ctx *c, struct boot *b);
 /* TARGET=host: the suite on the running kernel into dir. */

@@ -33,12 +33,13 @@ static bool ours(const char *name)
 {
 	static const char *const names[] = { "kernels", "apt",	  "src",    "trees",
 					     "builds",	"ccache", "ext",    "images",
-					     "accel",	"itest" };
+					     "accel",	"itest", "debs", "root-builds" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return true;
-	return !strncmp(name, "l1ram-", 6) || !strncmp(name, ".owned-by-", 10);
+	return !strncmp(name, "l1ram-", 6) || !strncmp(name, ".owned-by-", 10) ||
+	       !strncmp(name, ".stage.", 7); /* a --fetch killed mid-way (build-source.sh) */
 }
 
 /* A folder no cache should be: "/", the home folder, the clone. */

@@ -489,6 +489,8 @@ static void group_close(struct run_group *g)
 {
 	if (g->prepared && g->c.have_image)
 		unlink(g->c.initrd);
+	if (g->c.k.boot_image[0])
+		unlink(g->c.k.boot_image); /* the private copy of a source build's bzImage */
 	if (g->group && g->boots) {
 		write_group(&g->c, g->dir, g->group_id, g->boots, g->c.o.boots, g->rc);
 		printf("\ngroup %s: %d boots, exit %d\nresult: %s\n", g->c.t.name, g->c.o.boots,

@@ -33,7 +33,8 @@
 # /var/cache/hugebench for root, ~/.cache/hugebench for a user, or
 # HUGEBENCH_CACHE; docs/kernels.md, "The cache"). Each part below has a lock
 # (src/ itself, trees/<recipe>/.lock) and appears complete by one rename:
-#   src/debs/<pkg>_<ver>_all.deb       downloaded source package
+#   debs/<pkg>_<ver>_all.deb           downloaded source package (root's when
+#                                       fetched as root; not in src/)
 #   src/<pkg>-<ver>/tree/               pristine unpacked tree (shared)
 #   trees/<recipe>/src/                 hardlink copy + patches (per recipe)
 #   trees/<recipe>/src/obj/             make O= output, kept for incremental builds
@@ -127,18 +128,33 @@ debian_pkg() {
 	printf '%s\n' "$pkg"
 }
 
+# DIR is root's and no one else can write it (root works there by name).
+roots_own() {
+	local st
+	[ -d "$1" ] && [ ! -L "$1" ] || return 1
+	st=$(stat -c '%u %a' -- "$1") || return 1
+	[ "${st%% *}" = 0 ] && (((8#${st#* } & 8#022) == 0))
+}
+
+# The tree and the .deb are made as root in a staging folder of root's
+# (mktemp -d: new, mode 0700, in the cache folder, so on the filesystem of
+# src/), checked there, and moved into src/ -- the build account's folder --
+# with one rename that replaces nothing (mv -n -T: renameat2
+# RENAME_NOREPLACE). Root opens no name in src/ (a link the account planted
+# there would be followed) but src/ itself, read-only, as the lock. The
+# downloaded .deb is kept in <cache>/debs/, root's (docs/privileges.md).
 fetch_debian() {
-	local pkg ver status tarball deb want got dir tmp top dl dlout suite="" rc=0
+	local pkg ver status tarball deb want got dir top dl dlout suite="" rc=0 stage debs old
+	local tops
 	pkg=$(debian_pkg)
 	case $source_spec in *@*) suite=${source_spec##*@} ;; esac
 	command -v dpkg-deb >/dev/null 2>&1 || die 2 "missing build prerequisites; run: apt-get install -y dpkg"
+	if [ "$(id -u)" = 0 ] && ! roots_own "$cache"; then
+		die 2 "as root, the cache folder $cache must be root's and closed to writes by others (docs/privileges.md)"
+	fi
 	# @<suite>: that suite's lists in a private apt configuration
 	hb_apt_init "$suite" "$cache" || rc=$?
 	[ "$rc" = 0 ] || die "$rc" "cannot read the package lists of Debian $suite (see above)"
-	# As root (--fetch) in src/, which belongs to the build account: never
-	# open a name there for writing, a link it planted would be followed
-	# (`exec 8>src/.lock` truncated any file). The lock is src/ itself,
-	# opened for reading.
 	if [ ! -d "$cache/src" ] || [ -L "$cache/src" ]; then die 3 "$cache/src is not a folder"; fi
 	exec 8<"$cache/src"
 	flock 8
@@ -156,53 +172,91 @@ fetch_debian() {
 	fi
 	dir=$cache/src/$pkg-${ver//:/%3a}
 	if [ ! -f "$dir/.complete" ]; then
+		stage=$(mktemp -d "$cache/.stage.XXXXXX") || die 3 "cannot create a staging folder in $cache"
+		# shellcheck disable=SC2064 # the name is fixed now
+		trap "rm -rf '$stage'" EXIT
 		if [ -z "$tarball" ]; then
-			mkdir -p "$cache/src/debs"
-			deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n 1 || true)
+			debs=$cache/debs
+			mkdir -p "$debs"
+			if [ "$(id -u)" = 0 ] && ! roots_own "$debs"; then die 2 "$debs must be root's (docs/privileges.md)"; fi
+			want=$(hb_apt_cache show "$pkg=$ver" 2>/dev/null | sed -n 's/^SHA256: //p' | head -n 1)
+			deb=$(find "$debs" -maxdepth 1 -type f -name "${pkg}_${ver//:/%3a}_*.deb" 2>/dev/null | head -n 1)
+			if [ -n "$deb" ] && [ -n "$want" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" != "$want" ]; then
+				log "$deb is not the archive's (checksum); downloading it again"
+				rm -f "$deb"
+				deb=""
+			fi
+			# An older hugebench kept it in src/debs/, the build
+			# account's: read without following a link or waiting on a
+			# FIFO into the staging folder, kept only if it is the
+			# archive's to the byte.
+			if [ -z "$deb" ] && [ -n "$want" ] && [ -d "$cache/src/debs" ] && [ ! -L "$cache/src/debs" ]; then
+				while IFS= read -r old; do
+					dd if="$old" of="$stage/old.deb" iflag=nofollow,nonblock bs=1M status=none 2>/dev/null || continue
+					if [ "$(sha256sum <"$stage/old.deb" | cut -d' ' -f1)" = "$want" ]; then
+						mv -n -T -- "$stage/old.deb" "$debs/${old##*/}"
+						[ -e "$stage/old.deb" ] || deb=$debs/${old##*/}
+						break
+					fi
+				done < <(find "$cache/src/debs" -maxdepth 1 -type f -name "${pkg}_${ver//:/%3a}_*.deb" 2>/dev/null | head -n 4)
+				rm -f "$stage/old.deb"
+			fi
 			if [ -z "$deb" ]; then
 				log "downloading $pkg $ver (apt-get download)"
 				# apt downloads as its sandbox user _apt when run as root:
-				# give it a fresh folder of its own rather than switching
-				# the sandbox off.
-				dl=$(mktemp -d "$cache/src/debs/.dl.XXXXXX")
-				if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$dl"; fi
-				# apt's words are kept in memory, not in a file of src/
+				# give it a fresh folder of its own (in the staging
+				# folder) rather than switching the sandbox off.
+				dl=$stage/dl
+				mkdir "$dl"
+				if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
+					chmod 711 "$stage"
+					chown _apt "$dl"
+				fi
+				# apt's words are kept in memory, not in a file
 				if ! dlout=$(cd "$dl" && hb_apt_get download -q "$pkg=$ver" 2>&1); then
-					rm -rf "$dl"
 					die 3 "apt-get download $pkg=$ver failed ($(printf '%s' "$dlout" | grep -m1 '^E: ' | cut -c1-200)); or run: apt-get install -y $pkg"
 				fi
-				mv "$dl"/*.deb "$cache/src/debs/" && rm -rf "$dl"
-				deb=$(ls "$cache/src/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n 1)
-				want=$(hb_apt_cache show "$pkg=$ver" 2>/dev/null | sed -n 's/^SHA256: //p' | head -n 1)
-				got=$(sha256sum "$deb" | cut -d' ' -f1)
+				chmod 700 "$stage"
+				deb=$(find "$dl" -maxdepth 1 -type f -name "${pkg}_${ver//:/%3a}_*.deb" | head -n 1)
+				[ -n "$deb" ] || die 3 "apt-get download $pkg=$ver left no ${pkg}_${ver//:/%3a}_*.deb"
+				got=$(sha256sum <"$deb" | cut -d' ' -f1)
 				if [ -n "$want" ] && [ "$want" != "$got" ]; then
-					rm -f "$deb"
 					die 3 "checksum mismatch for $pkg $ver: archive says $want, file is $got (deleted; retry)"
 				fi
+				mv -n -T -- "$deb" "$debs/${deb##*/}"
+				[ -e "$deb" ] || deb=$debs/${deb##*/}
 			fi
 		fi
 		log "unpacking $pkg $ver into $dir (once)"
-		tmp=$dir.tmp
-		rm -rf "$tmp"
-		mkdir -p "$tmp/x"
+		mkdir -p "$stage/t/x"
 		if [ -z "$tarball" ]; then
-			dpkg-deb --fsys-tarfile "$deb" | tar -xf - -C "$tmp" "./usr/src/$pkg.tar.xz" ||
+			dpkg-deb --fsys-tarfile "$deb" | tar --no-same-owner -xf - -C "$stage" "./usr/src/$pkg.tar.xz" ||
 				die 2 "$deb holds no usr/src/$pkg.tar.xz"
-			tarball=$tmp/usr/src/$pkg.tar.xz
+			tarball=$stage/usr/src/$pkg.tar.xz
 		fi
-		tar -xJf "$tarball" -C "$tmp/x" || die 3 "cannot unpack $tarball"
-		rm -rf "${tmp:?}/usr"
-		top=$(ls "$tmp/x")
-		[ -f "$tmp/x/$top/Makefile" ] || die 2 "$tarball does not hold a kernel tree"
-		mv "$tmp/x/$top" "$tmp/tree"
-		rmdir "$tmp/x"
-		printf '%s\n' "$ver" >"$tmp/version"
-		touch "$tmp/.complete"
+		tar --no-same-owner -xJf "$tarball" -C "$stage/t/x" || die 3 "cannot unpack $tarball"
+		rm -rf "${stage:?}/usr"
+		mapfile -t tops < <(ls -A "$stage/t/x")
+		top=${tops[0]:-}
+		if [ ${#tops[@]} != 1 ] || [ -L "$stage/t/x/$top" ] || [ ! -d "$stage/t/x/$top" ] ||
+			[ -L "$stage/t/x/$top/Makefile" ] || [ ! -f "$stage/t/x/$top/Makefile" ]; then
+			die 2 "$tarball does not hold one kernel tree"
+		fi
+		mv -T "$stage/t/x/$top" "$stage/t/tree"
+		rmdir "$stage/t/x"
+		printf '%s\n' "$ver" >"$stage/t/version"
+		touch "$stage/t/.complete"
 		# fetched as root; the build runs as HB_SRC_OWNER and hardlinks
-		# this tree, which fs.protected_hardlinks allows only to its owner
-		if [ -n "${HB_SRC_OWNER:-}" ]; then chown -R -h "$HB_SRC_OWNER" "$tmp"; fi
-		rm -rf "$dir"
-		mv "$tmp" "$dir"
+		# this tree, which fs.protected_hardlinks allows only to its
+		# owner. Given away while still in root's closed staging folder.
+		if [ -n "${HB_SRC_OWNER:-}" ]; then chown -R -h "$HB_SRC_OWNER" "$stage/t"; fi
+		# what an interrupted older fetch left at that name: out of src/
+		# by one rename (a link is moved, not followed), removed in ours
+		if [ -e "$dir" ] || [ -L "$dir" ]; then
+			mv -T -- "$dir" "$stage/stale" || die 3 "cannot move the incomplete $dir aside"
+		fi
+		mv -n -T -- "$stage/t" "$dir"
+		[ ! -e "$stage/t" ] || die 3 "cannot move the unpacked tree to $dir (the name was taken meanwhile)"
 	fi
 	flock -u 8
 	printf 'debian:%s=%s%s\n' "$pkg" "$ver" "${suite:+@$suite}"
@@ -275,6 +329,18 @@ check_prereqs
 out=$cache/builds/$name-${key:0:12}
 tdir=$cache/trees/$name
 obj=$tdir/src/obj
+# As root (a build that fell back to root; hugebench gives it a cache
+# folder of root's own, <cache>/root-builds, docs/privileges.md): every
+# folder root writes or reads by name must be root's and closed to others'
+# writes, else a link another account planted there would be followed
+# (`exec 9>.lock` truncated the file it named). Refused, never repaired.
+if [ "$(id -u)" = 0 ]; then
+	for d in "$cache" "$cache/src" "$cache/trees" "$cache/builds" "$cache/ccache" "$tdir"; do
+		[ -e "$d" ] || [ -L "$d" ] || continue
+		roots_own "$d" ||
+			die 2 "a build as root works only in folders of root's: $d belongs to another account or others can write it (docs/privileges.md)"
+	done
+fi
 mkdir -p "$cache/builds" "$tdir"
 
 print_result() {
@@ -314,6 +380,9 @@ debian:*)
 	ver=${ver%@*}
 	pristine=$cache/src/$pkg-${ver//:/%3a}/tree
 	[ -f "$pristine/../.complete" ] || die 2 "source $source_id is not unpacked; run build-source.sh --fetch first"
+	if [ "$(id -u)" = 0 ] && { ! roots_own "${pristine%/tree}" || ! roots_own "$pristine"; }; then
+		die 2 "a build as root works only in folders of root's: ${pristine%/tree} belongs to another account or others can write it (docs/privileges.md)"
+	fi
 	;;
 ksrc) pristine=$(ksrc_dir) ;;
 *) die 2 "recipe $name: bad source '$source_spec'" ;;

@@ -249,3 +249,73 @@ void hb_err_unquote(const char *path, const char *what, char *err, size_t errlen
 	snprintf(err, errlen, "%s:%d: not a %s line (the file is not yours: its text is not shown)",
 		 path, line, what);
 }
+
+int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size_t errlen)
+{
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), rc;
+
+	if (out < 0) {
+		set_err(err, errlen, dst, strerror(errno));
+		return -1;
+	}
+	rc = hb_copy_nofollow_fd(src, out, max, err, errlen);
+	close(out);
+	if (rc)
+		unlink(dst);
+	return rc;
+}
+
+int hb_copy_nofollow_fd(const char *src, int out, long max, char *err, size_t errlen)
+{
+	char fdp[64], real[PATH_MAX], buf[65536];
+	const char *why = NULL;
+	struct stat st;
+	long total = 0;
+	ssize_t n;
+	int in, rc = -1;
+
+	in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (in < 0) {
+		set_err(err, errlen, src, errno == ELOOP ? "a symbolic link: not copied"
+							 : strerror(errno));
+		return -1;
+	}
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", in);
+	n = readlink(fdp, real, sizeof(real) - 1);
+	real[n < 0 ? 0 : n] = 0;
+	if (n < 0 || fstat(in, &st))
+		why = strerror(errno);
+	else if (strcmp(real, src))
+		why = "reached through a link (a folder on the way): not copied";
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file: not copied";
+	else if (st.st_nlink != 1)
+		why = "a hard link (more than one name): not copied";
+	else if (st.st_size > max)
+		why = "too large: not copied";
+	if (why) {
+		set_err(err, errlen, src, why);
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if ((total += n) > max) {
+			set_err(err, errlen, src, "grew too large while copied: not copied");
+			goto out;
+		}
+		for (ssize_t w = 0, k; w < n; w += k) {
+			k = write(out, buf + w, (size_t)(n - w));
+			if (k < 0) {
+				set_err(err, errlen, src, strerror(errno));
+				goto out;
+			}
+		}
+	}
+	if (n < 0) {
+		set_err(err, errlen, src, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	close(in);
+	return rc;
+}

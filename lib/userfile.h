@@ -36,6 +36,18 @@ char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_
  * bounds. NULL with errno on error. */
 char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut);
 
+/* Copies src to dst (created new: O_EXCL, mode 0644) for root, where src
+ * lies in a folder another account writes (a build's log in builds/):
+ * src is opened without following a final link and without blocking,
+ * must be a regular file with one name and at most max bytes, and the
+ * file opened must be src itself (its /proc/self/fd path equal to src, so
+ * src must be absolute and canonical: a linked folder on the way is
+ * refused too). 0, or -1 with "SRC: why" in err and dst not made. */
+int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size_t errlen);
+/* The same into out, a file open for writing (the caller made it; on
+ * failure it may hold part of src). */
+int hb_copy_nofollow_fd(const char *src, int out, long max, char *err, size_t errlen);
+
 /* An error line may quote a file's content only as this: at most
  * HB_EXCERPT_MAX bytes of s (n bytes; NUL-terminated if n is (size_t)-1),
  * every byte that is not printable ASCII, a quote or a backslash written

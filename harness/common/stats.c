@@ -15,6 +15,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,114 @@ static int hb_stats_cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The sort key of a double: its IEEE bits, the sign bit flipped for a
+ * positive value and every bit for a negative one, so that unsigned order
+ * is numeric order (-0 just below +0). */
+static inline uint64_t hb_stats_key(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u & UINT64_C(0x8000000000000000) ? ~u : u | UINT64_C(0x8000000000000000);
+}
+
+static inline double hb_stats_unkey(uint64_t k)
+{
+	uint64_t u = k & UINT64_C(0x8000000000000000) ? k & ~UINT64_C(0x8000000000000000) : ~k;
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/* Below this many values a comparison sort is as fast. */
+#define HB_STATS_RADIX_MIN 512
+#define HB_STATS_RADIX_BITS 11
+#define HB_STATS_RADIX_PASSES 6 /* 6 x 11 >= 64 */
+
+void hb_stats_sort(double *a, size_t n)
+{
+	enum { R = 1 << HB_STATS_RADIX_BITS };
+	size_t (*count)[R], npos0 = 0, nneg0 = 0;
+	uint64_t *k, *t, *from, *to;
+	unsigned char *signs = NULL;
+	bool nan = false;
+
+	for (size_t i = 0; i < n; i++) {
+		nan |= a[i] != a[i];
+		if (a[i] == 0) {
+			if (signbit(a[i]))
+				nneg0++;
+			else
+				npos0++;
+		}
+	}
+	/* NaN compares equal to everything under hb_stats_cmp_double: such
+	 * data is left to the comparison sort, whose order it was */
+	if (n < HB_STATS_RADIX_MIN || nan ||
+	    !(k = malloc(n * sizeof(*k) * 2 + sizeof(size_t[HB_STATS_RADIX_PASSES][R])))) {
+		qsort(a, n, sizeof(*a), hb_stats_cmp_double);
+		return;
+	}
+	/* -0 and +0 compare equal: a stable comparison sort (glibc's merge
+	 * sort) keeps them in their input order, where the keys put every -0
+	 * first. The order of their signs is noted to be put back. */
+	if (nneg0 && npos0) {
+		size_t z = 0;
+
+		signs = malloc(nneg0 + npos0);
+		if (!signs) {
+			free(k);
+			qsort(a, n, sizeof(*a), hb_stats_cmp_double);
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (a[i] == 0)
+				signs[z++] = (unsigned char)(signbit(a[i]) != 0);
+	}
+	t = k + n;
+	count = (size_t(*)[R])(void *)(t + n);
+	memset(count, 0, sizeof(size_t[HB_STATS_RADIX_PASSES][R]));
+	for (size_t i = 0; i < n; i++) {
+		k[i] = hb_stats_key(a[i]);
+		for (int p = 0; p < HB_STATS_RADIX_PASSES; p++)
+			count[p][(k[i] >> (p * HB_STATS_RADIX_BITS)) & (R - 1)]++;
+	}
+	/* LSD radix sort, stable; a digit every key shares is skipped (the
+	 * sign and exponent of the samples of one metric mostly are) */
+	from = k;
+	to = t;
+	for (int p = 0; p < HB_STATS_RADIX_PASSES; p++) {
+		size_t sum = 0, *c = count[p];
+		int shift = p * HB_STATS_RADIX_BITS;
+
+		if (c[(from[0] >> shift) & (R - 1)] == n)
+			continue;
+		for (size_t d = 0; d < R; d++) {
+			size_t x = c[d];
+
+			c[d] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[c[(from[i] >> shift) & (R - 1)]++] = from[i];
+		from = to;
+		to = from == k ? t : k;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i] = hb_stats_unkey(from[i]);
+	free(k);
+	if (signs) {
+		size_t z = 0;
+
+		while (a[z] != 0)
+			z++;
+		for (size_t i = 0; i < nneg0 + npos0; i++)
+			a[z + i] = signs[i] ? -0.0 : 0.0;
+		free(signs);
+	}
+}
+
 static double *hb_stats_sorted_copy(const double *x, size_t n)
 {
 	double *s = malloc((n ? n : 1) * sizeof(*s));
@@ -109,9 +218,7 @@ static double *hb_stats_sorted_copy(const double *x, size_t n)
 	if (!s)
 		return NULL;
 	memcpy(s, x, n * sizeof(*s));
-	/* glibc's merge sort: gsl_sort() is a heap sort, 3-4 times slower on
-	 * the millions of samples a large input brings (issue 38) */
-	qsort(s, n, sizeof(*s), hb_stats_cmp_double);
+	hb_stats_sort(s, n);
 	return s;
 }
 
@@ -224,11 +331,18 @@ double hb_stats_median(const double *x, size_t n)
 
 void hb_stats_describe(const double *x, size_t n, struct hb_stats_desc *d)
 {
-	double *s;
+	double *s = n ? hb_stats_sorted_copy(x, n) : NULL;
 
+	hb_stats_describe_sorted(s, s ? n : 0, d);
+	d->n = n;
+	free(s);
+}
+
+void hb_stats_describe_sorted(const double *s, size_t n, struct hb_stats_desc *d)
+{
 	d->n = n;
 	d->mean = d->sd = d->cov = d->min = d->max = d->p50 = d->p90 = d->p99 = NAN;
-	if (!n || !(s = hb_stats_sorted_copy(x, n)))
+	if (!n || !s)
 		return;
 	d->mean = hb_stats_mean(s, n);
 	d->sd = hb_stats_sd(s, n);
@@ -239,7 +353,6 @@ void hb_stats_describe(const double *x, size_t n, struct hb_stats_desc *d)
 	d->p50 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.50);
 	d->p90 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.90);
 	d->p99 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.99);
-	free(s);
 }
 
 static double hb_stats_p_from_t(double t, double df, enum hb_stats_alt alt)
@@ -360,18 +473,6 @@ double hb_stats_t_quantile(double p, double df)
 
 /* ---- Mann-Whitney ------------------------------------------------------ */
 
-struct hb_stats_tagged {
-	double v;
-	int y; /* 1 when the value comes from y */
-};
-
-static int hb_stats_cmp_tagged(const void *a, const void *b)
-{
-	const struct hb_stats_tagged *p = a, *q = b;
-
-	return (p->v > q->v) - (p->v < q->v);
-}
-
 /* P(U <= u) and P(U >= u) for U = #(y > x) with ny y's and nx x's and no
  * ties, from the recurrence f(u; i, j) = f(u - j; i - 1, j) + f(u; i, j - 1)
  * (i y's, j x's: the largest value is a y above all j x's, or an x). */
@@ -406,8 +507,30 @@ static int hb_stats_mw_exact(size_t nx, size_t ny, double u, double *le, double 
 int hb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 			  enum hb_stats_alt alt, struct hb_stats_test *r)
 {
-	size_t n = nx + ny, i, j;
-	struct hb_stats_tagged *a;
+	double *sx, *sy;
+	int rc = -1;
+
+	r->stat = r->df = r->p = NAN;
+	r->exact = 0;
+	if (!nx || !ny || !hb_stats_all_finite(x, nx) || !hb_stats_all_finite(y, ny))
+		return -1;
+	sx = hb_stats_sorted_copy(x, nx);
+	sy = hb_stats_sorted_copy(y, ny);
+	if (sx && sy)
+		rc = hb_stats_mann_whitney_sorted(sx, nx, sy, ny, alt, r);
+	free(sx);
+	free(sy);
+	return rc;
+}
+
+/* The ranks come from merging the two sorted sides: each run of equal
+ * values (a tie group) gets the average of its ranks, added once per y in
+ * it, in increasing order of value -- the sums a sort of the pooled values
+ * made, term for term. */
+int hb_stats_mann_whitney_sorted(const double *x, size_t nx, const double *y, size_t ny,
+				 enum hb_stats_alt alt, struct hb_stats_test *r)
+{
+	size_t n = nx + ny, i = 0, j = 0, pos = 0;
 	double ranksum = 0, ties = 0, u, mu, sigma, z, corr;
 
 	r->stat = r->df = r->p = NAN;
@@ -415,27 +538,27 @@ int hb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny
 	if (!nx || !ny || !hb_stats_all_finite(x, nx) || !hb_stats_all_finite(y, ny))
 		return -1;
 	hb_stats_init();
-	a = malloc(n * sizeof(*a));
-	if (!a)
-		return -1;
-	for (i = 0; i < nx; i++)
-		a[i] = (struct hb_stats_tagged){ x[i], 0 };
-	for (i = 0; i < ny; i++)
-		a[nx + i] = (struct hb_stats_tagged){ y[i], 1 };
-	qsort(a, n, sizeof(*a), hb_stats_cmp_tagged);
-	for (i = 0; i < n; i = j) {
-		double t, rank;
+	while (i < nx || j < ny) {
+		double v = j >= ny || (i < nx && x[i] <= y[j]) ? x[i] : y[j], t, rank;
+		size_t cy = 0, end;
 
-		for (j = i + 1; j < n && a[j].v == a[i].v; j++)
-			;
-		t = (double)(j - i);
-		rank = ((double)i + 1 + (double)j) / 2; /* average of ranks i+1..j */
-		for (size_t k = i; k < j; k++)
-			if (a[k].y)
-				ranksum += rank;
+		end = pos;
+		while (i < nx && x[i] == v) {
+			i++;
+			end++;
+		}
+		while (j < ny && y[j] == v) {
+			j++;
+			end++;
+			cy++;
+		}
+		t = (double)(end - pos);
+		rank = ((double)pos + 1 + (double)end) / 2; /* average of ranks pos+1..end */
+		for (size_t k = 0; k < cy; k++)
+			ranksum += rank;
 		ties += t * t * t - t;
+		pos = end;
 	}
-	free(a);
 	u = ranksum - (double)ny * ((double)ny + 1) / 2;
 	r->stat = u;
 	mu = (double)nx * (double)ny / 2;

@@ -44,6 +44,17 @@ double hb_stats_quantile(const double *x, size_t n, double q);
 double hb_stats_median(const double *x, size_t n);
 /* Fills d; every field is NAN when n == 0. */
 void hb_stats_describe(const double *x, size_t n, struct hb_stats_desc *d);
+/* The same of data already sorted (hb_stats_sort): one sort a side can
+ * serve describe and Mann-Whitney (issue 38). */
+void hb_stats_describe_sorted(const double *s, size_t n, struct hb_stats_desc *d);
+/* Sorts a in place, ascending: the order qsort() with a numeric comparison
+ * gives, bit for bit (-0 and +0, which compare equal, in their input
+ * order, as glibc's merge sort leaves them; data with a NaN is sorted by
+ * qsort() itself). An LSD radix sort of the IEEE bits, O(n), from 512
+ * values on (issue 38: 10 million samples took 1-2 s a sort); needs 16
+ * bytes a value more while it runs, and falls back to qsort() without
+ * them. */
+void hb_stats_sort(double *a, size_t n);
 
 struct hb_stats_test {
 	double stat; /* t, or U of y (count of pairs with y > x, ties 1/2) */
@@ -74,6 +85,10 @@ int hb_stats_welch_ev_ci(const double *x, size_t nx, const double *y, size_t ny,
  * tie and continuity correction. */
 int hb_stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 			  enum hb_stats_alt alt, struct hb_stats_test *r);
+/* The same of x and y each already sorted ascending (hb_stats_sort): no
+ * pooled sort, the ranks from a merge, the same bits. */
+int hb_stats_mann_whitney_sorted(const double *x, size_t nx, const double *y, size_t ny,
+				 enum hb_stats_alt alt, struct hb_stats_test *r);
 
 enum hb_stats_center { HB_STATS_MEAN, HB_STATS_MEDIAN };
 

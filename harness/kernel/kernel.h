@@ -19,6 +19,9 @@ struct hb_kernel {
 	char build_log[PATH_MAX];
 	char cmdline[256];	 /* the recipe's kernel parameters (cmdline=), or "" */
 	char built_by[64];	 /* source builds: the account that compiled it */
+	/* source builds: the private copy of image that is hashed and booted
+	 * (hb_boot_private_image), removed with the run; "" = image itself */
+	char boot_image[PATH_MAX];
 };
 
 /* Returns 0, or with one line in err: -EINVAL (the target's recipe, patch

@@ -44,6 +44,9 @@
 #define HB_RECIPE_STR_MAX 256
 #define HB_RECIPE_PATH_MAX 1024
 #define HB_RECIPE_BASE_DEPTH 8
+/* <cache>/root-builds: the cache of a build that fell back to root, root's
+ * own (src/, trees/, builds/, ccache/ belong to the build account) */
+#define HB_ROOT_BUILDS "root-builds"
 
 enum hb_recipe_kind {
 	HB_RECIPE_NONE = 0,

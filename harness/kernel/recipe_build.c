@@ -236,6 +236,50 @@ static int choose_builder(const struct hb_recipe *r, const char *cache_dir, cons
 	return 0;
 }
 
+/* A folder of root's that no other account can write: root may work in
+ * it by name (docs/privileges.md). */
+static bool roots_own(const char *dir)
+{
+	struct stat st;
+
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* A build that fell back to root must not work in the folders the build
+ * account owns (src/, trees/, builds/, ccache/: a link it planted there is
+ * followed by root, and its tree, ccache objects and Makefiles would run
+ * as root). It gets a cache of root's own inside the cache folder,
+ * <cache>/root-builds, which is never handed to the account; the cache
+ * folder itself must be root's. */
+static int root_build_cache(const char *cache_dir, char *out, size_t len, char *err,
+			    size_t errlen)
+{
+	if (!roots_own(cache_dir)) {
+		hb_set_err(err, errlen,
+			   "cannot build as root in %s: the cache folder is not root's or others "
+			   "can write it (docs/privileges.md)",
+			   cache_dir);
+		return -1;
+	}
+	if ((size_t)snprintf(out, len, "%s/" HB_ROOT_BUILDS, cache_dir) >= len) {
+		hb_set_err(err, errlen, "cache path too long: %s", cache_dir);
+		return -1;
+	}
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		hb_set_err(err, errlen, "cannot create %s: %s", out, strerror(errno));
+		return -1;
+	}
+	if (!roots_own(out)) {
+		hb_set_err(err, errlen,
+			   "cannot build as root in %s: not a folder of root's closed to others' "
+			   "writes (docs/privileges.md)",
+			   out);
+		return -1;
+	}
+	return 0;
+}
+
 /* build-source.sh with argv and the environment plus add: 0 with *buf its
  * output, else -EINVAL (the script said: exit 2, bad input) or -EIO (err
  * filled, *buf may hold output). */
@@ -260,6 +304,7 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 {
 	char script[HB_RECIPE_PATH_MAX + 32], gcc[HB_RECIPE_STR_MAX], key[65];
 	char *series = NULL, *configs = NULL, *buf = NULL, owner[32] = "";
+	char rcache[HB_RECIPE_PATH_MAX + 32];
 	struct builder bu, root = { .name = "root" };
 	int rc;
 
@@ -279,6 +324,12 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 	if (choose_builder(r, cache_dir, ksrc, &bu, err, errlen) ||
 	    give_cache_to_builder(cache_dir, &bu, err, errlen))
 		return -EIO;
+	if (geteuid() == 0 && !bu.drop) {
+		/* the fallback to root: a cache of root's own */
+		if (root_build_cache(cache_dir, rcache, sizeof(rcache), err, errlen))
+			return -EIO;
+		cache_dir = rcache;
+	}
 	if (bu.drop)
 		snprintf(owner, sizeof(owner), "%u:%u", (unsigned)bu.uid, (unsigned)bu.gid);
 	snprintf(script, sizeof(script), "%s/build-source.sh", r->kernels_dir);
@@ -299,8 +350,13 @@ int hb_recipe_build(struct hb_recipe *r, const char *cache_dir, const char *ksrc
 		};
 		/* Fetching a Debian source runs apt (its _apt sandbox wants
 		 * root), dpkg-deb and tar on signed archives: no code of the
-		 * recipe's. A KSRC tree is the user's: git reads it as them. */
-		const struct builder *fb = strcmp(r->source, "ksrc") == 0 ? &bu : &root;
+		 * recipe's. Root unpacks in a staging folder of its own in the
+		 * cache folder and renames the tree into src/: only where that
+		 * folder is root's (a sudo user's HUGEBENCH_CACHE is theirs:
+		 * there the fetch runs as the builder, the sudo user). A KSRC
+		 * tree is the user's: git reads it as them. */
+		const struct builder *fb =
+			strcmp(r->source, "ksrc") == 0 || !roots_own(cache_dir) ? &bu : &root;
 
 		rc = run_script(argv, add, sizeof(add) / sizeof(add[0]), fb,
 				"build-source.sh --fetch", &buf, err, errlen);

@@ -40,7 +40,7 @@ static void cache_path(const struct hb_kernel *k, char *buf, size_t len)
 	hb_qemu_version(q, sizeof(q));
 	/* keyed by the image itself: a rebuilt kernel with the same release
 	 * string is probed again */
-	hb_sha256_file(k->image, sha);
+	hb_sha256_file(k->boot_image[0] ? k->boot_image : k->image, sha);
 	snprintf(buf, len, "%s/accel/%s--qemu-%s--%.16s", hb_cache_dir(), u.release, q, sha);
 }
 
@@ -83,7 +83,9 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen, enum hb_
 	snprintf(log, sizeof(log), "%s/qemu.log", dir);
 	{
 		char uwhy[160];
-		struct hb_vm_spec vm = { .accel = "kvm", .kernel = k->image, .initrd = initrd,
+		struct hb_vm_spec vm = { .accel = "kvm",
+					 .kernel = k->boot_image[0] ? k->boot_image : k->image,
+					 .initrd = initrd,
 					 .runas = hb_qemu_user(uwhy, sizeof(uwhy)),
 					 .cmdline = "console=ttyS0 panic=-1", .console_path = con,
 					 .stream_path = str, .qemu_log = log, .vcpus = 1,

@@ -203,13 +203,44 @@ static void expected_builder(const char *const *paths, char *name, size_t len)
 	snprintf(name, len, "hb-build");
 }
 
-/* One build of the fake KSRC recipe: who its merge_config.sh ran as. */
+/* Where the fake tree's code says who ran it: trees/<recipe> in the cache,
+ * or, for a build that fell back to root, in root's own cache
+ * <cache>/root-builds (docs/privileges.md). */
+static bool read_who(const char *tree, char *got, size_t len)
+{
+	char who[4500];
+	FILE *f;
+
+	got[0] = '\0';
+	snprintf(who, sizeof(who), "%s/src/obj/who/name", tree);
+	f = fopen(who, "r");
+	if (!f)
+		return false;
+	if (!fgets(got, (int)len, f))
+		got[0] = '\0';
+	got[strcspn(got, "\n")] = '\0';
+	fclose(f);
+	return true;
+}
+
+/* <cache>/root-builds/trees/<recipe> for tree <cache>/trees/<recipe>. */
+static void root_tree(const char *tree, char *out, size_t len)
+{
+	const char *t = strstr(tree, "/trees/");
+
+	assert_non_null(t);
+	snprintf(out, len, "%.*s/root-builds%s", (int)(t - tree), tree, t);
+}
+
+/* One build of the fake KSRC recipe: who its merge_config.sh ran as. A
+ * build as root must run in root's own cache, every other in the shared
+ * one. */
 static void builder_run(const char *cache, const char *ksrc, char *const *argv, const char *tree,
 			struct hb_itest_out *o, char *got, size_t len)
 {
 	char *saved = getenv("HUGEBENCH_CACHE") ? strdup(getenv("HUGEBENCH_CACHE")) : NULL;
-	char who[400];
-	FILE *f;
+	char rtree[4500];
+	bool in_root;
 
 	if (cache)
 		setenv("HUGEBENCH_CACHE", cache, 1);
@@ -223,15 +254,19 @@ static void builder_run(const char *cache, const char *ksrc, char *const *argv, 
 	else
 		unsetenv("HUGEBENCH_CACHE");
 	free(saved);
-	got[0] = '\0';
-	snprintf(who, sizeof(who), "%s/src/obj/who/name", tree);
-	f = fopen(who, "r");
-	if (f) {
-		if (!fgets(got, (int)len, f))
-			got[0] = '\0';
-		got[strcspn(got, "\n")] = '\0';
-		fclose(f);
+	root_tree(tree, rtree, sizeof(rtree));
+	/* the root-builds one first: the shared tree may hold an earlier
+	 * build's answer */
+	in_root = read_who(rtree, got, len);
+	if (in_root) {
+		char *rm[] = { "/bin/rm", "-rf", rtree, NULL };
+
+		hb_itest_spawn_to(rm, "/dev/null");
+	} else {
+		read_who(tree, got, len);
 	}
+	if (got[0] && in_root != (strcmp(got, "root") == 0))
+		fail_msg("the build as '%s' ran in %s", got, in_root ? rtree : tree);
 }
 
 /* A fake KSRC tree in folder tmpl/ksrc whose merge_config.sh writes

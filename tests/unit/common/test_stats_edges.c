@@ -45,6 +45,153 @@ static void test_quantile_selection_is_gsl(void **state)
 	assert_true(isnan(hb_stats_quantile(x, 0, 0.5)));
 }
 
+/* What hb_stats_sort, hb_stats_describe_sorted and
+ * hb_stats_mann_whitney_sorted replaced (issue 38), kept here as the
+ * reference: glibc's qsort with a numeric comparison, and Mann-Whitney's
+ * ranks from a sort of the pooled, tagged values. */
+static int ref_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct ref_tagged {
+	double v;
+	int y;
+};
+
+static int ref_cmp_tagged(const void *a, const void *b)
+{
+	const struct ref_tagged *p = a, *q = b;
+
+	return (p->v > q->v) - (p->v < q->v);
+}
+
+/* U and the tie sum as the pooled sort gave them. */
+static void ref_mw_sums(const double *x, size_t nx, const double *y, size_t ny, double *u,
+			double *ties)
+{
+	size_t n = nx + ny, i, j;
+	struct ref_tagged *a = malloc(n * sizeof(*a));
+	double ranksum = 0;
+
+	assert_non_null(a);
+	*ties = 0;
+	for (i = 0; i < nx; i++)
+		a[i] = (struct ref_tagged){ x[i], 0 };
+	for (i = 0; i < ny; i++)
+		a[nx + i] = (struct ref_tagged){ y[i], 1 };
+	qsort(a, n, sizeof(*a), ref_cmp_tagged);
+	for (i = 0; i < n; i = j) {
+		double t, rank;
+
+		for (j = i + 1; j < n && a[j].v == a[i].v; j++)
+			;
+		t = (double)(j - i);
+		rank = ((double)i + 1 + (double)j) / 2;
+		for (size_t k = i; k < j; k++)
+			if (a[k].y)
+				ranksum += rank;
+		*ties += t * t * t - t;
+	}
+	free(a);
+	*u = ranksum - (double)ny * ((double)ny + 1) / 2;
+}
+
+/* Data of kind k: 0 distinct, 1 few values (ties), 2 -0 and +0 mixed with
+ * negatives, 3 extremes (denormals, +-inf, +-DBL_MAX), 4 latencies rounded
+ * to 0.1 (the samples of a result.json). */
+static void fill(double *x, size_t n, int kind, unsigned int *seed)
+{
+	static const double ext[] = { 4.9e-324, -4.9e-324, 2.2e-308, INFINITY, -INFINITY,
+				      1.7976931348623157e308, -1.7976931348623157e308, 0.0, -0.0,
+				      1, -1 };
+
+	for (size_t i = 0; i < n; i++) {
+		double r = (double)rand_r(seed) / RAND_MAX;
+
+		switch (kind) {
+		case 0:
+			x[i] = (r - 0.5) * 1e6;
+			break;
+		case 1:
+			x[i] = (double)(rand_r(seed) % 7) - 3;
+			break;
+		case 2:
+			x[i] = rand_r(seed) % 3 ? (rand_r(seed) % 2 ? -0.0 : 0.0) : -r;
+			break;
+		case 3:
+			x[i] = ext[rand_r(seed) % (sizeof(ext) / sizeof(ext[0]))] * (r + 0.5);
+			break;
+		default:
+			x[i] = round(1000 * exp(r - 0.5) * 10) / 10;
+		}
+	}
+}
+
+/* hb_stats_sort is qsort's order bit for bit (the radix sort from 512
+ * values on, the signs of zeros in their input order), and describe and
+ * Mann-Whitney from sorted sides are what they were from a pooled sort:
+ * every field, every bit. Sizes around the radix threshold and up to
+ * 100 000, five kinds of data. */
+static void test_sorted_paths_bit_identical(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 3, 49, 50, 511, 512, 513, 1000, 4097, 100000 };
+	unsigned int seed = 38;
+
+	(void)state;
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (int kind = 0; kind < 5; kind++) {
+			size_t n = sizes[si], ny = n / 2 + 1;
+			double *x = malloc(n * sizeof(*x)), *want = malloc(n * sizeof(*x));
+			double *got = malloc(n * sizeof(*x)), *y = malloc(ny * sizeof(*y));
+			double *sy = malloc(ny * sizeof(*y));
+			struct hb_stats_desc d1, d2;
+			struct hb_stats_test t1, t2;
+			double u, ties;
+			int r1, r2;
+
+			assert_true(x && want && got && y && sy);
+			fill(x, n, kind, &seed);
+			fill(y, ny, kind, &seed);
+			memcpy(want, x, n * sizeof(*x));
+			qsort(want, n, sizeof(*want), ref_cmp);
+			memcpy(got, x, n * sizeof(*x));
+			hb_stats_sort(got, n);
+			if (memcmp(want, got, n * sizeof(*x)))
+				fail_msg("n=%zu kind %d: hb_stats_sort is not qsort's order", n,
+					 kind);
+			hb_stats_describe(x, n, &d1);
+			hb_stats_describe_sorted(got, n, &d2);
+			if (memcmp(&d1, &d2, sizeof(d1)))
+				fail_msg("n=%zu kind %d: describe differs", n, kind);
+			/* and describe is what GSL gives on qsort's order */
+			assert_memory_equal(&d1.p90,
+					    &(double){ gsl_stats_quantile_from_sorted_data(want, 1, n,
+											   0.9) },
+					    sizeof(double));
+			memcpy(sy, y, ny * sizeof(*y));
+			hb_stats_sort(sy, ny);
+			r1 = hb_stats_mann_whitney(x, n, y, ny, HB_STATS_GREATER, &t1);
+			r2 = hb_stats_mann_whitney_sorted(got, n, sy, ny, HB_STATS_GREATER, &t2);
+			assert_int_equal(r1, r2);
+			if (memcmp(&t1, &t2, sizeof(t1)))
+				fail_msg("n=%zu kind %d: Mann-Whitney differs", n, kind);
+			if (r1 == 0) {
+				ref_mw_sums(x, n, y, ny, &u, &ties);
+				if (memcmp(&u, &t1.stat, sizeof(u)))
+					fail_msg("n=%zu kind %d: U %.17g, the pooled sort's %.17g", n,
+						 kind, t1.stat, u);
+			}
+			free(x);
+			free(want);
+			free(got);
+			free(y);
+			free(sy);
+		}
+}
+
 static void test_welch_huge_no_abort(void **state)
 {
 	static const double x[] = { 1e100, -1e100, 2e100 }, y[] = { 1e100, -1e100, 3e100 };
@@ -154,6 +301,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_welch_huge_no_abort),
 		cmocka_unit_test(test_quantile_selection_is_gsl),
+		cmocka_unit_test(test_sorted_paths_bit_identical),
 		cmocka_unit_test(test_stats_bad_arguments),
 		cmocka_unit_test(test_describe_extremes),
 		cmocka_unit_test(test_welch_denormals),

@@ -128,11 +128,185 @@ static void test_fetch_lock_follows_no_link(void **state)
 	free(got);
 }
 
+/* A fake archive on PATH: apt-cache, apt-get and dpkg-query for one
+ * package, linux-source-0.1 1.0-1, whose .deb (made here with dpkg-deb)
+ * holds usr/src/linux-source-0.1.tar.xz with a one-file kernel tree. */
+static void fake_archive(char *bin, size_t blen, char *deb, size_t dlen)
+{
+	char mk[PATH_MAX], path[PATH_MAX + 32], *argv[] = { "bash", mk, hbt_dir, NULL };
+
+	snprintf(bin, blen, "%s/bin", hbt_dir);
+	snprintf(deb, dlen, "%s/fake.deb", hbt_dir);
+	if (access(deb, F_OK) == 0)
+		return;
+	assert_int_equal(mkdir(bin, 0755), 0);
+	snprintf(mk, sizeof(mk), "%s/mkdeb.sh", hbt_dir);
+	hbt_write(mk, "set -e\nd=$1\n"
+		      "mkdir -p \"$d/pkg/DEBIAN\" \"$d/pkg/usr/src\" \"$d/k/linux-0.1\"\n"
+		      "printf 'all:\\n' >\"$d/k/linux-0.1/Makefile\"\n"
+		      "tar -cJf \"$d/pkg/usr/src/linux-source-0.1.tar.xz\" -C \"$d/k\" linux-0.1\n"
+		      "printf 'Package: linux-source-0.1\\nVersion: 1.0-1\\nArchitecture: all\\n"
+		      "Maintainer: t <t@example.org>\\nDescription: fake\\n' >\"$d/pkg/DEBIAN/control\"\n"
+		      "dpkg-deb --root-owner-group -b \"$d/pkg\" \"$d/fake.deb\" >/dev/null\n");
+	snprintf(path, sizeof(path), "%s/mkdeb.err", hbt_dir);
+	assert_int_equal(hbt_run_to_end(argv, path, true), 0);
+	snprintf(path, sizeof(path), "%s/apt-cache", bin);
+	hbt_write(path, "#!/bin/sh\ncase \"$*\" in\n"
+			"*policy*) echo '  Candidate: 1.0-1' ;;\n"
+			"*show*) echo \"SHA256: $(sha256sum <\"$HBT_DEB\" | cut -d' ' -f1)\" ;;\n"
+			"esac\n");
+	assert_int_equal(chmod(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/apt-get", bin);
+	hbt_write(path, "#!/bin/sh\ncase \"$*\" in\n"
+			"*download*) cp \"$HBT_DEB\" ./linux-source-0.1_1.0-1_all.deb ;;\n"
+			"*) exit 1 ;;\nesac\n");
+	assert_int_equal(chmod(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dpkg-query", bin);
+	hbt_write(path, "#!/bin/sh\nexit 1\n");
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void with_fake_path(const char *bin, char *saved, size_t len)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(saved, len, "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	snprintf(path, sizeof(path), "%s:%s", bin, saved);
+	setenv("PATH", path, 1);
+}
+
+/* Root's --fetch of a debian: source works in src/, the build account's
+ * folder: it downloaded the .deb into src/debs/.dl.XXXXXX and moved it to
+ * src/debs/, unpacked in src/<pkg>-<ver>.tmp and renamed that. A link the
+ * account planted (src/debs to a folder of root's) made root write there.
+ * Now root stages in a folder of its own, keeps the .deb in <cache>/debs/
+ * (root's) and moves the tree into src/ by one rename: the planted folder
+ * stays empty, the tree is the account's. */
+static void test_fetch_root_writes_nothing_through_src(void **state)
+{
+	char cache[PATH_MAX], src[PATH_MAX + 8], victim[PATH_MAX], link[PATH_MAX + 16];
+	char script[PATH_MAX], recipe[PATH_MAX], errpath[PATH_MAX], bin[PATH_MAX], deb[PATH_MAX];
+	char tree[PATH_MAX + 64], saved[PATH_MAX], *out;
+	char *argv[] = { "bash", script, "--fetch", recipe, cache, NULL };
+	struct stat st;
+	int rc;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* root following the account's link is the case */
+	fake_archive(bin, sizeof(bin), deb, sizeof(deb));
+	snprintf(cache, sizeof(cache), "%s/fcache", hbt_dir);
+	snprintf(src, sizeof(src), "%s/src", cache);
+	snprintf(victim, sizeof(victim), "%s/root-folder", hbt_dir);
+	snprintf(link, sizeof(link), "%s/debs", src);
+	assert_int_equal(mkdir(cache, 0755), 0);
+	assert_int_equal(mkdir(src, 0755), 0);
+	assert_int_equal(mkdir(victim, 0755), 0);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	assert_int_equal(chown(src, 65534, 65534), 0); /* the account's, as handed out */
+	snprintf(script, sizeof(script), "%s", hbt_in_root("kernels/build-source.sh"));
+	snprintf(recipe, sizeof(recipe), "%s", hbt_in_root("kernels/minimal-6.1"));
+	snprintf(errpath, sizeof(errpath), "%s/fetch-out", hbt_dir);
+	with_fake_path(bin, saved, sizeof(saved));
+	setenv("HBT_DEB", deb, 1);
+	setenv("HB_SOURCE", "debian:linux-source-0.1", 1);
+	setenv("HB_SRC_OWNER", "65534:65534", 1);
+	rc = hbt_run_to_end(argv, errpath, true);
+	setenv("PATH", saved, 1);
+	unsetenv("HBT_DEB");
+	unsetenv("HB_SOURCE");
+	unsetenv("HB_SRC_OWNER");
+	out = hb_slurp(errpath, NULL);
+	assert_non_null(out);
+	if (rc != 0 || !strstr(out, "source=debian:linux-source-0.1=1.0-1\n"))
+		fail_msg("--fetch exited %d: %s", rc, out);
+	free(out);
+	/* nothing written through the link */
+	if (count_entries(victim) != 0)
+		fail_msg("root wrote %d entries into %s through src/debs", count_entries(victim),
+			 victim);
+	/* the tree arrived, the account's, complete; the .deb is root's */
+	snprintf(tree, sizeof(tree), "%s/linux-source-0.1-1.0-1/tree/Makefile", src);
+	assert_int_equal(lstat(tree, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_uid, 65534);
+	snprintf(tree, sizeof(tree), "%s/linux-source-0.1-1.0-1/.complete", src);
+	assert_int_equal(access(tree, F_OK), 0);
+	snprintf(tree, sizeof(tree), "%s/debs/linux-source-0.1_1.0-1_all.deb", cache);
+	assert_int_equal(lstat(tree, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	/* the staging folder is gone, and src/ holds the link and the tree only */
+	{
+		DIR *d = opendir(cache);
+		struct dirent *e;
+
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			if (!strncmp(e->d_name, ".stage.", 7))
+				fail_msg("left behind: %s/%s", cache, e->d_name);
+		closedir(d);
+	}
+	assert_int_equal(count_entries(src), 2);
+}
+
+/* A build that falls back to root ran in trees/<recipe>/ and builds/, which
+ * earlier builds gave to the account: `exec 9>trees/<recipe>/.lock`
+ * truncated whatever file a planted link there named. Root now builds only
+ * in folders of root's (hugebench gives it <cache>/root-builds) and the
+ * script refuses any other, before opening anything. */
+static void test_root_build_refuses_account_folders(void **state)
+{
+	char cache[PATH_MAX], trees[PATH_MAX + 8], tdir[PATH_MAX + 32], lock[PATH_MAX + 48];
+	char victim[PATH_MAX], script[PATH_MAX], recipe[PATH_MAX], errpath[PATH_MAX], *got;
+	char *argv[] = { "bash", script, recipe, cache, NULL };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	snprintf(cache, sizeof(cache), "%s/rcache", hbt_dir);
+	snprintf(trees, sizeof(trees), "%s/trees", cache);
+	snprintf(tdir, sizeof(tdir), "%s/minimal-6.1", trees);
+	snprintf(lock, sizeof(lock), "%s/.lock", tdir);
+	snprintf(victim, sizeof(victim), "%s/root-only-file", hbt_dir);
+	assert_int_equal(mkdir(cache, 0755), 0);
+	assert_int_equal(mkdir(trees, 0755), 0);
+	assert_int_equal(mkdir(tdir, 0755), 0);
+	hbt_write(victim, "root's own bytes\n");
+	assert_int_equal(symlink(victim, lock), 0);
+	assert_int_equal(lchown(lock, 65534, 65534), 0);
+	assert_int_equal(chown(tdir, 65534, 65534), 0);
+	assert_int_equal(chown(trees, 65534, 65534), 0);
+	snprintf(script, sizeof(script), "%s", hbt_in_root("kernels/build-source.sh"));
+	snprintf(recipe, sizeof(recipe), "%s", hbt_in_root("kernels/minimal-6.1"));
+	snprintf(errpath, sizeof(errpath), "%s/build-out", hbt_dir);
+	setenv("HB_SOURCE", "debian:linux-source-0.1", 1);
+	setenv("HB_SOURCE_ID", "debian:linux-source-0.1=1.0-1", 1);
+	setenv("HB_KERNEL_KEY", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 1);
+	setenv("HB_CONFIGS", hbt_in_root("kernels/base.config"), 1);
+	assert_int_equal(hbt_run_to_end(argv, errpath, true), 2);
+	unsetenv("HB_SOURCE");
+	unsetenv("HB_SOURCE_ID");
+	unsetenv("HB_KERNEL_KEY");
+	unsetenv("HB_CONFIGS");
+	got = hb_slurp(victim, NULL);
+	assert_non_null(got);
+	assert_string_equal(got, "root's own bytes\n");
+	free(got);
+	got = hb_slurp(errpath, NULL);
+	assert_non_null(got);
+	if (!strstr(got, "a build as root works only in folders of root's"))
+		fail_msg("build-source.sh said: %s", got);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pin_unknown_version_destroys_nothing),
 		cmocka_unit_test(test_fetch_lock_follows_no_link),
+		cmocka_unit_test(test_fetch_root_writes_nothing_through_src),
+		cmocka_unit_test(test_root_build_refuses_account_folders),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);
