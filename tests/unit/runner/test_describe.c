@@ -49,8 +49,8 @@ static void test_guest_tables(void **state)
 {
 	static const char *const huge_tmpfs[] = { "fault", "access", "truncate", "unmap", "mlock",
 						  "mapped", "pressure", "recover", "fragment",
-						  "kvm-map", "race", "fallback", "swapacct", "uffd",
-						  "hugetlb-memfd", "mthp-paths" };
+						  "kvm-map", "race", "split-race", "fallback", "swapacct",
+						  "uffd", "hugetlb-memfd", "mthp-paths" };
 	struct hb_describe d;
 	char why[384];
 
@@ -58,8 +58,8 @@ static void test_guest_tables(void **state)
 	if (guest_describe(&d))
 		skip();
 	/* + fio, stress-ng, kselftest (issue 12), mthp (21), race, fallback,
-	 * swapacct, uffd, hugetlb-memfd, mthp-paths (37) */
-	assert_int_equal(d.n, 22);
+	 * swapacct, uffd, hugetlb-memfd, mthp-paths, split-race (37) */
+	assert_int_equal(d.n, 23);
 	for (size_t i = 0; i < d.n; i++) {
 		/* the external workloads name their tool, the others none */
 		const char *tool = !strcmp(d.wl[i].name, "fio")		? "fio"
