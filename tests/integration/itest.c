@@ -452,6 +452,88 @@ bool hb_itest_shared(const char *key, struct hb_itest_run *r)
 	return false;
 }
 
+static int g_stream;
+
+void hb_itest_set_stream(int n)
+{
+	g_stream = n;
+}
+
+int hb_itest_stream(void)
+{
+	return g_stream;
+}
+
+const char *hb_itest_stream_dir(void)
+{
+	static char dir[4096];
+
+	if (!dir[0]) {
+		const char *run = getenv("HB_STREAM_RUN");
+
+		mkdir(hb_itest_results_dir(), 0755);
+		if (run && *run)
+			snprintf(dir, sizeof(dir), "%s/claims-%s", hb_itest_results_dir(), run);
+		else
+			snprintf(dir, sizeof(dir), "%s/claims-%d", hb_itest_results_dir(),
+				 (int)getppid());
+		mkdir(dir, 0755);
+	}
+	return dir;
+}
+
+void hb_itest_stream_note(const char *name, const char *text)
+{
+	char path[4400], tmp[4420];
+	FILE *f;
+
+	if (!g_stream)
+		return;
+	snprintf(path, sizeof(path), "%s/note-%s", hb_itest_stream_dir(), name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fputs(text, f);
+	if (fclose(f) == 0)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
+void hb_itest_stream_ended(const char *test)
+{
+	char path[4400];
+	int fd;
+
+	if (!g_stream)
+		return;
+	snprintf(path, sizeof(path), "%s/ended-%s", hb_itest_stream_dir(), test);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+char *hb_itest_stream_wait(const char *name, const char *ended, double max_s)
+{
+	char note[4400], end[4400];
+	double t0 = hb_itest_now();
+
+	if (!g_stream)
+		return NULL;
+	snprintf(note, sizeof(note), "%s/note-%s", hb_itest_stream_dir(), name);
+	snprintf(end, sizeof(end), "%s/ended-%s", hb_itest_stream_dir(), ended);
+	for (;;) {
+		bool over = access(end, F_OK) == 0; /* before the note: no race */
+
+		if (access(note, F_OK) == 0)
+			return hb_itest_slurp(note);
+		if (over || hb_itest_now() - t0 > max_s)
+			return NULL;
+		sleep(1);
+	}
+}
+
 const char *hb_itest_odd_results_dir(void)
 {
 	static char dir[4096];
