@@ -656,7 +656,9 @@ static void test_interrupt(void **state)
 }
 
 /* A crashing workload is an error for that workload only; the suite goes on
- * and the VM still ends. A failed check is a fail with exit 1. */
+ * and the VM still ends. (A failed check alone is a fail with exit 1:
+ * test_subject_absent asserts it on the quick suite's real checks, so no
+ * boot of `selftest mode=fail` alone is made for it here.) */
 static void test_crash_and_fail(void **state)
 {
 	struct hb_itest_run r;
@@ -673,12 +675,6 @@ static void test_crash_and_fail(void **state)
 	assert_non_null(strstr(hb_itest_str(w, "reason"), "signal 11"));
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "error");
 	assert_int_equal(r.exit_code, 3);
-	hb_itest_run_free(&r);
-
-	hb_itest_run_suite_text("debian-6.12", "selffail", "selftest mode=fail\n", NULL, &r);
-	assert_non_null(r.result);
-	assert_string_equal(hb_itest_str(r.result, "verdict"), "fail");
-	assert_int_equal(r.exit_code, 1);
 	hb_itest_run_free(&r);
 }
 
