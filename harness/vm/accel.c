@@ -22,6 +22,33 @@
 
 #define PROBE_TIMEOUT_S 45.0
 
+/* The probe's time limit: 45 s, or HUGEBENCH_KVM_PROBE_S (whole seconds,
+ * 1-45). Only shorter: a stock kernel that hangs under kvm_pvm hangs at any
+ * limit, so a test of what is done with the answer need not wait 45 s for
+ * it (test_accel_probe_once_per_host); a bad value is said and ignored. */
+static double probe_limit(void)
+{
+	static double limit;
+	const char *v = getenv("HUGEBENCH_KVM_PROBE_S");
+
+	if (limit > 0)
+		return limit;
+	limit = PROBE_TIMEOUT_S;
+	if (v && *v) {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (*end || end == v || n < 1 || n > (long)PROBE_TIMEOUT_S)
+			fprintf(stderr,
+				"hugebench: HUGEBENCH_KVM_PROBE_S=%.16s is not a whole number of "
+				"seconds from 1 to %.0f: the probe's limit stays %.0f s\n",
+				v, PROBE_TIMEOUT_S, PROBE_TIMEOUT_S);
+		else
+			limit = (double)n;
+	}
+	return limit;
+}
+
 const char *hb_accel_kvm_flavour(void)
 {
 	const char *m = hb_kvm_vendor_module();
@@ -89,7 +116,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen, enum hb_
 					 .runas = hb_qemu_user(uwhy, sizeof(uwhy)),
 					 .cmdline = "console=ttyS0 panic=-1", .console_path = con,
 					 .stream_path = str, .qemu_log = log, .vcpus = 1,
-					 .memory_mb = 512, .timeout_s = PROBE_TIMEOUT_S,
+					 .memory_mb = 512, .timeout_s = probe_limit(),
 					 .quiet = true };
 
 		if (hb_vm_run(&vm, &o)) {
@@ -117,7 +144,7 @@ static int probe_kvm(const struct hb_kernel *k, char *why, size_t wlen, enum hb_
 		snprintf(why, wlen,
 			 "/dev/kvm is %s, but a probe boot of %s under KVM did not finish in %.0f s "
 			 "(stock kernels hang there); using TCG -cpu max",
-			 hb_accel_kvm_flavour(), k->release, PROBE_TIMEOUT_S);
+			 hb_accel_kvm_flavour(), k->release, probe_limit());
 	else {
 		/* QEMU's own words: the probe folder is removed below */
 		char *qlog = hb_slurp(log, NULL);
@@ -276,7 +303,7 @@ void hb_accel_choose(const char *requested, const struct hb_kernel *k, char *acc
 		return;
 	}
 	printf("[accel] probing KVM with %s (up to %.0f s, once per host/QEMU/kernel; once per "
-	       "host when the host is the cause)\n", k->release, PROBE_TIMEOUT_S);
+	       "host when the host is the cause)\n", k->release, probe_limit());
 	fflush(stdout);
 	probe = probe_kvm(k, reason, rlen, &what);
 	snprintf(accel, alen, "%s", probe == 1 ? "kvm" : "tcg");

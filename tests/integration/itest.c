@@ -452,6 +452,117 @@ bool hb_itest_shared(const char *key, struct hb_itest_run *r)
 	return false;
 }
 
+static int g_stream;
+
+void hb_itest_set_stream(int n)
+{
+	char path[4400];
+	FILE *f;
+
+	g_stream = n;
+	/* for hb_itest_stream_wait in the other stream: this one runs (no
+	 * cmocka assertion here: no test is running yet) */
+	snprintf(path, sizeof(path), "%s/stream-%d.pid", hb_itest_stream_dir(), n);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+}
+
+/* Whether stream `from` runs: its pid file names a live process; a stream
+ * not started after 30 s of waiting is taken as not running at all. */
+static bool stream_runs(int from, double waited)
+{
+	char path[4400], *text;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/stream-%d.pid", hb_itest_stream_dir(), from);
+	text = hb_itest_slurp(path);
+	pid = atoi(text);
+	free(text);
+	if (pid <= 0)
+		return waited < 30;
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+int hb_itest_stream(void)
+{
+	return g_stream;
+}
+
+const char *hb_itest_stream_dir(void)
+{
+	static char dir[4096];
+
+	if (!dir[0]) {
+		const char *run = getenv("HB_STREAM_RUN");
+
+		mkdir(hb_itest_results_dir(), 0755);
+		if (run && *run)
+			snprintf(dir, sizeof(dir), "%s/claims-%s", hb_itest_results_dir(), run);
+		else
+			snprintf(dir, sizeof(dir), "%s/claims-%d", hb_itest_results_dir(),
+				 (int)getppid());
+		mkdir(dir, 0755);
+	}
+	return dir;
+}
+
+void hb_itest_stream_note(const char *name, const char *text)
+{
+	char path[4400], tmp[4420];
+	FILE *f;
+
+	if (!g_stream)
+		return;
+	snprintf(path, sizeof(path), "%s/note-%s", hb_itest_stream_dir(), name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fputs(text, f);
+	if (fclose(f) == 0)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
+void hb_itest_stream_ended(const char *test)
+{
+	char path[4400];
+	int fd;
+
+	if (!g_stream)
+		return;
+	snprintf(path, sizeof(path), "%s/ended-%s", hb_itest_stream_dir(), test);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+char *hb_itest_stream_wait(const char *name, const char *ended, int from)
+{
+	char note[4400], end[4400];
+	double t0 = hb_itest_now();
+
+	if (!g_stream)
+		return NULL;
+	snprintf(note, sizeof(note), "%s/note-%s", hb_itest_stream_dir(), name);
+	snprintf(end, sizeof(end), "%s/ended-%s", hb_itest_stream_dir(), ended);
+	for (;;) {
+		/* looked at before the note: a test that ended with its
+		 * note written is never taken for one that did not */
+		bool over = access(end, F_OK) == 0 || !stream_runs(from, hb_itest_now() - t0);
+
+		if (access(note, F_OK) == 0)
+			return hb_itest_slurp(note);
+		if (over)
+			return NULL;
+		sleep(1);
+	}
+}
+
 const char *hb_itest_odd_results_dir(void)
 {
 	static char dir[4096];

@@ -71,6 +71,24 @@ bool hb_itest_shared(const char *key, struct hb_itest_run *r);
 /* $HB_TEST_RESULTS/a b,c: a result folder with a blank and a comma
  * (test_odd_result_path, shared with test_fault_debian_6_12). */
 const char *hb_itest_odd_results_dir(void);
+/* Across make integration's two streams (two processes): a run one stream
+ * made that a test of the other asserts on too. hb_itest_set_stream(n) is
+ * called by `test_guests --stream n`; hb_itest_stream() is 0 otherwise.
+ * hb_itest_stream_dir() is the folder both streams share
+ * ($HB_TEST_RESULTS/claims-$HB_STREAM_RUN, made if missing). A note is a
+ * file there, written whole (rename); hb_itest_stream_wait() polls once a
+ * second for note `name`, which stream `from` writes, and returns its text
+ * (malloc'd), or NULL: at once outside the streams, when test `ended`
+ * ended without writing it (a failed or filtered-out test:
+ * hb_itest_stream_ended), or when stream `from` is not running (its pid
+ * file, written by hb_itest_set_stream, names no live process, or is still
+ * missing after 30 s). */
+void hb_itest_set_stream(int n);
+int hb_itest_stream(void);
+const char *hb_itest_stream_dir(void);
+void hb_itest_stream_note(const char *name, const char *text);
+void hb_itest_stream_ended(const char *test);
+char *hb_itest_stream_wait(const char *name, const char *ended, int from);
 /* Effective uid of the QEMU process that refers to dir, -1 if none. */
 int hb_itest_qemu_uid(const char *dir);
 /* The seccomp mode of that QEMU (2: a filter, QEMU's -sandbox), or -1. */
