@@ -562,7 +562,8 @@ static void race_run(struct hb_ctx *ctx)
 	}
 	hb_note(ctx, "seed %" PRIu64 "; replay: printf '%%s\\n' 'race seed=%" PRIu64
 		" size_mb=%ld procs=%ld threads=%d duration_s=%ld max_ops=%ld swap=%s ops=%s' > "
-		"replay.suite && build/hugebench run --target <this target> --suite replay.suite",
+		"replay.suite && build/hugebench run --target <this target> --suite replay.suite "
+		"--tcg-threads multi",
 		c.seed, c.seed, (long)(c.size / HB_MB), procs, c.threads, duration, c.max_ops,
 		hb_param_str(ctx, "swap"), hb_param_str(ctx, "ops"));
 	c.collapse = hb_kf_has(HB_KF_MADV_COLLAPSE, NULL, 0);
