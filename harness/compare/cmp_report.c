@@ -493,8 +493,8 @@ static void hb_cmp_untested_why(const struct hb_cmp_pair *p, char *buf, size_t l
 		[HB_CMP_UNT_CEILING] = "the calibrated sd is above the ceiling",
 		[HB_CMP_UNT_UNSEEN] = "neither side sits where the calibration's boots did",
 		[HB_CMP_UNT_SPAN] = "a change within the span of the calibration's own boots",
-		[HB_CMP_UNT_ONE_UNSEEN] = "one side where the calibration's boots never were, a "
-					  "change below the minimum for that",
+		[HB_CMP_UNT_ONE_UNSEEN] = ("one side where the calibration's boots never were, a "
+					   "change below the minimum for that"),
 	};
 
 	for (size_t i = 0; i < p->n_m; i++) {
