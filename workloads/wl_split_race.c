@@ -77,6 +77,7 @@ struct sr {
 	uint64_t seed;
 	pthread_barrier_t start, end;
 	atomic_int phase, quit;
+	atomic_int go;			     /* 0 wait, 1 every reader started, 2 give up */
 	atomic_uint gen;		     /* the round: the pattern's generation */
 	atomic_long hole[SR_MAX_EXTENTS];    /* page index punched this round, or -1 */
 	atomic_int splitting;		     /* a split call in flight */
@@ -179,9 +180,11 @@ static void *sr_reader_main(void *arg)
 	struct sr_reader *r = arg;
 	struct sr *s = r->s;
 	uint64_t rng = s->seed ^ ((uint64_t)(r->id + 1) << 40);
-	uint8_t *buf = malloc(HB_PAGE);
+	uint8_t buf[HB_PAGE];
 
-	if (!buf)
+	while (atomic_load(&s->go) == 0) /* the barriers count every reader */
+		sched_yield();
+	if (atomic_load(&s->go) == 2)
 		return NULL;
 	for (;;) {
 		pthread_barrier_wait(&s->start);
@@ -191,7 +194,6 @@ static void *sr_reader_main(void *arg)
 			sr_read_one(s, r->id, &rng, buf);
 		pthread_barrier_wait(&s->end);
 	}
-	free(buf);
 	return NULL;
 }
 
@@ -400,8 +402,11 @@ static void sr_run(struct hb_ctx *ctx)
 		}
 		started++;
 	}
-	if (started < s->readers)
+	if (started < s->readers) {
+		atomic_store(&s->go, 2); /* the started ones return before any barrier */
 		goto stop;
+	}
+	atomic_store(&s->go, 1);
 	hb_snap(ctx, &a);
 	mt_stats_read(&ma);
 	t0 = hb_now_ns();
@@ -478,9 +483,6 @@ stop:
 		atomic_store(&s->quit, 1);
 		if (started == s->readers)
 			pthread_barrier_wait(&s->start);
-		else
-			for (long r = 0; r < started; r++)
-				pthread_cancel(th[r]);
 		for (long r = 0; r < started; r++)
 			pthread_join(th[r], NULL);
 	}
