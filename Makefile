@@ -435,8 +435,9 @@ expect-newer: all $(BUILD)/tests/test_guests
 	$(BUILD)/tests/test_guests --long 'test_external_known_bug_suite_*'
 
 # Issue 37's race at full strength (configs/race.suite: 16 workers for 120 s
-# on brd swap, then 8 on zram) on debian-7.2, debian-6.12 and debian-6.1,
-# three boots each, every boot passing (test_race_full_strength_stock); and
+# on brd swap, then 8 on zram, then split-race) on debian-7.2, debian-6.12 and
+# debian-6.1 with --tcg-threads multi (the vCPUs at once), three boots each,
+# every boot passing (test_race_full_strength_stock); and
 # the seed that hung debian-7.2 in ftruncate, replayed until it hangs again
 # (test_race_replay_hang_debian_7_2).
 race-long: all $(BUILD)/tests/test_guests
