@@ -210,22 +210,6 @@ static int sr_rebuild(struct sr *s, int e, unsigned gen, uint8_t *buf)
 	return 0;
 }
 
-/* thp_split_page from /proc/vmstat now, or -1. */
-static long long sr_thp_splits(void)
-{
-	char line[128];
-	long long v = -1;
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "thp_split_page %lld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /* Split extent e while the readers read: debugfs or a one-page punch,
  * again until the PMD folio is split (thp_split_page moved) or
  * SR_TRIES attempts: a split fails (EAGAIN) while a reader holds a reference,
@@ -248,7 +232,7 @@ static void sr_split(struct sr *s, int e, uint64_t *rng, long *punches, long *de
 	if (punch)
 		atomic_store(&s->hole[e], p);
 	for (int t = 0; t < SR_TRIES; t++) {
-		long long before = sr_thp_splits(), after;
+		long long before = hb_vmstat_now("thp_split_page"), after;
 
 		(*tries)++;
 		atomic_store(&s->splitting, 1);
@@ -260,7 +244,7 @@ static void sr_split(struct sr *s, int e, uint64_t *rng, long *punches, long *de
 			(*debugfs)++;
 		}
 		atomic_store(&s->splitting, 0);
-		after = sr_thp_splits();
+		after = hb_vmstat_now("thp_split_page");
 		if (before < 0 || after < 0)
 			return; /* no counter: one attempt */
 		if (after > before) {

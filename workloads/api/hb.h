@@ -146,6 +146,9 @@ long long hb_vmstat_delta(const struct hb_snap *a, const struct hb_snap *b, cons
 /* One /proc/meminfo value now (kB), without a full snapshot; -1 when the
  * file or the key is missing. For polling loops. */
 long long hb_meminfo_now_kb(const char *key);
+/* The same for one /proc/vmstat counter (no stat_refresh: event counters
+ * such as thp_split_page are exact when read). */
+long long hb_vmstat_now(const char *key);
 /* Emit the non-zero meminfo and vmstat deltas between a and b under a label. */
 void hb_emit_snapshot(struct hb_ctx *ctx, const char *label, const struct hb_snap *a,
 		      const struct hb_snap *b);

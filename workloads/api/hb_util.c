@@ -65,19 +65,30 @@ void hb_snap(struct hb_ctx *ctx, struct hb_snap *s)
 		hb_error(ctx, "read /proc/meminfo and /proc/vmstat");
 }
 
-long long hb_meminfo_now_kb(const char *key)
+/* One key of /proc/meminfo or /proc/vmstat now, or -1. */
+static long long now_value(const char *path, enum procstat_format fmt, const char *key)
 {
-	char buf[8192];
-	struct hb_kv kv[96];
+	char buf[16384];
+	struct hb_kv kv[HB_SNAP_MAX];
 	size_t n;
 	bool found;
 	long long v;
 
-	if (slurp("/proc/meminfo", buf, sizeof(buf)))
+	if (slurp(path, buf, sizeof(buf)))
 		return -1;
-	n = procstat_parse(buf, PROCSTAT_MEMINFO, kv, sizeof(kv) / sizeof(kv[0]));
+	n = procstat_parse(buf, fmt, kv, sizeof(kv) / sizeof(kv[0]));
 	v = procstat_get(kv, n, key, &found);
 	return found ? v : -1;
+}
+
+long long hb_meminfo_now_kb(const char *key)
+{
+	return now_value("/proc/meminfo", PROCSTAT_MEMINFO, key);
+}
+
+long long hb_vmstat_now(const char *key)
+{
+	return now_value("/proc/vmstat", PROCSTAT_VMSTAT, key);
 }
 
 long long hb_meminfo_kb(const struct hb_snap *s, const char *key, bool *found)
