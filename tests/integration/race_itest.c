@@ -69,6 +69,14 @@ static void ops_drawn(const char *note, char *out, size_t len)
 	out[n] = 0;
 }
 
+/* The workload passed and each named check was there and passed. */
+static void assert_green(json_t *w, const char *const *names, size_t n)
+{
+	assert_string_equal(hb_itest_str(w, "status"), "pass");
+	for (size_t i = 0; i < n; i++)
+		hb_itest_assert_seen(w, names[i], "");
+}
+
 static void assert_race_green(json_t *w)
 {
 	static const char *const names[] = {
@@ -78,9 +86,7 @@ static void assert_race_green(json_t *w)
 		"subject_race_cpus", "race_after_ShmemHugePages_kb", "race_after_swap_used_kb", "race_swapoff",
 	};
 
-	assert_string_equal(hb_itest_str(w, "status"), "pass");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		hb_itest_assert_seen(w, names[i], "");
+	assert_green(w, names, sizeof(names) / sizeof(names[0]));
 }
 
 static void assert_split_race_green(json_t *w)
@@ -91,9 +97,7 @@ static void assert_split_race_green(json_t *w)
 		"split_race_after_ShmemHugePages_kb",
 	};
 
-	assert_string_equal(hb_itest_str(w, "status"), "pass");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		hb_itest_assert_seen(w, names[i], "");
+	assert_green(w, names, sizeof(names) / sizeof(names[0]));
 }
 
 /* mthp-paths' exact outcomes; on 7.2 zram swaps 64 kB entries in whole,
