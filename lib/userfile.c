@@ -159,10 +159,11 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 	return buf;
 }
 
-char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+/* A NUL inside text[0..n) refused with "PATH: a NUL byte ...": text freed,
+ * NULL; else text. */
+static char *refuse_nul(const char *path, char *text, size_t n, size_t *len, char *err,
+			size_t errlen)
 {
-	size_t n = 0;
-	char *text = hb_userfile_read(path, max, &n, err, errlen);
 	const char *nul = text ? memchr(text, 0, n) : NULL;
 
 	if (len)
@@ -178,6 +179,73 @@ char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_
 		return NULL;
 	}
 	return text;
+}
+
+char *hb_usertext_read_within(const char *path, const char *real_dir, long max, size_t *len,
+			      char *err, size_t errlen)
+{
+	char fdp[64], real[PATH_MAX], big[96];
+	size_t rl = strlen(real_dir), n = 0;
+	const char *why = NULL;
+	struct stat st;
+	ssize_t k;
+	bool more;
+	char *text;
+	int fd, e = EINVAL;
+
+	if (len)
+		*len = 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		set_err(err, errlen, path, e == ELOOP ? "a symbolic link: not read" : strerror(e));
+		errno = e;
+		return NULL;
+	}
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+	k = readlink(fdp, real, sizeof(real) - 1);
+	real[k < 0 ? 0 : k] = 0;
+	if (k < 0 || fstat(fd, &st)) {
+		e = errno;
+		why = strerror(e);
+	} else if (!rl || strncmp(real, real_dir, rl) || real[rl] != '/') {
+		why = "outside its folder (a link on the way): not read";
+	} else if (!S_ISREG(st.st_mode)) {
+		why = "not a regular file (a FIFO, device or socket is not read)";
+	} else if (st.st_nlink != 1) {
+		why = "a hard link (more than one name): not read";
+	} else if (st.st_size > max) {
+		e = EFBIG;
+		snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
+		why = big;
+	} else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		e = errno;
+		why = strerror(e);
+	}
+	if (why) {
+		set_err(err, errlen, path, why);
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	text = read_bounded(fd, (size_t)max, &n, &more);
+	if (!text || more) {
+		e = text ? EFBIG : errno;
+		snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
+		set_err(err, errlen, path, text ? big : strerror(e));
+		free(text);
+		errno = e;
+		return NULL;
+	}
+	return refuse_nul(path, text, n, len, err, errlen);
+}
+
+char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+{
+	size_t n = 0;
+	char *text = hb_userfile_read(path, max, &n, err, errlen);
+
+	return refuse_nul(path, text, n, len, err, errlen);
 }
 
 void hb_excerpt(const char *s, size_t n, char *out, size_t outlen)

@@ -30,6 +30,14 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
  * a NUL byte at offset N: not a text file"), never silently cut at. */
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen);
 
+/* hb_usertext_read for root reading a text file in a folder another account
+ * writes (modules.dep of a source build): path is opened without following
+ * a final link, and the file opened must lie inside real_dir (its
+ * /proc/self/fd path under it: no link on the way leads out) and have one
+ * name (no hard link to a file elsewhere). NULL with "PATH: why" in err. */
+char *hb_usertext_read_within(const char *path, const char *real_dir, long max, size_t *len,
+			      char *err, size_t errlen);
+
 /* At most max bytes of a regular file (opened without blocking, as
  * hb_userfile_open), NUL-terminated, *len the bytes read; *cut true when
  * the file held more. For output a guest wrote, whose size nothing else

@@ -49,7 +49,7 @@ static void rm_rf(const char *path)
  * or -1 with err. */
 static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
 {
-	char dep[PATH_MAX + 16], conf[PATH_MAX + 32], why[PATH_MAX + 160];
+	char dep[PATH_MAX + 16], conf[PATH_MAX + 32], why[PATH_MAX + 160], real[PATH_MAX];
 	char *deptext, *wanted = NULL;
 	size_t n;
 
@@ -57,9 +57,17 @@ static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
 		return 0;
 	snprintf(dep, sizeof(dep), "%s/modules.dep", k->moddir);
 	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", hb_root());
-	/* the modules folder is the user's (--modules DIR): modules.dep is
-	 * read with the bounded reader, a FIFO or device refused at once */
-	deptext = hb_usertext_read(dep, HB_MODULES_DEP_MAX, NULL, why, sizeof(why));
+	/* the modules folder is the user's (--modules DIR) or the build
+	 * account's (a source build), and this may run as root: modules.dep
+	 * is read with the bounded reader (a FIFO or device refused at once),
+	 * without following a link to a file elsewhere, and must have one
+	 * name, as each module it names (stage_module) */
+	if (!realpath(k->moddir, real)) {
+		snprintf(err, errlen, "--modules %s: %s; give a folder with a modules.dep file",
+			 k->moddir, strerror(errno));
+		return -1;
+	}
+	deptext = hb_usertext_read_within(dep, real, HB_MODULES_DEP_MAX, NULL, why, sizeof(why));
 	if (!deptext && errno == ENOENT)
 		snprintf(err, errlen, "%s missing; run: depmod -b <root> <release> for that tree", dep);
 	else if (!deptext)

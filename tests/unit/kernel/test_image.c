@@ -347,6 +347,41 @@ static void test_module_links_refused(void **state)
 	if (!strstr(err, "a hard link (2 names), not copied"))
 		fail_msg("%s", err);
 	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
+	/* 4: modules.dep itself a link to a file of root's elsewhere (it was
+	 * read through the link by name: its lines chose what root copied) */
+	snprintf(dir, sizeof(dir), "%s/lib/modules/6.99-deplink", g_fake);
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(p, sizeof(p), "%s/kernel/%s.ko", dir, name);
+	hbt_write(p, "not really a module\n");
+	snprintf(p, sizeof(p), "%s/deps-of-root", g_fake);
+	snprintf(err, sizeof(err), "kernel/%s.ko:\n", name);
+	hbt_write(p, err);
+	snprintf(err, sizeof(err), "%s/modules.dep", dir);
+	assert_int_equal(symlink(p, err), 0);
+	snprintf(k.moddir, sizeof(k.moddir), "%s", dir);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 -1);
+	if (!strstr(err, "modules.dep: a symbolic link: not read"))
+		fail_msg("%s", err);
+	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
+	/* 5: modules.dep a hard link to that file (one inode, two names) */
+	snprintf(err, sizeof(err), "%s/modules.dep", dir);
+	assert_int_equal(unlink(err), 0);
+	assert_int_equal(link(p, err), 0);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 -1);
+	if (!strstr(err, "modules.dep: a hard link (more than one name): not read"))
+		fail_msg("%s", err);
+	assert_int_equal(hbt_left_behind(g_images, NULL), 0);
+	/* and as one file of its own it is read: the image is made */
+	snprintf(err, sizeof(err), "%s/modules.dep", dir);
+	assert_int_equal(unlink(err), 0);
+	snprintf(p, sizeof(p), "kernel/%s.ko:\n", name);
+	hbt_write(err, p);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 0);
+	clean_images();
 }
 
 int main(void)
