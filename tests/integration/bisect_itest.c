@@ -26,7 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
+#include <sys/file.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -335,6 +338,15 @@ static void source_tree(char *out, size_t len)
 	globfree(&g);
 }
 
+static int g_repo_lock = -1;
+
+void hb_itest_series_repo_done(void)
+{
+	if (g_repo_lock >= 0)
+		close(g_repo_lock); /* releases the flock */
+	g_repo_lock = -1;
+}
+
 /* The repository of a recipe's series as commits (bisect_itest.h; the
  * nightly's git-range test uses it too). */
 int hb_itest_series_repo(const char *recipe, char *repo, size_t len, char sha[][64], int max)
@@ -350,6 +362,24 @@ int hb_itest_series_repo(const char *recipe, char *repo, size_t len, char sha[][
 
 		snprintf(repo, len, "%s/itest/bisect-git-%.*s-%s", cache_dir(),
 			 (int)(strlen(v) - strlen("/tree")), v, recipe);
+	}
+	/* one user of the shared fixture at a time (another clone's make
+	 * test may be making it, or bisecting in it) */
+	{
+		char lock[PATH_MAX + 8], dir[PATH_MAX];
+		double w0 = hb_itest_now();
+
+		snprintf(dir, sizeof(dir), "%s/itest", cache_dir());
+		mkdir(dir, 0755);
+		snprintf(lock, sizeof(lock), "%s.lock", repo);
+		hb_itest_series_repo_done();
+		g_repo_lock = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		assert_true(g_repo_lock >= 0);
+		while (flock(g_repo_lock, LOCK_EX) && errno == EINTR)
+			;
+		if (hb_itest_now() - w0 > 1)
+			print_message("waited %.0f s for %s (another make test used it)\n",
+				      hb_itest_now() - w0, lock);
 	}
 	snprintf(mark, sizeof(mark), "%s/.git/hb-itest-complete", repo);
 	snprintf(tmp, sizeof(tmp), "%s.new", repo);
@@ -488,7 +518,7 @@ void test_bisect_git_metric(void **state)
 	GITLINE(repo, want, "rev-parse", "HEAD");
 	assert_string_equal(want, head);
 	GITLINE(repo, want, "status", "--porcelain");
-	assert_string_equal(want, "");
+	assert_string_equal(want, "");	hb_itest_series_repo_done();
 }
 
 /* A hang is bad, not a skip (issue 22): the delay series' base (k = 0, the

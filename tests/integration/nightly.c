@@ -618,4 +618,5 @@ void test_nightly_git_autobisect(void **state)
 	}
 	snprintf(p, sizeof(p), "%s/minimal-ksrc/src-bad", night);
 	assert_int_equal(access(p, F_OK), -1);
+	hb_itest_series_repo_done();
 }
