@@ -18,34 +18,51 @@ static void set_err(char *err, size_t errlen, const char *path, const char *why)
 		snprintf(err, errlen, "%s: %s", path, why);
 }
 
-int hb_userfile_open(const char *path, long max, char *err, size_t errlen)
+/* path opened for reading (O_NONBLOCK: a FIFO never waits for a writer),
+ * checked as hb_userfile_open() says; with real_dir, also as
+ * hb_usertext_read_within() says (no final link, one name, inside real_dir;
+ * /dev/null refused). The fd in blocking mode, or -1 with err and errno. */
+static int open_checked(const char *path, long max, const char *real_dir, char *err,
+			size_t errlen)
 {
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+				    (real_dir ? O_NOFOLLOW : 0)),
+	    e = EINVAL;
 	const char *why = NULL;
-	char big[96];
+	char big[96], fdp[64], real[PATH_MAX];
+	size_t rl = real_dir ? strlen(real_dir) : 0;
 	struct stat st;
+	ssize_t k;
 
 	if (fd < 0) {
 		char msg[160];
 
 		e = errno;
-		snprintf(msg, sizeof(msg), "cannot open: %s", strerror(e));
+		if (real_dir && e == ELOOP)
+			snprintf(msg, sizeof(msg), "a symbolic link: not read");
+		else
+			snprintf(msg, sizeof(msg), "cannot open: %s", strerror(e));
 		set_err(err, errlen, path, msg);
 		errno = e;
 		return -1;
 	}
-	if (fstat(fd, &st)) {
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+	k = real_dir ? readlink(fdp, real, sizeof(real) - 1) : 0;
+	real[k < 0 ? 0 : k] = 0;
+	if (k < 0 || fstat(fd, &st)) {
 		e = errno;
 		why = strerror(e);
+	} else if (real_dir && (!rl || strncmp(real, real_dir, rl) || real[rl] != '/')) {
+		why = "outside its folder (a link on the way): not read";
 	} else if (S_ISDIR(st.st_mode)) {
 		e = EISDIR;
 		why = "a folder, not a file";
-	} else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+	} else if (!real_dir && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
 		/* /dev/null: empty, never blocks ("no thresholds", an empty suite) */
 	} else if (!S_ISREG(st.st_mode)) {
-		e = EINVAL;
 		why = "not a regular file (a FIFO, device or socket is not read)";
+	} else if (real_dir && st.st_nlink != 1) {
+		why = "a hard link (more than one name): not read";
 	} else if (st.st_size > max) {
 		e = EFBIG;
 		snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
@@ -61,6 +78,11 @@ int hb_userfile_open(const char *path, long max, char *err, size_t errlen)
 		return -1;
 	}
 	return fd;
+}
+
+int hb_userfile_open(const char *path, long max, char *err, size_t errlen)
+{
+	return open_checked(path, max, NULL, err, errlen);
 }
 
 /* At most max bytes of fd (closed here), NUL-terminated, *n the bytes
@@ -126,12 +148,13 @@ static char *read_bounded(int fd, size_t max, size_t *n, bool *more)
 	return buf;
 }
 
-char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+/* The whole of fd (closed here), at most max bytes; NULL with "PATH: why". */
+static char *read_whole(int fd, const char *path, long max, size_t *len, char *err, size_t errlen)
 {
-	int fd = hb_userfile_open(path, max, err, errlen), e;
 	size_t n = 0;
 	bool more;
 	char *buf;
+	int e;
 
 	if (len)
 		*len = 0;
@@ -159,6 +182,11 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 	return buf;
 }
 
+char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_t errlen)
+{
+	return read_whole(open_checked(path, max, NULL, err, errlen), path, max, len, err, errlen);
+}
+
 /* A NUL inside text[0..n) refused with "PATH: a NUL byte ...": text freed,
  * NULL; else text. */
 static char *refuse_nul(const char *path, char *text, size_t n, size_t *len, char *err,
@@ -184,59 +212,10 @@ static char *refuse_nul(const char *path, char *text, size_t n, size_t *len, cha
 char *hb_usertext_read_within(const char *path, const char *real_dir, long max, size_t *len,
 			      char *err, size_t errlen)
 {
-	char fdp[64], real[PATH_MAX], big[96];
-	size_t rl = strlen(real_dir), n = 0;
-	const char *why = NULL;
-	struct stat st;
-	ssize_t k;
-	bool more;
-	char *text;
-	int fd, e = EINVAL;
+	size_t n = 0;
+	char *text = read_whole(open_checked(path, max, real_dir, err, errlen), path, max, &n, err,
+				errlen);
 
-	if (len)
-		*len = 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		set_err(err, errlen, path, e == ELOOP ? "a symbolic link: not read" : strerror(e));
-		errno = e;
-		return NULL;
-	}
-	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
-	k = readlink(fdp, real, sizeof(real) - 1);
-	real[k < 0 ? 0 : k] = 0;
-	if (k < 0 || fstat(fd, &st)) {
-		e = errno;
-		why = strerror(e);
-	} else if (!rl || strncmp(real, real_dir, rl) || real[rl] != '/') {
-		why = "outside its folder (a link on the way): not read";
-	} else if (!S_ISREG(st.st_mode)) {
-		why = "not a regular file (a FIFO, device or socket is not read)";
-	} else if (st.st_nlink != 1) {
-		why = "a hard link (more than one name): not read";
-	} else if (st.st_size > max) {
-		e = EFBIG;
-		snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
-		why = big;
-	} else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-		e = errno;
-		why = strerror(e);
-	}
-	if (why) {
-		set_err(err, errlen, path, why);
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	text = read_bounded(fd, (size_t)max, &n, &more);
-	if (!text || more) {
-		e = text ? EFBIG : errno;
-		snprintf(big, sizeof(big), "larger than %ld bytes, not read", max);
-		set_err(err, errlen, path, text ? big : strerror(e));
-		free(text);
-		errno = e;
-		return NULL;
-	}
 	return refuse_nul(path, text, n, len, err, errlen);
 }
 
