@@ -559,41 +559,6 @@ static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_
 				     const struct hb_cmp_metric *pool_b, const double *sa,
 				     const double *sb, double *ca, double *cb,
 				     const struct hb_cmp_limits *lim, const struct hb_cmp_calref *cref,
-				     const struct hb_cmp_opts *o, struct hb_cmp_mres *r);
-
-/* A sorted copy of a side's pooled samples, or NULL (none, or no memory:
- * then the unsorted functions are used). */
-static double *hb_cmp_sorted_pool(const struct hb_cmp_metric *m)
-{
-	double *s;
-
-	if (!m || !m->samples || !m->n || !(s = malloc(m->n * sizeof(*s))))
-		return NULL;
-	memcpy(s, m->samples, m->n * sizeof(*s));
-	hb_stats_sort(s, m->n);
-	return s;
-}
-
-void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
-			      const struct hb_cmp_metric *const *b, size_t nb,
-			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
-			      double *ca, double *cb, const struct hb_cmp_limits *lim,
-			      const struct hb_cmp_calref *cref, const struct hb_cmp_opts *o,
-			      struct hb_cmp_mres *r)
-{
-	double *sa = hb_cmp_sorted_pool(pool_a), *sb = hb_cmp_sorted_pool(pool_b);
-
-	hb_cmp_test_boots_sorted(a, na, b, nb, pool_a, pool_b, sa, sb, ca, cb, lim, cref, o, r);
-	free(sa);
-	free(sb);
-}
-
-static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_t na,
-				     const struct hb_cmp_metric *const *b, size_t nb,
-				     const struct hb_cmp_metric *pool_a,
-				     const struct hb_cmp_metric *pool_b, const double *sa,
-				     const double *sb, double *ca, double *cb,
-				     const struct hb_cmp_limits *lim, const struct hb_cmp_calref *cref,
 				     const struct hb_cmp_opts *o, struct hb_cmp_mres *r)
 {
 	const struct hb_cmp_metric *any = NULL;
@@ -794,6 +759,33 @@ static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_
 	r->change_pct = (r->ratio - 1) * 100;
 	r->worse_pct = r->better == HB_CMP_HIGHER ? -r->change_pct : r->change_pct;
 	hb_cmp_check_finite(r);
+}
+
+/* A sorted copy of a side's pooled samples, or NULL (none, or no memory:
+ * then the unsorted functions are used). */
+static double *hb_cmp_sorted_pool(const struct hb_cmp_metric *m)
+{
+	double *s;
+
+	if (!m || !m->samples || !m->n || !(s = malloc(m->n * sizeof(*s))))
+		return NULL;
+	memcpy(s, m->samples, m->n * sizeof(*s));
+	hb_stats_sort(s, m->n);
+	return s;
+}
+
+void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
+			      const struct hb_cmp_metric *const *b, size_t nb,
+			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
+			      double *ca, double *cb, const struct hb_cmp_limits *lim,
+			      const struct hb_cmp_calref *cref, const struct hb_cmp_opts *o,
+			      struct hb_cmp_mres *r)
+{
+	double *sa = hb_cmp_sorted_pool(pool_a), *sb = hb_cmp_sorted_pool(pool_b);
+
+	hb_cmp_test_boots_sorted(a, na, b, nb, pool_a, pool_b, sa, sb, ca, cb, lim, cref, o, r);
+	free(sa);
+	free(sb);
 }
 
 void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b,
