@@ -518,7 +518,8 @@ void test_bisect_git_metric(void **state)
 	GITLINE(repo, want, "rev-parse", "HEAD");
 	assert_string_equal(want, head);
 	GITLINE(repo, want, "status", "--porcelain");
-	assert_string_equal(want, "");	hb_itest_series_repo_done();
+	assert_string_equal(want, "");
+	hb_itest_series_repo_done();
 }
 
 /* A hang is bad, not a skip (issue 22): the delay series' base (k = 0, the
