@@ -46,10 +46,11 @@ static void rm_rf(const char *path)
 }
 
 /* The module list of configs/guest-modules.conf resolved for k; the count,
- * or -1 with err. */
-static int resolve_modules(const struct hb_kernel *k, char *err, size_t errlen)
+ * or -1 with err. real (PATH_MAX) gets the modules folder's real path, the
+ * one modules.dep and every module staged from it are checked against. */
+static int resolve_modules(const struct hb_kernel *k, char *real, char *err, size_t errlen)
 {
-	char dep[PATH_MAX + 16], conf[PATH_MAX + 32], why[PATH_MAX + 160], real[PATH_MAX];
+	char dep[PATH_MAX + 16], conf[PATH_MAX + 32], why[PATH_MAX + 160];
 	char *deptext, *wanted = NULL;
 	size_t n;
 
@@ -168,6 +169,7 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 		   char *out, size_t outlen, char *err, size_t errlen)
 {
 	char base[PATH_MAX], work[PATH_MAX], staging[PATH_MAX + 8], etc[PATH_MAX + 16];
+	char real_moddir[PATH_MAX] = "";
 	char cpio[PATH_MAX + 16], script[PATH_MAX + 32], guest[PATH_MAX + 16];
 	char modlist[MODLIST_MAX] = "";
 	static char staged[MAX_MODS][PATH_MAX + 400];
@@ -205,7 +207,7 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 		snprintf(err, errlen, "cannot create %s", etc);
 		goto fail;
 	}
-	n = resolve_modules(k, err, errlen);
+	n = resolve_modules(k, real_moddir, err, errlen);
 	if (n < 0)
 		goto fail;
 	for (int i = 0; i < n; i++) {
@@ -230,11 +232,11 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 	argv[a++] = cpio;
 	argv[a++] = guest;
 	if (n > 0) {
-		char real_moddir[PATH_MAX], mdir[PATH_MAX + 8];
+		char mdir[PATH_MAX + 8];
 
 		snprintf(mdir, sizeof(mdir), "%s/mods", work);
-		if (!realpath(k->moddir, real_moddir) || mkdir(mdir, 0700)) {
-			snprintf(err, errlen, "modules folder %s: %s", k->moddir, strerror(errno));
+		if (mkdir(mdir, 0700)) {
+			snprintf(err, errlen, "cannot create %s: %s", mdir, strerror(errno));
 			goto fail;
 		}
 		for (int i = 0; i < n; i++) {
