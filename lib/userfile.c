@@ -221,10 +221,8 @@ char *hb_usertext_read_within(const char *path, const char *real_dir, long max, 
 
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen)
 {
-	size_t n = 0;
-	char *text = hb_userfile_read(path, max, &n, err, errlen);
-
-	return refuse_nul(path, text, n, len, err, errlen);
+	/* real_dir NULL: open_checked() only as hb_userfile_open() checks */
+	return hb_usertext_read_within(path, NULL, max, len, err, errlen);
 }
 
 void hb_excerpt(const char *s, size_t n, char *out, size_t outlen)
