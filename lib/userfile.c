@@ -4,18 +4,162 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void set_err(char *err, size_t errlen, const char *path, const char *why)
 {
 	if (err && errlen)
 		snprintf(err, errlen, "%s: %s", path, why);
+}
+
+/* What hb_open_as()'s child reports: the step that failed (0: none, the fd
+ * rides along) and its errno. */
+enum { AS_OK, AS_SETGROUPS, AS_SETGID, AS_SETUID, AS_REGAINED, AS_OPEN, AS_LOST };
+struct as_reply {
+	int step, err;
+};
+
+/* The child of hb_open_as(): becomes uid:gid with no supplementary group,
+ * opens path and sends the fd (or the failing step) on sock. Only
+ * async-signal-safe calls: the parent may have threads. Once its ids
+ * change the kernel makes it non-dumpable, so the account cannot ptrace it
+ * for the fds it inherited from root. */
+static void __attribute__((noreturn)) open_as_child(int sock, uid_t uid, gid_t gid,
+						      const char *path, int flags)
+{
+	struct as_reply r = { AS_OK, 0 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { &r, sizeof(r) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd = -1;
+
+	if (setgroups(0, NULL))
+		r.step = AS_SETGROUPS;
+	else if (setgid(gid))
+		r.step = AS_SETGID;
+	else if (setuid(uid))
+		r.step = AS_SETUID;
+	if (r.step)
+		r.err = errno;
+	else if (getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != gid ||
+		 (uid != 0 && (!setuid(0) || !seteuid(0))))
+		r.step = AS_REGAINED, r.err = EPERM;
+	else if ((fd = open(path, flags)) < 0)
+		r.step = AS_OPEN, r.err = errno;
+	if (fd >= 0) {
+		memset(&c, 0, sizeof(c));
+		m.msg_control = c.buf;
+		m.msg_controllen = sizeof(c.buf);
+		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), &fd, sizeof(int));
+	}
+	while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			_exit(1);
+	_exit(0);
+}
+
+int hb_open_as(uid_t uid, gid_t gid, const char *path, int flags, char *why, size_t whylen)
+{
+	static const char *const step[] = { "", "setgroups", "setgid", "setuid",
+					    "root regained after setuid" };
+	struct as_reply r = { AS_OPEN, EIO };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { &r, sizeof(r) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+			    .msg_controllen = sizeof(c.buf) };
+	struct cmsghdr *h;
+	int sv[2], fd = -1, st = 0, e;
+	ssize_t k;
+	pid_t pid;
+
+	if (why && whylen)
+		why[0] = 0;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		/* it only opens: a file made here would be the account's */
+		snprintf(why, whylen, "O_CREAT or O_TMPFILE: not opened");
+		errno = EINVAL;
+		return -1;
+	}
+	flags |= O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	if (uid == geteuid()) {
+		fd = open(path, flags);
+		e = errno;
+		if (fd < 0)
+			snprintf(why, whylen, "cannot open: %s", strerror(e));
+		errno = e;
+		return fd;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		e = errno;
+		snprintf(why, whylen, "socketpair: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		open_as_child(sv[1], uid, gid, path, flags);
+	}
+	e = errno;
+	close(sv[1]); /* the child's end: a child that dies unheard reads as 0 */
+	if (pid < 0) {
+		close(sv[0]);
+		snprintf(why, whylen, "fork: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	memset(&c, 0, sizeof(c));
+	while ((k = recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	e = errno;
+	close(sv[0]);
+	for (h = k > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+		    h->cmsg_len == CMSG_LEN(sizeof(int)) && fd < 0)
+			memcpy(&fd, CMSG_DATA(h), sizeof(int));
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (k == (ssize_t)sizeof(r) && r.step == AS_OK && fd >= 0 && !(m.msg_flags & MSG_CTRUNC) &&
+	    WIFEXITED(st) && !WEXITSTATUS(st))
+		return fd;
+	if (k != (ssize_t)sizeof(r) || r.step <= AS_OK || r.step > AS_OPEN) {
+		/* no answer, or not one of ours */
+		r.step = AS_LOST;
+		r.err = k < 0 ? e : EIO;
+	}
+	if (r.err <= 0)
+		r.err = EIO;
+	if (fd >= 0)
+		close(fd);
+	if (r.step == AS_OPEN)
+		snprintf(why, whylen, "cannot open as uid %u gid %u: %s", (unsigned)uid,
+			 (unsigned)gid, strerror(r.err));
+	else if (r.step == AS_LOST)
+		snprintf(why, whylen, "the child opening it as uid %u ended without an answer: %s",
+			 (unsigned)uid, strerror(r.err));
+	else
+		snprintf(why, whylen, "cannot take the rights of uid %u gid %u: %s: %s",
+			 (unsigned)uid, (unsigned)gid, step[r.step], strerror(r.err));
+	errno = r.err;
+	return -1;
 }
 
 /* path opened for reading (O_NONBLOCK: a FIFO never waits for a writer),

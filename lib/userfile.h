@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Limits of the text files (suites, matrices, thresholds, recipes). */
 #define HB_USERFILE_TEXT_MAX (1024L * 1024)
@@ -29,6 +30,17 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
 /* hb_userfile_read for a text file: a NUL byte inside is refused ("PATH:
  * a NUL byte at offset N: not a text file"), never silently cut at. */
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen);
+
+/* path opened with the rights of uid and gid, with no supplementary group
+ * (a file root can read but the account cannot is EACCES), flags plus
+ * O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC (O_CREAT refused: it only
+ * opens). Unless uid is the caller's euid (then a plain open()), a child
+ * takes those ids (setgroups, setgid, setuid; it must not get root back),
+ * opens path and hands the fd over a socketpair; it is waited for before
+ * this returns. The fd, or -1 with errno (the child's open() errno) and a
+ * phrase in why ("cannot open as uid U gid G: Permission denied"; why may
+ * be NULL with whylen 0). */
+int hb_open_as(uid_t uid, gid_t gid, const char *path, int flags, char *why, size_t whylen);
 
 /* hb_usertext_read for root reading a text file in a folder another account
  * writes (modules.dep of a source build): path is opened without following
