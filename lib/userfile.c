@@ -163,28 +163,27 @@ int hb_open_as(uid_t uid, gid_t gid, const char *path, int flags, char *why, siz
 }
 
 /* path opened for reading (O_NONBLOCK: a FIFO never waits for a writer),
- * checked as hb_userfile_open() says; with real_dir, also as
- * hb_usertext_read_within() says (no final link, one name, inside real_dir;
- * /dev/null refused). The fd in blocking mode, or -1 with err and errno. */
-static int open_checked(const char *path, long max, const char *real_dir, char *err,
+ * checked as hb_userfile_open() says; with d, also as
+ * hb_usertext_read_within() says (d's ids, no final link, one name, inside
+ * d->real; /dev/null refused). The fd in blocking mode, or -1 with err and
+ * errno. */
+static int open_checked(const char *path, long max, const struct hb_userdir *d, char *err,
 			size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
-				    (real_dir ? O_NOFOLLOW : 0)),
+	char big[96], fdp[64], real[PATH_MAX], msg[160];
+	const char *real_dir = d ? d->real : NULL, *why = NULL;
+	int fd = d ? hb_open_as(d->uid, d->gid, path, O_RDONLY, msg, sizeof(msg))
+		   : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
 	    e = EINVAL;
-	const char *why = NULL;
-	char big[96], fdp[64], real[PATH_MAX];
 	size_t rl = real_dir ? strlen(real_dir) : 0;
 	struct stat st;
 	ssize_t k;
 
 	if (fd < 0) {
-		char msg[160];
-
 		e = errno;
-		if (real_dir && e == ELOOP)
+		if (d && e == ELOOP)
 			snprintf(msg, sizeof(msg), "a symbolic link: not read");
-		else
+		else if (!d)
 			snprintf(msg, sizeof(msg), "cannot open: %s", strerror(e));
 		set_err(err, errlen, path, msg);
 		errno = e;
@@ -353,19 +352,35 @@ static char *refuse_nul(const char *path, char *text, size_t n, size_t *len, cha
 	return text;
 }
 
-char *hb_usertext_read_within(const char *path, const char *real_dir, long max, size_t *len,
+int hb_userdir_init(struct hb_userdir *d, const char *dir)
+{
+	struct stat st;
+
+	if (!realpath(dir, d->real) || stat(d->real, &st))
+		return -1;
+	/* root reads another account's folder as that account: a file only
+	 * root may read, left in it, is then refused, not copied */
+	d->uid = geteuid();
+	d->gid = getegid();
+	if (d->uid == 0 && st.st_uid != 0) {
+		d->uid = st.st_uid;
+		d->gid = st.st_gid;
+	}
+	return 0;
+}
+
+char *hb_usertext_read_within(const char *path, const struct hb_userdir *d, long max, size_t *len,
 			      char *err, size_t errlen)
 {
 	size_t n = 0;
-	char *text = read_whole(open_checked(path, max, real_dir, err, errlen), path, max, &n, err,
-				errlen);
+	char *text = read_whole(open_checked(path, max, d, err, errlen), path, max, &n, err, errlen);
 
 	return refuse_nul(path, text, n, len, err, errlen);
 }
 
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen)
 {
-	/* real_dir NULL: open_checked() only as hb_userfile_open() checks */
+	/* d NULL: open_checked() only as hb_userfile_open() checks */
 	return hb_usertext_read_within(path, NULL, max, len, err, errlen);
 }
 

@@ -8,6 +8,7 @@
 #ifndef HB_USERFILE_H
 #define HB_USERFILE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -42,12 +43,25 @@ char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_
  * be NULL with whylen 0). */
 int hb_open_as(uid_t uid, gid_t gid, const char *path, int flags, char *why, size_t whylen);
 
+/* A folder another account writes (the modules folder of a source build)
+ * whose files root reads: its real path, and the ids they are opened with
+ * (hb_open_as): the folder owner's when hugebench is root and the owner is
+ * not, else the caller's own. */
+struct hb_userdir {
+	char real[PATH_MAX];
+	uid_t uid;
+	gid_t gid;
+};
+/* d for the folder dir: 0, or -1 with errno (realpath or stat). */
+int hb_userdir_init(struct hb_userdir *d, const char *dir);
+
 /* hb_usertext_read for root reading a text file in a folder another account
- * writes (modules.dep of a source build): path is opened without following
- * a final link, and the file opened must lie inside real_dir (its
- * /proc/self/fd path under it: no link on the way leads out) and have one
- * name (no hard link to a file elsewhere). NULL with "PATH: why" in err. */
-char *hb_usertext_read_within(const char *path, const char *real_dir, long max, size_t *len,
+ * writes (modules.dep of a source build): path is opened with d's ids
+ * (hb_open_as), without following a final link, and the file opened must
+ * lie inside d->real (its /proc/self/fd path under it: no link on the way
+ * leads out) and have one name (no hard link to a file elsewhere). NULL
+ * with "PATH: why" in err. */
+char *hb_usertext_read_within(const char *path, const struct hb_userdir *d, long max, size_t *len,
 			      char *err, size_t errlen);
 
 /* At most max bytes of a regular file (opened without blocking, as

@@ -165,6 +165,47 @@ static void test_open_as(void **state)
 	unlink(lnk);
 }
 
+/* The modules folder of a source build read as root (issue 38):
+ * hb_usertext_read_within with the folder owner's ids refuses modules.dep
+ * when only root may read it, and reads it once the owner may. */
+static void test_usertext_within_as_owner(void **state)
+{
+	char *dir = hbt_path("mods"), dep[PATH_MAX + 16], err[PATH_MAX + 256], *t;
+	struct hb_userdir d;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: test_usertext_within_as_owner needs root\n");
+		skip();
+	}
+	assert_int_equal(chmod(hbt_dir, 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
+	hbt_write(dep, "kernel/a.ko:\n");
+	assert_int_equal(chmod(dep, 0600), 0);
+	/* root's own folder: read with root's rights */
+	assert_int_equal(hb_userdir_init(&d, dir), 0);
+	assert_int_equal(d.uid, 0);
+	t = hb_usertext_read_within(dep, &d, 1024, NULL, err, sizeof(err));
+	assert_non_null(t);
+	free(t);
+	/* nobody's folder: read as nobody, so root's 0600 file is refused */
+	assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
+	assert_int_equal(hb_userdir_init(&d, dir), 0);
+	assert_int_equal(d.uid, NOBODY);
+	assert_int_equal(d.gid, NOBODY);
+	assert_null(hb_usertext_read_within(dep, &d, 1024, NULL, err, sizeof(err)));
+	assert_int_equal(errno, EACCES);
+	if (!strstr(err, "modules.dep: cannot open as uid 65534 gid 65534: Permission denied"))
+		fail_msg("%s", err);
+	/* the owner's own file is read */
+	assert_int_equal(chown(dep, NOBODY, NOBODY), 0);
+	t = hb_usertext_read_within(dep, &d, 1024, NULL, err, sizeof(err));
+	assert_non_null(t);
+	assert_string_equal(t, "kernel/a.ko:\n");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_userfile_limit),
 		cmocka_unit_test(test_usertext_nul),
 		cmocka_unit_test(test_open_as),
+		cmocka_unit_test(test_usertext_within_as_owner),
 	};
 
 	if (hbt_tmpdir("userfile"))
