@@ -354,6 +354,8 @@ static char *refuse_nul(const char *path, char *text, size_t n, size_t *len, cha
 
 int hb_userdir_init(struct hb_userdir *d, const char *dir)
 {
+	size_t n = strlen(dir);
+	char walk[PATH_MAX];
 	struct stat st;
 
 	if (!realpath(dir, d->real) || stat(d->real, &st))
@@ -362,9 +364,31 @@ int hb_userdir_init(struct hb_userdir *d, const char *dir)
 	 * root may read, left in it, is then refused, not copied */
 	d->uid = geteuid();
 	d->gid = getegid();
-	if (d->uid == 0 && st.st_uid != 0) {
+	if (d->uid != 0)
+		return 0;
+	if (st.st_uid != 0) {
 		d->uid = st.st_uid;
 		d->gid = st.st_gid;
+		return 0;
+	}
+	/* a folder of root's reached through another account's folder or
+	 * link (build-source.sh's modules path is under the account's
+	 * builds/, with a release it read from there): that account chose
+	 * it, so it is read as the last such owner on the way */
+	if (n >= sizeof(walk)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(walk, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && dir[i] != '/')
+			continue;
+		walk[i] = 0;
+		if (!lstat(walk, &st) && st.st_uid != 0) {
+			d->uid = st.st_uid;
+			d->gid = st.st_gid;
+		}
+		walk[i] = dir[i];
 	}
 	return 0;
 }

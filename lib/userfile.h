@@ -45,8 +45,10 @@ int hb_open_as(uid_t uid, gid_t gid, const char *path, int flags, char *why, siz
 
 /* A folder another account writes (the modules folder of a source build)
  * whose files root reads: its real path, and the ids they are opened with
- * (hb_open_as): the folder owner's when hugebench is root and the owner is
- * not, else the caller's own. */
+ * (hb_open_as): when hugebench is root, the real folder's owner if not
+ * root, else the last owner other than root of the path as given (each
+ * prefix, a link itself, not followed: a link of the account's to a folder
+ * of root's is read as the account); else the caller's own. */
 struct hb_userdir {
 	char real[PATH_MAX];
 	uid_t uid;

@@ -384,7 +384,8 @@ static void test_module_links_refused(void **state)
  * in that folder, was copied into the guest. Now the folder's files are
  * opened with its owner's rights: here nobody's folder, with a module
  * that is root's and 0600, or in a root-only subfolder, or a root-only
- * modules.dep, is refused with one line; the owner's own module is copied. */
+ * modules.dep, is refused with one line; the owner's own module is copied.
+ * A folder of root's is read as root, unless reached through nobody's link. */
 static void test_modules_read_as_owner(void **state)
 {
 	struct hb_kernel k;
@@ -445,6 +446,25 @@ static void test_modules_read_as_owner(void **state)
 	assert_non_null(got);
 	free(cpio);
 	clean_images();
+	/* 4: a folder of root's, its module root's and 0600: read as root
+	 * (a Debian package's, extracted by root) when named directly... */
+	assert_int_equal(chown(dir, 0, 0), 0);
+	assert_int_equal(chown(p, 0, 0), 0);
+	assert_int_equal(chown(dep, 0, 0), 0);
+	assert_int_equal(chown(mod, 0, 0), 0);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 0);
+	clean_images();
+	/* ...but refused when reached through a link of nobody's: that
+	 * account chose the folder (build-source.sh prints a modules path
+	 * under the account's builds/, with a release read from there) */
+	snprintf(p, sizeof(p), "%s/lib/nobodys", g_fake);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+	snprintf(k.moddir, sizeof(k.moddir), "%s/lib/nobodys/mods", g_fake);
+	assert_int_equal(symlink(dir, k.moddir), 0);
+	assert_int_equal(lchown(k.moddir, NOBODY, NOBODY), 0);
+	assert_refused(&k, "modules.dep: cannot open as uid 65534 gid 65534: Permission denied");
 }
 
 int main(void)

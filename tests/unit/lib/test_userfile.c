@@ -204,6 +204,16 @@ static void test_usertext_within_as_owner(void **state)
 	assert_non_null(t);
 	assert_string_equal(t, "kernel/a.ko:\n");
 	free(t);
+	/* a folder of root's reached through nobody's link: read as nobody */
+	assert_int_equal(chown(dir, 0, 0), 0);
+	assert_int_equal(mkdir(hbt_path("nobodys"), 0755), 0);
+	assert_int_equal(chown(hbt_path("nobodys"), NOBODY, NOBODY), 0);
+	assert_int_equal(symlink(dir, hbt_path("nobodys/mods")), 0);
+	assert_int_equal(hb_userdir_init(&d, hbt_path("nobodys/mods")), 0);
+	assert_string_equal(d.real, dir);
+	assert_int_equal(d.uid, NOBODY);
+	assert_int_equal(hb_userdir_init(&d, dir), 0);
+	assert_int_equal(d.uid, 0);
 }
 
 int main(void)
