@@ -4,12 +4,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void set_err(char *err, size_t errlen, const char *path, const char *why)
@@ -18,29 +21,169 @@ static void set_err(char *err, size_t errlen, const char *path, const char *why)
 		snprintf(err, errlen, "%s: %s", path, why);
 }
 
+/* What hb_open_as()'s child reports: the step that failed (0: none, the fd
+ * rides along) and its errno. */
+enum { AS_OK, AS_SETGROUPS, AS_SETGID, AS_SETUID, AS_REGAINED, AS_OPEN, AS_LOST };
+struct as_reply {
+	int step, err;
+};
+
+/* The child of hb_open_as(): becomes uid:gid with no supplementary group,
+ * opens path and sends the fd (or the failing step) on sock. Only
+ * async-signal-safe calls: the parent may have threads. Once its ids
+ * change the kernel makes it non-dumpable, so the account cannot ptrace it
+ * for the fds it inherited from root. */
+static void __attribute__((noreturn)) open_as_child(int sock, uid_t uid, gid_t gid,
+						      const char *path, int flags)
+{
+	struct as_reply r = { AS_OK, 0 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { &r, sizeof(r) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd = -1;
+
+	if (setgroups(0, NULL))
+		r.step = AS_SETGROUPS;
+	else if (setgid(gid))
+		r.step = AS_SETGID;
+	else if (setuid(uid))
+		r.step = AS_SETUID;
+	if (r.step)
+		r.err = errno;
+	else if (getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != gid ||
+		 (uid != 0 && (!setuid(0) || !seteuid(0))))
+		r.step = AS_REGAINED, r.err = EPERM;
+	else if ((fd = open(path, flags)) < 0)
+		r.step = AS_OPEN, r.err = errno;
+	if (fd >= 0) {
+		memset(&c, 0, sizeof(c));
+		m.msg_control = c.buf;
+		m.msg_controllen = sizeof(c.buf);
+		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), &fd, sizeof(int));
+	}
+	while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			_exit(1);
+	_exit(0);
+}
+
+int hb_open_as(uid_t uid, gid_t gid, const char *path, int flags, char *why, size_t whylen)
+{
+	static const char *const step[] = { "", "setgroups", "setgid", "setuid",
+					    "root regained after setuid" };
+	struct as_reply r = { AS_OPEN, EIO };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { &r, sizeof(r) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+			    .msg_controllen = sizeof(c.buf) };
+	struct cmsghdr *h;
+	int sv[2], fd = -1, st = 0, e;
+	ssize_t k;
+	pid_t pid;
+
+	if (why && whylen)
+		why[0] = 0;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		/* it only opens: a file made here would be the account's */
+		snprintf(why, whylen, "O_CREAT or O_TMPFILE: not opened");
+		errno = EINVAL;
+		return -1;
+	}
+	flags |= O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	if (uid == geteuid()) {
+		fd = open(path, flags);
+		e = errno;
+		if (fd < 0)
+			snprintf(why, whylen, "cannot open: %s", strerror(e));
+		errno = e;
+		return fd;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		e = errno;
+		snprintf(why, whylen, "socketpair: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		open_as_child(sv[1], uid, gid, path, flags);
+	}
+	e = errno;
+	close(sv[1]); /* the child's end: a child that dies unheard reads as 0 */
+	if (pid < 0) {
+		close(sv[0]);
+		snprintf(why, whylen, "fork: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	memset(&c, 0, sizeof(c));
+	while ((k = recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	e = errno;
+	close(sv[0]);
+	for (h = k > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+		    h->cmsg_len == CMSG_LEN(sizeof(int)) && fd < 0)
+			memcpy(&fd, CMSG_DATA(h), sizeof(int));
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (k == (ssize_t)sizeof(r) && r.step == AS_OK && fd >= 0 && !(m.msg_flags & MSG_CTRUNC) &&
+	    WIFEXITED(st) && !WEXITSTATUS(st))
+		return fd;
+	if (k != (ssize_t)sizeof(r) || r.step <= AS_OK || r.step > AS_OPEN) {
+		/* no answer, or not one of ours */
+		r.step = AS_LOST;
+		r.err = k < 0 ? e : EIO;
+	}
+	if (r.err <= 0)
+		r.err = EIO;
+	if (fd >= 0)
+		close(fd);
+	if (r.step == AS_OPEN)
+		snprintf(why, whylen, "cannot open as uid %u gid %u: %s", (unsigned)uid,
+			 (unsigned)gid, strerror(r.err));
+	else if (r.step == AS_LOST)
+		snprintf(why, whylen, "the child opening it as uid %u ended without an answer: %s",
+			 (unsigned)uid, strerror(r.err));
+	else
+		snprintf(why, whylen, "cannot take the rights of uid %u gid %u: %s: %s",
+			 (unsigned)uid, (unsigned)gid, step[r.step], strerror(r.err));
+	errno = r.err;
+	return -1;
+}
+
 /* path opened for reading (O_NONBLOCK: a FIFO never waits for a writer),
- * checked as hb_userfile_open() says; with real_dir, also as
- * hb_usertext_read_within() says (no final link, one name, inside real_dir;
- * /dev/null refused). The fd in blocking mode, or -1 with err and errno. */
-static int open_checked(const char *path, long max, const char *real_dir, char *err,
+ * checked as hb_userfile_open() says; with d, also as
+ * hb_usertext_read_within() says (d's ids, no final link, one name, inside
+ * d->real; /dev/null refused). The fd in blocking mode, or -1 with err and
+ * errno. */
+static int open_checked(const char *path, long max, const struct hb_userdir *d, char *err,
 			size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
-				    (real_dir ? O_NOFOLLOW : 0)),
+	char big[96], fdp[64], real[PATH_MAX], msg[160];
+	const char *real_dir = d ? d->real : NULL, *why = NULL;
+	int fd = d ? hb_open_as(d->uid, d->gid, path, O_RDONLY, msg, sizeof(msg))
+		   : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
 	    e = EINVAL;
-	const char *why = NULL;
-	char big[96], fdp[64], real[PATH_MAX];
 	size_t rl = real_dir ? strlen(real_dir) : 0;
 	struct stat st;
 	ssize_t k;
 
 	if (fd < 0) {
-		char msg[160];
-
 		e = errno;
-		if (real_dir && e == ELOOP)
+		if (d && e == ELOOP)
 			snprintf(msg, sizeof(msg), "a symbolic link: not read");
-		else
+		else if (!d)
 			snprintf(msg, sizeof(msg), "cannot open: %s", strerror(e));
 		set_err(err, errlen, path, msg);
 		errno = e;
@@ -209,19 +352,59 @@ static char *refuse_nul(const char *path, char *text, size_t n, size_t *len, cha
 	return text;
 }
 
-char *hb_usertext_read_within(const char *path, const char *real_dir, long max, size_t *len,
+int hb_userdir_init(struct hb_userdir *d, const char *dir)
+{
+	size_t n = strlen(dir);
+	char walk[PATH_MAX];
+	struct stat st;
+
+	if (!realpath(dir, d->real) || stat(d->real, &st))
+		return -1;
+	/* root reads another account's folder as that account: a file only
+	 * root may read, left in it, is then refused, not copied */
+	d->uid = geteuid();
+	d->gid = getegid();
+	if (d->uid != 0)
+		return 0;
+	if (st.st_uid != 0) {
+		d->uid = st.st_uid;
+		d->gid = st.st_gid;
+		return 0;
+	}
+	/* a folder of root's reached through another account's folder or
+	 * link (build-source.sh's modules path is under the account's
+	 * builds/, with a release it read from there): that account chose
+	 * it, so it is read as the last such owner on the way */
+	if (n >= sizeof(walk)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(walk, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && dir[i] != '/')
+			continue;
+		walk[i] = 0;
+		if (!lstat(walk, &st) && st.st_uid != 0) {
+			d->uid = st.st_uid;
+			d->gid = st.st_gid;
+		}
+		walk[i] = dir[i];
+	}
+	return 0;
+}
+
+char *hb_usertext_read_within(const char *path, const struct hb_userdir *d, long max, size_t *len,
 			      char *err, size_t errlen)
 {
 	size_t n = 0;
-	char *text = read_whole(open_checked(path, max, real_dir, err, errlen), path, max, &n, err,
-				errlen);
+	char *text = read_whole(open_checked(path, max, d, err, errlen), path, max, &n, err, errlen);
 
 	return refuse_nul(path, text, n, len, err, errlen);
 }
 
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen)
 {
-	/* real_dir NULL: open_checked() only as hb_userfile_open() checks */
+	/* d NULL: open_checked() only as hb_userfile_open() checks */
 	return hb_usertext_read_within(path, NULL, max, len, err, errlen);
 }
 

@@ -8,8 +8,10 @@
 #ifndef HB_USERFILE_H
 #define HB_USERFILE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Limits of the text files (suites, matrices, thresholds, recipes). */
 #define HB_USERFILE_TEXT_MAX (1024L * 1024)
@@ -30,12 +32,38 @@ char *hb_userfile_read(const char *path, long max, size_t *len, char *err, size_
  * a NUL byte at offset N: not a text file"), never silently cut at. */
 char *hb_usertext_read(const char *path, long max, size_t *len, char *err, size_t errlen);
 
+/* path opened with the rights of uid and gid, with no supplementary group
+ * (a file root can read but the account cannot is EACCES), flags plus
+ * O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC (O_CREAT refused: it only
+ * opens). Unless uid is the caller's euid (then a plain open()), a child
+ * takes those ids (setgroups, setgid, setuid; it must not get root back),
+ * opens path and hands the fd over a socketpair; it is waited for before
+ * this returns. The fd, or -1 with errno (the child's open() errno) and a
+ * phrase in why ("cannot open as uid U gid G: Permission denied"; why may
+ * be NULL with whylen 0). */
+int hb_open_as(uid_t uid, gid_t gid, const char *path, int flags, char *why, size_t whylen);
+
+/* A folder another account writes (the modules folder of a source build)
+ * whose files root reads: its real path, and the ids they are opened with
+ * (hb_open_as): when hugebench is root, the real folder's owner if not
+ * root, else the last owner other than root of the path as given (each
+ * prefix, a link itself, not followed: a link of the account's to a folder
+ * of root's is read as the account); else the caller's own. */
+struct hb_userdir {
+	char real[PATH_MAX];
+	uid_t uid;
+	gid_t gid;
+};
+/* d for the folder dir: 0, or -1 with errno (realpath or stat). */
+int hb_userdir_init(struct hb_userdir *d, const char *dir);
+
 /* hb_usertext_read for root reading a text file in a folder another account
- * writes (modules.dep of a source build): path is opened without following
- * a final link, and the file opened must lie inside real_dir (its
- * /proc/self/fd path under it: no link on the way leads out) and have one
- * name (no hard link to a file elsewhere). NULL with "PATH: why" in err. */
-char *hb_usertext_read_within(const char *path, const char *real_dir, long max, size_t *len,
+ * writes (modules.dep of a source build): path is opened with d's ids
+ * (hb_open_as), without following a final link, and the file opened must
+ * lie inside d->real (its /proc/self/fd path under it: no link on the way
+ * leads out) and have one name (no hard link to a file elsewhere). NULL
+ * with "PATH: why" in err. */
+char *hb_usertext_read_within(const char *path, const struct hb_userdir *d, long max, size_t *len,
 			      char *err, size_t errlen);
 
 /* At most max bytes of a regular file (opened without blocking, as

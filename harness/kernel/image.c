@@ -46,9 +46,11 @@ static void rm_rf(const char *path)
 }
 
 /* The module list of configs/guest-modules.conf resolved for k; the count,
- * or -1 with err. real (PATH_MAX) gets the modules folder's real path, the
- * one modules.dep and every module staged from it are checked against. */
-static int resolve_modules(const struct hb_kernel *k, char *real, char *err, size_t errlen)
+ * or -1 with err. md gets the modules folder's real path, the one
+ * modules.dep and every module staged from it are checked against, and
+ * whose rights they are read with (its owner's when root runs this). */
+static int resolve_modules(const struct hb_kernel *k, struct hb_userdir *md, char *err,
+			   size_t errlen)
 {
 	char dep[PATH_MAX + 16], conf[PATH_MAX + 32], why[PATH_MAX + 160];
 	char *deptext, *wanted = NULL;
@@ -60,17 +62,21 @@ static int resolve_modules(const struct hb_kernel *k, char *real, char *err, siz
 	snprintf(conf, sizeof(conf), "%s/configs/guest-modules.conf", hb_root());
 	/* the modules folder is the user's (--modules DIR) or the build
 	 * account's (a source build), and this may run as root: modules.dep
-	 * is read with the bounded reader (a FIFO or device refused at once),
-	 * without following a link to a file elsewhere, and must have one
-	 * name, as each module it names (stage_module) */
-	if (!realpath(k->moddir, real)) {
+	 * is read with the folder owner's rights and the bounded reader (a
+	 * FIFO or device refused at once), without following a link to a
+	 * file elsewhere, and must have one name, as each module it names
+	 * (stage_module) */
+	if (hb_userdir_init(md, k->moddir)) {
 		snprintf(err, errlen, "--modules %s: %s; give a folder with a modules.dep file",
 			 k->moddir, strerror(errno));
 		return -1;
 	}
-	deptext = hb_usertext_read_within(dep, real, HB_MODULES_DEP_MAX, NULL, why, sizeof(why));
+	deptext = hb_usertext_read_within(dep, md, HB_MODULES_DEP_MAX, NULL, why, sizeof(why));
 	if (!deptext && errno == ENOENT)
 		snprintf(err, errlen, "%s missing; run: depmod -b <root> <release> for that tree", dep);
+	else if (!deptext && errno == EACCES)
+		snprintf(err, errlen, "--modules: %s; the folder's owner must be able to read it "
+			 "(root reads that folder with its owner's rights)", why);
 	else if (!deptext)
 		snprintf(err, errlen, "--modules: %s; give a folder with a modules.dep file", why);
 	else if (!(wanted = hb_usertext_read(conf, HB_USERFILE_TEXT_MAX, NULL, why, sizeof(why))))
@@ -90,26 +96,34 @@ static int resolve_modules(const struct hb_kernel *k, char *real, char *err, siz
 /* Copies module src into dir as NN-<basename> (its suffix tells
  * mkinitramfs.sh how to decompress it) and puts that path in out. The
  * modules folder may be the build user's (a source build writes it), and
- * this runs as root: src is opened without following a final link
- * (O_NOFOLLOW), must be a regular file, and the file actually opened must
- * lie inside the folder (its /proc/self/fd path under real_moddir) and
- * have one name, so a link to /etc/shadow, symbolic or hard, or a
- * modules.dep line ../../secret/x.ko is refused (issue 38: they ended up
- * in the guest's initramfs). 0, or -1 with err. */
-static int stage_module(const char *real_moddir, const char *src, const char *dir, int i,
+ * this runs as root: src is opened with the folder owner's rights (md's
+ * ids, hb_open_as), so a file only root may read is refused, without
+ * following a final link (O_NOFOLLOW), must be a regular file, and the
+ * file actually opened must lie inside the folder (its /proc/self/fd path
+ * under md->real) and have one name, so a link to /etc/shadow, symbolic or
+ * hard, or a modules.dep line ../../secret/x.ko is refused (issue 38: they
+ * ended up in the guest's initramfs). The copy is written as root, into
+ * root's private dir. 0, or -1 with err. */
+static int stage_module(const struct hb_userdir *md, const char *src, const char *dir, int i,
 			char *out, size_t outlen, char *err, size_t errlen)
 {
-	char fdp[64], real[PATH_MAX], buf[65536];
-	const char *base = strrchr(src, '/');
+	char fdp[64], real[PATH_MAX], buf[65536], why[160];
+	const char *base = strrchr(src, '/'), *real_moddir = md->real;
 	size_t rl = strlen(real_moddir);
 	struct stat st;
 	ssize_t k, n;
 	int in, o = -1, rc = -1;
 
-	in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	in = hb_open_as(md->uid, md->gid, src, O_RDONLY, why, sizeof(why));
+	if (in < 0 && errno == ELOOP) {
+		snprintf(err, errlen, "module %s: a symbolic link, not copied; the modules folder "
+			 "must hold the files themselves", src);
+		return -1;
+	}
 	if (in < 0) {
-		snprintf(err, errlen, "module %s: %s; the modules folder must hold the files "
-			 "themselves", src, errno == ELOOP ? "a symbolic link, not copied" : strerror(errno));
+		snprintf(err, errlen, "module %s: %s; %s", src, why, errno == EACCES ?
+			 "a module must be readable by the modules folder's owner (root reads "
+			 "that folder with its owner's rights)" : "not copied");
 		return -1;
 	}
 	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", in);
@@ -169,7 +183,7 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 		   char *out, size_t outlen, char *err, size_t errlen)
 {
 	char base[PATH_MAX], work[PATH_MAX], staging[PATH_MAX + 8], etc[PATH_MAX + 16];
-	char real_moddir[PATH_MAX] = "";
+	struct hb_userdir md;
 	char cpio[PATH_MAX + 16], script[PATH_MAX + 32], guest[PATH_MAX + 16];
 	char modlist[MODLIST_MAX] = "";
 	static char staged[MAX_MODS][PATH_MAX + 400];
@@ -207,7 +221,7 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 		snprintf(err, errlen, "cannot create %s", etc);
 		goto fail;
 	}
-	n = resolve_modules(k, real_moddir, err, errlen);
+	n = resolve_modules(k, &md, err, errlen);
 	if (n < 0)
 		goto fail;
 	for (int i = 0; i < n; i++) {
@@ -240,7 +254,7 @@ int hb_image_build(const struct hb_kernel *k, const char *suite_text, const char
 			goto fail;
 		}
 		for (int i = 0; i < n; i++) {
-			if (stage_module(real_moddir, mods[i].path, mdir, i, staged[i],
+			if (stage_module(&md, mods[i].path, mdir, i, staged[i],
 					 sizeof(staged[i]), err, errlen))
 				goto fail;
 			argv[a++] = staged[i];

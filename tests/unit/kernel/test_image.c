@@ -377,6 +377,96 @@ static void test_module_links_refused(void **state)
 	clean_images();
 }
 
+#define NOBODY 65534
+
+/* Issue 38 (item 5): root built the initramfs from the build account's
+ * modules folder with root's rights, so a file only root may read, left
+ * in that folder, was copied into the guest. Now the folder's files are
+ * opened with its owner's rights: here nobody's folder, with a module
+ * that is root's and 0600, or in a root-only subfolder, or a root-only
+ * modules.dep, is refused with one line; the owner's own module is copied.
+ * A folder of root's is read as root, unless reached through nobody's link. */
+static void test_modules_read_as_owner(void **state)
+{
+	struct hb_kernel k;
+	char name[128], dir[PATH_MAX], p[PATH_MAX + 256], mod[PATH_MAX + 256], dep[PATH_MAX + 16];
+	char out[PATH_MAX] = "", err[PATH_MAX + 512] = "", *cpio, *got;
+	size_t len;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: test_modules_read_as_owner needs root (it reads as uid %d)\n",
+			      NOBODY);
+		skip();
+	}
+	if (!g_have_tools)
+		skip();
+	clean_images();
+	snprintf(name, sizeof(name), "m00%s",
+		 "_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	/* nobody may walk to the folder (mkdtemp made the fake checkout 0700) */
+	assert_int_equal(chmod(g_fake, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/lib/modules/6.99-nobody", g_fake);
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	assert_int_equal(hb_mkdir_p(p), 0);
+	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
+	snprintf(err, sizeof(err), "kernel/%s.ko:\n", name);
+	hbt_write(dep, err);
+	snprintf(mod, sizeof(mod), "%s/kernel/%s.ko", dir, name);
+	hbt_write(mod, "root:only\n");
+	assert_int_equal(chmod(mod, 0600), 0);
+	assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
+	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+	assert_int_equal(chown(dep, NOBODY, NOBODY), 0);
+	memset(&k, 0, sizeof(k));
+	snprintf(k.moddir, sizeof(k.moddir), "%s", dir);
+	/* 1: the module is root's, mode 0600 */
+	snprintf(p, sizeof(p), "module %s: cannot open as uid 65534 gid 65534: Permission denied; "
+		 "a module must be readable by the modules folder's owner", mod);
+	assert_refused(&k, p);
+	/* 2: the module is nobody's but in a subfolder only root may enter */
+	assert_int_equal(chown(mod, NOBODY, NOBODY), 0);
+	snprintf(p, sizeof(p), "%s/kernel", dir);
+	assert_int_equal(chown(p, 0, 0), 0);
+	assert_int_equal(chmod(p, 0700), 0);
+	assert_refused(&k, "Permission denied; a module must be readable");
+	/* 3: modules.dep itself root's, mode 0600 */
+	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+	assert_int_equal(chown(dep, 0, 0), 0);
+	assert_int_equal(chmod(dep, 0600), 0);
+	assert_refused(&k, "modules.dep: cannot open as uid 65534 gid 65534: Permission denied; "
+			   "the folder's owner must be able to read it");
+	/* and nobody's own files, 0600 too, are read and copied into the guest */
+	assert_int_equal(chown(dep, NOBODY, NOBODY), 0);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 0);
+	cpio = hb_slurp(out, &len);
+	assert_non_null(cpio);
+	got = memmem(cpio, len, "root:only\n", 10);
+	assert_non_null(got);
+	free(cpio);
+	clean_images();
+	/* 4: a folder of root's, its module root's and 0600: read as root
+	 * (a Debian package's, extracted by root) when named directly... */
+	assert_int_equal(chown(dir, 0, 0), 0);
+	assert_int_equal(chown(p, 0, 0), 0);
+	assert_int_equal(chown(dep, 0, 0), 0);
+	assert_int_equal(chown(mod, 0, 0), 0);
+	assert_int_equal(hb_image_build(&k, "selftest\n", "t", out, sizeof(out), err, sizeof(err)),
+			 0);
+	clean_images();
+	/* ...but refused when reached through a link of nobody's: that
+	 * account chose the folder (build-source.sh prints a modules path
+	 * under the account's builds/, with a release read from there) */
+	snprintf(p, sizeof(p), "%s/lib/nobodys", g_fake);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+	snprintf(k.moddir, sizeof(k.moddir), "%s/lib/nobodys/mods", g_fake);
+	assert_int_equal(symlink(dir, k.moddir), 0);
+	assert_int_equal(lchown(k.moddir, NOBODY, NOBODY), 0);
+	assert_refused(&k, "modules.dep: cannot open as uid 65534 gid 65534: Permission denied");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_failure_cleans_up),
 		cmocka_unit_test(test_reproducible),
 		cmocka_unit_test(test_module_links_refused),
+		cmocka_unit_test(test_modules_read_as_owner),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

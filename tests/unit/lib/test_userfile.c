@@ -2,14 +2,18 @@
  * a FIFO returns at once with an error instead of blocking, /dev/zero and a
  * folder are refused, a file over the limit is refused, /dev/null is empty
  * and a regular file is read whole (NULs kept); hb_usertext_read refuses a
- * NUL byte (issue 38: a suite was cut at one). */
+ * NUL byte (issue 38: a suite was cut at one). hb_open_as opens with
+ * another account's rights (as root only). */
 #define _GNU_SOURCE
 #include "helpers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "userfile.h"
 
@@ -97,6 +101,121 @@ static void test_excerpt(void **state)
 	assert_string_equal(out, "abc");
 }
 
+#define NOBODY 65534
+
+/* Issue 38: root copied a file only root may read out of a folder the
+ * build account writes. Opened as that account (nobody here), a root-only
+ * file is EACCES; as root, or when the account may read it, the fd works;
+ * no child is left behind. */
+static void test_open_as(void **state)
+{
+	char *secret = hbt_path("root-only"), *open_to_all = hbt_path("readable");
+	char *lnk = hbt_path("link"), why[256], buf[32];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: test_open_as needs root (it opens as uid %d)\n", NOBODY);
+		skip();
+	}
+	assert_int_equal(chmod(hbt_dir, 0755), 0); /* nobody may look inside */
+	hbt_write(secret, "root:only\n");
+	assert_int_equal(chmod(secret, 0600), 0);
+	hbt_write(open_to_all, "anyone\n");
+	assert_int_equal(chmod(open_to_all, 0644), 0);
+	assert_int_equal(symlink(open_to_all, lnk), 0);
+
+	/* as nobody: the root-only file is refused, with the open's errno */
+	errno = 0;
+	assert_int_equal(hb_open_as(NOBODY, NOBODY, secret, O_RDONLY, why, sizeof(why)), -1);
+	assert_int_equal(errno, EACCES);
+	if (!strstr(why, "cannot open as uid 65534 gid 65534: Permission denied"))
+		fail_msg("%s", why);
+	/* as root (the caller's own euid: a plain open) it is read */
+	fd = hb_open_as(0, 0, secret, O_RDONLY, why, sizeof(why));
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 10);
+	close(fd);
+	/* as nobody, a file nobody may read: the fd received is usable */
+	fd = hb_open_as(NOBODY, NOBODY, open_to_all, O_RDONLY, why, sizeof(why));
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 7);
+	assert_memory_equal(buf, "anyone\n", 7);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	close(fd);
+	/* a final link is never followed, whoever opens */
+	assert_int_equal(hb_open_as(NOBODY, NOBODY, lnk, O_RDONLY, why, sizeof(why)), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(hb_open_as(0, 0, lnk, O_RDONLY, why, sizeof(why)), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(hb_open_as(NOBODY, NOBODY, hbt_path("absent"), O_RDONLY, NULL, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	/* it only opens: O_CREAT would make a file of the account's */
+	assert_int_equal(hb_open_as(NOBODY, NOBODY, hbt_path("new"), O_RDWR | O_CREAT, why,
+				    sizeof(why)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(access(hbt_path("new"), F_OK), -1);
+	/* every child was waited for */
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	unlink(lnk);
+}
+
+/* The modules folder of a source build read as root (issue 38):
+ * hb_usertext_read_within with the folder owner's ids refuses modules.dep
+ * when only root may read it, and reads it once the owner may. */
+static void test_usertext_within_as_owner(void **state)
+{
+	char *dir = hbt_path("mods"), dep[PATH_MAX + 16], err[PATH_MAX + 256], *t;
+	struct hb_userdir d;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: test_usertext_within_as_owner needs root\n");
+		skip();
+	}
+	assert_int_equal(chmod(hbt_dir, 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
+	hbt_write(dep, "kernel/a.ko:\n");
+	assert_int_equal(chmod(dep, 0600), 0);
+	/* root's own folder: read with root's rights */
+	assert_int_equal(hb_userdir_init(&d, dir), 0);
+	assert_int_equal(d.uid, 0);
+	t = hb_usertext_read_within(dep, &d, 1024, NULL, err, sizeof(err));
+	assert_non_null(t);
+	free(t);
+	/* nobody's folder: read as nobody, so root's 0600 file is refused */
+	assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
+	assert_int_equal(hb_userdir_init(&d, dir), 0);
+	assert_int_equal(d.uid, NOBODY);
+	assert_int_equal(d.gid, NOBODY);
+	assert_null(hb_usertext_read_within(dep, &d, 1024, NULL, err, sizeof(err)));
+	assert_int_equal(errno, EACCES);
+	if (!strstr(err, "modules.dep: cannot open as uid 65534 gid 65534: Permission denied"))
+		fail_msg("%s", err);
+	/* the owner's own file is read */
+	assert_int_equal(chown(dep, NOBODY, NOBODY), 0);
+	t = hb_usertext_read_within(dep, &d, 1024, NULL, err, sizeof(err));
+	assert_non_null(t);
+	assert_string_equal(t, "kernel/a.ko:\n");
+	free(t);
+	/* a folder of root's reached through nobody's link: read as nobody */
+	assert_int_equal(chown(dir, 0, 0), 0);
+	assert_int_equal(mkdir(hbt_path("nobodys"), 0755), 0);
+	assert_int_equal(chown(hbt_path("nobodys"), NOBODY, NOBODY), 0);
+	assert_int_equal(symlink(dir, hbt_path("nobodys/mods")), 0);
+	assert_int_equal(hb_userdir_init(&d, hbt_path("nobodys/mods")), 0);
+	assert_string_equal(d.real, dir);
+	assert_int_equal(d.uid, NOBODY);
+	assert_int_equal(hb_userdir_init(&d, dir), 0);
+	assert_int_equal(d.uid, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +223,8 @@ int main(void)
 		cmocka_unit_test(test_userfile_kinds),
 		cmocka_unit_test(test_userfile_limit),
 		cmocka_unit_test(test_usertext_nul),
+		cmocka_unit_test(test_open_as),
+		cmocka_unit_test(test_usertext_within_as_owner),
 	};
 
 	if (hbt_tmpdir("userfile"))
