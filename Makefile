@@ -63,6 +63,19 @@ $(foreach v,$(HB_PASTED_VARS),$(if $(call hb_unplain,$(value $v),$(HB_PLAIN_CHAR
 	$(error $v: only letters, digits, blanks and _-.,/+=:@% are allowed (make pastes it into commands); give a plain value)))
 CC ?= gcc
 CFLAGS ?= -O2 -g
+# The project's own compiles go through ccache where it is installed (it is
+# in DEB_PKGS for the kernel builds): a second clone on the machine compiled
+# all of it again, about 85 CPU-s of make test (issue 33). ccache's own
+# cache (root: /root/.cache/ccache) is shared by every clone of one user;
+# the clone's path is kept out of the hash and of the debug info
+# (CCACHE_BASEDIR, -fdebug-prefix-map), so clones hit each other's objects.
+# Only single-file compiles (-c) are cached; links are not.
+# The clone's path is pasted into the compiles only if it is plain text
+# (else no prefix map: objects are cached per clone).
+HB_CCACHE := $(if $(shell command -v ccache 2>/dev/null),ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+HB_PREFIX_MAP := $(if $(call hb_unplain,$(CURDIR),$(HB_PLAIN_CHARS)),,-fdebug-prefix-map=$(CURDIR)=.)
+COMPILE = $(HB_CCACHE) $(CC) $(HB_PREFIX_MAP)
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers -Wno-format-truncation
 # libxml2 (the JUnit writer, harness/nightly/junit.c) keeps its headers in a folder of their own.
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
@@ -99,6 +112,7 @@ HARNESS_LIB := $(filter-out $(BUILD)/obj/harness/main.o,$(HOST_OBJ))
 # Unit tests mirror the tree (tests/unit/README.md): tests/unit/test_*.c and
 # tests/unit/<dir>[/<dir>]/test_*.c; build/tests/<same path> each.
 UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/*/test_*.c tests/unit/*/*/test_*.c)
+UNIT_OBJ := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.o,$(UNIT_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 # Shared by every unit test (tests/unit/helpers*.c).
 UNIT_H := $(wildcard tests/unit/*.h)
@@ -165,15 +179,15 @@ check-deps: deps
 # get their own include paths, everything else is guest code.
 $(BUILD)/obj/harness/%.o: harness/%.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_INC) $(WARN) $(CFLAGS) -c -o $@ $<
+	$(COMPILE) $(HOST_INC) $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/obj/lib/%.o: lib/%.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) -Ilib $(WARN) $(CFLAGS) -c -o $@ $<
+	$(COMPILE) -Ilib $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_INC) $(WARN) $(CFLAGS) -c -o $@ $<
+	$(COMPILE) $(GUEST_INC) $(WARN) $(CFLAGS) -c -o $@ $<
 
 # lib/kfeatures.c reads /proc/config.gz with zlib (guest and host alike).
 $(BUILD)/hb-guest: $(GUEST_OBJ) $(LIB_OBJ)
@@ -222,7 +236,7 @@ $(BUILD)/tests/lib/test_ext_parse: $(call obj,workloads/wl_fio.c workloads/wl_st
 WL_API_OBJ := $(call obj,workloads/api/hb_util.c workloads/api/hb_core.c workloads/api/hb_kf.c)
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(UNIT_H) $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_INC) $(WARN) $(CFLAGS) -c -o $@ $<
+	$(COMPILE) $(ALL_INC) -Itests/unit $(WARN) $(CFLAGS) -c -o $@ $<
 # The host objects reach the unit tests through an archive, last on the link
 # line: the linker takes only the members a test uses (no object here has a
 # constructor or anything else that works by merely being linked). Linking
@@ -233,9 +247,10 @@ $(UNIT_LIB): $(HARNESS_LIB) $(LIB_OBJ) $(WL_API_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	$(AR) rcs $@ $^
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(UNIT_LIB) $(UNIT_H)
+# compiled (cached) and linked apart: ccache does not cache a compile that links
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPERS) $(UNIT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_INC) -Itests/unit $(WARN) $(CFLAGS) -o $@ $(filter-out %.h $(UNIT_LIB),$^) $(UNIT_LIB) $(HOST_LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(UNIT_LIB),$^) $(UNIT_LIB) $(HOST_LIBS) -lcmocka
 
 # The compare-report rule outside hugebench (no run.c, no QEMU): the bench
 # programs below link exactly these.
@@ -382,11 +397,11 @@ $(error FUZZ_SECONDS must be a whole number of seconds)
 endif
 export HB_FUZZ_SECONDS := $(value FUZZ_SECONDS)
 # keep the fuzz objects between builds (make deletes pattern-made intermediates)
-.SECONDARY: $(FUZZ_OBJ) $(UNIT_HELPERS)
+.SECONDARY: $(FUZZ_OBJ) $(UNIT_HELPERS) $(UNIT_OBJ)
 
 $(BUILD)/fuzz/obj/%.o: %.c $(ALL_H) | check-deps
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(ALL_INC) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
+	$(HB_CCACHE) $(FUZZ_CC) $(HB_PREFIX_MAP) $(ALL_INC) $(FUZZ_WARN) $(FUZZ_FLAGS) -c -o $@ $<
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
