@@ -98,8 +98,29 @@ static size_t add(const char *moddir, const char *dep, const char *name, const c
 	return n + 1;
 }
 
+/* Whether a line's "[workload]" prefix (at name, already past blanks)
+ * lets it through for this suite; name is moved past the prefix. */
+static int wanted_by(char **name, const char *const *workloads)
+{
+	char *w = *name, *end;
+
+	if (*w != '[')
+		return 1;
+	end = strchr(w, ']');
+	if (!end)
+		return 1; /* not a prefix: the name as written (absent, skipped) */
+	*end = 0;
+	*name = end + 1 + strspn(end + 1, " \t");
+	if (!workloads)
+		return 1;
+	for (size_t i = 0; workloads[i]; i++)
+		if (!strcmp(workloads[i], w + 1))
+			return 1;
+	return 0;
+}
+
 size_t hb_modules_resolve(const char *moddir, const char *dep_text, const char *wanted,
-			  struct hb_modfile *out, size_t max)
+			  const char *const *workloads, struct hb_modfile *out, size_t max)
 {
 	char *copy = strdup(wanted), *save = NULL, *line;
 	size_t n = 0;
@@ -109,7 +130,7 @@ size_t hb_modules_resolve(const char *moddir, const char *dep_text, const char *
 
 		line[strcspn(line, "#")] = 0;
 		name = line + strspn(line, " \t");
-		if (!*name)
+		if (!*name || !wanted_by(&name, workloads) || !*name)
 			continue;
 		params = name + strcspn(name, " \t");
 		if (*params)

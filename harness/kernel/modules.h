@@ -13,11 +13,14 @@ struct hb_modfile {
 	char params[128];    /* only for the module asked for, never its deps */
 };
 
-/* Resolve wanted modules ("name params" lines, '#' comments) against
- * modules.dep text; dependencies come first, each module once. Names that
- * modules.dep lacks are skipped (built in, or absent). Returns the count. */
+/* Resolve wanted modules ("[workload] name params" lines, '#' comments)
+ * against modules.dep text; dependencies come first, each module once.
+ * Names that modules.dep lacks are skipped (built in, or absent). A line
+ * with a "[workload]" prefix is only for suites that run that workload:
+ * skipped unless workloads (NULL-terminated, the suite's workload names)
+ * holds it; workloads NULL takes every line. Returns the count. */
 size_t hb_modules_resolve(const char *moddir, const char *dep_text, const char *wanted,
-			  struct hb_modfile *out, size_t max);
+			  const char *const *workloads, struct hb_modfile *out, size_t max);
 /* "kvm_amd" and "kvm-amd" name the same module. */
 int hb_modname_eq(const char *a, const char *b);
 
