@@ -495,17 +495,28 @@ int hb_copy_nofollow(const char *src, const char *dst, long max, char *err, size
 
 int hb_copy_nofollow_fd(const char *src, int out, long max, char *err, size_t errlen)
 {
-	char fdp[64], real[PATH_MAX], buf[65536];
-	const char *why = NULL;
+	char fdp[64], real[PATH_MAX], buf[65536], msg[160];
+	const char *why = NULL, *slash = strrchr(src, '/');
+	struct hb_userdir d;
 	struct stat st;
 	long total = 0;
 	ssize_t n;
 	int in, rc = -1;
 
-	in = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* read with the rights of its folder's owner (the build account's
+	 * builds/ folder: its kernel image and log), as the modules are */
+	if (snprintf(real, sizeof(real), "%.*s", slash ? (int)(slash - src) + 1 : 1,
+		     slash ? src : ".") >= (int)sizeof(real)) {
+		set_err(err, errlen, src, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	if (hb_userdir_init(&d, real)) {
+		set_err(err, errlen, src, strerror(errno));
+		return -1;
+	}
+	in = hb_open_as(d.uid, d.gid, src, O_RDONLY, msg, sizeof(msg));
 	if (in < 0) {
-		set_err(err, errlen, src, errno == ELOOP ? "a symbolic link: not copied"
-							 : strerror(errno));
+		set_err(err, errlen, src, errno == ELOOP ? "a symbolic link: not copied" : msg);
 		return -1;
 	}
 	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", in);

@@ -74,7 +74,8 @@ char *hb_userfile_head(const char *path, size_t max, size_t *len, bool *cut);
 
 /* Copies src to dst (created new: O_EXCL, mode 0644) for root, where src
  * lies in a folder another account writes (a build's log in builds/):
- * src is opened without following a final link and without blocking,
+ * src is opened with the rights of that folder's owner (hb_userdir_init,
+ * hb_open_as), without following a final link and without blocking,
  * must be a regular file with one name and at most max bytes, and the
  * file opened must be src itself (its /proc/self/fd path equal to src, so
  * src must be absolute and canonical: a linked folder on the way is

@@ -216,6 +216,35 @@ static void test_usertext_within_as_owner(void **state)
 	assert_int_equal(d.uid, 0);
 }
 
+/* The kernel image and build log of a source build are copied from the
+ * account's builds/ folder with that account's rights: a root-only file
+ * left there is refused, the account's own file is copied. */
+static void test_copy_as_owner(void **state)
+{
+	char *dir = hbt_path("builds"), src[PATH_MAX + 16], dst[PATH_MAX + 16];
+	char err[PATH_MAX + 256];
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: test_copy_as_owner needs root\n");
+		skip();
+	}
+	assert_int_equal(chmod(hbt_dir, 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
+	snprintf(src, sizeof(src), "%s/bzImage", dir);
+	snprintf(dst, sizeof(dst), "%s", hbt_path("copy"));
+	hbt_write(src, "kernel");
+	assert_int_equal(chmod(src, 0600), 0);
+	assert_int_equal(hb_copy_nofollow(src, dst, 1024, err, sizeof(err)), -1);
+	if (!strstr(err, "bzImage: cannot open as uid 65534 gid 65534: Permission denied"))
+		fail_msg("%s", err);
+	assert_int_equal(access(dst, F_OK), -1);
+	assert_int_equal(chown(src, NOBODY, NOBODY), 0);
+	assert_int_equal(hb_copy_nofollow(src, dst, 1024, err, sizeof(err)), 0);
+	assert_int_equal(access(dst, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_usertext_nul),
 		cmocka_unit_test(test_open_as),
 		cmocka_unit_test(test_usertext_within_as_owner),
+		cmocka_unit_test(test_copy_as_owner),
 	};
 
 	if (hbt_tmpdir("userfile"))
