@@ -130,7 +130,9 @@ static void test_fetch_lock_follows_no_link(void **state)
 
 /* A fake archive on PATH: apt-cache, apt-get and dpkg-query for one
  * package, linux-source-0.1 1.0-1, whose .deb (made here with dpkg-deb)
- * holds usr/src/linux-source-0.1.tar.xz with a one-file kernel tree. */
+ * holds usr/src/linux-source-0.1.tar.xz with a small kernel tree: a
+ * Makefile whose headers_install says who ran it ($HBT_WHO) and plants a
+ * link to $HBT_SECRET among the programs, and one kselftest mm program. */
 static void fake_archive(char *bin, size_t blen, char *deb, size_t dlen)
 {
 	char mk[PATH_MAX], path[PATH_MAX + 32], *argv[] = { "bash", mk, hbt_dir, NULL };
@@ -143,7 +145,13 @@ static void fake_archive(char *bin, size_t blen, char *deb, size_t dlen)
 	snprintf(mk, sizeof(mk), "%s/mkdeb.sh", hbt_dir);
 	hbt_write(mk, "set -e\nd=$1\n"
 		      "mkdir -p \"$d/pkg/DEBIAN\" \"$d/pkg/usr/src\" \"$d/k/linux-0.1\"\n"
-		      "printf 'all:\\n' >\"$d/k/linux-0.1/Makefile\"\n"
+		      "printf 'all:\\nheaders_install:\\n\\tid -u >$(HBT_WHO)\\n"
+		      "\\tmkdir -p $(INSTALL_HDR_PATH)/include\\n"
+		      "\\tln -s $(HBT_SECRET) $(INSTALL_HDR_PATH)/../transhuge-stress\\n'"
+		      " >\"$d/k/linux-0.1/Makefile\"\n"
+		      "mkdir -p \"$d/k/linux-0.1/tools/testing/selftests/mm\"\n"
+		      "echo 'int main(void) { return 0; }'"
+		      " >\"$d/k/linux-0.1/tools/testing/selftests/mm/khugepaged.c\"\n"
 		      "tar -cJf \"$d/pkg/usr/src/linux-source-0.1.tar.xz\" -C \"$d/k\" linux-0.1\n"
 		      "printf 'Package: linux-source-0.1\\nVersion: 1.0-1\\nArchitecture: all\\n"
 		      "Maintainer: t <t@example.org>\\nDescription: fake\\n' >\"$d/pkg/DEBIAN/control\"\n"
@@ -300,6 +308,71 @@ static void test_root_build_refuses_account_folders(void **state)
 	free(got);
 }
 
+/* build-kselftest.sh as root compiled the kselftest programs in the
+ * account's src/<id>/tree: `make headers_install` ran that tree's Makefile
+ * (a patch series' code can change it: the account owns src/) as root.
+ * Now the compile runs as the tree's owner, and root takes out only the
+ * programs it expects, read with the account's rights: the Makefile says
+ * it ran as 65534, and the link it planted to a root-only file among the
+ * programs is left out, not copied into the tools layer. */
+static void test_kselftest_compiles_as_account(void **state)
+{
+	char cache[PATH_MAX], who[PATH_MAX], secret[PATH_MAX], bin[PATH_MAX], deb[PATH_MAX];
+	char script[PATH_MAX], errpath[PATH_MAX], saved[PATH_MAX], p[PATH_MAX + 80], *out, *got;
+	char *argv[] = { "bash", script, cache, "0.1", NULL };
+	struct stat st;
+	int rc;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* root running the account's Makefile is the case */
+	fake_archive(bin, sizeof(bin), deb, sizeof(deb));
+	assert_int_equal(chmod(hbt_dir, 0755), 0);
+	snprintf(cache, sizeof(cache), "%s/kcache", hbt_dir);
+	snprintf(who, sizeof(who), "%s/who", hbt_dir);
+	snprintf(secret, sizeof(secret), "%s/ks-secret", hbt_dir);
+	assert_int_equal(mkdir(cache, 0755), 0);
+	assert_int_equal(mkdir(who, 0755), 0);
+	assert_int_equal(chown(who, 65534, 65534), 0);
+	hbt_write(secret, "root's own bytes\n");
+	assert_int_equal(chmod(secret, 0600), 0);
+	snprintf(script, sizeof(script), "%s", hbt_in_root("guest-images/build-kselftest.sh"));
+	snprintf(errpath, sizeof(errpath), "%s/kselftest-out", hbt_dir);
+	with_fake_path(bin, saved, sizeof(saved));
+	setenv("HBT_DEB", deb, 1);
+	setenv("HB_SRC_OWNER", "65534:65534", 1);
+	snprintf(p, sizeof(p), "%s/uid", who);
+	setenv("HBT_WHO", p, 1);
+	setenv("HBT_SECRET", secret, 1);
+	rc = hbt_run_to_end(argv, errpath, true);
+	setenv("PATH", saved, 1);
+	unsetenv("HBT_DEB");
+	unsetenv("HB_SRC_OWNER");
+	unsetenv("HBT_WHO");
+	unsetenv("HBT_SECRET");
+	out = hb_slurp(errpath, NULL);
+	assert_non_null(out);
+	snprintf(p, sizeof(p), "%s/ext/kselftest-linux-source-0.1-1.0-1\n", cache);
+	if (rc != 0 || !strstr(out, p))
+		fail_msg("build-kselftest.sh exited %d: %s", rc, out);
+	if (!strstr(out, "transhuge-stress of the build cannot be read by the tree owner: left out"))
+		fail_msg("the planted link was not refused: %s", out);
+	free(out);
+	/* the tree's Makefile ran as the account, not as root */
+	snprintf(p, sizeof(p), "%s/uid", who);
+	got = hb_slurp(p, NULL);
+	assert_non_null(got);
+	assert_string_equal(got, "65534\n");
+	free(got);
+	/* the program is in the layer's folder, root's; the link is not */
+	snprintf(p, sizeof(p), "%s/ext/kselftest-linux-source-0.1-1.0-1/khugepaged", cache);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size > 0);
+	assert_int_equal(st.st_uid, 0);
+	snprintf(p, sizeof(p), "%s/ext/kselftest-linux-source-0.1-1.0-1/transhuge-stress", cache);
+	assert_int_equal(lstat(p, &st), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_lock_follows_no_link),
 		cmocka_unit_test(test_fetch_root_writes_nothing_through_src),
 		cmocka_unit_test(test_root_build_refuses_account_folders),
+		cmocka_unit_test(test_kselftest_compiles_as_account),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_teardown);
