@@ -5,6 +5,5 @@
 
 void test_boots_aa_calibrated(void **state);
 void test_boots_delay_alloc(void **state);
-void test_boots_delay_sensitivity(void **state);
 
 #endif
