@@ -63,7 +63,7 @@ static void suite_err(const char *where, const char *path, const char *err, cons
 static int load_suite(const char *where, const char *suite, char *path, size_t plen, char *name,
 		      size_t nlen, char **text, bool *tools)
 {
-	static struct hb_suite_entry e[64];
+	static struct hb_suite_entry e[HB_SUITE_MAX_ENTRIES];
 	static char describe[1 << 18];
 	struct hb_describe d;
 	char err[512];
@@ -94,7 +94,7 @@ static int load_suite(const char *where, const char *suite, char *path, size_t p
 		       *where ? ": " : "", err);
 		return HB_EXIT_USAGE;
 	}
-	n = hb_suite_parse(*text, e, 64, err, sizeof(err));
+	n = hb_suite_parse(*text, e, HB_SUITE_MAX_ENTRIES, err, sizeof(err));
 	if (n < 0) {
 		suite_err(where, path, err, "");
 		return HB_EXIT_USAGE;

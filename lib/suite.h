@@ -7,6 +7,10 @@
 
 #define HB_MAX_PARAMS 16
 
+/* The most workload lines a suite may have (the host refuses more before
+ * any boot; the guest runner holds that many). */
+#define HB_SUITE_MAX_ENTRIES 64
+
 /* A suite line's repeat=N is 1..HB_MAX_REPEAT. */
 #define HB_MAX_REPEAT 1000
 

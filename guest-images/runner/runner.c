@@ -455,7 +455,7 @@ static void probe_env(json_t *ev)
 				    json_sprintf("perf_event_open(cycles): %s", strerror(errno)));
 }
 
-#define MAX_ENTRIES 64
+#define MAX_ENTRIES HB_SUITE_MAX_ENTRIES
 
 /* Parses the suite and checks every line against the parameter tables:
  * the number of entries, or -1 after one line on stderr and a suite_error
