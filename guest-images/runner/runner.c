@@ -237,6 +237,10 @@ static void run_child(const struct hb_workload *w, const struct hb_suite_entry *
 }
 
 #define HEARTBEAT_S 30
+/* HEARTBEAT_S, or hb.heartbeat_s=N (2..300) on the kernel command line: a
+ * test stops QEMU for longer than a period, and a shorter one lets it stop
+ * for 15 s instead of 35 (test_heartbeat_host_time) */
+static int heartbeat_s = HEARTBEAT_S;
 #define KILL_GRACE_S 30
 
 /* Host time as the guest sees it: the CMOS RTC in whole seconds
@@ -328,7 +332,7 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 	}
 	if (pid > 0)
 		setpgid(pid, pid); /* either of the two calls may come first */
-	next_beat = t0 + HEARTBEAT_S * 1000000000ULL;
+	next_beat = t0 + (uint64_t)heartbeat_s * 1000000000ULL;
 	next_rtc_check = t0 + 1000000000ULL;
 	last_beat_host = h0;
 	while (pid > 0 && !reaped) {
@@ -382,14 +386,14 @@ static int run_one(const struct hb_suite_entry *e, int rep, int idx, int total, 
 		if (!beat_now && now > next_rtc_check) {
 			double hs = rtc_since(last_beat_host);
 
-			beat_now = hs >= HEARTBEAT_S;
+			beat_now = hs >= heartbeat_s;
 			next_rtc_check = now + 1000000000ULL;
 		}
 		if (now > next_beat || beat_now) {
 			hb_emit_raw(fd, json_pack("{s:s, s:s, s:i, s:f}", HB_EV_KEY, HB_EV_HEARTBEAT, "workload",
 						  w->name, "rep", rep, "elapsed_s",
 						  (double)(now - t0) / 1e9));
-			next_beat = now + HEARTBEAT_S * 1000000000ULL;
+			next_beat = now + (uint64_t)heartbeat_s * 1000000000ULL;
 			last_beat_host = rtc_s();
 			beat_now = false;
 		}
@@ -678,7 +682,7 @@ static void settle(void)
 
 static int pid1_main(void)
 {
-	char *cmdline, *suite, *name, why[256];
+	char *cmdline, *suite, *name, why[256], *p;
 	int fd;
 
 	mount("proc", "/proc", "proc", 0, NULL);
@@ -697,6 +701,12 @@ static int pid1_main(void)
 	}
 	cmdline = hb_slurp("/proc/cmdline", NULL);
 	hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_BOOT, "cmdline", cmdline ? cmdline : ""));
+	if (cmdline && (p = strstr(cmdline, "hb.heartbeat_s=")) && (p == cmdline || p[-1] == ' ')) {
+		long v = strtol(p + strlen("hb.heartbeat_s="), NULL, 10);
+
+		if (v >= 2 && v <= 300)
+			heartbeat_s = (int)v;
+	}
 	/* Test-only: a guest that never finishes, to exercise the host's timeout. */
 	if (cmdline && strstr(cmdline, "hb.hang=1")) {
 		progress("hb.hang=1: sleeping forever (test of the host timeout)");
