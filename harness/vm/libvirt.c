@@ -491,19 +491,14 @@ done:
 	 * connection would wait as long (30 s more of every frozen-daemon
 	 * run); auto-destroy ends the domain once the daemon runs, and the
 	 * next run from this host deletes the volumes (hb_lv_sweep). */
-	if (r.conn_lost && hb_lv_guard_fired(&guard, NULL, 0)) {
-		hb_err("libvirt at %s did not answer: the domain %s ends by itself "
-		       "(auto-destroy), its volumes stay in its pool until the next run from "
-		       "this host",
-		       uri, name);
-	} else if (r.conn_lost) {
+	if (r.conn_lost && !hb_lv_guard_fired(&guard, NULL, 0)) {
 		hb_lv_guard_arm(&guard, 30, "cleaning up over a new connection");
 		hb_lv_cleanup(uri, name, vname);
 	}
-	if (rc == 0 && hb_lv_guard_fired(&guard, cut, sizeof(cut)))
+	if (hb_lv_guard_fired(&guard, cut, sizeof(cut)))
 		hb_err("libvirt at %s stopped answering (%s): connection cut; libvirt ends the "
-		       "domain (auto-destroy), the next run deletes leftover volumes",
-		       uri, cut);
+		       "domain %s (auto-destroy), the next run from this host deletes its volumes",
+		       uri, cut, name);
 	hb_lv_guard_stop(&guard);
 	if (f && f->fd >= 0)
 		close(f->fd);
