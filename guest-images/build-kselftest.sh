@@ -10,6 +10,8 @@
 set -euo pipefail
 export LC_ALL=C
 die() { printf 'hugebench: [kselftest] %s\n' "$*" >&2; exit 2; }
+# the programs built, stripped, and the only files root takes out of the build
+progs=(khugepaged split_huge_page_test transhuge-stress gup_longterm)
 
 # --compile TREE DIR OUT: the compile itself, run as the tree's owner (below):
 # the uapi headers installed by the tree's own Makefile, then the programs,
@@ -51,8 +53,7 @@ compile() {
 	build split_huge_page_test split_huge_page_test.c "${util[@]}"
 	build transhuge-stress transhuge-stress.c "${util[@]}"
 	[ -f "$dir/gup_longterm.c" ] && build gup_longterm gup_longterm.c "${util[@]}"
-	strip "$b"/khugepaged "$b"/split_huge_page_test "$b"/transhuge-stress "$b"/gup_longterm \
-		2>/dev/null || true
+	strip "${progs[@]/#/$b/}" 2>/dev/null || true
 }
 if [ "${1:-}" = --compile ] && [ $# -eq 4 ]; then
 	compile "$2" "$3" "$4"
@@ -110,7 +111,7 @@ mkdir "$tmp/b"
 # the script on stdin: the account need not reach the clone (/root is 0700)
 "${as[@]}" bash -s -- --compile "$tree" "$dir" "$tmp/b" <"$0" ||
 	die "the kselftest compile of $id failed (see above)"
-for n in khugepaged split_huge_page_test transhuge-stress gup_longterm; do
+for n in "${progs[@]}"; do
 	[ -f "$tmp/b/$n" ] || continue
 	if ! "${as[@]}" cat -- "$tmp/b/$n" >"$tmp/$n"; then
 		printf 'hugebench: [kselftest] %s of the build cannot be read by the tree owner: left out\n' "$n" >&2
