@@ -565,12 +565,18 @@ int hb_boot_prepare(struct run_ctx *c, char *err, size_t errlen)
 	 * watchdog off the TSC, so that patch never happens (docs/running.md).
 	 * Guest time is host time there, and at load 12 a vCPU thread went 45 s
 	 * without the host running it: a soft lockup report that was the host's.
-	 * watchdog_thresh=60 reports one after 120 s instead of 20. */
+	 * watchdog_thresh=60 reports one after 120 s instead of 20.
+	 * tsc=reliable did not cover the boot: sched_clock_init_late() enables
+	 * that key while both vCPUs run, and a debian-7.2 guest oopsed on it
+	 * beside a kernel build (cc30). maxcpus=1 boots on one CPU, so every
+	 * initcall's and module load's text patch runs alone; the runner brings
+	 * the other vCPUs online before the first workload (hb.online_cpus=1,
+	 * guest-images/runner/runner.c online_cpus()). */
 	snprintf(c->cmdline, sizeof(c->cmdline),
 		 "console=ttyS0,115200 panic=-1 kvm_amd.nested=1 kvm_amd.npt=1 "
 		 "kvm_intel.nested=1%s%s%s%s%s",
 		 !strcmp(c->accel, "tcg") && !strcmp(c->o.tcg_threads, "multi")
-			 ? " tsc=reliable watchdog_thresh=60"
+			 ? " tsc=reliable watchdog_thresh=60 maxcpus=1 hb.online_cpus=1"
 			 : "",
 		 c->k.cmdline[0] ? " " : "", c->k.cmdline,
 		 c->o.extra_cmdline[0] ? " " : "", c->o.extra_cmdline);

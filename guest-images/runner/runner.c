@@ -562,6 +562,63 @@ static int open_channel(void)
 	return fd;
 }
 
+/* ---- CPUs brought up after boot ---------------------------------------- */
+
+/* Multi-threaded TCG does not make a vCPU see code another vCPU is
+ * patching in time: a debian-7.2 guest oopsed ("Oops: int3" in
+ * sched_clock_cpu) when sched_clock_init_late() enabled a static key while
+ * both vCPUs ran (cc30, 2026-12-06). The host then boots with maxcpus=1
+ * and hb.online_cpus=1 (docs/running.md#accelerator): the boot's text
+ * patches (initcalls, module loads) run on one CPU, and the runner brings
+ * the others up here, before the first workload. The race workloads check
+ * that at least 2 CPUs are online, so a CPU that did not come up fails
+ * them, not passes them on one CPU. */
+static void online_cpus(void)
+{
+	char *present = hb_slurp("/sys/devices/system/cpu/present", NULL);
+	char *save = NULL, *range;
+	int up = 0, failed = 0;
+
+	if (!present) {
+		progress("hb.online_cpus=1: /sys/devices/system/cpu/present unreadable (%s)",
+			 strerror(errno));
+		return;
+	}
+	for (range = strtok_r(present, ",\n", &save); range; range = strtok_r(NULL, ",\n", &save)) {
+		char *end;
+		long lo = strtol(range, &end, 10), hi = lo;
+
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long cpu = lo < 1 ? 1 : lo; cpu <= hi && cpu < 4096; cpu++) {
+			char path[96], *state;
+			int fd;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online", cpu);
+			state = hb_slurp(path, NULL);
+			if (state && state[0] == '1') {
+				free(state);
+				continue;
+			}
+			free(state);
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (fd < 0 || write(fd, "1", 1) != 1) {
+				progress("cannot bring CPU %ld online (%s): the suite runs on fewer CPUs",
+					 cpu, strerror(errno));
+				failed++;
+			} else {
+				up++;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	free(present);
+	progress("hb.online_cpus=1: %d CPU(s) brought online after boot, %d failed, %ld online "
+		 "(maxcpus=1 kept the boot's text patches on one CPU)",
+		 up, failed, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 /* ---- settling before the first workload ------------------------------ */
 
 /* The "cpu" line of /proc/stat: user nice system idle iowait irq softirq
@@ -683,6 +740,7 @@ static void settle(void)
 static int pid1_main(void)
 {
 	char *cmdline, *suite, *name, why[256], *p;
+	bool online;
 	int fd;
 
 	mount("proc", "/proc", "proc", 0, NULL);
@@ -713,8 +771,12 @@ static int pid1_main(void)
 		for (;;)
 			pause();
 	}
+	online = cmdline && (p = strstr(cmdline, "hb.online_cpus=1")) &&
+		 (p == cmdline || p[-1] == ' ');
 	free(cmdline);
 	load_modules(fd);
+	if (online)
+		online_cpus();
 	settle();
 	/* only for the undo after each repetition: the VM ends with the suite */
 	if (hb_host_state_begin(true, fd, why, sizeof(why)))
