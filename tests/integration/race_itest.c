@@ -302,6 +302,21 @@ void test_split_race_debian_7_2(void **state)
 	assert_split_race_green(w);
 	hb_itest_assert_seen(w, "subject_split_race_cpus", "2 online");
 	assert_non_null(strstr(note_of(w, "seed "), "--tcg-threads multi"));
+	{
+		/* the boot ran on one CPU (its text patches alone: the int3 Oops
+		 * of cc30), and the runner brought the second one up */
+		char path[4200], *console;
+
+		snprintf(path, sizeof(path), "%s/console.log", r.dir);
+		console = hb_itest_slurp(path);
+		assert_non_null(console);
+		if (!strstr(console, "smp: Brought up 1 node, 1 CPU") ||
+		    !strstr(console, "hb.online_cpus=1: 1 CPU(s) brought online after boot, 0 failed, "
+				     "2 online"))
+			fail_msg("console.log of %s: the boot did not run on one CPU with the second "
+				 "brought online by the runner", r.dir);
+		free(console);
+	}
 	m = hb_itest_metric(w, "split_race_overlap_reads");
 	assert_non_null(m);
 	assert_true(json_number_value(json_array_get(json_object_get(m, "samples"), 0)) > 0);
