@@ -591,26 +591,20 @@ static void online_cpus(void)
 		if (*end == '-')
 			hi = strtol(end + 1, &end, 10);
 		for (long cpu = lo < 1 ? 1 : lo; cpu <= hi && cpu < 4096; cpu++) {
-			char path[96], *state;
-			int fd;
+			char path[96], state[8];
+			int r;
 
 			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online", cpu);
-			state = hb_slurp(path, NULL);
-			if (state && state[0] == '1') {
-				free(state);
+			if (hb_read_file(path, state, sizeof(state)) == 0 && state[0] == '1')
 				continue;
-			}
-			free(state);
-			fd = open(path, O_WRONLY | O_CLOEXEC);
-			if (fd < 0 || write(fd, "1", 1) != 1) {
+			r = hb_write_file(path, "1");
+			if (r) {
 				progress("cannot bring CPU %ld online (%s): the suite runs on fewer CPUs",
-					 cpu, strerror(errno));
+					 cpu, strerror(-r));
 				failed++;
 			} else {
 				up++;
 			}
-			if (fd >= 0)
-				close(fd);
 		}
 	}
 	free(present);
@@ -737,9 +731,23 @@ static void settle(void)
 			 cur[6] - first[6], who);
 }
 
+/* The value of a hb.* word of the kernel command line ("hb.heartbeat_s="
+ * -> "10 ..."): only where the word starts, so "xhb.heartbeat_s=" is not it;
+ * NULL when absent. */
+static const char *cmdline_value(const char *cmdline, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = cmdline; p && (p = strstr(p, key)); p += n)
+		if (p == cmdline || p[-1] == ' ')
+			return p + n;
+	return NULL;
+}
+
 static int pid1_main(void)
 {
-	char *cmdline, *suite, *name, why[256], *p;
+	char *cmdline, *suite, *name, why[256];
+	const char *p;
 	bool online;
 	int fd;
 
@@ -759,8 +767,8 @@ static int pid1_main(void)
 	}
 	cmdline = hb_slurp("/proc/cmdline", NULL);
 	hb_emit_raw(fd, json_pack("{s:s, s:s}", HB_EV_KEY, HB_EV_BOOT, "cmdline", cmdline ? cmdline : ""));
-	if (cmdline && (p = strstr(cmdline, "hb.heartbeat_s=")) && (p == cmdline || p[-1] == ' ')) {
-		long v = strtol(p + strlen("hb.heartbeat_s="), NULL, 10);
+	if ((p = cmdline_value(cmdline, "hb.heartbeat_s="))) {
+		long v = strtol(p, NULL, 10);
 
 		if (v >= 2 && v <= 300)
 			heartbeat_s = (int)v;
@@ -771,8 +779,8 @@ static int pid1_main(void)
 		for (;;)
 			pause();
 	}
-	online = cmdline && (p = strstr(cmdline, "hb.online_cpus=1")) &&
-		 (p == cmdline || p[-1] == ' ');
+	online = (p = cmdline_value(cmdline, "hb.online_cpus=")) && p[0] == '1' &&
+		 (p[1] == 0 || p[1] == ' ' || p[1] == '\n');
 	free(cmdline);
 	load_modules(fd);
 	if (online)
