@@ -44,12 +44,16 @@ void hb_cmp_kernel_family(const char *release, char *buf, size_t len)
 	snprintf(buf, len, "unknown");
 }
 
-static bool hb_cmp_safe_word(const char *s)
+/* A word of a calibration file's name: letters, digits and "._+"; a suite
+ * may also hold '-' (configs/real-bugs-races.suite): the name is a lookup
+ * key, never split again, and no other word of it holds one, so the suite
+ * is the part between the clock and the last '-'. */
+static bool hb_cmp_safe_word(const char *s, bool dash)
 {
 	if (!s || !*s || strlen(s) > 64)
 		return false;
 	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("._+", *s))
+		if (!isalnum((unsigned char)*s) && !strchr(dash ? "._+-" : "._+", *s))
 			return false;
 	return true;
 }
@@ -68,8 +72,9 @@ int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len)
 	char fam[32];
 
 	hb_cmp_kernel_family(r->kernel_release, fam, sizeof(fam));
-	if (!r->host_cpu || !hb_cmp_safe_word(r->accelerator) || !hb_cmp_safe_word(r->suite) ||
-	    !hb_cmp_safe_word(r->clock) || !strcmp(fam, "unknown"))
+	if (!r->host_cpu || !hb_cmp_safe_word(r->accelerator, false) ||
+	    !hb_cmp_safe_word(r->suite, true) || !hb_cmp_safe_word(r->clock, false) ||
+	    !strcmp(fam, "unknown"))
 		return -1;
 	snprintf(buf, len, "%012llx-%s-%s-%s-%s.json",
 		 (unsigned long long)(hb_cmp_fnv(r->host_cpu) >> 16), r->accelerator, r->clock,

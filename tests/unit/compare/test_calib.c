@@ -99,6 +99,25 @@ static void test_calibration(void **state)
 			 HB_CMP_NOTHING_TESTED);
 }
 
+/* The calibration key of a suite named with '-' (configs/real-bugs-races.suite,
+ * configs/boots-itest.suite): accepted, the suite whole in the name; a word
+ * that would reach outside the calibration folder or a clock with '-' is not. */
+static void test_calib_name_words(void **state)
+{
+	struct hb_cmp_run r = { .suite = "boots-itest", .accelerator = "tcg", .clock = "virtual",
+				.host_cpu = "Test CPU", .kernel_release = "6.12.118+deb12-cloud-amd64" };
+	char name[256];
+
+	(void)state;
+	assert_int_equal(hb_cmp_calib_name(&r, name, sizeof(name)), 0);
+	assert_non_null(strstr(name, "-tcg-virtual-boots-itest-6.12.json"));
+	r.suite = "../quick";
+	assert_int_equal(hb_cmp_calib_name(&r, name, sizeof(name)), -1);
+	r.suite = "quick";
+	r.clock = "vir-tual";
+	assert_int_equal(hb_cmp_calib_name(&r, name, sizeof(name)), -1);
+}
+
 static void test_kernel_family(void **state)
 {
 	char f[32];
@@ -122,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_kernel_family),
+		cmocka_unit_test(test_calib_name_words),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_rng_teardown);
