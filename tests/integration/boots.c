@@ -1,6 +1,6 @@
 /* boots.c - integration tests of run groups, calibration and interleaved
  * A/B with the boot as the unit, under the default (virtual) guest clock.
- * Registered in test_guests.c's list. Suite: configs/boots.suite (fault 16
+ * Registered in test_guests.c's list. Suite: configs/boots-itest.suite (fault 16
  * MiB, fragment, pressure: every workload allocates shmem huge folios in a
  * timed phase, next to phases that do not).
  *
@@ -34,7 +34,7 @@
 #include "boots.h"
 #include "itest.h"
 
-#define BOOTS_SUITE "configs/boots.suite"
+#define BOOTS_SUITE "configs/boots-itest.suite"
 /* One huge folio allocated per sample: the delay moves each by its share of
  * the fault (minimal-6.1, virtual clock: about 17.37 ms per fault). */
 static const char *const delay_alloc_flagged[] = { "fault.write_fault_huge",
@@ -76,14 +76,14 @@ void test_boots_aa_calibrated(void **state)
 	(void)state;
 	hb_itest_hugebench(cal, &o);
 	assert_int_equal(o.exit_code, 0);
-	calfile = strstr(o.out, "-tcg-virtual-boots-6.12.json");
+	calfile = strstr(o.out, "-tcg-virtual-boots-itest-6.12.json");
 	assert_non_null(calfile);
 	hb_itest_out_free(&o);
 
 	hb_itest_hugebench(ab, &o);
 	assert_int_equal(o.exit_code, 0);
 	assert_non_null(strstr(o.out, "no regression"));
-	assert_non_null(strstr(o.out, "-tcg-virtual-boots-6.12.json (3 boots of debian-6.12"));
+	assert_non_null(strstr(o.out, "-tcg-virtual-boots-itest-6.12.json (3 boots of debian-6.12"));
 	printed_dir(o.out, "  BASE -> ", base, sizeof(base));
 	printed_dir(o.out, "  NEW  -> ", new, sizeof(new));
 	hb_itest_out_free(&o);
