@@ -149,6 +149,7 @@ static json_t *hb_cmp_jpair(const struct hb_cmp_pair *p)
 		json_object_set_new(o, "judgeable_metrics", json_integer((json_int_t)p->n_judgeable));
 		json_object_set_new(o, "untested_metrics", json_integer((json_int_t)p->n_untested));
 		json_object_set_new(o, "small_changes", json_integer((json_int_t)p->n_small));
+		json_object_set_new(o, "blind_to_3x", json_integer((json_int_t)p->n_blind));
 	}
 	json_object_set_new(o, "functional_rule", json_string(p->rates ? "rates" : "deterministic"));
 	a = json_array();

@@ -594,5 +594,23 @@ void hb_cmp_pair_verdict(const struct hb_cmp_pair *p, char *buf, size_t len)
 		if (p->n_small > shown)
 			hb_cmp_cat(buf, len, ", ...");
 	}
+	if (p->n_blind) {
+		/* judged "same", but a 3x change would have been too (issue 34) */
+		shown = 0;
+		for (size_t i = 0; i < p->n_m && shown < 4; i++) {
+			const struct hb_cmp_mres *m = &p->m[i];
+
+			if (m->verdict != HB_CMP_SAME || !(m->mde_pct > HB_CMP_BLIND_PCT))
+				continue;
+			if (!shown)
+				hb_cmp_cat(buf, len, "; %zu could not show a 3x change with %zu + %zu "
+					   "boots (detectable above +%.0f%%: calibrate or add "
+					   "boots):", p->n_blind, m->na, m->nb, HB_CMP_BLIND_PCT);
+			hb_cmp_cat(buf, len, "%s %s.%s", shown ? "," : "", m->workload, m->name);
+			shown++;
+		}
+		if (p->n_blind > shown)
+			hb_cmp_cat(buf, len, ", ...");
+	}
 	hb_cmp_cat(buf, len, ")");
 }

@@ -46,6 +46,12 @@
 /* Boots per side from which boot-to-boot variance is estimated from the
  * data, and from which functional failures are judged as rates. */
 #define HB_CMP_MIN_BOOTS 3
+/* A metric judged "same" whose detectable change (mde_pct) is above this,
+ * in %, could not have shown a 3x change with the boots compared (issue
+ * 34: 3 + 3 boots without a calibration, where Welch has 4 df at most, miss
+ * a 3x change of a metric whose boots vary by about 10 % or more): the
+ * verdict line names it instead of counting it in "no regression" unsaid. */
+#define HB_CMP_BLIND_PCT 200.0
 /* The smallest calibrated boot sd the rule uses, on the log scale (0.1 %):
  * a calibration of virtual-clock boots that were identical to the
  * nanosecond measures 0, which would make any change at all a certainty.
@@ -608,6 +614,9 @@ struct hb_cmp_pair {
 	 * of them tested (in the BH family: p->family) and not, and the certain
 	 * changes below the minimum effect (verdict small, worse direction). */
 	size_t n_judgeable, n_untested, n_small;
+	/* tested metrics judged "same" that could not have shown a 3x change
+	 * (mde_pct > HB_CMP_BLIND_PCT): named in the verdict line */
+	size_t n_blind;
 	/* storage the rows point into */
 	struct hb_cmp_wkey *wk;
 	size_t n_wk;

@@ -120,6 +120,37 @@ static void test_small_change_listed(void **state)
 	hbt_pair_free(&x);
 }
 
+/* 3 + 3 boots without a calibration of a metric whose boots vary by about
+ * 50 %: judged "same", and Welch's 4 df could not have shown a 3x change
+ * either; the verdict line names it (issue 34: "no regression" said for a
+ * metric the comparison was blind to). A quiet metric is not named. */
+static void test_blind_to_3x_named(void **state)
+{
+	struct hbt_pair x = { 0 };
+	char v[1024];
+
+	(void)state;
+	hbt_pair_groups(&x, hbt_boots_of("lower", "[1000, 1600, 600]"),
+			hbt_boots_of("lower", "[1100, 1500, 650]"));
+	assert_int_equal(x.p.m[0].verdict, HB_CMP_SAME);
+	assert_true(x.p.m[0].mde_pct > HB_CMP_BLIND_PCT);
+	assert_int_equal(x.p.n_blind, 1);
+	assert_int_equal(hb_cmp_pair_outcome(&x.p), HB_CMP_OUT_OK);
+	hb_cmp_pair_verdict(&x.p, v, sizeof(v));
+	assert_non_null(strstr(v, "no regression (1 of 1 metrics tested; 1 could not show a 3x "
+				  "change with 3 + 3 boots (detectable above +200%: calibrate or "
+				  "add boots): w.m)"));
+	hbt_pair_free(&x);
+	/* boots within 1 %: a 3x change would show, nothing named */
+	hbt_pair_groups(&x, hbt_boots_of("lower", "[1000, 1010, 990]"),
+			hbt_boots_of("lower", "[1003, 995, 1012]"));
+	assert_int_equal(x.p.m[0].verdict, HB_CMP_SAME);
+	assert_int_equal(x.p.n_blind, 0);
+	hb_cmp_pair_verdict(&x.p, v, sizeof(v));
+	assert_null(strstr(v, "3x"));
+	hbt_pair_free(&x);
+}
+
 /* The rule on boot centers directly, as compare_sim does: metric 0 has
  * BASE centers a[0..na) and NEW b[0..nb), metrics 1..quiet are constant
  * and equal on both sides (they fill the BH family of a suite); cal: the
@@ -913,6 +944,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_tested),
 		cmocka_unit_test(test_tested_counts),
 		cmocka_unit_test(test_small_change_listed),
+		cmocka_unit_test(test_blind_to_3x_named),
 		cmocka_unit_test(test_not_significant_is_not_small),
 		cmocka_unit_test(test_3x_one_odd_boot),
 		cmocka_unit_test(test_2x2_unseen_modes),
