@@ -43,6 +43,10 @@
  *                random, among those matching --shift-only GLOBS when
  *                given) 1 / 2 / 5 / 10 / 20 / 25 % or 3x worse and that metric was
  *                flagged (a change below its minimum effect never is);
+ *   3x said      share of suites whose verdict line flagged the 3x change or
+ *                named its metric: not tested (untestable, advisory) or
+ *                judged "same" with a detectable change above +200 %
+ *                (HB_CMP_BLIND_PCT: "could not show a 3x change");
  *   detectable   median over metrics of the detectable change the report
  *                prints (alpha / m, 80 % power, never below the minimum
  *                effect).
@@ -196,6 +200,7 @@ static void sim_cal(struct sim *s, size_t i, enum sim_noise noise, struct hb_cmp
 
 struct sim_out {
 	bool any_worse, target_worse;
+	bool target_said; /* not flagged, but named in the verdict line */
 	double mde_sum; /* median detectable change of this suite */
 	double untestable_sum; /* metrics untestable in this suite */
 };
@@ -254,7 +259,14 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 					 &r[i]);
 	}
 	hb_cmp_decide(r, s->n, &s->o);
-	out->any_worse = out->target_worse = false;
+	out->any_worse = out->target_worse = out->target_said = false;
+	if (target >= 0) {
+		const struct hb_cmp_mres *t = &r[target];
+
+		out->target_said = t->verdict == HB_CMP_UNTESTABLE ||
+				   t->verdict == HB_CMP_ADVISORY || t->verdict == HB_CMP_UNTESTED ||
+				   (t->verdict == HB_CMP_SAME && t->mde_pct > HB_CMP_BLIND_PCT);
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		out->untestable_sum += r[i].verdict == HB_CMP_UNTESTABLE;
 		if (!isnan(r[i].mde_pct))
@@ -680,8 +692,8 @@ int main(int argc, char **argv)
 		printf("\n\n");
 	}
 	printf("| boot noise | boots / side | calibration | false alarms / suite | power +1%% | "
-	       "+2%% | +5%% | +10%% | +20%% | +25%% | 3x | median detectable | untestable metrics "
-	       "/ suite |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	       "+2%% | +5%% | +10%% | +20%% | +25%% | 3x | 3x said | median detectable | untestable "
+	       "metrics / suite |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int nz = 0; nz < SIM_N_NOISE; nz++) {
 		enum sim_noise noise = (enum sim_noise)nz;
 		/* the virtual rows say which center their file's sds are of */
@@ -708,11 +720,11 @@ int main(int argc, char **argv)
 		for (size_t b = 0; b < n_boots; b++)
 			for (int calib = 0; calib < 2; calib++) {
 				struct sim_out o = { 0 };
-				long fa = 0, hit[N_SHIFTS] = { 0 }, per = trials / 2;
+				long fa = 0, hit[N_SHIFTS] = { 0 }, said = 0, per = trials / 2;
 
 				if (boots[b] < HB_CMP_MIN_BOOTS && !calib) {
 					printf("| %s | %zu | no | advisory: never judged | - | - | - | - | "
-					       "- | - | - | - | all |\n", label, boots[b]);
+					       "- | - | - | - | - | all |\n", label, boots[b]);
 					continue;
 				}
 				for (long t = 0; t < trials; t++) {
@@ -729,9 +741,11 @@ int main(int argc, char **argv)
 						sim_suite(&s, noise, boots[b], calib, (long)pick,
 							  shifts[k], &q);
 						hit[k] += q.target_worse;
+						said += k == N_SHIFTS - 1 &&
+							(q.target_worse || q.target_said);
 					}
 				printf("| %s | %zu | %s | %.2f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | "
-				       "%.1f%% | %.1f%% | %.1f%% | %.3g%% | %.2f |\n",
+				       "%.1f%% | %.1f%% | %.1f%% | %.1f%% | %.3g%% | %.2f |\n",
 				       label, boots[b], calib ? "yes" : "no",
 				       100.0 * (double)fa / (double)trials,
 				       100.0 * (double)hit[0] / (double)per,
@@ -740,7 +754,8 @@ int main(int argc, char **argv)
 				       100.0 * (double)hit[3] / (double)per,
 				       100.0 * (double)hit[4] / (double)per,
 				       100.0 * (double)hit[5] / (double)per,
-				       100.0 * (double)hit[6] / (double)per, o.mde_sum / (double)trials,
+				       100.0 * (double)hit[6] / (double)per,
+				       100.0 * (double)said / (double)per, o.mde_sum / (double)trials,
 				       o.untestable_sum / (double)trials);
 				fflush(stdout);
 			}
