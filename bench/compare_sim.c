@@ -265,7 +265,7 @@ static void sim_suite(struct sim *s, enum sim_noise noise, size_t nb, bool calib
 
 		out->target_said = t->verdict == HB_CMP_UNTESTABLE ||
 				   t->verdict == HB_CMP_ADVISORY || t->verdict == HB_CMP_UNTESTED ||
-				   (t->verdict == HB_CMP_SAME && t->mde_pct > HB_CMP_BLIND_PCT);
+				   hb_cmp_blind_to_3x(t);
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		out->untestable_sum += r[i].verdict == HB_CMP_UNTESTABLE;

@@ -225,7 +225,7 @@ void hb_cmp_metrics(struct hb_cmp_ctx *c)
 
 		p->n_judgeable += judgeable;
 		p->n_untested += judgeable && !tested;
-		p->n_blind += r->verdict == HB_CMP_SAME && r->mde_pct > HB_CMP_BLIND_PCT;
+		p->n_blind += hb_cmp_blind_to_3x(r);
 		if (r->verdict == HB_CMP_WORSE)
 			hb_cmp_find(p, HB_CMP_F_METRIC, true, r->workload, r->name,
 				    "%s worse by %.1f%% (%s)", r->name, r->worse_pct, r->why);

@@ -600,7 +600,7 @@ void hb_cmp_pair_verdict(const struct hb_cmp_pair *p, char *buf, size_t len)
 		for (size_t i = 0; i < p->n_m && shown < 4; i++) {
 			const struct hb_cmp_mres *m = &p->m[i];
 
-			if (m->verdict != HB_CMP_SAME || !(m->mde_pct > HB_CMP_BLIND_PCT))
+			if (!hb_cmp_blind_to_3x(m))
 				continue;
 			if (!shown)
 				hb_cmp_cat(buf, len, "; %zu could not show a 3x change with %zu + %zu "

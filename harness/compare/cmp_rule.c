@@ -161,6 +161,11 @@ double hb_cmp_detectable_pct(double sd_log, double df, size_t na, size_t nb, siz
 	return expm1((qa + qp) * sd_log * sqrt(1.0 / (double)na + 1.0 / (double)nb)) * 100;
 }
 
+bool hb_cmp_blind_to_3x(const struct hb_cmp_mres *m)
+{
+	return m->verdict == HB_CMP_SAME && m->mde_pct > HB_CMP_BLIND_PCT;
+}
+
 bool hb_cmp_rate_regression(size_t ka, size_t na, size_t kb, size_t nb, double alpha,
 			    double *p)
 {

@@ -516,6 +516,9 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
  * never flags a change below the minimum effect either. NAN without boots. */
 double hb_cmp_detectable_pct(double sd_log, double df, size_t na, size_t nb, size_t family,
 			     const struct hb_cmp_opts *o);
+/* Judged "same", and a 3x change would have been too: its detectable
+ * change is above HB_CMP_BLIND_PCT (named in the verdict line). */
+bool hb_cmp_blind_to_3x(const struct hb_cmp_mres *m);
 /* The functional rate rule with >= 3 boots a side: ka of na BASE boots and
  * kb of nb NEW boots failed. A regression when NEW's failure rate is higher
  * by Fisher's exact test (one-sided p <= alpha), or when it failed in every
