@@ -45,8 +45,9 @@
  *                flagged (a change below its minimum effect never is);
  *   3x said      share of suites whose verdict line flagged the 3x change or
  *                named its metric: not tested (untestable, advisory) or
- *                judged "same" with a detectable change above +200 %
- *                (HB_CMP_BLIND_PCT: "could not show a 3x change");
+ *                judged "same" when the same test on NEW made 3x worse
+ *                would not have flagged it either (hb_cmp_blind_to_3x():
+ *                "could not show a 3x change");
  *   detectable   median over metrics of the detectable change the report
  *                prints (alpha / m, 80 % power, never below the minimum
  *                effect).

@@ -110,6 +110,8 @@ static json_t *hb_cmp_jmetric(const struct hb_cmp_mres *m)
 	json_object_set_new(o, "boot_sd_calibrated", hb_cmp_jnum(m->sd_calib));
 	json_object_set_new(o, "calibration_disagrees", json_boolean(m->sd_disagrees));
 	json_object_set_new(o, "detectable_pct", hb_cmp_jnum(m->mde_pct));
+	json_object_set_new(o, "p_worse_if_3x", hb_cmp_jnum(m->p_worse_3x));
+	json_object_set_new(o, "blind_to_3x", json_boolean(hb_cmp_blind_to_3x(m)));
 	json_object_set_new(o, "p_within_boot", hb_cmp_jnum(m->p_within));
 	json_object_set_new(o, "verdict", json_string(hb_cmp_jverdict(m->verdict)));
 	json_object_set_new(o, "why", json_string(m->why));

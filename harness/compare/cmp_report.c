@@ -604,8 +604,8 @@ void hb_cmp_pair_verdict(const struct hb_cmp_pair *p, char *buf, size_t len)
 				continue;
 			if (!shown)
 				hb_cmp_cat(buf, len, "; %zu could not show a 3x change with %zu + %zu "
-					   "boots (detectable above +%.0f%%: calibrate or add "
-					   "boots):", p->n_blind, m->na, m->nb, HB_CMP_BLIND_PCT);
+					   "boots (calibrate or add boots):", p->n_blind, m->na,
+					   m->nb);
 			hb_cmp_cat(buf, len, "%s %s.%s", shown ? "," : "", m->workload, m->name);
 			shown++;
 		}

@@ -163,7 +163,7 @@ double hb_cmp_detectable_pct(double sd_log, double df, size_t na, size_t nb, siz
 
 bool hb_cmp_blind_to_3x(const struct hb_cmp_mres *m)
 {
-	return m->verdict == HB_CMP_SAME && m->mde_pct > HB_CMP_BLIND_PCT;
+	return m->verdict == HB_CMP_SAME && m->blind_3x;
 }
 
 bool hb_cmp_rate_regression(size_t ka, size_t na, size_t kb, size_t nb, double alpha,
@@ -779,6 +779,65 @@ static double *hb_cmp_sorted_pool(const struct hb_cmp_metric *m)
 	return s;
 }
 
+/* A copy of m with every value made f times larger; false when out of
+ * memory. */
+static bool hb_cmp_scaled(const struct hb_cmp_metric *m, double f, struct hb_cmp_metric *out)
+{
+	*out = *m;
+	out->samples = out->rep_means = NULL;
+	if (m->samples && m->n && !(out->samples = malloc(m->n * sizeof(double))))
+		return false;
+	if (m->rep_means && m->n_reps && !(out->rep_means = malloc(m->n_reps * sizeof(double))))
+		return false;
+	for (size_t i = 0; out->samples && i < m->n; i++)
+		out->samples[i] = m->samples[i] * f;
+	for (size_t i = 0; out->rep_means && i < m->n_reps; i++)
+		out->rep_means[i] = m->rep_means[i] * f;
+	return true;
+}
+
+/* p(worse) of the test of r had NEW been 3x worse than BASE: every NEW
+ * value scaled so that NEW's center is 3x BASE's (/3 when higher is
+ * better), its boots' spread kept. Could these boots, with this noise and
+ * this calibration, show a 3x change at all? NEW is put at 3x BASE, not at
+ * 3x itself, so that a 3x change the comparison missed is asked about
+ * as it is, not as a 9x one. NAN when that test would not be made (a
+ * center not positive, untestable, not a number, out of memory). */
+static double hb_cmp_p_worse_3x(const struct hb_cmp_metric *const *a, size_t na,
+				const struct hb_cmp_metric *const *b, size_t nb,
+				const struct hb_cmp_limits *lim, const struct hb_cmp_calref *cref,
+				const struct hb_cmp_opts *o, const struct hb_cmp_mres *r)
+{
+	struct hb_cmp_metric *b3 = calloc(nb, sizeof(*b3));
+	const struct hb_cmp_metric **pb3 = calloc(nb, sizeof(*pb3));
+	double *ca = calloc(na, sizeof(*ca)), *cb = calloc(nb, sizeof(*cb)), p = NAN;
+	struct hb_cmp_mres r3 = { .workload = r->workload, .wl_name = r->wl_name };
+	double f = r->center_a / r->center_b * (r->better == HB_CMP_HIGHER ? 1.0 / 3 : 3);
+	bool ok = b3 && pb3 && ca && cb && r->center_a > 0 && r->center_b > 0 && isfinite(f);
+
+	for (size_t k = 0; ok && k < nb; k++)
+		if (b[k]) {
+			ok = hb_cmp_scaled(b[k], f, &b3[k]);
+			pb3[k] = &b3[k];
+		}
+	if (ok) {
+		hb_cmp_test_boots_sorted(a, na, pb3, nb, NULL, NULL, NULL, NULL, ca, cb, lim, cref,
+					 o, &r3);
+		if ((r3.mode == HB_CMP_MODE_BOOTS || r3.mode == HB_CMP_MODE_CALIB) &&
+		    r3.verdict != HB_CMP_UNTESTABLE && !r3.not_judged)
+			p = r3.p_worse;
+	}
+	for (size_t k = 0; b3 && k < nb; k++) {
+		free(b3[k].samples);
+		free(b3[k].rep_means);
+	}
+	free(b3);
+	free(pb3);
+	free(ca);
+	free(cb);
+	return p;
+}
+
 void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 			      const struct hb_cmp_metric *const *b, size_t nb,
 			      const struct hb_cmp_metric *pool_a, const struct hb_cmp_metric *pool_b,
@@ -791,6 +850,10 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 	hb_cmp_test_boots_sorted(a, na, b, nb, pool_a, pool_b, sa, sb, ca, cb, lim, cref, o, r);
 	free(sa);
 	free(sb);
+	r->p_worse_3x = NAN;
+	if ((r->mode == HB_CMP_MODE_BOOTS || r->mode == HB_CMP_MODE_CALIB) &&
+	    r->verdict != HB_CMP_UNTESTABLE && !r->not_judged && r->better != HB_CMP_INFO)
+		r->p_worse_3x = hb_cmp_p_worse_3x(a, na, b, nb, lim, cref, o, r);
 }
 
 void hb_cmp_metric_test(const struct hb_cmp_metric *a, const struct hb_cmp_metric *b,
@@ -998,6 +1061,10 @@ size_t hb_cmp_decide(struct hb_cmp_mres *r, size_t n, const struct hb_cmp_opts *
 		} else {
 			hb_cmp_judge(&r[i], o);
 		}
+		/* BH flags a lone effect when its p <= alpha / family; a metric
+		 * at 0 (a count that stayed 0) has no 3x change to show */
+		r[i].blind_3x = r[i].verdict == HB_CMP_SAME && r[i].center_a > 0 &&
+				!(r[i].p_worse_3x <= o->alpha / (double)(family ? family : 1));
 	}
 out:
 	free(pw);

@@ -46,12 +46,6 @@
 /* Boots per side from which boot-to-boot variance is estimated from the
  * data, and from which functional failures are judged as rates. */
 #define HB_CMP_MIN_BOOTS 3
-/* A metric judged "same" whose detectable change (mde_pct) is above this,
- * in %, could not have shown a 3x change with the boots compared (issue
- * 34: 3 + 3 boots without a calibration, where Welch has 4 df at most, miss
- * a 3x change of a metric whose boots vary by about 10 % or more): the
- * verdict line names it instead of counting it in "no regression" unsaid. */
-#define HB_CMP_BLIND_PCT 200.0
 /* The smallest calibrated boot sd the rule uses, on the log scale (0.1 %):
  * a calibration of virtual-clock boots that were identical to the
  * nanosecond measures 0, which would make any change at all a certainty.
@@ -486,6 +480,12 @@ struct hb_cmp_mres {
 	 * needs p <= alpha / m, at `power`, and never below the minimum effect
 	 * (hb_cmp_decide() fills it: m is the family size). */
 	double mde_pct;
+	/* p(worse) of the same test had every NEW value been 3x worse (NAN: that
+	 * test would not be made), and whether a metric judged "same" could
+	 * not have shown such a change: p_worse_3x above alpha / family, what BH
+	 * needs of a lone effect (hb_cmp_decide() sets blind_3x; issue 34) */
+	double p_worse_3x;
+	bool blind_3x;
 	double p_within;       /* one boot per side: Mann-Whitney on its samples;
 				* descriptive only, never in BH or the exit code */
 	enum hb_cmp_verdict verdict;
@@ -516,8 +516,12 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
  * never flags a change below the minimum effect either. NAN without boots. */
 double hb_cmp_detectable_pct(double sd_log, double df, size_t na, size_t nb, size_t family,
 			     const struct hb_cmp_opts *o);
-/* Judged "same", and a 3x change would have been too: its detectable
- * change is above HB_CMP_BLIND_PCT (named in the verdict line). */
+/* Judged "same", and a 3x change would not have been flagged either: the
+ * same test on NEW's values made 3x worse does not reach BH's level for a
+ * lone effect (issue 34: 3 + 3 boots without a calibration give Welch 4 df
+ * at most, and a metric whose boots vary by about 10 % or more misses a
+ * 3x change). Named in the verdict line, never counted in "no regression"
+ * unsaid. */
 bool hb_cmp_blind_to_3x(const struct hb_cmp_mres *m);
 /* The functional rate rule with >= 3 boots a side: ka of na BASE boots and
  * kb of nb NEW boots failed. A regression when NEW's failure rate is higher
@@ -618,7 +622,7 @@ struct hb_cmp_pair {
 	 * changes below the minimum effect (verdict small, worse direction). */
 	size_t n_judgeable, n_untested, n_small;
 	/* tested metrics judged "same" that could not have shown a 3x change
-	 * (mde_pct > HB_CMP_BLIND_PCT): named in the verdict line */
+	 * (hb_cmp_blind_to_3x()): named in the verdict line */
 	size_t n_blind;
 	/* storage the rows point into */
 	struct hb_cmp_wkey *wk;
