@@ -225,9 +225,9 @@ static void test_not_significant_is_not_small(void **state)
  * these boot centers (one sample a boot). */
 static const char *grp(const char *name, const double *c, int n)
 {
-	json_t *docs[16];
+	json_t *docs[32];
 
-	assert_true(n > 0 && n <= 16);
+	assert_true(n > 0 && n <= 32);
 	for (int k = 0; k < n; k++)
 		docs[k] = hbt_doc1("fault", hbt_met("f", "lower", &c[k], 1, 1));
 	return hbt_write_group(name, docs, n);
@@ -552,6 +552,53 @@ static void test_boots_disagree_with_calibration(void **state)
 	/* boots that agree with it are tested (and the same here) */
 	assert_string_equal(verdict(a, c, dir, &rc), "same");
 	assert_int_equal(rc, HB_CMP_OK);
+	free((void *)a);
+	free((void *)b);
+	free((void *)c);
+	free((void *)dir);
+}
+
+/* Real boots of debian-6.12 quick (2026-12-06, ninth session):
+ * kvm-map.exit_roundtrip of the 30 boots of calibration run K, and a 2 + 2
+ * split of runs F and G whose NEW holds G's first boot, 30 % above the
+ * others in a mode none of the 30 showed. The compared boots vary 2.97
+ * times the calibration's sd (F-test p about 0.001): below the note's 3x,
+ * the rule used to flag +22.7 % on the calibration alone (1.5 % of 1000
+ * real 2 + 2 splits of three runs); now any significant disagreement with
+ * fewer than 3 boots a side makes the metric untestable. */
+static void test_2x2_odd_boot_just_below_3x(void **state)
+{
+	static const double cal[30] = { 195518.2, 200737.2, 196457.5, 208910.5, 190835.0,
+					209885.7, 190715.5, 201376.2, 202196.0, 207199.5,
+					196962.2, 209964.0, 223582.5, 203889.0, 200487.5,
+					208855.7, 188952.0, 194841.5, 196608.0, 200198.6,
+					197788.5, 197482.2, 208204.7, 210384.0, 215339.0,
+					195367.0, 190655.5, 189001.5, 201179.0, 207014.5 };
+	const char *dir = strdup(calibrate(grp("ob_cal", cal, 30), "ob"));
+	const char *a = strdup(grp("ob_a", (const double[]){ 192379.5, 186881.5 }, 2));
+	const char *b = strdup(grp("ob_b", (const double[]){ 206066.7, 262502.5 }, 2));
+	const char *c = strdup(grp("ob_c", (const double[]){ 206066.7, 200549.5 }, 2));
+	json_t *root, *cmp, *m;
+	int rc;
+
+	(void)state;
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	m = hbt_metric_of(cmp, "fault", "f");
+	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "untestable");
+	assert_non_null(strstr(json_string_value(json_object_get(m, "why")),
+			       "untestable: these boots vary"));
+	assert_true(hbt_num(m, "boot_sd_measured") / hbt_num(m, "boot_sd_calibrated") < 3);
+	assert_int_equal(rc, HB_CMP_NOTHING_TESTED);
+	json_decref(root);
+	/* NEW boots that agree with the calibration are still judged */
+	assert_string_not_equal(verdict(a, c, dir, &rc), "untestable");
+	/* and a 3x change of boots that agree is still flagged */
+	{
+		const char *d = strdup(grp("ob_d", (const double[]){ 3 * 206066.7, 3 * 200549.5 }, 2));
+
+		assert_string_equal(verdict(a, d, dir, &rc), "regression");
+		free((void *)d);
+	}
 	free((void *)a);
 	free((void *)b);
 	free((void *)c);
@@ -964,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_outlier_calibration),
 		cmocka_unit_test(test_base_outlier_boot),
 		cmocka_unit_test(test_boots_disagree_with_calibration),
+		cmocka_unit_test(test_2x2_odd_boot_just_below_3x),
 		cmocka_unit_test(test_ceiling),
 		cmocka_unit_test(test_3x_every_setting),
 		cmocka_unit_test(test_calibration_center_and_provenance),
