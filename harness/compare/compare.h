@@ -480,10 +480,11 @@ struct hb_cmp_mres {
 	 * needs p <= alpha / m, at `power`, and never below the minimum effect
 	 * (hb_cmp_decide() fills it: m is the family size). */
 	double mde_pct;
-	/* p(worse) of the same test had every NEW value been 3x worse (NAN: that
-	 * test would not be made), and whether a metric judged "same" could
-	 * not have shown such a change: p_worse_3x above alpha / family, what BH
-	 * needs of a lone effect (hb_cmp_decide() sets blind_3x; issue 34) */
+	/* p(worse) of the same test with NEW put at 3x BASE, its spread kept
+	 * (NAN: that test would not be made), and whether a metric judged
+	 * "same" could not have shown such a change: p_worse_3x above alpha /
+	 * family, what BH needs of a lone effect (hb_cmp_decide() sets
+	 * blind_3x; issue 34) */
 	double p_worse_3x;
 	bool blind_3x;
 	double p_within;       /* one boot per side: Mann-Whitney on its samples;
@@ -517,8 +518,8 @@ void hb_cmp_metric_test_boots(const struct hb_cmp_metric *const *a, size_t na,
 double hb_cmp_detectable_pct(double sd_log, double df, size_t na, size_t nb, size_t family,
 			     const struct hb_cmp_opts *o);
 /* Judged "same", and a 3x change would not have been flagged either: the
- * same test on NEW's values made 3x worse does not reach BH's level for a
- * lone effect (issue 34: 3 + 3 boots without a calibration give Welch 4 df
+ * same test with NEW put at 3x BASE does not reach BH's level for a lone
+ * effect (issue 34: 3 + 3 boots without a calibration give Welch 4 df
  * at most, and a metric whose boots vary by about 10 % or more misses a
  * 3x change). Named in the verdict line, never counted in "no regression"
  * unsaid. */

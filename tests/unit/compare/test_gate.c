@@ -121,9 +121,9 @@ static void test_small_change_listed(void **state)
 }
 
 /* 3 + 3 boots without a calibration of a metric whose boots vary by about
- * 50 %: judged "same", and Welch's 4 df could not have shown a 3x change
- * either; the verdict line names it (issue 34: "no regression" said for a
- * metric the comparison was blind to). A quiet metric is not named. */
+ * 50 %: judged "same", and Welch (4 df at most) could not have shown a 3x
+ * change either; the verdict line names it (issue 34: "no regression" said
+ * for a metric the comparison was blind to). A quiet metric is not named. */
 static void test_blind_to_3x_named(void **state)
 {
 	struct hbt_pair x = { 0 };
@@ -133,7 +133,7 @@ static void test_blind_to_3x_named(void **state)
 	hbt_pair_groups(&x, hbt_boots_of("lower", "[1000, 1600, 600]"),
 			hbt_boots_of("lower", "[1100, 1500, 650]"));
 	assert_int_equal(x.p.m[0].verdict, HB_CMP_SAME);
-	/* NEW's boots made 3x worse: the same Welch test, p above alpha */
+	/* NEW put at 3x BASE, its spread kept: the same Welch test, p above alpha */
 	assert_true(x.p.m[0].p_worse_3x > 0.01);
 	assert_true(x.p.m[0].blind_3x);
 	assert_int_equal(x.p.n_blind, 1);
