@@ -512,8 +512,7 @@ integration: all $(BUILD)/tests/test_guests
 # time): on a second clone the prebuild ends in seconds, and unit and
 # sanitize built on one core while the other idled (cc11: sanitize 117 s of
 # wall for 117 s of CPU). Unit and sanitize run at once (each runs its tests
-# one at a time: one core each; cc17: unit 30 s, then sanitize 91 s);
-# sanitize's output is printed after unit's.
+# one at a time: one core each; cc17: unit 30 s, then sanitize 91 s).
 # The integration tests start when unit ends, not when sanitize does
 # (cc36: unit 54 s, sanitize 70 s, one core idle between); sanitize's
 # result is waited for, and printed, after them.
