@@ -6,7 +6,8 @@
  *     then measures the group;
  *   hugebench calibrate --from GROUP [--results DIR] [--output FILE]
  *     measures a group that exists.
- * The file goes to <results>/calibration/<cpu-hash>-<accel>-<clock>-<suite>-
+ * The file goes to <results>/calibration/<cpu-hash>-<accel>-wall-<suite>-
+ * <family>.json, on the virtual clock anycpu-<accel>-virtual-<suite>-
  * <family>.json (cmp_calib.c), or to --output. It prints every metric's
  * boot sd and the smallest change a lone true effect shows at 1, 3, 5 and
  * 10 boots per side: 80 % power at BH's alpha / m, m the number of metrics
@@ -36,7 +37,8 @@ static const char calib_usage[] =
 	"Measures the boot-to-boot sd of every metric's log center (N >= 3 boots of one\n"
 	"kernel, made alike: one clock, vCPU count, memory size, QEMU and host kernel;\n"
 	"10 recommended) and writes results/calibration/<cpu>-<accel>-<clock>-<suite>-\n"
-	"<kernel family>.json, which compare-report uses to judge metrics with fewer\n"
+	"<kernel family>.json (<cpu> is anycpu on the virtual clock, which the host CPU\n"
+	"does not change), which compare-report uses to judge metrics with fewer\n"
 	"than 3 boots per side, and as a floor under the boot sd measured with more.\n"
 	"For comparisons with fewer than 3 boots per side calibrate 30 boots: with 10,\n"
 	"a mode seen in 1 boot of 10 is missed a third of the time, and 2 NEW boots in\n"

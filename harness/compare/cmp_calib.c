@@ -6,8 +6,14 @@
  * A calibration is keyed by host CPU model, accelerator, clock (virtual or
  * wall), suite and kernel family (major.minor of the kernel release: 6.12
  * for 6.12.118+deb12-...): results/calibration/<cpu-hash>-<accelerator>-
- * <clock>-<suite>-<family>.json. It records every boot it was measured on
- * (clock, vCPUs, memory MB, QEMU version, host kernel) and, per metric
+ * <clock>-<suite>-<family>.json. On the virtual clock the host CPU is left
+ * out (anycpu-<accelerator>-virtual-...): guest time counts the guest's
+ * instructions of TCG's -cpu max, and 30 boots on an AMD EPYC host matched
+ * 30 on an Intel Xeon host metric by metric (docs/compare.md, "Across host
+ * CPUs"); a file made on another CPU is used with that said in its note,
+ * and one made before, under this CPU's name, is still found. It records
+ * every boot it was measured on (clock, vCPUs, memory MB, QEMU version,
+ * host kernel) and, per metric
  * ("<workload>[#k].<metric>"), the sd of the log boot centers (the same
  * centers the rule uses: cmp_rule.c), their geometric mean, the number of
  * boots and the centers. Measuring refuses boots that differ on those five
@@ -67,19 +73,35 @@ static uint64_t hb_cmp_fnv(const char *s)
 	return h;
 }
 
-int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len)
+bool hb_cmp_clock_virtual(const struct hb_cmp_run *r)
 {
-	char fam[32];
+	return r->clock && !strcmp(r->clock, "virtual");
+}
+
+/* The file name keyed by host CPU (by_cpu: every wall-clock calibration's,
+ * and a virtual-clock one's made before 2026-12-07, still found by
+ * hb_cmp_calib_find) or by none ("anycpu": the virtual clock counts the
+ * guest instructions of TCG's -cpu max, which the host CPU does not change:
+ * docs/compare.md, "Across host CPUs"). */
+static int hb_cmp_calib_name_as(const struct hb_cmp_run *r, bool by_cpu, char *buf, size_t len)
+{
+	char fam[32], cpu[16] = "anycpu";
 
 	hb_cmp_kernel_family(r->kernel_release, fam, sizeof(fam));
 	if (!r->host_cpu || !hb_cmp_safe_word(r->accelerator, false) ||
 	    !hb_cmp_safe_word(r->suite, true) || !hb_cmp_safe_word(r->clock, false) ||
 	    !strcmp(fam, "unknown"))
 		return -1;
-	snprintf(buf, len, "%012llx-%s-%s-%s-%s.json",
-		 (unsigned long long)(hb_cmp_fnv(r->host_cpu) >> 16), r->accelerator, r->clock,
-		 r->suite, fam);
+	if (by_cpu)
+		snprintf(cpu, sizeof(cpu), "%012llx",
+			 (unsigned long long)(hb_cmp_fnv(r->host_cpu) >> 16));
+	snprintf(buf, len, "%s-%s-%s-%s-%s.json", cpu, r->accelerator, r->clock, r->suite, fam);
 	return 0;
+}
+
+int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len)
+{
+	return hb_cmp_calib_name_as(r, !hb_cmp_clock_virtual(r), buf, len);
 }
 
 /* The name of version 1 (no clock), to say why an old file is not used. */
@@ -270,7 +292,8 @@ struct hb_cmp_calib *hb_cmp_calib_measure(const struct hb_cmp_group *g, char *er
 		goto out;
 	}
 	for (size_t i = 1; i < n; i++)
-		if (hb_cmp_calib_name(ok[i], name, sizeof(name)) || strcmp(name, name0)) {
+		if (hb_cmp_calib_name(ok[i], name, sizeof(name)) || strcmp(name, name0) ||
+		    hb_cmp_env_differs(ok[i]->host_cpu, ok[0]->host_cpu)) {
 			snprintf(err, errlen, "%s: its boots differ in host CPU, accelerator, clock, "
 				 "suite or kernel family (%s vs %s): a calibration describes one "
 				 "environment", g->path, ok[i]->path, ok[0]->path);
@@ -554,6 +577,27 @@ static void hb_cmp_calib_warn(const struct hb_cmp_calib *c, const struct hb_cmp_
 		l += (size_t)snprintf(note + l, notelen - l, "; warning: its boots are %lld days older "
 				      "than the compared ones (recalibrate after a host, QEMU or "
 				      "kernel update)", (newest - made) / 86400);
+	if (!strcmp(c->clock, "virtual") && l < notelen) {
+		const char *other = NULL;
+
+		for (int s = 0; s < 2 && !other; s++) {
+			const struct hb_cmp_group *g = s ? b : a;
+
+			for (size_t i = 0; i < g->n && !other; i++)
+				if (hb_cmp_env_differs(c->host_cpu, g->boots[i]->host_cpu))
+					other = g->boots[i]->host_cpu;
+		}
+		if (other) {
+			char cc[96], co[96];
+
+			hb_cmp_clean(cc, sizeof(cc), c->host_cpu);
+			hb_cmp_clean(co, sizeof(co), other);
+			l += (size_t)snprintf(note + l, notelen - l, "; measured on host CPU %s, "
+					      "these boots ran on %s: used, the virtual clock does "
+					      "not depend on it (docs/compare.md, Across host CPUs)",
+					      cc, co);
+		}
+	}
 	if (!c->host && l < notelen)
 		snprintf(note + l, notelen - l, "; made before calibrations recorded their host and "
 			 "load");
@@ -576,6 +620,19 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		return 0;
 	if (!stat(where, &st) && S_ISDIR(st.st_mode)) {
 		snprintf(path, sizeof(path), "%s/%s", where, name);
+		if (stat(path, &st) && hb_cmp_clock_virtual(a->boots[0])) {
+			/* a virtual-clock file made before the name left the
+			 * host CPU out: this CPU's */
+			char cpu[256];
+
+			if (!hb_cmp_calib_name_as(a->boots[0], true, cpu, sizeof(cpu))) {
+				char cpath[4400];
+
+				snprintf(cpath, sizeof(cpath), "%s/%s", where, cpu);
+				if (!stat(cpath, &st))
+					snprintf(path, sizeof(path), "%s", cpath);
+			}
+		}
 		if (stat(path, &st)) {
 			char old[256], opath[4400];
 			int k;
@@ -600,7 +657,7 @@ int hb_cmp_calib_find(const char *where, const struct hb_cmp_group *a,
 		return -1;
 	}
 	hb_cmp_kernel_family(a->boots[0]->kernel_release, fam, sizeof(fam));
-	if (strcmp(c->host_cpu, a->boots[0]->host_cpu) ||
+	if ((strcmp(c->host_cpu, a->boots[0]->host_cpu) && !hb_cmp_clock_virtual(a->boots[0])) ||
 	    strcmp(c->accelerator, a->boots[0]->accelerator) || strcmp(c->suite, a->boots[0]->suite) ||
 	    strcmp(c->family, fam) || strcmp(c->clock, a->boots[0]->clock)) {
 		snprintf(note, notelen, "none: %s is for %s / %s / %s clock / suite %s / kernel %s, "

@@ -23,7 +23,9 @@
  *    never noise).
  * A metric that vanished or became unavailable in NEW is a finding (a
  * regression with --strict). Not comparable: sides (or boots of a side)
- * that differ in accelerator, suite, host CPU or clock (virtual or wall), or
+ * that differ in accelerator, suite, clock (virtual or wall) or, on the wall
+ * clock, host CPU (the virtual clock counts guest instructions, which the
+ * host CPU does not change: docs/compare.md, "Across host CPUs"), or
  * that disagree on a metric's `better` or unit. Every lookup goes through
  * a hash index, so the cost stays linear in the size of the files.
  */
@@ -67,6 +69,19 @@ static void hb_cmp_env_long(struct hb_cmp_pair *p, const char *field, long a, lo
 }
 
 /* The fields that make runs not comparable must agree inside a group too. */
+/* Every boot of both sides ran on the virtual clock. */
+static bool hb_cmp_both_virtual(const struct hb_cmp_pair *p)
+{
+	for (int s = 0; s < 2; s++) {
+		const struct hb_cmp_group *g = hb_cmp_g(p, s);
+
+		for (size_t i = 0; i < g->n; i++)
+			if (!hb_cmp_clock_virtual(g->boots[i]))
+				return false;
+	}
+	return true;
+}
+
 static void hb_cmp_env_group(struct hb_cmp_pair *p, int s)
 {
 	static const char *const fields[2][5] = {
@@ -77,6 +92,8 @@ static void hb_cmp_env_group(struct hb_cmp_pair *p, int s)
 	};
 	const struct hb_cmp_group *g = hb_cmp_g(p, s);
 	bool shown[5] = { false };
+	/* host CPU: shown, blocking only on the wall clock */
+	const bool blocks[5] = { true, true, true, !hb_cmp_both_virtual(p), true };
 
 	for (size_t i = 1; i < g->n; i++) {
 		const struct hb_cmp_run *r0 = g->boots[0], *r = g->boots[i];
@@ -86,7 +103,7 @@ static void hb_cmp_env_group(struct hb_cmp_pair *p, int s)
 		for (int f = 0; f < 5; f++)
 			if (!shown[f] && v0[f] && v[f] && strcmp(v0[f], v[f])) {
 				shown[f] = true;
-				hb_cmp_env_str(p, fields[s][f], v0[f], v[f], true);
+				hb_cmp_env_str(p, fields[s][f], v0[f], v[f], blocks[f]);
 			}
 	}
 }
@@ -123,7 +140,7 @@ static void hb_cmp_env(struct hb_cmp_pair *p)
 	hb_cmp_env_str(p, "nested virt", a->nested_virt, b->nested_virt, false);
 	hb_cmp_env_str(p, "PMU", pmu[a->pmu + 1], pmu[b->pmu + 1], false);
 	hb_cmp_env_str(p, "host kernel", a->host_kernel, b->host_kernel, false);
-	hb_cmp_env_str(p, "host CPU", a->host_cpu, b->host_cpu, true);
+	hb_cmp_env_str(p, "host CPU", a->host_cpu, b->host_cpu, !hb_cmp_both_virtual(p));
 	hb_cmp_env_str(p, "verdict", a->verdict, b->verdict, false);
 	hb_cmp_env_group(p, 0);
 	hb_cmp_env_group(p, 1);

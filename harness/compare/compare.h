@@ -271,9 +271,13 @@ struct hb_cmp_calib {
  * of the release); "unknown" when the release does not start that way. */
 void hb_cmp_kernel_family(const char *release, char *buf, size_t len);
 /* The file name (no folder) of a run's calibration:
- * "<cpu-hash>-<accelerator>-<clock>-<suite>-<family>.json"; -1 when a field
+ * "<cpu-hash>-<accelerator>-wall-<suite>-<family>.json" on the wall clock,
+ * "anycpu-<accelerator>-virtual-<suite>-<family>.json" on the virtual one
+ * (guest instructions: the host CPU does not change them); -1 when a field
  * is unknown or unsafe for a file name. */
 int hb_cmp_calib_name(const struct hb_cmp_run *r, char *buf, size_t len);
+/* The run's guest time is QEMU's instruction counter (environment.clock). */
+bool hb_cmp_clock_virtual(const struct hb_cmp_run *r);
 /* Measure per-metric boot sd from a group (boots with verdict error or
  * worse are left out); NULL with err when fewer than 3 boots are usable or
  * when they differ in clock, vCPUs, memory, QEMU or host kernel (a

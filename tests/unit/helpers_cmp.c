@@ -17,6 +17,8 @@
 gsl_rng *hbt_rng;
 double hbt_within = 0.05;
 int hbt_vcpus = 2;
+const char *hbt_host_cpu = "Test CPU";
+const char *hbt_clock;
 
 int hbt_rng_setup(const char *tag, unsigned long seed)
 {
@@ -83,11 +85,17 @@ json_t *hbt_wl(const char *name, const char *status, json_t *metrics, json_t *ch
 
 json_t *hbt_doc(const char *target, const char *release, json_t *workloads, const char *verdict)
 {
-	return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:i}, s:s, s:i, s:o, s:[], s:s}",
-			 "schema", HB_CMP_RESULT_SCHEMA, "run_id", target, "target", "name", target,
-			 "kernel_release", release, "environment", "accelerator", "tcg", "host_cpu",
-			 "Test CPU", "qemu_version", "7.2", "vcpus", hbt_vcpus, "suite", "quick",
-			 "repeat", 1, "workloads", workloads, "kernel_issues", "verdict", verdict);
+	json_t *d = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:i}, s:s, s:i, s:o, "
+			      "s:[], s:s}",
+			      "schema", HB_CMP_RESULT_SCHEMA, "run_id", target, "target", "name", target,
+			      "kernel_release", release, "environment", "accelerator", "tcg", "host_cpu",
+			      hbt_host_cpu, "qemu_version", "7.2", "vcpus", hbt_vcpus, "suite", "quick",
+			      "repeat", 1, "workloads", workloads, "kernel_issues", "verdict", verdict);
+
+	if (hbt_clock)
+		json_object_set_new(json_object_get(d, "environment"), "clock",
+				    json_string(hbt_clock));
+	return d;
 }
 
 json_t *hbt_doc1(const char *workload, json_t *m)

@@ -17,6 +17,8 @@
 extern gsl_rng *hbt_rng;
 extern double hbt_within;	/* log sd of the samples of one boot (0.05) */
 extern int hbt_vcpus;		/* environment.vcpus of the documents made (2) */
+extern const char *hbt_host_cpu; /* their environment.host_cpu ("Test CPU") */
+extern const char *hbt_clock;	/* their environment.clock (NULL: absent, i.e. wall) */
 
 /* Group setup and teardown: hbt_dir made and hbt_rng seeded with seed. */
 int hbt_rng_setup(const char *tag, unsigned long seed);

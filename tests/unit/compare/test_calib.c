@@ -118,6 +118,90 @@ static void test_calib_name_words(void **state)
 	assert_int_equal(hb_cmp_calib_name(&r, name, sizeof(name)), -1);
 }
 
+/* The "host CPU" row of a comparison's environment. */
+static json_t *env_row(json_t *cmp, const char *field)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(cmp, "environment"), i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "field")), field))
+			return e;
+	return NULL;
+}
+
+/* The virtual clock counts the guest instructions of TCG's -cpu max, and
+ * 30 boots on an AMD EPYC host matched 30 on an Intel Xeon host metric by
+ * metric: a calibration measured on one host CPU is used for boots of
+ * another (said in its note), a file of the former per-CPU name is still
+ * found, and BASE and NEW of two host CPUs are comparable. On the wall
+ * clock neither (docs/compare.md, "Across host CPUs"). */
+static void test_calib_across_cpus(void **state)
+{
+	const char *xeon = "Intel(R) Xeon(R) Processor", *epyc = "AMD EPYC";
+	const char *cal, *a, *b, *path, *note;
+	char dir[PATH_MAX + 40], old[PATH_MAX + 300], name[256];
+	struct hb_cmp_run r = { .suite = "quick", .accelerator = "tcg", .clock = "wall",
+				.host_cpu = xeon, .kernel_release = "6.12.1" };
+	json_t *root, *cmp, *e;
+	int rc;
+
+	(void)state;
+	hbt_within = 0.01;
+	hbt_clock = "virtual";
+	hbt_host_cpu = xeon;
+	cal = hbt_boots("xcpu_cal", 8, "lower", 1000, 0.005, 1, "6.12.1");
+	a = hbt_boots("xcpu_a", 1, "lower", 1000, 0.005, 1, "6.12.1");
+	hbt_host_cpu = epyc;
+	b = hbt_boots("xcpu_b", 1, "lower", 1000, 0.005, 1.3, "6.12.1");
+	path = hbt_calibrate(cal, "xcpu_calib");
+	assert_non_null(strstr(path, "/anycpu-tcg-virtual-quick-6.12.json"));
+	snprintf(dir, sizeof(dir), "%s/xcpu_calib", hbt_dir);
+	/* BASE on the Xeon, NEW on the EPYC, +30 %: comparable, judged with
+	 * the Xeon's calibration */
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_REGRESSION);
+	assert_true(json_is_true(json_object_get(cmp, "comparable")));
+	assert_string_equal(json_string_value(json_object_get(hbt_metric_of(cmp, "fault", "f"),
+							       "mode")), "calibrated");
+	note = json_string_value(json_object_get(cmp, "calibration_note"));
+	assert_non_null(strstr(note, "measured on host CPU Intel(R) Xeon(R) Processor, these boots "
+				     "ran on AMD EPYC: used"));
+	e = env_row(cmp, "host CPU");
+	assert_non_null(e);
+	assert_true(json_is_true(json_object_get(e, "differs")));
+	assert_false(json_is_true(json_object_get(e, "blocks")));
+	json_decref(root);
+	/* a virtual-clock file made before, under the Xeon's per-CPU name */
+	assert_int_equal(hb_cmp_calib_name(&r, name, sizeof(name)), 0);
+	*strstr(name, "-wall-") = 0;
+	snprintf(old, sizeof(old), "%s/%s-virtual-quick-6.12.json", dir, name);
+	assert_int_equal(rename(path, old), 0);
+	cmp = hbt_report(a, b, dir, NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_REGRESSION);
+	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")), old));
+	json_decref(root);
+
+	/* the wall clock: the host's speed is in every number */
+	hbt_clock = NULL;
+	hbt_host_cpu = xeon;
+	cal = hbt_boots("xcpu_wcal", 8, "lower", 1000, 0.005, 1, "6.12.1");
+	a = hbt_boots("xcpu_wa", 1, "lower", 1000, 0.005, 1, "6.12.1");
+	hbt_host_cpu = epyc;
+	b = hbt_boots("xcpu_wb", 1, "lower", 1000, 0.005, 1.3, "6.12.1");
+	path = hbt_calibrate(cal, "xcpu_wcalib");
+	assert_null(strstr(path, "anycpu"));
+	assert_int_equal(hbt_compare(NULL, "--calibration", path, a, b, NULL), HB_CMP_INCOMPARABLE);
+	/* NEW alone on the EPYC against its own kind: the Xeon's file is not used */
+	cmp = hbt_report(b, b, path, NULL, &rc, &root);
+	assert_int_equal(rc, HB_CMP_NOTHING_TESTED);
+	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")),
+			       "is for Intel(R) Xeon(R) Processor"));
+	json_decref(root);
+	hbt_host_cpu = "Test CPU";
+	hbt_within = 0.05;
+}
+
 static void test_kernel_family(void **state)
 {
 	char f[32];
@@ -142,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_kernel_family),
 		cmocka_unit_test(test_calib_name_words),
+		cmocka_unit_test(test_calib_across_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, setup, hbt_rng_teardown);
