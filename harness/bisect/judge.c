@@ -198,6 +198,7 @@ static int thresholds(const struct hb_bisect_spec *s, struct hb_cmp_thresholds *
 	l->lim.min_effect_pct = s->min_effect_pct;
 	l->lim.boot_sd_pct = NAN;
 	l->lim.min_effect_virtual_pct = NAN;
+	l->lim.sd_floor_virtual_pct = NAN;
 	return 0;
 }
 

@@ -18,7 +18,9 @@
  *    "Boot center on the virtual clock").
  *  - The calibrated sd s_c (log scale): a matching calibration file's,
  *    measured on m boots (a t with m - 1 df), else the thresholds file's
- *    boot_sd_pct (taken as known: normal quantiles); never below
+ *    boot_sd_pct (taken as known: normal quantiles), else, with >= 3 boots
+ *    a side on the virtual clock, its sd_floor_virtual_pct (the same, a
+ *    floor only: it never makes a metric testable with fewer boots); never below
  *    HB_CMP_SD_FLOOR (0.1 %): a calibration of identical virtual-clock
  *    boots measures 0, and a change must not become certain by a division
  *    by zero.
@@ -572,7 +574,7 @@ static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_
 	const char *src = "-";
 	long ka, kb;
 	double cal;
-	bool wg, pos, median, noisier = false;
+	bool wg, pos, median, noisier = false, floor_only = false;
 
 	for (size_t i = 0; !any && i < na; i++)
 		any = a[i];
@@ -647,9 +649,18 @@ static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_
 	} else if (!isnan(lim->boot_sd_pct)) {
 		r->sd_calib = lim->boot_sd_pct / 100;
 		src = "thresholds";
+	} else if (lim->virtual_clock && lim->sd_floor_virtual_pct > 0 &&
+		   r->na >= HB_CMP_MIN_BOOTS && r->nb >= HB_CMP_MIN_BOOTS) {
+		/* a floor only, with 3 or more boots a side: a metric whose
+		 * boots fall in discrete modes (configs/thresholds.conf) */
+		r->sd_calib = lim->sd_floor_virtual_pct / 100;
+		src = "thresholds";
+		floor_only = true;
 	}
 	cal = isnan(r->sd_calib) ? NAN : fmax(r->sd_calib, HB_CMP_SD_FLOOR);
-	if (pos && !isnan(cal) && r->better != HB_CMP_INFO) {
+	/* a floor leaves no boot out and says nothing of these boots' noise:
+	 * a kernel may well vary more than the metric's floor */
+	if (pos && !isnan(cal) && r->better != HB_CMP_INFO && !floor_only) {
 		r->excl_a = hb_cmp_outlier_boot(ca, &r->na, cal);
 		r->excl_b = hb_cmp_outlier_boot(cb, &r->nb, cal);
 	}
@@ -657,7 +668,7 @@ static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_
 		hb_cmp_pooled(ca, r->na, cb, r->nb, &r->sd_measured, &r->df_measured);
 	/* does the noise of these boots look like the calibration's? */
 	if (r->better != HB_CMP_INFO && !isnan(cal) && !isnan(r->sd_measured) &&
-	    r->df_measured >= 1) {
+	    r->df_measured >= 1 && !floor_only) {
 		double sm = fmax(r->sd_measured, HB_CMP_SD_FLOOR), ratio = sm / cal;
 
 		r->sd_check_p = hb_stats_var_ratio_p(ratio * ratio, r->df_measured,

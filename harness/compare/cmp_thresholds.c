@@ -29,6 +29,7 @@ void hb_cmp_thresholds_default(struct hb_cmp_thresholds *t)
 		.min_effect_pct = HB_CMP_MIN_EFFECT_WALL,
 		.boot_sd_pct = NAN, /* no fallback calibration */
 		.min_effect_virtual_pct = HB_CMP_MIN_EFFECT_VIRTUAL,
+		.sd_floor_virtual_pct = NAN,
 		.src_wall = "default:wall",
 		.src_virtual = "default:virtual",
 	};
@@ -85,7 +86,7 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 		return -1;
 	}
 	while ((line = strsep(&next, "\n"))) { /* a line of any length is one line */
-		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN, NAN, NULL, NULL, false } };
+		struct hb_cmp_rule_line rl = { .lim = { NAN, NAN, NAN, NAN, NULL, NULL, false } };
 		char *s = line, *tok, *save = NULL;
 
 		lineno++;
@@ -115,12 +116,15 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 				dst = &rl.lim.min_effect_virtual_pct;
 			else if (eq && !strncmp(tok, "boot_sd_pct=", 12))
 				dst = &rl.lim.boot_sd_pct;
+			else if (eq && !strncmp(tok, "sd_floor_virtual_pct=", 21))
+				dst = &rl.lim.sd_floor_virtual_pct;
 			else {
 				char ex[4 * HB_EXCERPT_MAX + 4];
 
 				hb_excerpt(tok, (size_t)-1, ex, sizeof(ex));
 				snprintf(err, errlen, "%s:%d: unknown setting \"%s\" (known: "
-					 "min_effect_pct=N min_effect_virtual_pct=N boot_sd_pct=N)",
+					 "min_effect_pct=N min_effect_virtual_pct=N boot_sd_pct=N "
+					 "sd_floor_virtual_pct=N)",
 					 path, lineno, ex);
 				goto fail;
 			}
@@ -136,7 +140,7 @@ int hb_cmp_thresholds_load(const char *path, struct hb_cmp_thresholds *t, char *
 			*dst = v;
 		}
 		if (isnan(rl.lim.min_effect_pct) && isnan(rl.lim.boot_sd_pct) &&
-		    isnan(rl.lim.min_effect_virtual_pct)) {
+		    isnan(rl.lim.min_effect_virtual_pct) && isnan(rl.lim.sd_floor_virtual_pct)) {
 			char ex[4 * HB_EXCERPT_MAX + 4];
 
 			hb_excerpt(rl.pattern, (size_t)-1, ex, sizeof(ex));
@@ -191,6 +195,8 @@ void hb_cmp_limits_for(const struct hb_cmp_thresholds *t, const char *workload,
 		}
 		if (!isnan(l->boot_sd_pct))
 			lim->boot_sd_pct = l->boot_sd_pct;
+		if (!isnan(l->sd_floor_virtual_pct))
+			lim->sd_floor_virtual_pct = l->sd_floor_virtual_pct;
 	}
 	if (key != small)
 		free(key);

@@ -344,6 +344,12 @@ struct hb_cmp_limits {
 	 * default): none. */
 	double boot_sd_pct;
 	double min_effect_virtual_pct;
+	/* A floor under the measured boot sd (log center, in %) when both
+	 * sides have >= 3 boots on the virtual clock and no calibration file
+	 * or boot_sd_pct matches: for metrics whose boots fall in discrete
+	 * modes, 3 of a side can all land in one and look constant. It never
+	 * makes a metric testable with fewer boots. NAN: none. */
+	double sd_floor_virtual_pct;
 	/* Where each minimum effect came from (hb_cmp_limits_for; NULL in a
 	 * rule line): "thresholds:wall" (a line's min_effect_pct),
 	 * "thresholds:virtual" (a line's min_effect_virtual_pct),

@@ -31,7 +31,8 @@ static void test_thresholds(void **state)
 	snprintf(path, sizeof(path), "%s/th.conf", hbt_dir);
 	f = fopen(path, "w");
 	fputs("# comment\n*  min_effect_pct=4\nfault.*fault*  min_effect_pct=10 # latency\n"
-	      "\nfault.write_fault_small min_effect_pct=2.5\nfault.* boot_sd_pct=3\n", f);
+	      "\nfault.write_fault_small min_effect_pct=2.5\nfault.* boot_sd_pct=3\n"
+	      "unmap.dontneed_refault_ns sd_floor_virtual_pct=15.8\n", f);
 	fclose(f);
 	assert_int_equal(hb_cmp_thresholds_load(path, &t, err, sizeof(err)), 0);
 	{
@@ -43,6 +44,11 @@ static void test_thresholds(void **state)
 		/* boot_sd_pct has no built-in value any more: it is a fallback
 		 * calibration, set only where a line sets it */
 		assert_true(l.min_effect_pct == 4 && isnan(l.boot_sd_pct));
+		assert_true(isnan(l.sd_floor_virtual_pct));
+		/* a line of only a floor: the other settings from the lines before */
+		hb_cmp_limits_for(&t, "unmap", "dontneed_refault_ns", &l);
+		assert_true(l.sd_floor_virtual_pct == 15.8 && l.min_effect_pct == 4 &&
+			    isnan(l.boot_sd_pct));
 	}
 	assert_true(hb_cmp_min_effect(&t, "mix", "x", false) == 4);
 	assert_true(hb_cmp_min_effect(&t, "fault", "write_fault_huge", false) == 10);
