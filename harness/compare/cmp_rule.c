@@ -654,6 +654,7 @@ static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_
 		/* a floor only, with 3 or more boots a side: a metric whose
 		 * boots fall in discrete modes (configs/thresholds.conf) */
 		r->sd_calib = lim->sd_floor_virtual_pct / 100;
+		r->calib_df = HB_CMP_FLOOR_DF;
 		src = "thresholds";
 		floor_only = true;
 	}

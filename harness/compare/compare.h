@@ -53,6 +53,10 @@
  * 61 judged metrics below it in 3 boots of debian-6.12, 8 of them
  * identical) and 5 times below the virtual clock's minimum effect (0.5 %). */
 #define HB_CMP_SD_FLOOR 0.001
+/* The df of a thresholds file's sd_floor_virtual_pct: the shipped floors
+ * are boot sds of 30 boots (calibration K, configs/thresholds.conf), so a
+ * t with 29 df, as a 30-boot calibration would give, not a known sd. */
+#define HB_CMP_FLOOR_DF 29
 /* The built-in minimum effects, in % (configs/thresholds.conf sets the
  * same): min_effect_pct on the wall clock, LKP's 5 % convention for its
  * noise; min_effect_virtual_pct when every boot of both sides ran on the
