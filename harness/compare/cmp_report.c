@@ -68,7 +68,6 @@ static void hb_cmp_env_long(struct hb_cmp_pair *p, const char *field, long a, lo
 	hb_cmp_env_str(p, field, sa, sb, false);
 }
 
-/* The fields that make runs not comparable must agree inside a group too. */
 /* Every boot of both sides ran on the virtual clock. */
 static bool hb_cmp_both_virtual(const struct hb_cmp_pair *p)
 {
@@ -82,6 +81,7 @@ static bool hb_cmp_both_virtual(const struct hb_cmp_pair *p)
 	return true;
 }
 
+/* The fields that make runs not comparable must agree inside a group too. */
 static void hb_cmp_env_group(struct hb_cmp_pair *p, int s)
 {
 	static const char *const fields[2][5] = {

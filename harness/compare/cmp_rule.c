@@ -19,8 +19,9 @@
  *  - The calibrated sd s_c (log scale): a matching calibration file's,
  *    measured on m boots (a t with m - 1 df), else the thresholds file's
  *    boot_sd_pct (taken as known: normal quantiles), else, with >= 3 boots
- *    a side on the virtual clock, its sd_floor_virtual_pct (the same, a
- *    floor only: it never makes a metric testable with fewer boots); never below
+ *    a side on the virtual clock, its sd_floor_virtual_pct (a floor only,
+ *    with HB_CMP_FLOOR_DF df: it never makes a metric testable with fewer
+ *    boots); never below
  *    HB_CMP_SD_FLOOR (0.1 %): a calibration of identical virtual-clock
  *    boots measures 0, and a change must not become certain by a division
  *    by zero.
@@ -696,7 +697,7 @@ static void hb_cmp_test_boots_sorted(const struct hb_cmp_metric *const *a, size_
 			r->sd_log = floor;
 			r->sd_source = src;
 		} else if (pos && !isnan(cal) && r->calib_df > 0 && cal <= HB_CMP_CALIB_SD_CEIL &&
-			   r->better != HB_CMP_INFO && hb_cmp_apart(ca, r->na, cb, r->nb) &&
+			   !floor_only && r->better != HB_CMP_INFO && hb_cmp_apart(ca, r->na, cb, r->nb) &&
 			   !hb_cmp_noisier_but_one(r, ca, cb, cal, o)) {
 			/* the boots vary more than the calibration says, but not
 			 * beyond what it and one odd boot explain, and the sides lie
