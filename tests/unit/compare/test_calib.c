@@ -130,6 +130,27 @@ static json_t *env_row(json_t *cmp, const char *field)
 	return NULL;
 }
 
+/* Groups of fault.f on the given clock: 8 calibration boots and 1 BASE boot
+ * on an Intel Xeon host, 1 NEW boot 30 % slower on an AMD EPYC host; the
+ * calibration measured into the folder <tag>_calib. Its file's path. */
+static const char *xcpu_groups(const char *clock, const char *tag, const char **a, const char **b)
+{
+	char n[64];
+	const char *cal;
+
+	hbt_clock = clock;
+	hbt_host_cpu = "Intel(R) Xeon(R) Processor";
+	snprintf(n, sizeof(n), "%s_cal", tag);
+	cal = hbt_boots(n, 8, "lower", 1000, 0.005, 1, "6.12.1");
+	snprintf(n, sizeof(n), "%s_a", tag);
+	*a = hbt_boots(n, 1, "lower", 1000, 0.005, 1, "6.12.1");
+	hbt_host_cpu = "AMD EPYC";
+	snprintf(n, sizeof(n), "%s_b", tag);
+	*b = hbt_boots(n, 1, "lower", 1000, 0.005, 1.3, "6.12.1");
+	snprintf(n, sizeof(n), "%s_calib", tag);
+	return hbt_calibrate(cal, n);
+}
+
 /* The virtual clock counts the guest instructions of TCG's -cpu max, and
  * 30 boots on an AMD EPYC host matched 30 on an Intel Xeon host metric by
  * metric: a calibration measured on one host CPU is used for boots of
@@ -138,23 +159,16 @@ static json_t *env_row(json_t *cmp, const char *field)
  * clock neither (docs/compare.md, "Across host CPUs"). */
 static void test_calib_across_cpus(void **state)
 {
-	const char *xeon = "Intel(R) Xeon(R) Processor", *epyc = "AMD EPYC";
-	const char *cal, *a, *b, *path, *note;
+	const char *a, *b, *path, *note;
 	char dir[PATH_MAX + 40], old[PATH_MAX + 300], name[256];
 	struct hb_cmp_run r = { .suite = "quick", .accelerator = "tcg", .clock = "wall",
-				.host_cpu = xeon, .kernel_release = "6.12.1" };
+				.host_cpu = "Intel(R) Xeon(R) Processor", .kernel_release = "6.12.1" };
 	json_t *root, *cmp, *e;
 	int rc;
 
 	(void)state;
 	hbt_within = 0.01;
-	hbt_clock = "virtual";
-	hbt_host_cpu = xeon;
-	cal = hbt_boots("xcpu_cal", 8, "lower", 1000, 0.005, 1, "6.12.1");
-	a = hbt_boots("xcpu_a", 1, "lower", 1000, 0.005, 1, "6.12.1");
-	hbt_host_cpu = epyc;
-	b = hbt_boots("xcpu_b", 1, "lower", 1000, 0.005, 1.3, "6.12.1");
-	path = hbt_calibrate(cal, "xcpu_calib");
+	path = xcpu_groups("virtual", "xcpu", &a, &b);
 	assert_non_null(strstr(path, "/anycpu-tcg-virtual-quick-6.12.json"));
 	snprintf(dir, sizeof(dir), "%s/xcpu_calib", hbt_dir);
 	/* BASE on the Xeon, NEW on the EPYC, +30 %: comparable, judged with
@@ -183,13 +197,7 @@ static void test_calib_across_cpus(void **state)
 	json_decref(root);
 
 	/* the wall clock: the host's speed is in every number */
-	hbt_clock = NULL;
-	hbt_host_cpu = xeon;
-	cal = hbt_boots("xcpu_wcal", 8, "lower", 1000, 0.005, 1, "6.12.1");
-	a = hbt_boots("xcpu_wa", 1, "lower", 1000, 0.005, 1, "6.12.1");
-	hbt_host_cpu = epyc;
-	b = hbt_boots("xcpu_wb", 1, "lower", 1000, 0.005, 1.3, "6.12.1");
-	path = hbt_calibrate(cal, "xcpu_wcalib");
+	path = xcpu_groups(NULL, "xcpu_w", &a, &b);
 	assert_null(strstr(path, "anycpu"));
 	assert_int_equal(hbt_compare(NULL, "--calibration", path, a, b, NULL), HB_CMP_INCOMPARABLE);
 	/* NEW alone on the EPYC against its own kind: the Xeon's file is not used */
