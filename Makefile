@@ -118,7 +118,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 UNIT_H := $(wildcard tests/unit/*.h)
 UNIT_HELPERS := $(call obj,$(wildcard tests/unit/helpers*.c))
 
-.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress expect-newer race-long real-bugs test-long compare kernel clean clean-cache doctor check-deps nightly compare-sim aa-study sensitivity-study test-deps install-pkgs \
+.PHONY: libvirt-deps ab all deps bench bisect-perf test unit integration mthp-regress expect-newer race-long real-bugs test-long compare kernel clean clean-cache doctor check-deps nightly compare-sim aa-study calib-diff sensitivity-study test-deps install-pkgs \
 	sanitize san-unit fuzz fuzz-regress
 
 all: check-deps $(BUILD)/hugebench $(BUILD)/hb-guest
@@ -282,6 +282,15 @@ aa-study: $(BUILD)/aa_study
 		[ -d "$$res/$$t" ] || continue; echo; \
 		$(BUILD)/aa_study --results "$$res" --ab -- "$$res/minimal-6.1" "$$res/$$t" || exit $$?; \
 	done
+
+# Two calibrations of one suite and kernel made apart, metric by metric
+# (Welch on the log boot centers, F on their spreads): by default the 30
+# boots of debian-6.12 quick on an Intel Xeon host (K) against 30 on an AMD
+# EPYC host (L), the evidence that the virtual clock does not see the host
+# CPU (docs/compare.md, "Across host CPUs"). A=FILE B=FILE for others.
+calib-diff: $(BUILD)/aa_study
+	$(BUILD)/aa_study --calib-diff "$${HB_A:-bench/data/debian-6.12-tcg-virtual-quick-means-30-k.json}" \
+		"$${HB_B:-bench/data/debian-6.12-tcg-virtual-quick-means-30-l-epyc.json}"
 
 # The sensitivity sweep (docs/compare.md, "Sensitivity"): a calibration of
 # minimal-6.1 (5 boots), then `hugebench ab` of minimal-6.1 against each

@@ -11,6 +11,12 @@
  *     two groups (e.g. minimal-6.1 and a delay-injection kernel, interleaved
  *     by `hugebench ab`): the verdicts of the full comparison, then every
  *     choice of K boots per side, how often each metric was flagged.
+ *   aa_study --calib-diff A B
+ *     two calibration files of one suite and kernel made apart (e.g. on
+ *     two host CPUs, docs/compare.md "Across host CPUs"): per metric in
+ *     both, Welch's t of the log boot centers (two-sided) and an F-test of
+ *     their variances; how many fall below p 0.05 and 0.01 against the
+ *     number chance gives, the smallest p of each first.
  *   common: --thresholds FILE (default configs/thresholds.conf),
  *     --calibration FILE (default none: an A/A study must not calibrate on
  *     its own boots; a calibration of other boots adds its floor under the
@@ -34,6 +40,7 @@
 
 #define AA_MAX_BOOTS 64
 #define AA_MAX_ENUM 2000
+#define AA_MAX_CAL 1000 /* boots of a calibration --calib-diff reads */
 
 struct aa_ctx {
 	struct hb_cmp_thresholds th;
@@ -49,8 +56,102 @@ static int aa_usage(void)
 	fprintf(stderr, "usage: aa_study GROUP [--half K] [--splits N] [--seed S] [--thresholds F] "
 			"[--calibration F] [--results DIR] [--unseen-min PCT]\n"
 			"       aa_study --ab BASE NEW [--half K] [--thresholds F] [--calibration F] "
-			"[--results DIR]\n");
+			"[--results DIR]\n"
+			"       aa_study --calib-diff A.json B.json\n");
 	return 2;
+}
+
+struct aa_diff {
+	const char *key;
+	double change_pct, p_mean, p_sd, sd_a, sd_b;
+};
+
+static int aa_by_p(const void *x, const void *y)
+{
+	const struct aa_diff *a = x, *b = y;
+
+	return (a->p_mean > b->p_mean) - (a->p_mean < b->p_mean);
+}
+
+/* Every metric two calibrations share, compared on their log boot centers:
+ * do they describe the same noise around the same centers? */
+static int aa_calib_diff(const char *pa, const char *pb)
+{
+	struct hb_cmp_calib *c[2];
+	struct aa_diff *d;
+	size_t n = 0, low_mean[2] = { 0 }, low_sd[2] = { 0 }, constant = 0;
+	char err[1024];
+
+	for (int s = 0; s < 2; s++) {
+		c[s] = hb_cmp_calib_load(s ? pb : pa, err, sizeof(err));
+		if (!c[s]) {
+			fprintf(stderr, "aa_study: %s\n", err);
+			if (s)
+				hb_cmp_calib_free(c[0]);
+			return 2;
+		}
+	}
+	d = calloc(c[0]->n ? c[0]->n : 1, sizeof(*d));
+	if (!d) {
+		fprintf(stderr, "aa_study: out of memory\n");
+		return 2;
+	}
+	for (size_t i = 0; i < c[0]->n; i++) {
+		const struct hb_cmp_calib_metric *ma = &c[0]->m[i], *mb = NULL;
+		double la[AA_MAX_CAL], lb[AA_MAX_CAL], va, vb;
+		struct hb_stats_test t;
+		bool ok = true;
+
+		for (size_t k = 0; k < c[1]->n && !mb; k++)
+			if (!strcmp(c[1]->m[k].key, ma->key))
+				mb = &c[1]->m[k];
+		if (!mb || ma->n < 3 || mb->n < 3 || ma->n > AA_MAX_CAL || mb->n > AA_MAX_CAL)
+			continue;
+		for (size_t k = 0; k < ma->n; k++) {
+			ok = ok && ma->centers[k] > 0;
+			la[k] = ok ? log(ma->centers[k]) : 0;
+		}
+		for (size_t k = 0; k < mb->n; k++) {
+			ok = ok && mb->centers[k] > 0;
+			lb[k] = ok ? log(mb->centers[k]) : 0;
+		}
+		if (!ok) /* a center <= 0: no log scale */
+			continue;
+		va = hb_stats_sd(la, ma->n);
+		vb = hb_stats_sd(lb, mb->n);
+		if (va == 0 || vb == 0) {
+			constant++;
+			printf("constant: %s (%.6g in A, %.6g in B)\n", ma->key, ma->center, mb->center);
+			continue;
+		}
+		hb_stats_welch(la, ma->n, lb, mb->n, HB_STATS_TWO_SIDED, &t);
+		d[n] = (struct aa_diff){ .key = ma->key, .change_pct = (exp(hb_stats_mean(lb, mb->n) -
+									  hb_stats_mean(la, ma->n)) -
+								      1) * 100,
+					 .p_mean = t.p,
+					 .p_sd = hb_stats_var_ratio_p(vb * vb / (va * va),
+								      (double)mb->n - 1, (double)ma->n - 1),
+					 .sd_a = va * 100, .sd_b = vb * 100 };
+		low_mean[0] += d[n].p_mean < 0.05;
+		low_mean[1] += d[n].p_mean < 0.01;
+		low_sd[0] += d[n].p_sd < 0.05;
+		low_sd[1] += d[n].p_sd < 0.01;
+		n++;
+	}
+	qsort(d, n, sizeof(*d), aa_by_p);
+	printf("A %s: %zu boots, host CPU %s\nB %s: %zu boots, host CPU %s\n", pa, c[0]->boots,
+	       c[0]->host_cpu, pb, c[1]->boots, c[1]->host_cpu);
+	printf("%zu metrics that vary in both (%zu constant): centers (Welch, log) p < 0.05 in %zu, "
+	       "p < 0.01 in %zu (chance: %.1f, %.1f); spreads (F) p < 0.05 in %zu, p < 0.01 in %zu\n",
+	       n, constant, low_mean[0], low_mean[1], 0.05 * (double)n, 0.01 * (double)n, low_sd[0],
+	       low_sd[1]);
+	for (size_t i = 0; i < n && i < 12; i++)
+		printf("  %-45s B/A %+.3f%%  Welch p %.3g  sd A %.3f%% B %.3f%%  F p %.3g\n", d[i].key,
+		       d[i].change_pct, d[i].p_mean, d[i].sd_a, d[i].sd_b, d[i].p_sd);
+	free(d);
+	hb_cmp_calib_free(c[0]);
+	hb_cmp_calib_free(c[1]);
+	return 0;
 }
 
 static size_t aa_row(struct aa_ctx *c, const struct hb_cmp_mres *m)
@@ -277,6 +378,8 @@ int main(int argc, char **argv)
 
 	hb_stats_init();
 	hb_cmp_opts_default(&c.o);
+	if (argc > 1 && !strcmp(argv[1], "--calib-diff"))
+		return argc == 4 ? aa_calib_diff(argv[2], argv[3]) : aa_usage();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end = NULL;
