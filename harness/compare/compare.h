@@ -57,6 +57,11 @@
  * are boot sds of 30 boots (calibration K, configs/thresholds.conf), so a
  * t with 29 df, as a 30-boot calibration would give, not a known sd. */
 #define HB_CMP_FLOOR_DF 29
+/* Boots a calibration needs to judge alone (a side with fewer than
+ * HB_CMP_MIN_BOOTS): with 10, 2 + 2 A/A splits flagged 5.6 % in the
+ * simulation, with 30 real splits 0-0.6 % (docs/compare.md); fewer is used
+ * with a warning in the note. */
+#define HB_CMP_CALIB_BOOTS_FEW 30
 /* The built-in minimum effects, in % (configs/thresholds.conf sets the
  * same): min_effect_pct on the wall clock, LKP's 5 % convention for its
  * noise; min_effect_virtual_pct when every boot of both sides ran on the

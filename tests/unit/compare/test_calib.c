@@ -68,6 +68,9 @@ static void test_calibration(void **state)
 	assert_string_equal(json_string_value(json_object_get(m, "mode")), "calibrated");
 	assert_string_equal(json_string_value(json_object_get(m, "verdict")), "regression");
 	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")), name));
+	/* 8 boots judging 1 + 1 alone: said */
+	assert_non_null(strstr(json_string_value(json_object_get(cmp, "calibration_note")),
+			       "warning: 8 boots: with fewer than 3 boots a side it alone judges"));
 	json_decref(root);
 	/* another family (6.1 vs 6.12): none matches, advisory */
 	cmp = hbt_report(a, c, caldir, NULL, &rc, &root);
