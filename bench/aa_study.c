@@ -16,7 +16,7 @@
  *     two host CPUs, docs/compare.md "Across host CPUs"): per metric in
  *     both, Welch's t of the log boot centers (two-sided) and an F-test of
  *     their variances; how many fall below p 0.05 and 0.01 against the
- *     number chance gives, the smallest p of each first.
+ *     number chance gives; the metrics by Welch p, smallest first.
  *   common: --thresholds FILE (default configs/thresholds.conf),
  *     --calibration FILE (default none: an A/A study must not calibrate on
  *     its own boots; a calibration of other boots adds its floor under the
