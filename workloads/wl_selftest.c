@@ -54,12 +54,12 @@ static void selftest_run(struct hb_ctx *ctx)
 	} else if (strcmp(mode, "skip") == 0) {
 		hb_skip(ctx, "mode=skip asks for a skip");
 	} else if (strcmp(mode, "busy") == 0) {
-		/* 90 s of guest time on the CPU, silent: heartbeats are the
+		/* busy_s of guest time on the CPU, silent: heartbeats are the
 		 * only sign of life (guest time runs at the instruction rate) */
-		uint64_t t0 = hb_now_ns();
+		uint64_t t0 = hb_now_ns(), span = (uint64_t)hb_param_long(ctx, "busy_s") * 1000000000ULL;
 		volatile uint64_t spin = 0;
 
-		while (hb_now_ns() - t0 < 90ULL * 1000000000ULL)
+		while (hb_now_ns() - t0 < span)
 			for (int i = 0; i < 100000; i++)
 				spin++;
 		hb_check(ctx, "selftest_ok", true, "true", "true");
@@ -92,7 +92,9 @@ static const struct hb_param selftest_params[] = {
 	{ .name = "mode", .type = HB_PARAM_ENUM, .def = "ok", .choices = "ok|fail|crash|hang|panic|reboot|skip|idle|flood|busy",
 	  .help = "what the workload does: pass, fail a check, crash, hang, panic or reset the guest, skip, "
 		  "sleep 200 s with a metric timed across the sleep (idle), "
-		  "write to the console without end (flood), or spin 90 s of guest time (busy)" },
+		  "write to the console without end (flood), or spin busy_s of guest time (busy)" },
+	{ .name = "busy_s", .type = HB_PARAM_LONG, .def = "90", .min = 1, .max = 3600,
+	  .help = "mode=busy: guest seconds to spin" },
 	HB_PARAM_END,
 };
 
