@@ -28,48 +28,9 @@
 
 /* ---- compare-report on real runs ---------------------------------------- */
 
-/* The same kernel twice (A/A): nothing may be called a regression. */
-void test_compare_aa(void **state)
-{
-	struct hb_itest_run r;
-	struct hb_itest_out o;
-	char base[4096];
-
-	(void)state;
-	hb_itest_run_suite("debian-6.12", "quick", NULL, &r);
-	assert_int_equal(r.exit_code, 0);
-	/* BASE = the quick run test_quick_debian_6_12 made before this one */
-	{
-		char *argv[] = { "compare-report", "--results", (char *)hb_itest_results_dir(),
-				 "--format", "json", "--suite", "quick", "debian-6.12", r.dir, NULL };
-		struct hb_itest_out j;
-		json_t *rep, *pair;
-
-		hb_itest_hugebench(argv, &j);
-		rep = json_loads(j.out, 0, NULL);
-		assert_non_null(rep);
-		pair = json_array_get(json_object_get(rep, "comparisons"), 0);
-		assert_non_null(pair);
-		snprintf(base, sizeof(base), "%s", hb_itest_str(json_object_get(pair, "base"), "path"));
-		json_decref(rep);
-		hb_itest_out_free(&j);
-	}
-	{
-		const char *args[] = { base, r.dir, NULL };
-
-		hb_itest_compare(args, &o);
-	}
-	/* one run a side: no regression, and (without a calibration of this
-	 * host in the test results) no metric tested: exit 4, said so, not
-	 * "no regression" (issue 34) */
-	if (o.exit_code == 4)
-		assert_non_null(strstr(o.out, "nothing tested"));
-	else
-		assert_int_equal(o.exit_code, 0);
-	assert_null(strstr(o.out, "REGRESSION"));
-	hb_itest_out_free(&o);
-	hb_itest_run_free(&r);
-}
+/* The same kernel twice (A/A), nothing called a regression: compare-report
+ * of the QEMU-backend quick run and its libvirt twin, in
+ * test_libvirt_quick_local (libvirt_guests.c). */
 
 /* Latest quick run of a target, loaded. */
 static json_t *latest_quick(const char *target, char *path, size_t len)

@@ -5,7 +5,6 @@
 #ifndef HB_COMPARE_ITEST_H
 #define HB_COMPARE_ITEST_H
 
-void test_compare_aa(void **state);
 void test_compare_injected(void **state);
 void test_compare_formats(void **state);
 

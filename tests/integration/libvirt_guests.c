@@ -3,8 +3,9 @@
  * libvirtd, a private sshd for the qemu+ssh:// connection and a second,
  * independent libvirt host (host2: its own daemons, state and pool in a
  * mount namespace of its own, reached over ssh); a real debian-6.12 guest
- * then runs the quick suite through libvirt, locally and over ssh, and must
- * give the QEMU backend's result; Ctrl-C, the time limit and a guest that
+ * then runs the quick suite through the local daemon and two of its lines
+ * over ssh, and must give the QEMU backend's result (locally also
+ * compare-report's A/A of the two runs); Ctrl-C, the time limit and a guest that
  * resets itself must leave no hugebench domain and no uploaded volume
  * behind; two guests on the two hosts run at the same time, each host
  * seeing only its own. libvirt-down.sh stops every daemon the helper
@@ -148,8 +149,8 @@ static int hugebench_volumes(void)
 /* The QEMU-backend quick run of TARGET that test_quick_debian_6_12 made:
  * under make integration, the one stream 1 noted (waited for: stream 1
  * runs it first; none when it failed or stream 1 does not run), else the
- * newest under the test results; else one made now. */
-static json_t *qemu_quick(void)
+ * newest under the test results; else one made now. Its folder into qdir. */
+static json_t *qemu_quick(char *qdir, size_t qlen)
 {
 	char dir[PATH_MAX], best[PATH_MAX] = "", path[PATH_MAX + 32];
 	struct hb_itest_run r;
@@ -160,6 +161,7 @@ static json_t *qemu_quick(void)
 
 	if (noted) {
 		snprintf(path, sizeof(path), "%s/result.json", noted);
+		snprintf(qdir, qlen, "%s", noted);
 		free(noted);
 		res = json_load_file(path, 0, NULL);
 		if (res && !strcmp(hb_itest_str(res, "verdict"), "pass"))
@@ -187,12 +189,14 @@ static json_t *qemu_quick(void)
 	if (d)
 		closedir(d);
 	if (best[0]) {
-		snprintf(path, sizeof(path), "%s/%s/result.json", dir, best);
+		snprintf(qdir, qlen, "%s/%s", dir, best);
+		snprintf(path, sizeof(path), "%s/result.json", qdir);
 		return json_load_file(path, 0, NULL);
 	}
 own:
 	hb_itest_run_suite(TARGET, "quick", NULL, &r);
 	assert_int_equal(r.exit_code, 0);
+	snprintf(qdir, qlen, "%s", r.dir);
 	res = json_incref(r.result);
 	hb_itest_run_free(&r);
 	return res;
@@ -200,10 +204,11 @@ own:
 
 /* The same workloads with the same status, the same checks (name, rep) with
  * the same outcome and the same metrics measured: what the guest did does
- * not depend on the backend (the values do: timings). */
-static void assert_same_result(json_t *q, json_t *l)
+ * not depend on the backend (the values do: timings). Not whole: l ran
+ * some of the lines of q's suite, and each of its workloads is compared. */
+static void assert_same_result(json_t *q, json_t *l, bool whole)
 {
-	json_t *qw, *qc;
+	json_t *lw, *qc;
 	size_t i, k;
 
 	assert_string_equal(hb_itest_str(l, "verdict"), hb_itest_str(q, "verdict"));
@@ -211,16 +216,20 @@ static void assert_same_result(json_t *q, json_t *l)
 			    hb_itest_str(json_object_get(q, "target"), "kernel_release"));
 	assert_string_equal(hb_itest_str(json_object_get(l, "environment"), "accelerator"),
 			    hb_itest_str(json_object_get(q, "environment"), "accelerator"));
-	assert_int_equal(json_array_size(json_object_get(l, "workloads")),
-			 json_array_size(json_object_get(q, "workloads")));
-	assert_int_equal(json_array_size(json_object_get(l, "kernel_issues")),
-			 json_array_size(json_object_get(q, "kernel_issues")));
-	json_array_foreach(json_object_get(q, "workloads"), i, qw) {
-		const char *name = hb_itest_str(qw, "name");
-		json_t *lw = hb_itest_workload(l, name), *lc, *qm;
+	assert_true(json_array_size(json_object_get(l, "workloads")) > 0);
+	if (whole) {
+		assert_int_equal(json_array_size(json_object_get(l, "workloads")),
+				 json_array_size(json_object_get(q, "workloads")));
+		assert_int_equal(json_array_size(json_object_get(l, "kernel_issues")),
+				 json_array_size(json_object_get(q, "kernel_issues")));
+	}
+	json_array_foreach(json_object_get(l, "workloads"), i, lw) {
+		const char *name = hb_itest_str(lw, "name");
+		json_t *qw = hb_itest_workload(q, name), *lc, *qm;
 		size_t j;
 
-		assert_non_null(lw);
+		if (!qw)
+			fail_msg("%s ran under libvirt, not in the QEMU backend's run", name);
 		assert_string_equal(hb_itest_str(lw, "status"), hb_itest_str(qw, "status"));
 		assert_int_equal(json_array_size(json_object_get(lw, "checks")),
 				 json_array_size(json_object_get(qw, "checks")));
@@ -247,16 +256,41 @@ static void assert_same_result(json_t *q, json_t *l)
 	}
 }
 
-static void quick_through(const char *uri)
+/* compare-report of the QEMU-backend run and its libvirt twin: the same
+ * kernel twice, and nothing may be called a regression. One run a side
+ * and no calibration of quick in the test results: exit 4, "nothing
+ * tested" (issue 34), or 0. (test_compare_aa booted a third quick run of
+ * TARGET for this: 45 s of a core.) */
+static void assert_aa(const char *qdir, const char *ldir)
 {
+	const char *args[] = { qdir, ldir, NULL };
+	struct hb_itest_out o;
+
+	hb_itest_compare(args, &o);
+	if (o.exit_code == 4)
+		assert_non_null(strstr(o.out, "nothing tested"));
+	else if (o.exit_code != 0)
+		fail_msg("compare-report %s %s exited %d:\n%s\n%s", qdir, ldir, o.exit_code, o.out,
+			 o.err);
+	assert_null(strstr(o.out, "REGRESSION"));
+	hb_itest_out_free(&o);
+}
+
+/* Through uri: the quick suite, or the lines of it given as part. */
+static void quick_through(const char *uri, const char *part)
+{
+	const char *extra[] = { "--backend", "libvirt", "--connect", uri, NULL };
+	char qdir[PATH_MAX];
 	struct hb_itest_run r;
 	json_t *q, *env;
 
 	libvirt_up();
-	q = qemu_quick();
+	q = qemu_quick(qdir, sizeof(qdir));
 	assert_non_null(q);
-	hb_itest_run_suite(TARGET, "quick",
-			   (const char *[]){ "--backend", "libvirt", "--connect", uri, NULL }, &r);
+	if (part)
+		hb_itest_run_suite_text(TARGET, "quick-part", part, extra, &r);
+	else
+		hb_itest_run_suite(TARGET, "quick", extra, &r);
 	if (r.exit_code != 0)
 		fail_msg("libvirt run exit %d: %s", r.exit_code, r.err);
 	assert_non_null(r.result);
@@ -264,7 +298,9 @@ static void quick_through(const char *uri)
 	assert_string_equal(hb_itest_str(env, "backend"), "libvirt");
 	assert_string_equal(hb_itest_str(env, "libvirt_uri"), uri);
 	assert_string_equal(hb_itest_str(json_object_get(q, "environment"), "backend"), "qemu");
-	assert_same_result(q, r.result);
+	assert_same_result(q, r.result, !part);
+	if (!part)
+		assert_aa(qdir, r.dir);
 	/* console and stream came back over the libvirt streams */
 	assert_true(hb_itest_file_size(r.dir, "console.log") > 1000);
 	assert_true(hb_itest_file_size(r.dir, "stream.jsonl") > 1000);
@@ -274,17 +310,25 @@ static void quick_through(const char *uri)
 	hb_itest_run_free(&r);
 }
 
+/* The whole quick suite through the local daemon: the QEMU backend's
+ * result, and compare-report's A/A of the two. */
 void test_libvirt_quick_local(void **state)
 {
 	(void)state;
-	quick_through("qemu:///system");
+	quick_through("qemu:///system", NULL);
 }
 
+/* Over ssh: what the ssh transport adds (the kernel and image uploaded as
+ * volumes, console and stream over the connection, the domain made and
+ * ended on the far side) with two of quick's lines, as in quick: the
+ * first (fault) and the one that loads KVM in the guest (kvm-map). The
+ * whole suite's equivalence is test_libvirt_quick_local's; over ssh it
+ * took 71 s of wall where these take about 20. */
 void test_libvirt_quick_ssh(void **state)
 {
 	(void)state;
 	libvirt_up();
-	quick_through(uri_ssh);
+	quick_through(uri_ssh, "fault size_mb=64\nkvm-map size_mb=32\n");
 }
 
 static int domains_while_up = -1;

@@ -912,7 +912,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mthp_paths_debian_6_12_6_1),
 		cmocka_unit_test(test_split_race_debian_7_2),
 		cmocka_unit_test(test_subject_absent),
-		cmocka_unit_test(test_compare_aa),
 		cmocka_unit_test(test_compare_injected),
 		cmocka_unit_test(test_compare_formats),
 		cmocka_unit_test(test_timeout),
