@@ -222,6 +222,10 @@ static void assert_same_result(json_t *q, json_t *l, bool whole)
 				 json_array_size(json_object_get(q, "workloads")));
 		assert_int_equal(json_array_size(json_object_get(l, "kernel_issues")),
 				 json_array_size(json_object_get(q, "kernel_issues")));
+	} else {
+		/* a part of the suite sees no kernel issue the whole did not */
+		assert_true(json_array_size(json_object_get(l, "kernel_issues")) <=
+			    json_array_size(json_object_get(q, "kernel_issues")));
 	}
 	json_array_foreach(json_object_get(l, "workloads"), i, lw) {
 		const char *name = hb_itest_str(lw, "name");
@@ -260,7 +264,7 @@ static void assert_same_result(json_t *q, json_t *l, bool whole)
  * kernel twice, and nothing may be called a regression. One run a side
  * and no calibration of quick in the test results: exit 4, "nothing
  * tested" (issue 34), or 0. (test_compare_aa booted a third quick run of
- * TARGET for this: 45 s of a core.) */
+ * TARGET for this: 42-48 s of a core in cc46-47.) */
 static void assert_aa(const char *qdir, const char *ldir)
 {
 	const char *args[] = { qdir, ldir, NULL };
