@@ -56,7 +56,8 @@ static void selftest_run(struct hb_ctx *ctx)
 	} else if (strcmp(mode, "busy") == 0) {
 		/* busy_s of guest time on the CPU, silent: heartbeats are the
 		 * only sign of life (guest time runs at the instruction rate) */
-		uint64_t t0 = hb_now_ns(), span = (uint64_t)hb_param_long(ctx, "busy_s") * 1000000000ULL;
+		uint64_t span = (uint64_t)hb_param_long(ctx, "busy_s") * 1000000000ULL;
+		uint64_t t0 = hb_now_ns();
 		volatile uint64_t spin = 0;
 
 		while (hb_now_ns() - t0 < span)

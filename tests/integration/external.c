@@ -36,11 +36,11 @@
  * has 15 s plus stress-ng's 5 s of grace. shm, mmap and vm at 15 s took
  * 27.0 and 26.5 CPU-s of a boot of debian-6.1 and 6.12, at 6 s 18.0 and
  * 18.8, every check passed (6 s is more than twice vm's 2.5 s before its
- * first op; guest time does not depend on the host's load). kselftest: 30 s a program. 6.12's
- * split_huge_page_test spends about 59 guest seconds on each of its nine
- * pagecache orders, which all skip on tmpfs, and was killed at 400 s after
- * six of them; its PMD and PTE-mapped splits and its file-backed one take
- * the first 2 s or so. At 30 s it is killed in the first pagecache order:
+ * first op; guest time does not depend on the host's load).
+ * kselftest: 30 s a program. 6.12's split_huge_page_test spends about 59
+ * guest seconds on each of its nine pagecache orders, which all skip on
+ * tmpfs, and was killed at 400 s after six of them; its PMD and PTE-mapped
+ * splits and its file-backed one take the first 2 s or so. At 30 s it is killed in the first pagecache order:
  * the same checks pass (1, 2) and fail (plan, exit), the same subject is
  * seen. That program alone on debian-6.12 (one boot, quiet host): 40.3 s
  * of wall with 120 s, 15.6 s with 30 s. The other programs take at most

@@ -5,10 +5,10 @@
  * mount namespace of its own, reached over ssh); a real debian-6.12 guest
  * then runs the quick suite through the local daemon and two of its lines
  * over ssh, and must give the QEMU backend's result (locally also
- * compare-report's A/A of the two runs); Ctrl-C, the time limit and a guest that
- * resets itself must leave no hugebench domain and no uploaded volume
- * behind; two guests on the two hosts run at the same time, each host
- * seeing only its own. libvirt-down.sh stops every daemon the helper
+ * compare-report's A/A of the two runs); Ctrl-C, the time limit and a
+ * guest that resets itself must leave no hugebench domain and no uploaded
+ * volume behind; two guests on the two hosts run at the same time, each
+ * host seeing only its own. libvirt-down.sh stops every daemon the helper
  * started when the tests end (atexit, and a watcher if we are killed). */
 #define _GNU_SOURCE
 #include <setjmp.h>
