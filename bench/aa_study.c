@@ -73,6 +73,18 @@ static int aa_by_p(const void *x, const void *y)
 	return (a->p_mean > b->p_mean) - (a->p_mean < b->p_mean);
 }
 
+/* The log of each of m's boot centers into l; false when one is <= 0 (no
+ * log scale). */
+static bool aa_logs(const struct hb_cmp_calib_metric *m, double *l)
+{
+	for (size_t k = 0; k < m->n; k++) {
+		if (m->centers[k] <= 0)
+			return false;
+		l[k] = log(m->centers[k]);
+	}
+	return true;
+}
+
 /* Every metric two calibrations share, compared on their log boot centers:
  * do they describe the same noise around the same centers? */
 static int aa_calib_diff(const char *pa, const char *pb)
@@ -97,25 +109,14 @@ static int aa_calib_diff(const char *pa, const char *pb)
 		return 2;
 	}
 	for (size_t i = 0; i < c[0]->n; i++) {
-		const struct hb_cmp_calib_metric *ma = &c[0]->m[i], *mb = NULL;
+		const struct hb_cmp_calib_metric *ma = &c[0]->m[i], *mb;
+		size_t *k = c[1]->ix ? hb_cmp_idx_get(c[1]->ix, NULL, ma->key, NULL, NULL) : NULL;
 		double la[AA_MAX_CAL], lb[AA_MAX_CAL], va, vb;
 		struct hb_stats_test t;
-		bool ok = true;
 
-		for (size_t k = 0; k < c[1]->n && !mb; k++)
-			if (!strcmp(c[1]->m[k].key, ma->key))
-				mb = &c[1]->m[k];
-		if (!mb || ma->n < 3 || mb->n < 3 || ma->n > AA_MAX_CAL || mb->n > AA_MAX_CAL)
-			continue;
-		for (size_t k = 0; k < ma->n; k++) {
-			ok = ok && ma->centers[k] > 0;
-			la[k] = ok ? log(ma->centers[k]) : 0;
-		}
-		for (size_t k = 0; k < mb->n; k++) {
-			ok = ok && mb->centers[k] > 0;
-			lb[k] = ok ? log(mb->centers[k]) : 0;
-		}
-		if (!ok) /* a center <= 0: no log scale */
+		mb = k ? &c[1]->m[*k] : NULL;
+		if (!mb || ma->n < 3 || mb->n < 3 || ma->n > AA_MAX_CAL || mb->n > AA_MAX_CAL ||
+		    !aa_logs(ma, la) || !aa_logs(mb, lb))
 			continue;
 		va = hb_stats_sd(la, ma->n);
 		vb = hb_stats_sd(lb, mb->n);
