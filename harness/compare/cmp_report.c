@@ -81,8 +81,9 @@ static bool hb_cmp_both_virtual(const struct hb_cmp_pair *p)
 	return true;
 }
 
-/* The fields that make runs not comparable must agree inside a group too. */
-static void hb_cmp_env_group(struct hb_cmp_pair *p, int s)
+/* The fields that make runs not comparable must agree inside a group too;
+ * a host CPU that differs blocks only when cpu_blocks (the wall clock). */
+static void hb_cmp_env_group(struct hb_cmp_pair *p, int s, bool cpu_blocks)
 {
 	static const char *const fields[2][5] = {
 		{ "BASE boots: schema", "BASE boots: suite", "BASE boots: accelerator",
@@ -92,8 +93,7 @@ static void hb_cmp_env_group(struct hb_cmp_pair *p, int s)
 	};
 	const struct hb_cmp_group *g = hb_cmp_g(p, s);
 	bool shown[5] = { false };
-	/* host CPU: shown, blocking only on the wall clock */
-	const bool blocks[5] = { true, true, true, !hb_cmp_both_virtual(p), true };
+	const bool blocks[5] = { true, true, true, cpu_blocks, true };
 
 	for (size_t i = 1; i < g->n; i++) {
 		const struct hb_cmp_run *r0 = g->boots[0], *r = g->boots[i];
@@ -113,6 +113,8 @@ static void hb_cmp_env(struct hb_cmp_pair *p)
 	const struct hb_cmp_run *a = p->a, *b = p->b;
 	const char *pmu[] = { "-", "no", "yes" };
 	char na[32], nb[32];
+	/* host CPU: shown, blocking only on the wall clock */
+	const bool cpu_blocks = !hb_cmp_both_virtual(p);
 
 	p->comparable = true;
 	hb_cmp_env_str(p, "schema", a->schema, b->schema, false);
@@ -140,10 +142,10 @@ static void hb_cmp_env(struct hb_cmp_pair *p)
 	hb_cmp_env_str(p, "nested virt", a->nested_virt, b->nested_virt, false);
 	hb_cmp_env_str(p, "PMU", pmu[a->pmu + 1], pmu[b->pmu + 1], false);
 	hb_cmp_env_str(p, "host kernel", a->host_kernel, b->host_kernel, false);
-	hb_cmp_env_str(p, "host CPU", a->host_cpu, b->host_cpu, !hb_cmp_both_virtual(p));
+	hb_cmp_env_str(p, "host CPU", a->host_cpu, b->host_cpu, cpu_blocks);
 	hb_cmp_env_str(p, "verdict", a->verdict, b->verdict, false);
-	hb_cmp_env_group(p, 0);
-	hb_cmp_env_group(p, 1);
+	hb_cmp_env_group(p, 0, cpu_blocks);
+	hb_cmp_env_group(p, 1, cpu_blocks);
 }
 
 
