@@ -185,7 +185,6 @@ static void direct(const double *a, size_t na, const double *b, size_t nb,
 				     .virtual_clock = true };
 
 	assert_true(quiet < 64 && na <= 16 && nb <= 16);
-	lim.sd_floor_virtual_pct = NAN;
 	hb_cmp_opts_default(&o);
 	o.unseen_min_pct = direct_unseen_min;
 	for (size_t i = 0; i <= quiet; i++) {
