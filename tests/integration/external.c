@@ -253,19 +253,6 @@ static void check_stressng(json_t *t, json_t *o, enum kernel k)
 	assert_int_equal(all_pass_but(o, NULL), 3 * 4 + 1);
 }
 
-/* The second workload named name in result, or NULL. */
-static json_t *second_workload(json_t *result, const char *name)
-{
-	json_t *w;
-	size_t i;
-	int seen = 0;
-
-	json_array_foreach(json_object_get(result, "workloads"), i, w)
-		if (!strcmp(hb_itest_str(w, "name"), name) && ++seen == 2)
-			return w;
-	return NULL;
-}
-
 static void check_kselftest(json_t *kst, enum kernel k)
 {
 	/* what each kernel gives (README, docs/external-tools.md): 6.1's
@@ -322,7 +309,7 @@ static void external_on(const char *target, enum kernel k)
 	fio = hb_itest_workload(r.result, "fio");
 	check_fio(fio, k);
 	sng = hb_itest_workload(r.result, "stress-ng");
-	sng2 = second_workload(r.result, "stress-ng");
+	sng2 = hb_itest_workload_nth(r.result, "stress-ng", 1);
 	check_stressng(sng, sng2, k);
 	kst = hb_itest_workload(r.result, "kselftest");
 	check_kselftest(kst, k);

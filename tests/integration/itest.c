@@ -594,6 +594,17 @@ json_t *hb_itest_workload(json_t *result, const char *name)
 	return named(json_object_get(result, "workloads"), name);
 }
 
+json_t *hb_itest_workload_nth(json_t *result, const char *name, int n)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(json_object_get(result, "workloads"), i, w)
+		if (!strcmp(hb_itest_str(w, "name"), name) && n-- == 0)
+			return w;
+	return NULL;
+}
+
 json_t *hb_itest_check(json_t *workload, const char *name)
 {
 	return named(json_object_get(workload, "checks"), name);

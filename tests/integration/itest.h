@@ -97,6 +97,8 @@ int hb_itest_qemu_seccomp(const char *dir);
 const char *hb_itest_results_dir(void);
 const char *hb_itest_str(json_t *obj, const char *key); /* "" when absent */
 json_t *hb_itest_workload(json_t *result, const char *name);
+/* The workload of that name on the suite's n-th line of it (0: the first). */
+json_t *hb_itest_workload_nth(json_t *result, const char *name, int n);
 json_t *hb_itest_check(json_t *workload, const char *name);
 /* The check, or the test fails naming the workload and the check. */
 json_t *hb_itest_check_of(json_t *workload, const char *name);

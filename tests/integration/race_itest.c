@@ -136,8 +136,7 @@ void test_paths_debian_7_2(void **state)
 	char text[sizeof(PATHS_TEXT) + 2 * sizeof(REPLAY_LINE)];
 	char a[1024], b[1024];
 	struct hb_itest_run r;
-	json_t *ws, *w, *race[3] = { NULL, NULL, NULL };
-	size_t i, nr = 0;
+	json_t *w, *race[3];
 
 	(void)state;
 	snprintf(text, sizeof(text), "%s%s%s", PATHS_TEXT, REPLAY_LINE, REPLAY_LINE);
@@ -145,11 +144,10 @@ void test_paths_debian_7_2(void **state)
 	assert_non_null(r.result);
 	assert_int_equal(r.exit_code, 0);
 	assert_string_equal(hb_itest_str(r.result, "verdict"), "pass");
-	ws = json_object_get(r.result, "workloads");
-	json_array_foreach(ws, i, w)
-		if (!strcmp(hb_itest_str(w, "name"), "race") && nr < 3)
-			race[nr++] = w;
-	assert_int_equal(nr, 3);
+	for (int k = 0; k < 3; k++) {
+		race[k] = hb_itest_workload_nth(r.result, "race", k);
+		assert_non_null(race[k]);
+	}
 	/* the race: brd swap (swap cache), splits to 7.x orders, everything seen */
 	assert_race_green(race[0]);
 	assert_non_null(strstr(note_of(race[0], "swap: "), "swap: brd; splits to orders 0, 2, 4"));
